@@ -1,0 +1,116 @@
+package io.sparkgpu.cuda;
+
+import static jcuda.driver.JCudaDriver.cuMemAlloc;
+import static jcuda.driver.JCudaDriver.cuMemFree;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
+import static jcuda.driver.JCudaDriver.cuMemsetD8Async;
+
+import jcuda.Pointer;
+import jcuda.Sizeof;
+import jcuda.driver.CUdeviceptr;
+
+/**
+ * Device memory owned by one caller and released by {@link #close()} (use try-with-resources). Copies are
+ * issued on the caller's {@link GpuStream}; the caller synchronises the stream before reading host arrays.
+ */
+public final class DeviceBuffer implements AutoCloseable {
+    private final CudaDevice device;
+    private final CUdeviceptr ptr;
+    private final long bytes;
+    private boolean closed;
+
+    private DeviceBuffer(CudaDevice device, CUdeviceptr ptr, long bytes) {
+        this.device = device;
+        this.ptr = ptr;
+        this.bytes = bytes;
+    }
+
+    public static DeviceBuffer allocate(CudaDevice device, long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("negative allocation: " + bytes);
+        }
+        device.bind();
+        CUdeviceptr p = new CUdeviceptr();
+        try {
+            cuMemAlloc(p, Math.max(bytes, 8));
+        } catch (RuntimeException e) {
+            throw new CudaException("cannot allocate " + bytes + " bytes on " + device + ": "
+                    + CudaRuntime.describe(e), e);
+        }
+        device.addAllocated(bytes);
+        return new DeviceBuffer(device, p, bytes);
+    }
+
+    public static DeviceBuffer ofDoubles(CudaDevice device, long count) {
+        return allocate(device, count * Sizeof.DOUBLE);
+    }
+
+    public CUdeviceptr pointer() {
+        ensureOpen();
+        return ptr;
+    }
+
+    public long bytes() {
+        return bytes;
+    }
+
+    public void upload(double[] src, int from, int count, long dstOffsetElems, GpuStream stream) {
+        checkRange((dstOffsetElems + count) * Sizeof.DOUBLE);
+        cuMemcpyHtoDAsync(ptr.withByteOffset(dstOffsetElems * Sizeof.DOUBLE),
+                Pointer.to(src).withByteOffset((long) from * Sizeof.DOUBLE), (long) count * Sizeof.DOUBLE, stream.handle());
+    }
+
+    public void upload(double[] src, GpuStream stream) {
+        upload(src, 0, src.length, 0, stream);
+    }
+
+    public void upload(long[] src, GpuStream stream) {
+        checkRange((long) src.length * Sizeof.LONG);
+        cuMemcpyHtoDAsync(ptr, Pointer.to(src), (long) src.length * Sizeof.LONG, stream.handle());
+    }
+
+    public void download(double[] dst, int count, GpuStream stream) {
+        checkRange((long) count * Sizeof.DOUBLE);
+        cuMemcpyDtoHAsync(Pointer.to(dst), ptr, (long) count * Sizeof.DOUBLE, stream.handle());
+    }
+
+    public void download(long[] dst, GpuStream stream) {
+        checkRange((long) dst.length * Sizeof.LONG);
+        cuMemcpyDtoHAsync(Pointer.to(dst), ptr, (long) dst.length * Sizeof.LONG, stream.handle());
+    }
+
+    public void download(int[] dst, int count, GpuStream stream) {
+        checkRange((long) count * Sizeof.INT);
+        cuMemcpyDtoHAsync(Pointer.to(dst), ptr, (long) count * Sizeof.INT, stream.handle());
+    }
+
+    public void zero(GpuStream stream) {
+        ensureOpen();
+        cuMemsetD8Async(ptr, (byte) 0, bytes, stream.handle());
+    }
+
+    private void checkRange(long end) {
+        ensureOpen();
+        if (end > bytes) {
+            throw new IllegalArgumentException("copy of " + end + " bytes exceeds buffer of " + bytes + " bytes");
+        }
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("device buffer already released");
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        device.bind();
+        cuMemFree(ptr);
+        device.addAllocated(-bytes);
+    }
+}

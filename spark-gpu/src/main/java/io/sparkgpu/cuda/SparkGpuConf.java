@@ -1,0 +1,74 @@
+package io.sparkgpu.cuda;
+
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * Configuration keys of the package. Values come from the Spark configuration of the running
+ * executor or driver (SparkEnv) when Spark is present, otherwise from JVM system properties of the same
+ * name, otherwise the defaults below.
+ */
+public final class SparkGpuConf {
+    /** {@code auto|gpu|cpu}: default backend of every capability (estimators may override). */
+    public static final String BACKEND = "spark.sparkgpu.backend";
+    /** GPU ordinal used when Spark did not assign a {@code gpu} resource to the task. */
+    public static final String DEVICE = "spark.sparkgpu.device";
+    /** Directory for unpacked native libraries (default: a private per-user cache directory). */
+    public static final String NATIVE_DIR = "spark.sparkgpu.native.dir";
+    /** Fraction of a device's total memory that partitions may keep resident across iterations. */
+    public static final String RESIDENT_FRACTION = "spark.sparkgpu.gpu.residentFraction";
+
+    private static volatile Function<String, Optional<String>> sparkLookup;
+
+    private SparkGpuConf() {
+    }
+
+    public static String get(String key, String dflt) {
+        Optional<String> fromSpark = sparkValue(key);
+        if (fromSpark.isPresent()) {
+            return fromSpark.get();
+        }
+        String sys = System.getProperty(key);
+        return sys != null ? sys : dflt;
+    }
+
+    public static Backend backend() {
+        return Backend.parse(get(BACKEND, "auto"), BACKEND);
+    }
+
+    public static int configuredDevice() {
+        String v = get(DEVICE, "0");
+        try {
+            int d = Integer.parseInt(v.trim());
+            if (d < 0) {
+                throw new IllegalArgumentException(DEVICE + " must be >= 0, got " + v);
+            }
+            return d;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(DEVICE + " must be an integer GPU ordinal, got '" + v + "'", e);
+        }
+    }
+
+    public static double residentFraction() {
+        String v = get(RESIDENT_FRACTION, "0.5");
+        double f;
+        try {
+            f = Double.parseDouble(v);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(RESIDENT_FRACTION + " must be a number in [0, 0.9], got '" + v + "'", e);
+        }
+        if (!(f >= 0 && f <= 0.9)) {
+            throw new IllegalArgumentException(RESIDENT_FRACTION + " must be in [0, 0.9], got " + v);
+        }
+        return f;
+    }
+
+    private static Optional<String> sparkValue(String key) {
+        Function<String, Optional<String>> lookup = sparkLookup;
+        if (lookup == null) {
+            lookup = SparkBridge.available() ? SparkBridge::confValue : k -> Optional.empty();
+            sparkLookup = lookup;
+        }
+        return lookup.apply(key);
+    }
+}

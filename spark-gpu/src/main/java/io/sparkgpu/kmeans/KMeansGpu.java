@@ -1,0 +1,150 @@
+package io.sparkgpu.kmeans;
+
+import io.sparkgpu.cuda.CudaDevice;
+import io.sparkgpu.cuda.DeviceBuffer;
+import io.sparkgpu.cuda.DeviceResidentCache;
+import io.sparkgpu.cuda.GpuStream;
+import io.sparkgpu.cuda.KernelLauncher;
+
+/**
+ * GPU implementation of {@link KMeansCpu#step} through the {@code kmeans} module. A partition's rows are
+ * uploaded once and stay in the device's {@link DeviceResidentCache} across iterations when they fit in
+ * its budget; otherwise they are streamed in chunks whose results accumulate into the same exact
+ * accumulator (integer sums, so chunking does not change a bit).
+ */
+public final class KMeansGpu {
+    public static final String MODULE = "kmeans";
+    public static final String PROBE_KERNEL = "kmeans_step_dany";
+    static final int BLOCK = 256;
+    /** Rows per streamed chunk are limited to this many bytes of x. */
+    static final long CHUNK_BYTES = 256L << 20;
+
+    private KMeansGpu() {
+    }
+
+    static String kernelFor(int d) {
+        if (d <= 8) {
+            return "kmeans_step_d8";
+        } else if (d <= 16) {
+            return "kmeans_step_d16";
+        } else if (d <= 32) {
+            return "kmeans_step_d32";
+        } else if (d <= 64) {
+            return "kmeans_step_d64";
+        }
+        return "kmeans_step_dany";
+    }
+
+    /** Same contract as {@link KMeansCpu#step}. */
+    public static long[] step(CudaDevice dev, KMeansData data, double[] centres, int k, boolean cosine,
+                              KMeansScales scales, boolean accumulate, int[] labels, double[] dists, boolean minUpdate) {
+        final int n = data.n;
+        final int d = data.d;
+        final int accLen = KMeansAccumulator.length(k, d);
+        long[] acc = accumulate ? new long[accLen] : null;
+        if (n == 0) {
+            return acc;
+        }
+        final String kernel = kernelFor(d);
+        final long centresBytes = 8L * k * d;
+        final long accBytes = 8L * accLen;
+        final int maxShared = dev.maxSharedMemoryOptin() - 1024;
+        final boolean accInShared = accumulate && accBytes <= maxShared;
+        final boolean centresInShared = centresBytes + (accInShared ? accBytes : 0) <= maxShared;
+        final int shared = (int) ((centresInShared ? centresBytes : 0) + (accInShared ? accBytes : 0));
+        final int maxGrid = KernelLauncher.residentBlocks(dev, MODULE, kernel, BLOCK, shared);
+        final double[] scaleArr = scales != null ? scales.multipliers : new double[2 * (d + 2)];
+
+        try (GpuStream s = new GpuStream(dev);
+             DeviceBuffer dCentres = DeviceBuffer.ofDoubles(dev, (long) k * d);
+             DeviceBuffer dScale = DeviceBuffer.ofDoubles(dev, scaleArr.length);
+             DeviceBuffer dAcc = DeviceBuffer.allocate(dev, accumulate ? accBytes : 8)) {
+            dCentres.upload(centres, 0, k * d, 0, s);
+            dScale.upload(scaleArr, s);
+            dAcc.zero(s);
+            long rowBytes = 8L * (d + 1);
+            DeviceResidentCache.Lease lease = null;
+            if (data.residencyKey != null) {
+                lease = DeviceResidentCache.of(dev).acquire(data.residencyKey, rowBytes * n);
+            }
+            try {
+                if (lease != null) {
+                    DeviceBuffer rows = lease.buffer();
+                    if (!lease.wasPresent()) {
+                        rows.upload(data.x, 0, n * d, 0, s);
+                        rows.upload(data.w, 0, n, (long) n * d, s);
+                        s.synchronize("upload of k-means partition " + data.residencyKey);
+                        lease.markFilled();
+                    }
+                    runChunk(s, kernel, rows, 0, (long) n * d, n, d, dCentres, k, cosine, dScale, dAcc, accumulate,
+                            centresInShared, accInShared, shared, maxGrid, labels, dists, minUpdate, 0);
+                } else {
+                    int chunkRows = (int) Math.max(1, Math.min(n, CHUNK_BYTES / rowBytes));
+                    try (DeviceBuffer rows = DeviceBuffer.allocate(dev, rowBytes * chunkRows)) {
+                        for (int from = 0; from < n; from += chunkRows) {
+                            int m = Math.min(chunkRows, n - from);
+                            rows.upload(data.x, from * d, m * d, 0, s);
+                            rows.upload(data.w, from, m, (long) m * d, s);
+                            runChunk(s, kernel, rows, 0, (long) m * d, m, d, dCentres, k, cosine, dScale, dAcc,
+                                    accumulate, centresInShared, accInShared, shared, maxGrid, labels, dists, minUpdate,
+                                    from);
+                        }
+                    }
+                }
+            } finally {
+                if (lease != null) {
+                    lease.close();
+                }
+            }
+            if (accumulate) {
+                dAcc.download(acc, s);
+            }
+            s.synchronize("k-means step (" + kernel + ", n=" + n + ", d=" + d + ", k=" + k + ")");
+        }
+        return acc;
+    }
+
+    private static void runChunk(GpuStream s, String kernel, DeviceBuffer rows, long xOffset, long wOffset, int m, int d,
+                                 DeviceBuffer dCentres, int k, boolean cosine, DeviceBuffer dScale, DeviceBuffer dAcc,
+                                 boolean accumulate, boolean centresInShared, boolean accInShared, int shared,
+                                 int maxGrid, int[] labels, double[] dists, boolean minUpdate, int from) {
+        CudaDevice dev = s.device();
+        DeviceBuffer dLabels = labels != null ? DeviceBuffer.allocate(dev, 4L * m) : null;
+        DeviceBuffer dDists = dists != null ? DeviceBuffer.ofDoubles(dev, m) : null;
+        try {
+            if (dDists != null && minUpdate) {
+                dDists.upload(dists, from, m, 0, s);
+            }
+            int grid = (int) Math.max(1, Math.min(maxGrid, (m + (long) BLOCK - 1) / BLOCK));
+            KernelLauncher.launch(s, MODULE, kernel, grid, BLOCK, shared,
+                    rows.pointer().withByteOffset(8 * xOffset), rows.pointer().withByteOffset(8 * wOffset),
+                    m, d, dCentres, k, cosine ? 1 : 0, dScale, dAcc, accumulate ? 1 : 0,
+                    centresInShared ? 1 : 0, accInShared ? 1 : 0,
+                    KernelLauncher.nullable(dLabels), KernelLauncher.nullable(dDists), minUpdate ? 1 : 0);
+            if (dLabels != null || dDists != null) {
+                int[] lab = labels != null ? new int[m] : null;
+                double[] dis = dists != null ? new double[m] : null;
+                if (dLabels != null) {
+                    dLabels.download(lab, m, s);
+                }
+                if (dDists != null) {
+                    dDists.download(dis, m, s);
+                }
+                s.synchronize("k-means assignment (" + kernel + ")");
+                if (lab != null) {
+                    System.arraycopy(lab, 0, labels, from, m);
+                }
+                if (dis != null) {
+                    System.arraycopy(dis, 0, dists, from, m);
+                }
+            }
+        } finally {
+            if (dLabels != null) {
+                dLabels.close();
+            }
+            if (dDists != null) {
+                dDists.close();
+            }
+        }
+    }
+}
