@@ -9,8 +9,8 @@
  *   centres  double[k*d]  row-major.
  *   scale    double[2*(d+2)]: for dimension j the pair (s1, s2) = scale[2j], scale[2j+1]; the pair for
  *                         weights at 2d, the pair for cost at 2d+2. A value v is quantized as
- *                         floor(v*s1*s2 * 2^64) where s1*s2 = 2^(shift-64), i.e. to a two's-complement
- *                         128-bit integer hi*2^64 + lo with hi = floor(v*s1*s2), lo = floor(frac*2^64).
+ *                         trunc(v*s1*s2 * 2^64) (toward zero) where s1*s2 = 2^(shift-64): |v| is split into
+ *                         integer part and fraction*2^64, then negated as a two's-complement 128-bit integer.
  *   acc      unsigned long long[2*k*d + 2*k + 2 + k]:
  *              [0, 2kd)          sums, (lo, hi) pair for (cluster c, dim j) at 2*(c*d+j)
  *              [2kd, 2kd+2k)     weight sums, pair for cluster c at 2kd + 2c
@@ -33,12 +33,18 @@
 
 typedef unsigned long long u64;
 
+/* trunc(v * s1 * s2 * 2^64) as a 128-bit integer: magnitude split exactly into integer and fraction
+ * parts (exact for non-negative values), then the sign applied to the 128-bit integer. */
 __device__ __forceinline__ void quantize(double v, double s1, double s2, long long &hi, u64 &lo) {
-    double t = __dmul_rn(__dmul_rn(v, s1), s2);
+    double t = __dmul_rn(__dmul_rn(fabs(v), s1), s2);
     double f = floor(t);
     hi = (long long) f;
     double r = __dsub_rn(t, f);                       /* exact, in [0, 1) */
     lo = __double2ull_rd(__dmul_rn(r, 18446744073709551616.0)); /* exact scaling, then floor */
+    if (v < 0.0) {
+        hi = ~hi + (lo == 0ull ? 1ll : 0ll);
+        lo = (u64) 0 - lo;
+    }
 }
 
 __device__ __forceinline__ void atomicAdd128(u64 *p, long long hi, u64 lo) {

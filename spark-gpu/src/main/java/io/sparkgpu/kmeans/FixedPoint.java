@@ -6,7 +6,7 @@ import java.math.BigInteger;
  * Exact 128-bit two's-complement fixed-point accumulation of doubles, shared bit for bit by the CUDA
  * kernels and their Java twins.
  *
- * <p>A value v is quantized with a power-of-two scale 2^shift as q = floor(v * 2^shift), stored as a pair
+ * <p>A value v is quantized with a power-of-two scale 2^shift as q = trunc(v * 2^shift) (toward zero), stored as a pair
  * (lo, hi) with q = hi * 2^64 + lo (lo unsigned). Sums of such integers are exact and associative, so
  * partition results can be combined in any order and by any number of threads or atomics and still give
  * the same bits. The scale is chosen from a bound on the total (see {@link #shiftFor}) so that sums cannot
@@ -50,13 +50,21 @@ public final class FixedPoint {
         return new double[] {Math.scalb(1.0, e1), Math.scalb(1.0, e2)};
     }
 
-    /** Adds floor(v * s1 * s2 * 2^64) to the pair acc[at] (lo), acc[at+1] (hi). */
+    /**
+     * Adds trunc(v * s1 * s2 * 2^64) (rounded toward zero) to the pair acc[at] (lo), acc[at+1] (hi). The
+     * magnitude is split into integer and fraction parts, which is exact for non-negative values; the sign
+     * is then applied to the 128-bit integer.
+     */
     public static void add(long[] acc, int at, double v, double s1, double s2) {
-        double t = (v * s1) * s2;
+        double t = (Math.abs(v) * s1) * s2;
         double f = Math.floor(t);
         long hi = (long) f;
-        double y = (t - f) * TWO_64; // exact: t - floor(t) is exact and in [0, 1)
+        double y = (t - f) * TWO_64; // exact for t >= 0: t - floor(t) in [0, 1), power-of-two scaling
         long lo = y >= TWO_63 ? ((long) (y - TWO_63)) ^ Long.MIN_VALUE : (long) y;
+        if (v < 0) {
+            hi = ~hi + (lo == 0 ? 1 : 0);
+            lo = -lo;
+        }
         addPair(acc, at, hi, lo);
     }
 

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.TreeSet;
 import java.util.UUID;
+import io.sparkgpu.common.SparkErrors;
 import io.sparkgpu.cuda.Backend;
 import io.sparkgpu.cuda.DeviceResidentCache;
 import org.apache.spark.api.java.JavaRDD;
@@ -206,6 +207,15 @@ public final class KMeansTrainer {
     public static KMeansResult train(Dataset<?> df, String featuresCol, String weightCol, KMeansConfig cfg,
                                      KMeansProgress progress) {
         cfg.validate();
+        try {
+            return trainUnwrapped(df, featuresCol, weightCol, cfg, progress);
+        } catch (Exception e) {
+            throw SparkErrors.unwrap(e);
+        }
+    }
+
+    private static KMeansResult trainUnwrapped(Dataset<?> df, String featuresCol, String weightCol, KMeansConfig cfg,
+                                               KMeansProgress progress) {
         final String fitId = "kmeans-" + UUID.randomUUID();
         JavaSparkContext jsc = JavaSparkContext.fromSparkContext(df.sparkSession().sparkContext());
         String oldDesc = jsc.getLocalProperty("spark.job.description");
@@ -316,8 +326,12 @@ public final class KMeansTrainer {
                         Backend backend) {
         return packed.map(p -> {
             Partial r = new Partial();
+            if (p.n == 0) { // an empty partition does not know the dimension
+                r.acc = new long[KMeansAccumulator.length(k, scales.d)];
+                return r;
+            }
             r.acc = KMeansStep.run(backend, p, centres, k, cosine, scales, true, null, null, false);
-            if (p.n > 0) {
+            {
                 if ("gpu".equals(KMeansStep.lastBackend())) {
                     r.gpu = 1;
                 } else {

@@ -1,0 +1,121 @@
+package io.sparkgpu.kmeans;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.math.BigDecimal;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class KMeansCpuTest {
+
+    static KMeansData random(Random r, int n, int d, boolean weights, boolean grid) {
+        double[] x = new double[n * d];
+        double[] w = new double[n];
+        for (int i = 0; i < x.length; i++) {
+            x[i] = grid ? r.nextInt(4) : r.nextGaussian() * 3 + (i % d);
+        }
+        for (int i = 0; i < n; i++) {
+            w[i] = weights ? r.nextInt(4) * 0.5 : 1.0;
+        }
+        return new KMeansData(x, w, n, d, null);
+    }
+
+    static KMeansScales scalesFor(KMeansData p, boolean cosine) {
+        double[] maxAbs = new double[p.d];
+        double maxW = 0;
+        for (int i = 0; i < p.n; i++) {
+            for (int j = 0; j < p.d; j++) {
+                maxAbs[j] = Math.max(maxAbs[j], Math.abs(p.x[i * p.d + j]));
+            }
+            maxW = Math.max(maxW, p.w[i]);
+        }
+        return KMeansScales.fromBounds(p.n, maxW, maxAbs, cosine);
+    }
+
+    /** Brute force: nearest centre by plain loops (ties to the lowest index), sums in BigDecimal. */
+    @Test
+    void matchesBruteForce() {
+        Random r = new Random(7);
+        for (int trial = 0; trial < 30; trial++) {
+            int n = 1 + r.nextInt(300);
+            int d = 1 + r.nextInt(12);
+            int k = 2 + r.nextInt(9);
+            boolean grid = trial % 3 == 0; // many exact ties between centres
+            KMeansData p = random(r, n, d, trial % 2 == 0, grid);
+            double[] centres = new double[k * d];
+            for (int c = 0; c < k; c++) {
+                int src = r.nextInt(n);
+                System.arraycopy(p.x, src * d, centres, c * d, d);
+            }
+            KMeansScales s = scalesFor(p, false);
+            int[] labels = new int[n];
+            double[] dists = new double[n];
+            long[] acc = KMeansCpu.step(p, centres, k, false, s, true, labels, dists, false);
+            BigDecimal[] sums = new BigDecimal[k * d];
+            java.util.Arrays.fill(sums, BigDecimal.ZERO);
+            long[] counts = new long[k];
+            for (int i = 0; i < n; i++) {
+                int best = -1;
+                double bestD = Double.POSITIVE_INFINITY;
+                for (int c = 0; c < k; c++) {
+                    double dd = 0;
+                    for (int j = 0; j < d; j++) {
+                        double t = p.x[i * d + j] - centres[c * d + j];
+                        dd += t * t;
+                    }
+                    if (dd < bestD) {
+                        bestD = dd;
+                        best = c;
+                    }
+                }
+                assertEquals(best, labels[i], "label of point " + i);
+                assertEquals(bestD, dists[i], 0.0, "distance of point " + i);
+                counts[best]++;
+                for (int j = 0; j < d; j++) {
+                    sums[best * d + j] = sums[best * d + j].add(new BigDecimal(p.w[i] * p.x[i * d + j]));
+                }
+            }
+            for (int c = 0; c < k; c++) {
+                assertEquals(counts[c], acc[KMeansAccumulator.countAt(c, k, d)]);
+                for (int j = 0; j < d; j++) {
+                    double got = FixedPoint.toDouble(acc, KMeansAccumulator.sumAt(c, j, d), s.shifts[j]);
+                    assertEquals(sums[c * d + j].doubleValue(), got, Math.ulp(got), "sum c=" + c + " j=" + j);
+                }
+            }
+        }
+    }
+
+    @Test
+    void splittingAPartitionGivesIdenticalBits() {
+        Random r = new Random(11);
+        KMeansData p = random(r, 1000, 5, true, false);
+        double[] centres = java.util.Arrays.copyOf(p.x, 7 * 5);
+        KMeansScales s = scalesFor(p, false);
+        long[] whole = KMeansCpu.step(p, centres, 7, false, s, true, null, null, false);
+        long[] merged = new long[whole.length];
+        int[] cuts = {0, 1, 1, 333, 900, 1000};
+        for (int i = 0; i + 1 < cuts.length; i++) {
+            int a = cuts[i];
+            int b = cuts[i + 1];
+            KMeansData part = new KMeansData(java.util.Arrays.copyOfRange(p.x, a * 5, b * 5),
+                    java.util.Arrays.copyOfRange(p.w, a, b), b - a, 5, null);
+            KMeansAccumulator.merge(merged, KMeansCpu.step(part, centres, 7, false, s, true, null, null, false), 7, 5);
+        }
+        assertArrayEquals(whole, merged);
+    }
+
+    @Test
+    void minUpdateKeepsTheSmallerDistanceAndCosineUsesUnitVectors() {
+        double[] x = {1, 0, 0, 1};
+        KMeansData p = new KMeansData(x, new double[] {1, 1}, 2, 2, null);
+        double[] dists = {0.25, 5.0};
+        KMeansCpu.step(p, new double[] {1, 0}, 1, false, null, false, null, dists, true);
+        assertArrayEquals(new double[] {0.0, 2.0}, dists);
+        int[] labels = new int[2];
+        double[] cd = new double[2];
+        KMeansCpu.step(p, new double[] {0.6, 0.8, 1, 0}, 2, true, null, false, labels, cd, false);
+        assertArrayEquals(new int[] {1, 0}, labels);
+        assertEquals(1.0 - 0.8, cd[1], 1e-15);
+    }
+}
