@@ -74,8 +74,19 @@ public final class CudaRuntime {
         }
     }
 
+    private static final java.util.regex.Pattern MISSING_SO =
+            java.util.regex.Pattern.compile("(lib[\\w.+-]+\\.so[.\\d]*): cannot open shared object file");
+
     static String describe(Throwable t) {
         String m = t.getMessage();
+        if (m != null) {
+            java.util.regex.Matcher missing = MISSING_SO.matcher(m);
+            if (missing.find()) {
+                String lib = missing.group(1);
+                return lib.startsWith("libcuda.") ? "NVIDIA driver library " + lib + " not found (no CUDA driver on this host)"
+                        : "shared library " + lib + " not found";
+            }
+        }
         if (m != null && m.length() > 300) {
             m = m.substring(0, 300) + "...";
         }

@@ -17,7 +17,7 @@ public final class KMeansGpu {
     public static final String PROBE_KERNEL = "kmeans_step_dany";
     static final int BLOCK = 256;
     /** Rows per streamed chunk are limited to this many bytes of x. */
-    static final long CHUNK_BYTES = 256L << 20;
+    static long chunkBytes = 256L << 20; // not final: tests shrink it to exercise streaming
 
     private KMeansGpu() {
     }
@@ -79,7 +79,7 @@ public final class KMeansGpu {
                     runChunk(s, kernel, rows, 0, (long) n * d, n, d, dCentres, k, cosine, dScale, dAcc, accumulate,
                             centresInShared, accInShared, shared, maxGrid, labels, dists, minUpdate, 0);
                 } else {
-                    int chunkRows = (int) Math.max(1, Math.min(n, CHUNK_BYTES / rowBytes));
+                    int chunkRows = (int) Math.max(1, Math.min(n, chunkBytes / rowBytes));
                     try (DeviceBuffer rows = DeviceBuffer.allocate(dev, rowBytes * chunkRows)) {
                         for (int from = 0; from < n; from += chunkRows) {
                             int m = Math.min(chunkRows, n - from);

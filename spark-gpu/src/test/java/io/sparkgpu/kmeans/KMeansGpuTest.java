@@ -1,0 +1,179 @@
+package io.sparkgpu.kmeans;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.sparkgpu.cuda.CudaDevice;
+import io.sparkgpu.cuda.DeviceResidentCache;
+import io.sparkgpu.testutil.GpuTestSupport;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * GPU kernel vs CPU twin. The expected tolerance is zero: both compute every distance with the same
+ * sequence of correctly rounded double operations (nvcc runs with --fmad=false and the kernel uses
+ * explicitly rounded intrinsics), break ties the same way, and add fixed-point integers, whose sum does
+ * not depend on the order the atomics happen in. So labels, distances and accumulators must be bitwise equal.
+ */
+@Tag("gpu")
+class KMeansGpuTest {
+
+    static KMeansData data(Random r, int n, int d, boolean cosine) {
+        double[] x = new double[n * d];
+        double[] w = new double[n];
+        for (int i = 0; i < n; i++) {
+            double ss = 0;
+            for (int j = 0; j < d; j++) {
+                double v = r.nextInt(10) == 0 ? r.nextInt(3) : r.nextGaussian() * (1 + j % 5) - 2;
+                x[i * d + j] = v;
+                ss += v * v;
+            }
+            if (cosine) {
+                if (ss == 0) {
+                    x[i * d] = 1;
+                    ss = 1;
+                }
+                for (int j = 0; j < d; j++) {
+                    x[i * d + j] /= Math.sqrt(ss);
+                }
+            }
+            w[i] = r.nextInt(5) == 0 ? 0.0 : r.nextDouble() * 3;
+        }
+        return new KMeansData(x, w, n, d, null);
+    }
+
+    static double[] centresFrom(KMeansData p, int k, Random r) {
+        double[] c = new double[k * p.d];
+        for (int i = 0; i < k; i++) {
+            System.arraycopy(p.x, r.nextInt(p.n) * p.d, c, i * p.d, p.d);
+            if (i % 3 == 1) { // perturb some so that not every centre is a data point
+                c[i * p.d] += 1e-3;
+            }
+        }
+        return c;
+    }
+
+    private static void compare(CudaDevice dev, KMeansData p, int k, boolean cosine, long seed) {
+        Random r = new Random(seed);
+        double[] centres = centresFrom(p, k, r);
+        KMeansScales s = KMeansCpuTest.scalesFor(p, cosine);
+        int[] lc = new int[p.n];
+        int[] lg = new int[p.n];
+        double[] dc = new double[p.n];
+        double[] dg = new double[p.n];
+        long[] ac = KMeansCpu.step(p, centres, k, cosine, s, true, lc, dc, false);
+        long[] ag = KMeansGpu.step(dev, p, centres, k, cosine, s, true, lg, dg, false);
+        String what = "n=" + p.n + " d=" + p.d + " k=" + k + (cosine ? " cosine" : " euclidean");
+        assertArrayEquals(lc, lg, "labels " + what);
+        assertArrayEquals(dc, dg, 0.0, "distances " + what);
+        assertArrayEquals(ac, ag, "accumulator " + what);
+    }
+
+    @Test
+    void gpuEqualsCpuTwinOnAwkwardShapes() {
+        CudaDevice dev = GpuTestSupport.deviceOrSkip();
+        Random r = new Random(42);
+        int[] dims = {1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 257, 512};
+        int cases = 0;
+        for (int d : dims) {
+            for (int k : new int[] {2, 5, 64, 1000}) {
+                if ((long) k * d > 300_000 && !(k == 1000 && d == 512)) {
+                    continue;
+                }
+                int n = k == 1000 ? 2049 + d : 1000 + 13 * d + 1; // never a multiple of the block size
+                for (boolean cosine : new boolean[] {false, true}) {
+                    if (cosine && k == 1000 && d != 512) {
+                        continue;
+                    }
+                    compare(dev, data(r, n, d, cosine), k, cosine, r.nextLong());
+                    cases++;
+                }
+            }
+        }
+        assertTrue(cases > 40, "cases run: " + cases);
+    }
+
+    @Test
+    void emptyAndTinyPartitions() {
+        CudaDevice dev = GpuTestSupport.deviceOrSkip();
+        KMeansData empty = new KMeansData(new double[0], new double[0], 0, 3, null);
+        KMeansScales s = KMeansScales.fromBounds(1, 1, new double[] {1, 1, 1}, false);
+        long[] acc = KMeansGpu.step(dev, empty, new double[6], 2, false, s, true, null, null, false);
+        assertArrayEquals(new long[KMeansAccumulator.length(2, 3)], acc);
+        Random r = new Random(3);
+        for (int n = 1; n <= 5; n++) {
+            compare(dev, data(r, n, 4, false), 2, false, n);
+        }
+    }
+
+    @Test
+    void streamingInChunksAndResidentDataGiveTheSameBits() {
+        CudaDevice dev = GpuTestSupport.deviceOrSkip();
+        Random r = new Random(5);
+        KMeansData p = data(r, 50_003, 24, false);
+        double[] centres = centresFrom(p, 37, r);
+        KMeansScales s = KMeansCpuTest.scalesFor(p, false);
+        long[] cpu = KMeansCpu.step(p, centres, 37, false, s, true, null, null, false);
+        long saved = KMeansGpu.chunkBytes;
+        try {
+            KMeansGpu.chunkBytes = 8L * 25 * 1001; // 1001-row chunks
+            assertArrayEquals(cpu, KMeansGpu.step(dev, p, centres, 37, false, s, true, null, null, false), "chunked");
+        } finally {
+            KMeansGpu.chunkBytes = saved;
+        }
+        KMeansData resident = p.withResidencyKey("test-resident/0");
+        long before = DeviceResidentCache.of(dev).usedBytes();
+        assertArrayEquals(cpu, KMeansGpu.step(dev, resident, centres, 37, false, s, true, null, null, false), "first");
+        assertEquals(before + 8L * 25 * 50_003, DeviceResidentCache.of(dev).usedBytes(), "rows kept on the device");
+        assertArrayEquals(cpu, KMeansGpu.step(dev, resident, centres, 37, false, s, true, null, null, false), "resident");
+        DeviceResidentCache.of(dev).evictPrefix("test-resident/");
+        assertEquals(before, DeviceResidentCache.of(dev).usedBytes());
+    }
+
+    @Test
+    void minUpdateOfDistancesForKMeansParallel() {
+        CudaDevice dev = GpuTestSupport.deviceOrSkip();
+        Random r = new Random(8);
+        KMeansData p = data(r, 3333, 10, false);
+        double[] c = centresFrom(p, 7, r);
+        double[] dc = new double[p.n];
+        java.util.Arrays.fill(dc, 4.0);
+        double[] dg = dc.clone();
+        KMeansCpu.step(p, c, 7, false, null, false, null, dc, true);
+        KMeansGpu.step(dev, p, c, 7, false, null, false, null, dg, true);
+        assertArrayEquals(dc, dg, 0.0);
+    }
+
+    @Test
+    void concurrentTasksShareOneGpuAndMemoryIsReleased() throws Exception {
+        CudaDevice dev = GpuTestSupport.deviceOrSkip();
+        Random r = new Random(13);
+        KMeansData p = data(r, 20_001, 32, false);
+        double[] centres = centresFrom(p, 64, r);
+        KMeansScales s = KMeansCpuTest.scalesFor(p, false);
+        long[] expected = KMeansCpu.step(p, centres, 64, false, s, true, null, null, false);
+        long baseline = dev.allocatedBytes();
+        for (int threads : new int[] {4, 8}) {
+            ExecutorService pool = Executors.newFixedThreadPool(threads);
+            try {
+                List<Future<long[]>> fs = new ArrayList<>();
+                for (int t = 0; t < threads * 3; t++) {
+                    fs.add(pool.submit(() -> KMeansGpu.step(dev, p, centres, 64, false, s, true, null, null, false)));
+                }
+                for (Future<long[]> f : fs) {
+                    assertArrayEquals(expected, f.get(), threads + " threads");
+                }
+            } finally {
+                pool.shutdown();
+            }
+        }
+        assertEquals(baseline, dev.allocatedBytes(), "device memory held by buffers after the passes");
+    }
+}
