@@ -48,4 +48,38 @@ public final class KMeansAccumulator {
         }
         return a;
     }
+
+    /**
+     * The centres one Lloyd step moves to, from a combined accumulator: each cluster's exact weighted sum
+     * divided by its weight (for the cosine distance then scaled to unit length). A cluster that received
+     * no point, or whose centroid has zero length under the cosine distance, keeps its old centre. Lives
+     * here rather than in the Spark trainer so that programs without Spark (benchmarks, the GPU bundle) run
+     * exactly the trainer's update.
+     */
+    public static double[] centres(long[] acc, double[] old, int k, int d, boolean cosine, KMeansScales scales) {
+        double[] next = old.clone();
+        for (int c = 0; c < k; c++) {
+            double wsum = FixedPoint.toDouble(acc, weightAt(c, k, d), scales.weightShift());
+            if (acc[countAt(c, k, d)] == 0 || wsum == 0) {
+                continue;
+            }
+            double ss = 0;
+            for (int j = 0; j < d; j++) {
+                double v = FixedPoint.toDouble(acc, sumAt(c, j, d), scales.shifts[j]) / wsum;
+                next[c * d + j] = v;
+                ss += v * v;
+            }
+            if (cosine) {
+                double norm = Math.sqrt(ss);
+                if (norm == 0) {
+                    System.arraycopy(old, c * d, next, c * d, d);
+                } else {
+                    for (int j = 0; j < d; j++) {
+                        next[c * d + j] /= norm;
+                    }
+                }
+            }
+        }
+        return next;
+    }
 }

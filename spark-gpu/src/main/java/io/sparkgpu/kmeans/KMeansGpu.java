@@ -1,10 +1,18 @@
 package io.sparkgpu.kmeans;
 
+import static jcuda.driver.JCudaDriver.cuEventCreate;
+import static jcuda.driver.JCudaDriver.cuEventDestroy;
+import static jcuda.driver.JCudaDriver.cuEventElapsedTime;
+import static jcuda.driver.JCudaDriver.cuEventRecord;
+
 import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.cuda.DeviceBuffer;
 import io.sparkgpu.cuda.DeviceResidentCache;
 import io.sparkgpu.cuda.GpuStream;
 import io.sparkgpu.cuda.KernelLauncher;
+import jcuda.Pointer;
+import jcuda.driver.CUevent;
+import jcuda.driver.CUevent_flags;
 
 /**
  * GPU implementation of {@link KMeansCpu#step} through the {@code kmeans} module. A partition's rows are
@@ -35,6 +43,35 @@ public final class KMeansGpu {
         return "kmeans_step_dany";
     }
 
+    /** Launch configuration of a step: which kernel, what goes to shared memory, and the grid limit. */
+    private static final class Plan {
+        final String kernel;
+        final boolean centresInShared;
+        final boolean accInShared;
+        final int shared;
+        final int maxGrid;
+
+        Plan(String kernel, boolean centresInShared, boolean accInShared, int shared, int maxGrid) {
+            this.kernel = kernel;
+            this.centresInShared = centresInShared;
+            this.accInShared = accInShared;
+            this.shared = shared;
+            this.maxGrid = maxGrid;
+        }
+    }
+
+    private static Plan plan(CudaDevice dev, int k, int d, boolean accumulate) {
+        final String kernel = kernelFor(d);
+        final long centresBytes = 8L * k * d;
+        final long accBytes = 8L * KMeansAccumulator.length(k, d);
+        final int maxShared = dev.maxSharedMemoryOptin() - 1024;
+        final boolean accInShared = accumulate && accBytes <= maxShared;
+        final boolean centresInShared = centresBytes + (accInShared ? accBytes : 0) <= maxShared;
+        final int shared = (int) ((centresInShared ? centresBytes : 0) + (accInShared ? accBytes : 0));
+        final int maxGrid = KernelLauncher.residentBlocks(dev, MODULE, kernel, BLOCK, shared);
+        return new Plan(kernel, centresInShared, accInShared, shared, maxGrid);
+    }
+
     /** Same contract as {@link KMeansCpu#step}. */
     public static long[] step(CudaDevice dev, KMeansData data, double[] centres, int k, boolean cosine,
                               KMeansScales scales, boolean accumulate, int[] labels, double[] dists, boolean minUpdate) {
@@ -45,14 +82,13 @@ public final class KMeansGpu {
         if (n == 0) {
             return acc;
         }
-        final String kernel = kernelFor(d);
-        final long centresBytes = 8L * k * d;
+        final Plan plan = plan(dev, k, d, accumulate);
+        final String kernel = plan.kernel;
+        final boolean accInShared = plan.accInShared;
+        final boolean centresInShared = plan.centresInShared;
+        final int shared = plan.shared;
+        final int maxGrid = plan.maxGrid;
         final long accBytes = 8L * accLen;
-        final int maxShared = dev.maxSharedMemoryOptin() - 1024;
-        final boolean accInShared = accumulate && accBytes <= maxShared;
-        final boolean centresInShared = centresBytes + (accInShared ? accBytes : 0) <= maxShared;
-        final int shared = (int) ((centresInShared ? centresBytes : 0) + (accInShared ? accBytes : 0));
-        final int maxGrid = KernelLauncher.residentBlocks(dev, MODULE, kernel, BLOCK, shared);
         final double[] scaleArr = scales != null ? scales.multipliers : new double[2 * (d + 2)];
 
         try (GpuStream s = new GpuStream(dev);
@@ -146,5 +182,84 @@ public final class KMeansGpu {
                 dDists.close();
             }
         }
+    }
+    /**
+     * Times the accumulating step kernel alone on rows resident on the device, for benchmarks: no
+     * allocation, centre upload, result download or host work is inside the measured interval. The rows are
+     * uploaded into the {@link DeviceResidentCache} under {@code data.residencyKey} first if they are not
+     * there yet. Each of {@code reps} launches (after one untimed launch) starts from a zeroed accumulator
+     * and is timed with CUDA events.
+     *
+     * @return the milliseconds of each timed launch
+     * @throws IllegalArgumentException if {@code data} has no residency key
+     * @throws IllegalStateException if the rows do not fit in the device's resident budget
+     */
+    public static double[] kernelMillis(CudaDevice dev, KMeansData data, double[] centres, int k, boolean cosine,
+                                        KMeansScales scales, int reps) {
+        if (data.residencyKey == null) {
+            throw new IllegalArgumentException("kernel timing needs resident data: give the KMeansData a residencyKey");
+        }
+        final int n = data.n;
+        final int d = data.d;
+        final Plan plan = plan(dev, k, d, true);
+        final int grid = (int) Math.max(1, Math.min(plan.maxGrid, (n + (long) BLOCK - 1) / BLOCK));
+        final long rowBytes = 8L * (d + 1);
+        double[] millis = new double[reps];
+        try (GpuStream s = new GpuStream(dev);
+             DeviceBuffer dCentres = DeviceBuffer.ofDoubles(dev, (long) k * d);
+             DeviceBuffer dScale = DeviceBuffer.ofDoubles(dev, scales.multipliers.length);
+             DeviceBuffer dAcc = DeviceBuffer.allocate(dev, 8L * KMeansAccumulator.length(k, d))) {
+            dCentres.upload(centres, 0, k * d, 0, s);
+            dScale.upload(scales.multipliers, s);
+            DeviceResidentCache.Lease lease = DeviceResidentCache.of(dev).acquire(data.residencyKey, rowBytes * n);
+            if (lease == null) {
+                throw new IllegalStateException("k-means rows (" + rowBytes * n + " bytes) do not fit in the resident "
+                        + "budget of " + dev + "; see " + io.sparkgpu.cuda.SparkGpuConf.RESIDENT_FRACTION);
+            }
+            CUevent start = new CUevent();
+            CUevent stop = new CUevent();
+            boolean eventsCreated = false;
+            try {
+                DeviceBuffer rows = lease.buffer();
+                if (!lease.wasPresent()) {
+                    rows.upload(data.x, 0, n * d, 0, s);
+                    rows.upload(data.w, 0, n, (long) n * d, s);
+                    s.synchronize("upload of k-means partition " + data.residencyKey);
+                    lease.markFilled();
+                }
+                dev.bind();
+                cuEventCreate(start, CUevent_flags.CU_EVENT_DEFAULT);
+                cuEventCreate(stop, CUevent_flags.CU_EVENT_DEFAULT);
+                eventsCreated = true;
+                float[] ms = new float[1];
+                for (int r = -1; r < reps; r++) {
+                    dAcc.zero(s);
+                    cuEventRecord(start, s.handle());
+                    KernelLauncher.launch(s, MODULE, plan.kernel, grid, BLOCK, plan.shared,
+                            rows.pointer(), rows.pointer().withByteOffset(8L * n * d), n, d, dCentres, k,
+                            cosine ? 1 : 0, dScale, dAcc, 1, plan.centresInShared ? 1 : 0, plan.accInShared ? 1 : 0,
+                            new Pointer(), new Pointer(), 0);
+                    cuEventRecord(stop, s.handle());
+                    s.synchronize("timed k-means kernel (" + plan.kernel + ", n=" + n + ", d=" + d + ", k=" + k + ")");
+                    cuEventElapsedTime(ms, start, stop);
+                    if (r >= 0) {
+                        millis[r] = ms[0];
+                    }
+                }
+            } catch (jcuda.CudaException e) {
+                throw new io.sparkgpu.cuda.CudaException("CUDA event timing failed on " + dev + ": " + e.getMessage(), e);
+            } finally {
+                lease.close();
+                if (eventsCreated) {
+                    try {
+                        cuEventDestroy(start);
+                        cuEventDestroy(stop);
+                    } catch (RuntimeException ignored) {
+                        // the context is already broken; the original failure is the one to report
+                    }
+                }
+            }
+        }
+        return millis;
     }
 }

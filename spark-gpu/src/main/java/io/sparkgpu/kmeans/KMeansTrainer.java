@@ -349,30 +349,7 @@ public final class KMeansTrainer {
 
     /** New centres from an exact accumulator; empty (or zero-weight) clusters keep their centre. */
     static double[] updateCentres(long[] acc, double[] old, int k, int d, boolean cosine, KMeansScales scales) {
-        double[] next = old.clone();
-        for (int c = 0; c < k; c++) {
-            double wsum = FixedPoint.toDouble(acc, KMeansAccumulator.weightAt(c, k, d), scales.weightShift());
-            if (acc[KMeansAccumulator.countAt(c, k, d)] == 0 || wsum == 0) {
-                continue;
-            }
-            double ss = 0;
-            for (int j = 0; j < d; j++) {
-                double v = FixedPoint.toDouble(acc, KMeansAccumulator.sumAt(c, j, d), scales.shifts[j]) / wsum;
-                next[c * d + j] = v;
-                ss += v * v;
-            }
-            if (cosine) {
-                double norm = Math.sqrt(ss);
-                if (norm == 0) {
-                    System.arraycopy(old, c * d, next, c * d, d);
-                } else {
-                    for (int j = 0; j < d; j++) {
-                        next[c * d + j] /= norm;
-                    }
-                }
-            }
-        }
-        return next;
+        return KMeansAccumulator.centres(acc, old, k, d, cosine, scales);
     }
 
     // ---------------------------------------------------------------- k-means||
