@@ -1,6 +1,7 @@
 package io.sparkgpu.sql;
 
 import io.sparkgpu.kmeans.KMeansPredictor;
+import java.io.Serializable;
 import java.util.Objects;
 import org.apache.spark.ml.linalg.SQLDataTypes;
 import org.apache.spark.ml.linalg.Vector;
@@ -36,9 +37,11 @@ import scala.jdk.javaapi.CollectionConverters;
  * validation and arithmetic as {@code GpuKMeansModel.transform}.
  *
  * <p>The only child is {@code features}; the path and the model handle are constructor arguments (they are
- * also the product elements, so Catalyst's reflective copy finds this constructor).
+ * also the product elements, so Catalyst's reflective copy finds this constructor). Catalyst's own
+ * expressions are serializable because they are case classes; this one says so explicitly, since plans
+ * holding it are shipped to executors.
  */
-public final class KMeansPredictExpression extends Expression implements CodegenFallback {
+public final class KMeansPredictExpression extends Expression implements CodegenFallback, Serializable {
     private static final long serialVersionUID = 1L;
 
     private final Expression features;
