@@ -46,7 +46,6 @@ public class GpuKMeansModel extends Model<GpuKMeansModel> implements MLWritable 
     private final Param<String> backend;
     private GpuKMeansSummary summary;
     private transient volatile KMeansPredictor predictor;
-    private transient volatile boolean predictorCosine;
 
     /**
      * A model with the given centres (k rows of d finite values, copied) and default params
@@ -163,9 +162,8 @@ public class GpuKMeansModel extends Model<GpuKMeansModel> implements MLWritable 
     public KMeansPredictor predictor() {
         boolean cos = cosine();
         KMeansPredictor p = predictor;
-        if (p == null || predictorCosine != cos) {
+        if (p == null || p.cosine() != cos) {
             p = new KMeansPredictor(centers, cos);
-            predictorCosine = cos;
             predictor = p;
         }
         return p;
