@@ -1,0 +1,329 @@
+package io.sparkgpu.kmeans;
+
+import io.sparkgpu.cuda.Backend;
+import io.sparkgpu.ml.DoubleMatrixParam;
+import io.sparkgpu.ml.ParamsIO;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.ml.Model;
+import org.apache.spark.ml.linalg.Vector;
+import org.apache.spark.ml.linalg.Vectors;
+import org.apache.spark.ml.param.Param;
+import org.apache.spark.ml.param.ParamMap;
+import org.apache.spark.ml.util.MLReader;
+import org.apache.spark.ml.util.MLWritable;
+import org.apache.spark.ml.util.MLWriter;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * A fitted k-means model: k centres of d features. {@link #transform} appends the index of the nearest
+ * centre (int) to every row, with the batch engine of {@link KMeansTrainer#predict} (GPU or CPU twin,
+ * O(n k d)); {@link #predict(Vector)} does one point on the CPU (O(k d)). Produced by
+ * {@link GpuKMeans#fit}, which attaches a {@link GpuKMeansSummary}; training follows Lloyd (1982) with
+ * k-means|| initialisation (Bahmani et al. 2012) and an exact combiner (see {@link GpuKMeans}).
+ *
+ * <p>Saved as {@code path/metadata} (one JSON line in MLlib's layout: class, uid, timestamp, sparkVersion,
+ * paramMap, defaultParamMap, k, numFeatures), {@code path/data} (Parquet rows {@code clusterIdx: int,
+ * clusterCenter: array<double>}) and, when present, {@code path/summary} (Parquet, one row). A loaded model
+ * predicts identically and still has its summary.
+ */
+public class GpuKMeansModel extends Model<GpuKMeansModel> implements MLWritable {
+    private static final long serialVersionUID = 1L;
+
+    private final String uid;
+    private final double[][] centers;
+    private final Param<String> featuresCol;
+    private final Param<String> predictionCol;
+    private final Param<String> distanceMeasure;
+    private final Param<String> backend;
+    private GpuKMeansSummary summary;
+    private transient volatile KMeansPredictor predictor;
+
+    /**
+     * A model with the given centres (k rows of d finite values, copied) and default params
+     * (features, prediction, euclidean, auto). Models normally come from {@link GpuKMeans#fit} or
+     * {@link #load}; this constructor allows importing centres computed elsewhere.
+     */
+    public GpuKMeansModel(String uid, double[][] clusterCenters) {
+        DoubleMatrixParam.check(clusterCenters, "clusterCenters");
+        this.uid = uid;
+        this.centers = DoubleMatrixParam.copy(clusterCenters);
+        featuresCol = GpuKMeansParams.featuresCol(this);
+        predictionCol = GpuKMeansParams.predictionCol(this);
+        distanceMeasure = GpuKMeansParams.distanceMeasure(this);
+        backend = GpuKMeansParams.backend(this);
+        setDefault(featuresCol, GpuKMeansParams.DEFAULT_FEATURES);
+        setDefault(predictionCol, GpuKMeansParams.DEFAULT_PREDICTION);
+        setDefault(distanceMeasure, GpuKMeansParams.EUCLIDEAN);
+        setDefault(backend, GpuKMeansParams.DEFAULT_BACKEND);
+    }
+
+    @Override
+    public String uid() {
+        return uid;
+    }
+
+    // ------------------------------------------------------------------ params
+
+    public Param<String> featuresCol() {
+        return featuresCol;
+    }
+
+    public Param<String> predictionCol() {
+        return predictionCol;
+    }
+
+    /** The distance the model was trained with ("euclidean" or "cosine"). */
+    public Param<String> distanceMeasure() {
+        return distanceMeasure;
+    }
+
+    /** Where {@link #transform} runs: "auto", "gpu" or "cpu". */
+    public Param<String> backend() {
+        return backend;
+    }
+
+    public String getFeaturesCol() {
+        return getOrDefault(featuresCol);
+    }
+
+    public String getPredictionCol() {
+        return getOrDefault(predictionCol);
+    }
+
+    public String getDistanceMeasure() {
+        return getOrDefault(distanceMeasure);
+    }
+
+    public String getBackend() {
+        return getOrDefault(backend);
+    }
+
+    public GpuKMeansModel setFeaturesCol(String value) {
+        set(featuresCol, value);
+        return this;
+    }
+
+    public GpuKMeansModel setPredictionCol(String value) {
+        set(predictionCol, value);
+        return this;
+    }
+
+    /** "auto", "gpu" or "cpu" (case-insensitive; stored in lower case). */
+    public GpuKMeansModel setBackend(String value) {
+        set(backend, Backend.parse(value, "backend").id());
+        return this;
+    }
+
+    private boolean cosine() {
+        return GpuKMeansParams.COSINE.equals(getDistanceMeasure());
+    }
+
+    // ------------------------------------------------------------------ centres and prediction
+
+    /** A copy of the k x d centres. */
+    public double[][] clusterCenters() {
+        return DoubleMatrixParam.copy(centers);
+    }
+
+    /** The centres as dense ml vectors. */
+    public Vector[] clusterCenterVectors() {
+        Vector[] v = new Vector[centers.length];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = Vectors.dense(centers[i].clone());
+        }
+        return v;
+    }
+
+    /** Number of clusters. */
+    public int getK() {
+        return centers.length;
+    }
+
+    /** Size d of the feature vectors the model expects. */
+    public int numFeatures() {
+        return centers[0].length;
+    }
+
+    /** Index of the centre nearest to {@code features} (CPU, O(k d)); same result as {@link #transform}. */
+    public int predict(Vector features) {
+        return predictor().predict(features.toArray(), "features");
+    }
+
+    /** Single-point predictor for the current distanceMeasure, built once. */
+    public KMeansPredictor predictor() {
+        boolean cos = cosine();
+        KMeansPredictor p = predictor;
+        if (p == null || p.cosine() != cos) {
+            p = new KMeansPredictor(centers, cos);
+            predictor = p;
+        }
+        return p;
+    }
+
+    /** Appends predictionCol (int) with the nearest centre of every row; features are validated as in training. */
+    @Override
+    public Dataset<Row> transform(Dataset<?> dataset) {
+        transformSchema(dataset.schema());
+        return KMeansTrainer.predict(dataset, getFeaturesCol(), getPredictionCol(), centers, cosine(),
+                Backend.parse(getBackend(), "backend"));
+    }
+
+    /** Checks featuresCol (vector or array of numbers) and appends predictionCol (int; error if present). */
+    @Override
+    public StructType transformSchema(StructType schema) {
+        return GpuKMeansParams.appendPrediction(schema, getFeaturesCol(), null, getPredictionCol());
+    }
+
+    @Override
+    public GpuKMeansModel copy(ParamMap extra) {
+        GpuKMeansModel c = copyValues(new GpuKMeansModel(uid, centers), extra);
+        c.summary = summary;
+        return hasParent() ? c.setParent(parent()) : c;
+    }
+
+    /**
+     * The model as an RDD-based {@code org.apache.spark.mllib.clustering.KMeansModel} (same centres and
+     * distance measure; training cost and iterations from the summary when there is one).
+     */
+    public org.apache.spark.mllib.clustering.KMeansModel toMLlibModel() {
+        org.apache.spark.mllib.linalg.Vector[] v = new org.apache.spark.mllib.linalg.Vector[centers.length];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = org.apache.spark.mllib.linalg.Vectors.dense(centers[i].clone());
+        }
+        if (summary != null) {
+            return new org.apache.spark.mllib.clustering.KMeansModel(v, getDistanceMeasure(), summary.trainingCost(),
+                    summary.numIter());
+        }
+        return new org.apache.spark.mllib.clustering.KMeansModel(v, getDistanceMeasure());
+    }
+
+    // ------------------------------------------------------------------ summary
+
+    public boolean hasSummary() {
+        return summary != null;
+    }
+
+    /**
+     * The training summary.
+     *
+     * @throws IllegalStateException when the model was not produced by {@link GpuKMeans#fit} (nor loaded from
+     *                               a model that was)
+     */
+    public GpuKMeansSummary summary() {
+        if (summary == null) {
+            throw new IllegalStateException("GpuKMeansModel " + uid + " has no training summary: only models produced "
+                    + "by GpuKMeans.fit (or loaded from one) have one; check hasSummary() first");
+        }
+        return summary;
+    }
+
+    GpuKMeansModel setSummary(GpuKMeansSummary s) {
+        this.summary = s;
+        return this;
+    }
+
+    @Override
+    public String toString() {
+        return "GpuKMeansModel: uid=" + uid + ", k=" + centers.length + ", numFeatures=" + numFeatures()
+                + ", distanceMeasure=" + getDistanceMeasure();
+    }
+
+    // ------------------------------------------------------------------ persistence
+
+    static final StructType DATA_SCHEMA = new StructType()
+            .add("clusterIdx", DataTypes.IntegerType, false)
+            .add("clusterCenter", DataTypes.createArrayType(DataTypes.DoubleType, false), false);
+
+    @Override
+    public MLWriter write() {
+        return new Writer(this);
+    }
+
+    public static MLReader<GpuKMeansModel> read() {
+        return new Reader();
+    }
+
+    public static GpuKMeansModel load(String path) {
+        return read().load(path);
+    }
+
+    private static final class Writer extends MLWriter {
+        private final GpuKMeansModel m;
+
+        Writer(GpuKMeansModel m) {
+            this.m = m;
+        }
+
+        @Override
+        public void saveImpl(String path) {
+            SparkSession spark = sparkSession();
+            ParamsIO.saveMetadata(m, path, spark, Map.of("k", m.getK(), "numFeatures", m.numFeatures()));
+            List<Row> rows = new ArrayList<>(m.centers.length);
+            for (int i = 0; i < m.centers.length; i++) {
+                List<Double> c = new ArrayList<>(m.centers[i].length);
+                for (double v : m.centers[i]) {
+                    c.add(v);
+                }
+                rows.add(RowFactory.create(i, c));
+            }
+            spark.createDataFrame(rows, DATA_SCHEMA).coalesce(1).write().parquet(ParamsIO.child(path, "data"));
+            if (m.summary != null) {
+                spark.createDataFrame(List.of(m.summary.toRow()), GpuKMeansSummary.SCHEMA).coalesce(1)
+                        .write().parquet(ParamsIO.child(path, "summary"));
+            }
+        }
+    }
+
+    private static final class Reader extends MLReader<GpuKMeansModel> {
+        @Override
+        public GpuKMeansModel load(String path) {
+            SparkSession spark = sparkSession();
+            ParamsIO.Metadata md = ParamsIO.loadMetadata(path, spark, GpuKMeansModel.class.getName());
+            List<Row> rows = spark.read().parquet(ParamsIO.child(path, "data"))
+                    .select("clusterIdx", "clusterCenter").collectAsList();
+            int k = rows.size();
+            int expectedK = md.field("k").asInt(k);
+            if (k != expectedK || k == 0) {
+                throw new IllegalArgumentException("model at " + path + ": metadata says k=" + expectedK
+                        + " but data holds " + k + " centres");
+            }
+            double[][] centers = new double[k][];
+            for (Row r : rows) {
+                int idx = r.getInt(0);
+                if (idx < 0 || idx >= k || centers[idx] != null) {
+                    throw new IllegalArgumentException("model at " + path + ": bad or repeated clusterIdx " + idx);
+                }
+                centers[idx] = r.<Double>getList(1).stream().mapToDouble(Double::doubleValue).toArray();
+            }
+            GpuKMeansModel model = new GpuKMeansModel(md.uid(), centers);
+            md.applyTo(model);
+            String summaryPath = ParamsIO.child(path, "summary");
+            if (exists(spark, summaryPath)) {
+                List<Row> s = spark.read().parquet(summaryPath).collectAsList();
+                if (s.size() != 1) {
+                    throw new IllegalArgumentException("model at " + path + ": summary must hold one row, found " + s.size());
+                }
+                model.setSummary(GpuKMeansSummary.fromRow(s.get(0)));
+            }
+            return model;
+        }
+
+        private static boolean exists(SparkSession spark, String p) {
+            try {
+                Path hp = new Path(p);
+                return hp.getFileSystem(spark.sparkContext().hadoopConfiguration()).exists(hp);
+            } catch (IOException e) {
+                throw new IllegalArgumentException("cannot access " + p + ": " + e.getMessage(), e);
+            }
+        }
+    }
+}

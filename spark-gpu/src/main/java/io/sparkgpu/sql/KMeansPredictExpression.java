@@ -1,0 +1,228 @@
+package io.sparkgpu.sql;
+
+import io.sparkgpu.kmeans.KMeansPredictor;
+import java.io.Serializable;
+import java.util.Objects;
+import org.apache.spark.ml.linalg.SQLDataTypes;
+import org.apache.spark.ml.linalg.Vector;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.analysis.TypeCheckResult;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.codegen.CodegenContext;
+import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback;
+import org.apache.spark.sql.catalyst.expressions.codegen.ExprCode;
+import org.apache.spark.sql.catalyst.util.ArrayData;
+import org.apache.spark.sql.types.ArrayType;
+import org.apache.spark.sql.types.ByteType;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.DecimalType;
+import org.apache.spark.sql.types.DoubleType;
+import org.apache.spark.sql.types.FloatType;
+import org.apache.spark.sql.types.IntegerType;
+import org.apache.spark.sql.types.LongType;
+import org.apache.spark.sql.types.NullType;
+import org.apache.spark.sql.types.NumericType;
+import org.apache.spark.sql.types.ShortType;
+import org.apache.spark.sql.types.UserDefinedType;
+import scala.collection.immutable.IndexedSeq;
+import scala.collection.immutable.Seq;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * {@code sparkgpu_kmeans_predict(model_path, features)}: index (INT) of the centre of a saved
+ * {@code GpuKMeansModel} nearest to {@code features}, an {@code ARRAY<numeric>} or ml {@code VECTOR};
+ * NULL features give NULL. The model was loaded on the driver when the call was resolved and reaches the
+ * executors through a broadcast ({@link KMeansModelRef}); each row costs O(k d) on the CPU, with the same
+ * validation and arithmetic as {@code GpuKMeansModel.transform}.
+ *
+ * <p>The only child is {@code features}; the path and the model handle are constructor arguments (they are
+ * also the product elements, so Catalyst's reflective copy finds this constructor). Catalyst's own
+ * expressions are serializable because they are case classes; this one says so explicitly, since plans
+ * holding it are shipped to executors.
+ */
+public final class KMeansPredictExpression extends Expression implements CodegenFallback, Serializable {
+    private static final long serialVersionUID = 1L;
+
+    private final Expression features;
+    private final String modelPath;
+    private final KMeansModelRef model;
+    private final Seq<Expression> children;
+    private transient KMeansPredictor predictor;
+
+    public KMeansPredictExpression(Expression features, String modelPath, KMeansModelRef model) {
+        this.features = features;
+        this.modelPath = modelPath;
+        this.model = model;
+        this.children = CollectionConverters.asScala(java.util.List.of(features)).toList();
+    }
+
+    public Expression features() {
+        return features;
+    }
+
+    public String modelPath() {
+        return modelPath;
+    }
+
+    public KMeansModelRef model() {
+        return model;
+    }
+
+    @Override
+    public String prettyName() {
+        return KMeansPredictFunction.NAME;
+    }
+
+    @Override
+    public DataType dataType() {
+        return DataTypes.IntegerType;
+    }
+
+    @Override
+    public boolean nullable() {
+        return features.nullable();
+    }
+
+    @Override
+    public boolean nullIntolerant() {
+        return true;
+    }
+
+    @Override
+    public Seq<Expression> children() {
+        return children;
+    }
+
+    @Override
+    public Expression withNewChildrenInternal(IndexedSeq<Expression> newChildren) {
+        if (newChildren.size() != 1) {
+            throw new IllegalArgumentException(prettyName() + " has one child, got " + newChildren.size());
+        }
+        return new KMeansPredictExpression(newChildren.apply(0), modelPath, model);
+    }
+
+    @Override
+    public TypeCheckResult checkInputDataTypes() {
+        DataType t = features.dataType();
+        if (isVector(t) || t instanceof NullType
+                || (t instanceof ArrayType && ((ArrayType) t).elementType() instanceof NumericType)) {
+            return TypeCheckResult.TypeCheckSuccess$.MODULE$;
+        }
+        return new TypeCheckResult.DataTypeMismatch("UNEXPECTED_INPUT_TYPE", SqlErrors.params(
+                "paramIndex", "second",
+                "requiredType", "(\"ARRAY<NUMERIC>\" or \"VECTOR\")",
+                "inputSql", "\"" + features.sql() + "\"",
+                "inputType", "\"" + t.sql() + "\""));
+    }
+
+    static boolean isVector(DataType t) {
+        return t.equals(SQLDataTypes.VectorType());
+    }
+
+    @Override
+    public Object eval(InternalRow input) {
+        Object v = features.eval(input);
+        if (v == null) {
+            return null;
+        }
+        KMeansPredictor p = predictor;
+        if (p == null) {
+            p = model.predictor();
+            predictor = p;
+        }
+        return p.predict(toDoubles(v), prettyName() + " features");
+    }
+
+    private double[] toDoubles(Object v) {
+        DataType t = features.dataType();
+        if (isVector(t)) {
+            @SuppressWarnings("unchecked")
+            UserDefinedType<Vector> udt = (UserDefinedType<Vector>) t;
+            return udt.deserialize(v).toArray();
+        }
+        ArrayData a = (ArrayData) v;
+        DataType et = ((ArrayType) t).elementType();
+        int n = a.numElements();
+        double[] out = new double[n];
+        for (int i = 0; i < n; i++) {
+            if (a.isNullAt(i)) {
+                throw new IllegalArgumentException(prettyName() + ": the features array contains a null element "
+                        + "(at index " + i + ")");
+            }
+            if (et instanceof DoubleType) {
+                out[i] = a.getDouble(i);
+            } else if (et instanceof FloatType) {
+                out[i] = a.getFloat(i);
+            } else if (et instanceof IntegerType) {
+                out[i] = a.getInt(i);
+            } else if (et instanceof LongType) {
+                out[i] = a.getLong(i);
+            } else if (et instanceof ShortType) {
+                out[i] = a.getShort(i);
+            } else if (et instanceof ByteType) {
+                out[i] = a.getByte(i);
+            } else if (et instanceof DecimalType) {
+                DecimalType dt = (DecimalType) et;
+                out[i] = a.getDecimal(i, dt.precision(), dt.scale()).toDouble();
+            } else {
+                throw new IllegalArgumentException(prettyName() + ": unsupported element type " + et.sql());
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public ExprCode doGenCode(CodegenContext ctx, ExprCode ev) {
+        return CodegenFallback.super.doGenCode(ctx, ev);
+    }
+
+    @Override
+    public String sql() {
+        return prettyName() + "('" + modelPath.replace("\\", "\\\\").replace("'", "\\'") + "', " + features.sql() + ")";
+    }
+
+    @Override
+    public String toString() {
+        return prettyName() + "(" + modelPath + ", " + features + ")";
+    }
+
+    // ------------------------------------------------------------------ Product, equality
+
+    @Override
+    public int productArity() {
+        return 3;
+    }
+
+    @Override
+    public Object productElement(int n) {
+        switch (n) {
+            case 0: return features;
+            case 1: return modelPath;
+            case 2: return model;
+            default: throw new IndexOutOfBoundsException(String.valueOf(n));
+        }
+    }
+
+    @Override
+    public boolean canEqual(Object that) {
+        return that instanceof KMeansPredictExpression;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof KMeansPredictExpression)) {
+            return false;
+        }
+        KMeansPredictExpression e = (KMeansPredictExpression) o;
+        return features.equals(e.features) && modelPath.equals(e.modelPath) && model.equals(e.model);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(features, modelPath, model);
+    }
+}
