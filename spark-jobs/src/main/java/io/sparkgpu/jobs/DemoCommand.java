@@ -1,0 +1,188 @@
+package io.sparkgpu.jobs;
+
+import io.sparkgpu.cuda.Backend;
+import io.sparkgpu.kmeans.KMeansConfig;
+import io.sparkgpu.kmeans.KMeansResult;
+import io.sparkgpu.kmeans.KMeansTrainer;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.knowm.xchart.XYChart;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code sparkgpu demo}: k-means on Iris and on a million generated points, with plots. */
+@Command(name = "demo", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Demonstrate k-means on Iris and on a million generated points, with plots.",
+                "Runs k-means on the Iris data (k=3, shipped in the jar) and on generated 2-D Gaussian blobs",
+                "(8 blobs, k=8); prints cost, cluster sizes, backend and time; writes PNG plots.",
+                "Works without a GPU: backend auto falls back to the CPU."})
+final class DemoCommand extends SparkCommand {
+    @Option(names = "--out-dir", paramLabel = "DIR", defaultValue = "./sparkgpu-demo",
+            description = "Directory for the PNG plots. Default: ${DEFAULT-VALUE}.")
+    Path outDir;
+
+    @Option(names = "--points", paramLabel = "N", defaultValue = "1000000",
+            description = "Number of generated points (>= 1000). Default: ${DEFAULT-VALUE}.")
+    long points;
+
+    @Option(names = "--partitions", paramLabel = "N", defaultValue = "8",
+            description = "Partitions of the generated data. Default: ${DEFAULT-VALUE}.")
+    int partitions;
+
+    @Option(names = "--seed", paramLabel = "SEED", defaultValue = "42",
+            description = "Seed of the data generator and of the initialisation. Default: ${DEFAULT-VALUE}.")
+    long seed;
+
+    @Option(names = "--backend", paramLabel = "BACKEND",
+            description = "auto, gpu or cpu. Default: spark.sparkgpu.backend if set, else auto (GPU when usable).")
+    String backend;
+
+    @Option(names = "--plot-points", paramLabel = "N", defaultValue = "20000",
+            description = "At most this many (sampled) generated points in the blob plot. Default: ${DEFAULT-VALUE}.")
+    int plotPoints;
+
+    @Override
+    public Integer call() throws Exception {
+        if (points < 1000) {
+            throw usage("Invalid value for option '--points': must be >= 1000, got " + points);
+        }
+        if (partitions < 1) {
+            throw usage("Invalid value for option '--partitions': must be >= 1, got " + partitions);
+        }
+        if (plotPoints < 1) {
+            throw usage("Invalid value for option '--plot-points': must be >= 1, got " + plotPoints);
+        }
+        Backend explicit = parseBackend(backend, "--backend");
+        Files.createDirectories(outDir);
+        long t0 = System.nanoTime();
+        PrintWriter out = out();
+        try (SparkSession spark = startSpark("spark-gpu demo")) {
+            Backend be = backendOrConfigured(explicit);
+            out.printf(Locale.ROOT, "spark-gpu demo: master %s, backend %s, plots in %s%n",
+                    spark.sparkContext().master(), be.id(), outDir.toAbsolutePath().normalize());
+            iris(spark, be, out);
+            blobs(spark, be, out);
+            out.printf(Locale.ROOT, "%ndemo finished in %.2f s%n", secondsSince(t0));
+        }
+        return SparkGpuCli.EXIT_OK;
+    }
+
+    private KMeansConfig config(int k, Backend be) {
+        KMeansConfig cfg = new KMeansConfig();
+        cfg.k = k;
+        cfg.maxIter = 20;
+        cfg.tol = 1e-4;
+        cfg.seed = seed;
+        cfg.initMode = KMeansConfig.INIT_PARALLEL;
+        cfg.backend = be;
+        return cfg;
+    }
+
+    private void iris(SparkSession spark, Backend be, PrintWriter out) throws Exception {
+        out.printf(Locale.ROOT, "%n== Iris (Fisher 1936): 150 flowers, 4 measurements, k=3 ==%n");
+        long t0 = System.nanoTime();
+        Dataset<Row> iris = DemoData.iris(spark).cache();
+        KMeansConfig cfg = config(3, be);
+        KMeansResult r = KMeansTrainer.train(iris, "features", null, cfg, KMeansReport.progress(out));
+        double trainSeconds = secondsSince(t0);
+        List<Row> rows = KMeansTrainer.predict(iris, "features", "prediction", r.centers, false, be)
+                .select("petal_length", "petal_width", "species", "prediction").collectAsList();
+        iris.unpersist(false);
+
+        long[][] table = new long[3][DemoData.IRIS_SPECIES.length];
+        int n = rows.size();
+        double[] px = new double[n];
+        double[] py = new double[n];
+        int[] cluster = new int[n];
+        int[] species = new int[n];
+        for (int i = 0; i < n; i++) {
+            Row row = rows.get(i);
+            px[i] = row.getDouble(0);
+            py[i] = row.getDouble(1);
+            species[i] = DemoData.speciesIndex(row.getString(2));
+            cluster[i] = row.getInt(3);
+            table[cluster[i]][species[i]]++;
+        }
+        KMeansReport.summary(out, r, 3, 4, false, trainSeconds, secondsSince(t0));
+        out.println("  cluster x species:");
+        out.printf(Locale.ROOT, "    %-9s %10s %10s %10s%n", "", "setosa", "versicolor", "virginica");
+        for (int c = 0; c < table.length; c++) {
+            out.printf(Locale.ROOT, "    cluster %d %10d %10d %10d%n", c, table[c][0], table[c][1], table[c][2]);
+        }
+        out.printf(Locale.ROOT, "  purity        %.4f (share of flowers in their cluster's majority species)%n",
+                purity(table));
+
+        // petal length and width separate the species best, so the plots use them (dimensions 2 and 3)
+        KMeansReport.Sample s = new KMeansReport.Sample(px, py, cluster);
+        Path clusters = KMeansReport.plotClusters(outDir.resolve("iris-kmeans.png"),
+                "Iris: k-means clusters (k=3, all four measurements)", "petal length (cm)", "petal width (cm)",
+                s, r.centers, 2, 3);
+        XYChart bySpecies = Plots.scatter("Iris: species", "petal length (cm)", "petal width (cm)", px, py, species,
+                Arrays.asList(DemoData.IRIS_SPECIES));
+        Path speciesPlot = Plots.savePng(bySpecies, outDir.resolve("iris-species.png"));
+        out.println("  plots         " + clusters + ", " + speciesPlot);
+        out.flush();
+    }
+
+    private void blobs(SparkSession spark, Backend be, PrintWriter out) throws Exception {
+        out.printf(Locale.ROOT, "%n== Gaussian blobs: %,d points in 2-D, %d blobs (radius %.0f, sigma %.0f), k=%d ==%n",
+                points, DemoData.BLOBS, DemoData.BLOB_RADIUS, DemoData.BLOB_SIGMA, DemoData.BLOBS);
+        long t0 = System.nanoTime();
+        Dataset<Row> blobs = DemoData.blobs(spark, points, seed, partitions);
+        KMeansConfig cfg = config(DemoData.BLOBS, be);
+        KMeansResult r = KMeansTrainer.train(blobs, "features", null, cfg, KMeansReport.progress(out));
+        double trainSeconds = secondsSince(t0);
+
+        List<Row> counts = KMeansTrainer.predict(blobs, "features", "prediction", r.centers, false, be)
+                .groupBy("prediction", "blob").count().collectAsList();
+        long[][] table = new long[cfg.k][DemoData.BLOBS];
+        for (Row row : counts) {
+            table[row.getInt(0)][row.getInt(1)] = row.getLong(2);
+        }
+        double worst = 0;
+        for (int b = 0; b < DemoData.BLOBS; b++) {
+            double[] t = DemoData.blobCentre(b);
+            double best = Double.POSITIVE_INFINITY;
+            for (double[] c : r.centers) {
+                best = Math.min(best, Math.hypot(c[0] - t[0], c[1] - t[1]));
+            }
+            worst = Math.max(worst, best);
+        }
+        KMeansReport.summary(out, r, cfg.k, 2, false, trainSeconds, secondsSince(t0));
+        out.printf(Locale.ROOT, "  purity        %.4f (share of points in their cluster's majority blob)%n", purity(table));
+        out.printf(Locale.ROOT, "  centre error  %.4f (largest distance from a true blob centre to the nearest found one)%n",
+                worst);
+
+        KMeansReport.Sample s = KMeansReport.sample(blobs, "features", r.numPoints, plotPoints, seed, r.centers,
+                false, be, 0, 1);
+        Path clusters = KMeansReport.plotClusters(outDir.resolve("blobs-kmeans.png"),
+                String.format(Locale.ROOT, "Gaussian blobs: k-means clusters (k=%d, %,d of %,d points shown)",
+                        cfg.k, s.x.length, r.numPoints), "x", "y", s, r.centers, 0, 1);
+        Path cost = KMeansReport.plotCost(outDir.resolve("blobs-cost.png"),
+                "Gaussian blobs: k-means cost per iteration", r);
+        out.println("  plots         " + clusters + ", " + cost);
+        out.flush();
+    }
+
+    /** Share of points that belong to the majority label of their cluster (table[cluster][label]). */
+    static double purity(long[][] table) {
+        long total = 0;
+        long majority = 0;
+        for (long[] row : table) {
+            long max = 0;
+            for (long v : row) {
+                total += v;
+                max = Math.max(max, v);
+            }
+            majority += max;
+        }
+        return total == 0 ? Double.NaN : (double) majority / total;
+    }
+}

@@ -1,0 +1,206 @@
+package io.sparkgpu.jobs;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.ml.linalg.SQLDataTypes;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
+import org.apache.spark.sql.types.ArrayType;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.NumericType;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import picocli.CommandLine;
+import picocli.CommandLine.ParameterException;
+
+/** Reading the input of a job and turning the {@code --features} columns into one feature column. */
+final class InputData {
+    enum Format { auto, csv, parquet }
+
+    private InputData() {
+    }
+
+    /** Resolved features: the frame to train on, its feature column and the names of the dimensions (if known). */
+    static final class Features {
+        final Dataset<Row> df;
+        final String column;
+        /** Names of the feature dimensions when they came from scalar columns, else null. */
+        final List<String> names;
+        /** True when {@link #column} was added by us (and must not reach the output). */
+        final boolean assembled;
+
+        Features(Dataset<Row> df, String column, List<String> names, boolean assembled) {
+            this.df = df;
+            this.column = column;
+            this.names = names;
+            this.assembled = assembled;
+        }
+
+        String axisName(int j) {
+            return names != null ? names.get(j) : column + "[" + j + "]";
+        }
+    }
+
+    static FileSystem fileSystem(SparkSession spark, String path) {
+        try {
+            return new Path(path).getFileSystem(spark.sparkContext().hadoopConfiguration());
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot access " + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    static boolean exists(SparkSession spark, String path) {
+        try {
+            return fileSystem(spark, path).exists(new Path(path));
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot access " + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Reads {@code input} (a file, a directory or a glob) as CSV with a header row or as Parquet. */
+    static Dataset<Row> read(SparkSession spark, String input, Format format, CommandLine cl) {
+        FileStatus[] matches;
+        try {
+            matches = fileSystem(spark, input).globStatus(new Path(input));
+        } catch (IOException e) {
+            throw new ParameterException(cl, "--input: cannot access " + input + ": " + e.getMessage());
+        }
+        if (matches == null || matches.length == 0) {
+            throw new ParameterException(cl, "--input: path does not exist: " + input);
+        }
+        Format f = format == Format.auto ? detect(spark, input, matches, cl) : format;
+        if (f == Format.csv) {
+            return spark.read().option("header", "true").option("inferSchema", "true").csv(input);
+        }
+        return spark.read().parquet(input);
+    }
+
+    static Format byName(String name) {
+        String n = name.toLowerCase(Locale.ROOT);
+        for (String z : new String[] {".gz", ".bz2", ".deflate", ".lz4", ".snappy", ".zst"}) {
+            if (n.endsWith(z)) {
+                n = n.substring(0, n.length() - z.length());
+                break;
+            }
+        }
+        if (n.endsWith(".csv")) {
+            return Format.csv;
+        }
+        if (n.endsWith(".parquet") || n.endsWith(".parq")) {
+            return Format.parquet;
+        }
+        return null;
+    }
+
+    private static Format detect(SparkSession spark, String input, FileStatus[] matches, CommandLine cl) {
+        String trimmed = input.replaceAll("/+$", "");
+        Format f = byName(trimmed);
+        if (f != null) {
+            return f;
+        }
+        // a directory (say, the output of a Spark job): look at the data files inside
+        for (FileStatus st : matches) {
+            if (!st.isDirectory()) {
+                continue;
+            }
+            try {
+                for (FileStatus child : fileSystem(spark, input).listStatus(st.getPath())) {
+                    String name = child.getPath().getName();
+                    if (child.isFile() && !name.startsWith("_") && !name.startsWith(".")) {
+                        Format cf = byName(name);
+                        if (cf != null) {
+                            return cf;
+                        }
+                    }
+                }
+            } catch (IOException e) {
+                throw new ParameterException(cl, "--input: cannot list " + st.getPath() + ": " + e.getMessage());
+            }
+        }
+        throw new ParameterException(cl, "--input: cannot tell the format of " + input
+                + " from its name; pass --format csv or --format parquet");
+    }
+
+    /**
+     * Resolves {@code --features}: one vector or numeric-array column is used as it is; otherwise every listed
+     * column must be numeric and they are assembled (as doubles) into a new array column.
+     */
+    static Features features(Dataset<Row> df, String spec, String option, CommandLine cl) {
+        List<String> names = new ArrayList<>();
+        for (String s : spec.split(",", -1)) {
+            String t = s.trim();
+            if (t.isEmpty()) {
+                throw new ParameterException(cl, option + ": empty column name in '" + spec + "'");
+            }
+            if (names.contains(t)) {
+                throw new ParameterException(cl, option + ": column '" + t + "' is listed twice");
+            }
+            names.add(t);
+        }
+        StructType schema = df.schema();
+        if (names.size() == 1) {
+            StructField f = field(schema, names.get(0), option, cl);
+            DataType t = f.dataType();
+            if (t.equals(SQLDataTypes.VectorType())
+                    || (t instanceof ArrayType && ((ArrayType) t).elementType() instanceof NumericType)) {
+                return new Features(df, f.name(), null, false);
+            }
+        }
+        List<Column> cols = new ArrayList<>();
+        List<String> resolved = new ArrayList<>();
+        for (String n : names) {
+            StructField f = field(schema, n, option, cl);
+            if (!(f.dataType() instanceof NumericType)) {
+                throw new ParameterException(cl, option + ": column '" + f.name() + "' has type "
+                        + f.dataType().simpleString() + "; k-means needs numeric columns"
+                        + (names.size() == 1 ? " or one vector/array column" : ""));
+            }
+            cols.add(df.col(quote(f.name())).cast(DataTypes.DoubleType));
+            resolved.add(f.name());
+        }
+        String col = freshName(schema, "features");
+        return new Features(df.withColumn(col, functions.array(cols.toArray(new Column[0]))), col, resolved, true);
+    }
+
+    static StructField field(StructType schema, String name, String option, CommandLine cl) {
+        for (StructField f : schema.fields()) {
+            if (f.name().equals(name)) {
+                return f;
+            }
+        }
+        for (StructField f : schema.fields()) {
+            if (f.name().equalsIgnoreCase(name)) {
+                return f;
+            }
+        }
+        throw new ParameterException(cl, option + ": column '" + name + "' does not exist; the input has "
+                + String.join(", ", Arrays.asList(schema.fieldNames())));
+    }
+
+    static String freshName(StructType schema, String base) {
+        java.util.Set<String> taken = new java.util.HashSet<>();
+        for (String f : schema.fieldNames()) {
+            taken.add(f.toLowerCase(Locale.ROOT));
+        }
+        String n = base;
+        for (int i = 1; taken.contains(n.toLowerCase(Locale.ROOT)); i++) {
+            n = base + "_" + i;
+        }
+        return n;
+    }
+
+    /** Backtick-quotes a column name so that dots and spaces in it are taken literally. */
+    static String quote(String name) {
+        return "`" + name.replace("`", "``") + "`";
+    }
+}

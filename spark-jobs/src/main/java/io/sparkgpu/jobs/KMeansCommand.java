@@ -1,0 +1,297 @@
+package io.sparkgpu.jobs;
+
+import io.sparkgpu.cuda.Backend;
+import io.sparkgpu.kmeans.KMeansConfig;
+import io.sparkgpu.kmeans.KMeansResult;
+import io.sparkgpu.kmeans.KMeansTrainer;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.spark.ml.linalg.SQLDataTypes;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.DataFrameWriter;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SaveMode;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
+import org.apache.spark.sql.types.ArrayType;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.MapType;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.storage.StorageLevel;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code sparkgpu kmeans}: fits k-means to a CSV or Parquet input and writes predictions, model and plot. */
+@Command(name = "kmeans", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Cluster the rows of a CSV or Parquet file with k-means (GPU when usable, else CPU).",
+                "Prints per-iteration progress and a summary; optionally writes predictions, the model and a plot."},
+        footer = {"", "Example:",
+                "  sparkgpu kmeans --input points.csv --features x,y -k 8 \\",
+                "      --output pred.parquet --model-out model --plot clusters.png"})
+final class KMeansCommand extends SparkCommand {
+    enum Distance { euclidean, cosine }
+
+    enum OutputFormat { parquet, csv }
+
+    @Option(names = "--input", required = true, paramLabel = "PATH",
+            description = "Input file, directory or glob: CSV with a header row, or Parquet.")
+    String input;
+
+    @Option(names = "--format", paramLabel = "FMT", defaultValue = "auto",
+            description = "Input format: csv, parquet or auto (from the file extension). Default: ${DEFAULT-VALUE}.")
+    InputData.Format format;
+
+    @Option(names = "--features", required = true, paramLabel = "COLS",
+            description = "Comma-separated numeric columns (assembled into one array<double>), or one vector/array column.")
+    String features;
+
+    @Option(names = "--weight", paramLabel = "COL", description = "Numeric column of non-negative point weights.")
+    String weight;
+
+    @Option(names = "-k", paramLabel = "K", defaultValue = "2",
+            description = "Number of clusters (>= 2). Default: ${DEFAULT-VALUE}.")
+    int k;
+
+    @Option(names = "--max-iter", paramLabel = "N", defaultValue = "20",
+            description = "Maximum number of Lloyd iterations (>= 0). Default: ${DEFAULT-VALUE}.")
+    int maxIter;
+
+    @Option(names = "--tol", paramLabel = "TOL", defaultValue = "1e-4",
+            description = "Stop when no centre moves more than this. Default: ${DEFAULT-VALUE}.")
+    double tol;
+
+    @Option(names = "--seed", paramLabel = "SEED", defaultValue = "42",
+            description = "Seed of the initialisation (and of plot sampling). Default: ${DEFAULT-VALUE}.")
+    long seed;
+
+    @Option(names = "--init", paramLabel = "MODE", defaultValue = KMeansConfig.INIT_PARALLEL,
+            description = "Initialisation: random or k-means|| (quote it in a shell). Default: ${DEFAULT-VALUE}.")
+    String init;
+
+    @Option(names = "--init-steps", paramLabel = "N", defaultValue = "2",
+            description = "Rounds of k-means|| sampling (>= 1). Default: ${DEFAULT-VALUE}.")
+    int initSteps;
+
+    @Option(names = "--distance", paramLabel = "MEASURE", defaultValue = "euclidean",
+            description = "euclidean or cosine. Default: ${DEFAULT-VALUE}.")
+    Distance distance;
+
+    @Option(names = "--backend", paramLabel = "BACKEND",
+            description = "auto, gpu or cpu. Default: spark.sparkgpu.backend if set, else auto (GPU when usable).")
+    String backend;
+
+    @Option(names = "--output", paramLabel = "PATH", description = "Write the input columns plus the prediction here.")
+    String output;
+
+    @Option(names = "--output-format", paramLabel = "FMT", defaultValue = "parquet",
+            description = "Format of --output: parquet or csv. Default: ${DEFAULT-VALUE}.")
+    OutputFormat outputFormat;
+
+    @Option(names = "--prediction-col", paramLabel = "COL", defaultValue = "prediction",
+            description = "Name of the cluster column in --output. Default: ${DEFAULT-VALUE}.")
+    String predictionCol;
+
+    @Option(names = "--model-out", paramLabel = "DIR",
+            description = "Write the model: DIR/centers (Parquet: cluster, center) and DIR/summary.json.")
+    String modelOut;
+
+    @Option(names = "--overwrite", description = "Replace --output and --model-out if they exist.")
+    boolean overwrite;
+
+    @Option(names = "--plot", paramLabel = "FILE.png",
+            description = "Write a PNG scatter plot of the first two features coloured by cluster, centres marked.")
+    Path plot;
+
+    @Option(names = "--plot-points", paramLabel = "N", defaultValue = "20000",
+            description = "At most this many (sampled) points in --plot. Default: ${DEFAULT-VALUE}.")
+    int plotPoints;
+
+    /** Checks the option values and turns them into a trainer configuration (usage errors name the option). */
+    KMeansConfig config() {
+        if (k < 2) {
+            throw usage("Invalid value for option '-k': must be >= 2, got " + k);
+        }
+        if (maxIter < 0) {
+            throw usage("Invalid value for option '--max-iter': must be >= 0, got " + maxIter);
+        }
+        if (!(tol >= 0) || Double.isInfinite(tol)) {
+            throw usage("Invalid value for option '--tol': must be a finite number >= 0, got " + tol);
+        }
+        if (initSteps < 1) {
+            throw usage("Invalid value for option '--init-steps': must be >= 1, got " + initSteps);
+        }
+        String mode = init.trim().toLowerCase(Locale.ROOT);
+        if (!mode.equals(KMeansConfig.INIT_RANDOM) && !mode.equals(KMeansConfig.INIT_PARALLEL)) {
+            throw usage("Invalid value for option '--init': expected random or k-means||, got '" + init + "'");
+        }
+        if (plotPoints < 1) {
+            throw usage("Invalid value for option '--plot-points': must be >= 1, got " + plotPoints);
+        }
+        if (plot != null && !plot.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".png")) {
+            throw usage("Invalid value for option '--plot': the file name must end in .png, got " + plot);
+        }
+        if (weight != null && weight.isBlank()) {
+            throw usage("Invalid value for option '--weight': empty column name");
+        }
+        if (predictionCol.isBlank()) {
+            throw usage("Invalid value for option '--prediction-col': empty column name");
+        }
+        KMeansConfig cfg = new KMeansConfig();
+        cfg.k = k;
+        cfg.maxIter = maxIter;
+        cfg.tol = tol;
+        cfg.seed = seed;
+        cfg.initMode = mode;
+        cfg.initSteps = initSteps;
+        cfg.cosine = distance == Distance.cosine;
+        cfg.backend = parseBackend(backend, "--backend");
+        return cfg;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        KMeansConfig cfg = config();
+        long t0 = System.nanoTime();
+        PrintWriter out = out();
+        try (SparkSession spark = startSpark("spark-gpu k-means")) {
+            Dataset<Row> raw = InputData.read(spark, input, format, commandLine());
+            InputData.Features feats = InputData.features(raw, features, "--features", commandLine());
+            String weightCol = null;
+            if (weight != null) {
+                weightCol = InputData.field(raw.schema(), weight.trim(), "--weight", commandLine()).name();
+            }
+            for (String f : raw.schema().fieldNames()) {
+                if (output != null && f.equalsIgnoreCase(predictionCol)) {
+                    throw usage("--prediction-col: the input already has a column '" + f
+                            + "'; choose another name with --prediction-col");
+                }
+            }
+            checkTarget(spark, output, "--output");
+            checkTarget(spark, modelOut, "--model-out");
+            if (cfg.backend == null) {
+                cfg.backend = backendOrConfigured(null);
+            }
+
+            out.printf(Locale.ROOT, "k-means: input %s, features %s, k=%d, distance %s, init %s, backend %s, master %s%n",
+                    input, feats.names != null ? String.join(",", feats.names) : feats.column, cfg.k, distance,
+                    cfg.initMode, cfg.backend.id(), spark.sparkContext().master());
+            out.flush();
+
+            Dataset<Row> data = feats.df;
+            boolean reuse = output != null || plot != null;
+            if (reuse) {
+                data = data.persist(StorageLevel.MEMORY_AND_DISK());
+            }
+            try {
+                long tTrain = System.nanoTime();
+                KMeansResult r = train(data, feats, weightCol, cfg);
+                double trainSeconds = secondsSince(tTrain);
+                int d = r.centers[0].length;
+
+                if (output != null) {
+                    Dataset<Row> pred = KMeansTrainer.predict(data, feats.column, predictionCol, r.centers, cfg.cosine,
+                            cfg.backend);
+                    if (feats.assembled) {
+                        pred = pred.drop(feats.column);
+                    }
+                    writePredictions(pred, output);
+                    out.println("  predictions   " + output + " (" + outputFormat + ")");
+                }
+                if (modelOut != null) {
+                    ModelOutput.writeKMeans(spark, modelOut, r, modelParams(feats, cfg), overwrite);
+                    out.println("  model         " + modelOut);
+                }
+                if (plot != null) {
+                    if (d < 2) {
+                        out.println("  plot          skipped: --plot needs at least two feature dimensions, got " + d);
+                    } else {
+                        KMeansReport.Sample s = KMeansReport.sample(data, feats.column, r.numPoints, plotPoints, seed,
+                                r.centers, cfg.cosine, cfg.backend, 0, 1);
+                        KMeansReport.plotClusters(plot, String.format(Locale.ROOT, "k-means, k=%d (%s, %s distance)",
+                                cfg.k, input, distance), feats.axisName(0), feats.axisName(1), s, r.centers, 0, 1);
+                        out.println("  plot          " + plot + " (" + s.x.length + " points)");
+                    }
+                }
+                out.println("k-means finished");
+                KMeansReport.summary(out, r, cfg.k, d, cfg.cosine, trainSeconds, secondsSince(t0));
+            } finally {
+                if (reuse) {
+                    data.unpersist(false);
+                }
+            }
+        }
+        return SparkGpuCli.EXIT_OK;
+    }
+
+    private KMeansResult train(Dataset<Row> data, InputData.Features feats, String weightCol, KMeansConfig cfg) {
+        try {
+            return KMeansTrainer.train(data, feats.column, weightCol, cfg, KMeansReport.progress(out()));
+        } catch (Exception e) { // Spark's job failures are checked SparkExceptions thrown without declaration
+            IllegalArgumentException iae = SparkGpuCli.find(e, IllegalArgumentException.class);
+            if (iae != null && feats.assembled && iae.getMessage() != null && iae.getMessage().contains("'" + feats.column + "'")) {
+                throw new IllegalArgumentException(iae.getMessage() + " (column '" + feats.column
+                        + "' holds the values of --features " + String.join(",", feats.names) + ")", e);
+            }
+            throw e;
+        }
+    }
+
+    private void checkTarget(SparkSession spark, String path, String option) {
+        if (path == null) {
+            return;
+        }
+        if (path.replaceAll("/+$", "").equals(input.replaceAll("/+$", ""))) {
+            throw usage(option + ": must not be the same path as --input (" + input + ")");
+        }
+        if (!overwrite && InputData.exists(spark, path)) {
+            throw usage(option + ": " + path + " already exists (pass --overwrite to replace it)");
+        }
+    }
+
+    private Map<String, Object> modelParams(InputData.Features feats, KMeansConfig cfg) {
+        Map<String, Object> p = new LinkedHashMap<>();
+        p.put("input", input);
+        p.put("features", feats.names != null ? feats.names.toArray(new String[0]) : new String[] {feats.column});
+        p.put("weight", weight);
+        p.put("distance", distance.name());
+        p.put("initMode", cfg.initMode);
+        p.put("initSteps", cfg.initSteps);
+        p.put("maxIter", cfg.maxIter);
+        p.put("tol", cfg.tol);
+        p.put("seed", cfg.seed);
+        return p;
+    }
+
+    private void writePredictions(Dataset<Row> pred, String path) {
+        Dataset<Row> df = outputFormat == OutputFormat.csv ? flattenForCsv(pred) : pred;
+        DataFrameWriter<Row> w = df.write().mode(overwrite ? SaveMode.Overwrite : SaveMode.ErrorIfExists);
+        if (outputFormat == OutputFormat.csv) {
+            w.option("header", "true").csv(path);
+        } else {
+            w.parquet(path);
+        }
+    }
+
+    /** CSV holds only scalars: vector, array, map and struct columns are written as JSON text. */
+    static Dataset<Row> flattenForCsv(Dataset<Row> df) {
+        StructType schema = df.schema();
+        Column[] cols = new Column[schema.fields().length];
+        for (int i = 0; i < cols.length; i++) {
+            StructField f = schema.fields()[i];
+            DataType t = f.dataType();
+            Column c = df.col(InputData.quote(f.name()));
+            if (t.equals(SQLDataTypes.VectorType())) {
+                c = functions.to_json(org.apache.spark.ml.functions.vector_to_array(c, "float64"));
+            } else if (t instanceof ArrayType || t instanceof MapType || t instanceof StructType) {
+                c = functions.to_json(c);
+            }
+            cols[i] = c.as(f.name());
+        }
+        return df.select(cols);
+    }
+}

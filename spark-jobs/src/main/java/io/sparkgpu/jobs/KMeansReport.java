@@ -1,0 +1,128 @@
+package io.sparkgpu.jobs;
+
+import io.sparkgpu.kmeans.Features;
+import io.sparkgpu.kmeans.KMeansProgress;
+import io.sparkgpu.kmeans.KMeansResult;
+import io.sparkgpu.kmeans.KMeansTrainer;
+import io.sparkgpu.cuda.Backend;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.knowm.xchart.XYChart;
+
+/** Console output and plots of a k-means run, shared by the kmeans and demo commands. */
+final class KMeansReport {
+    private KMeansReport() {
+    }
+
+    /** Prints one line per Lloyd iteration. */
+    static KMeansProgress progress(PrintWriter out) {
+        return (iteration, cost, maxShift) -> {
+            out.printf(Locale.ROOT, "  iteration %3d   cost %.6e   max centre shift %.4e%n", iteration, cost, maxShift);
+            out.flush();
+        };
+    }
+
+    static void summary(PrintWriter out, KMeansResult r, int k, int d, boolean cosine, double trainSeconds,
+                        double wallSeconds) {
+        out.printf(Locale.ROOT, "  points        %,d (d=%d)%n", r.numPoints, d);
+        out.printf(Locale.ROOT, "  k             %d%n", k);
+        out.printf(Locale.ROOT, "  iterations    %d (%s)%n", r.iterations, r.converged ? "converged" : "not converged");
+        out.printf(Locale.ROOT, "  cost          %.6e (sum of %s to the nearest centre)%n", r.finalCost,
+                cosine ? "cosine distances" : "squared distances");
+        out.printf(Locale.ROOT, "  cluster sizes %s%n", Arrays.toString(r.clusterSizes));
+        out.printf(Locale.ROOT, "  backend       %s%n", r.backend);
+        out.printf(Locale.ROOT, "  train time    %.2f s%n", trainSeconds);
+        out.printf(Locale.ROOT, "  wall time     %.2f s%n", wallSeconds);
+        out.flush();
+    }
+
+    /** Two coordinates of sampled points with their cluster. */
+    static final class Sample {
+        final double[] x;
+        final double[] y;
+        final int[] cluster;
+
+        Sample(double[] x, double[] y, int[] cluster) {
+            this.x = x;
+            this.y = y;
+            this.cluster = cluster;
+        }
+    }
+
+    /**
+     * Takes about {@code maxPoints} rows of {@code df} (seeded), predicts their cluster and returns feature
+     * dimensions {@code jx} and {@code jy}. Only the sample is predicted, so this costs one cheap pass.
+     */
+    static Sample sample(Dataset<Row> df, String featuresCol, long numPoints, int maxPoints, long seed,
+                         double[][] centers, boolean cosine, Backend backend, int jx, int jy) {
+        Dataset<Row> s = df;
+        if (numPoints > maxPoints) {
+            double fraction = Math.min(1.0, 1.1 * maxPoints / numPoints);
+            s = df.sample(false, fraction, seed).limit(maxPoints);
+        }
+        String pred = InputData.freshName(df.schema(), "prediction");
+        List<Row> rows = KMeansTrainer.predict(s.select(InputData.quote(featuresCol)), featuresCol, pred, centers,
+                cosine, backend).collectAsList();
+        double[] x = new double[rows.size()];
+        double[] y = new double[rows.size()];
+        int[] c = new int[rows.size()];
+        for (int i = 0; i < rows.size(); i++) {
+            double[] p = Features.read(rows.get(i), 0, featuresCol);
+            x[i] = p[jx];
+            y[i] = p[jy];
+            c[i] = rows.get(i).getInt(1);
+        }
+        return new Sample(x, y, c);
+    }
+
+    /** Scatter of the sample coloured by cluster, with the centres (dimensions jx, jy) marked. */
+    static Path plotClusters(Path file, String title, String xName, String yName, Sample s, double[][] centers,
+                             int jx, int jy) throws IOException {
+        int k = centers.length;
+        List<String> names = new ArrayList<>();
+        for (int c = 0; c < k; c++) {
+            names.add("cluster " + c);
+        }
+        XYChart chart = Plots.scatter(title, xName, yName, s.x, s.y, s.cluster, names);
+        double[] cx = new double[k];
+        double[] cy = new double[k];
+        for (int c = 0; c < k; c++) {
+            cx[c] = centers[c][jx];
+            cy[c] = centers[c][jy];
+        }
+        Plots.addCentres(chart, "centres", cx, cy);
+        return Plots.savePng(chart, file);
+    }
+
+    /** Cost per iteration (log scale when every cost is positive). */
+    static Path plotCost(Path file, String title, KMeansResult r) throws IOException {
+        double[] it = new double[r.history.size()];
+        double[] cost = new double[r.history.size()];
+        boolean positive = true;
+        for (int i = 0; i < it.length; i++) {
+            it[i] = i + 1;
+            cost[i] = r.history.get(i)[0];
+            positive &= cost[i] > 0;
+        }
+        double lo = Double.POSITIVE_INFINITY;
+        double hi = 0;
+        for (double c : cost) {
+            lo = Math.min(lo, c);
+            hi = Math.max(hi, c);
+        }
+        // a log axis only helps when the cost falls by orders of magnitude
+        XYChart chart = Plots.lines(title, "iteration", "cost (before the update)", positive && hi > 100 * lo);
+        chart.getStyler().setYAxisDecimalPattern("0.000E0");
+        if (it.length > 0) {
+            Plots.addLine(chart, "cost", it, cost);
+        }
+        return Plots.savePng(chart, file);
+    }
+}

@@ -1,0 +1,153 @@
+package io.sparkgpu.jobs;
+
+import io.sparkgpu.kmeans.KMeansResult;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SaveMode;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * The model directory written by {@code kmeans --model-out DIR}: {@code DIR/centers} (Parquet with columns
+ * cluster int, center array&lt;double&gt;) and {@code DIR/summary.json}.
+ *
+ * <p>Stop-gap until the Spark ML estimator (GpuKMeans / GpuKMeansModel) is merged; then {@link #writeKMeans}
+ * becomes {@code model.write().overwrite().save(dir)} and this format goes away.
+ */
+final class ModelOutput {
+    static final String CENTERS = "centers";
+    static final String SUMMARY = "summary.json";
+
+    private ModelOutput() {
+    }
+
+    static void writeKMeans(SparkSession spark, String dir, KMeansResult r, Map<String, Object> params,
+                            boolean overwrite) throws IOException {
+        Path root = new Path(dir);
+        FileSystem fs = root.getFileSystem(spark.sparkContext().hadoopConfiguration());
+        if (fs.exists(root)) {
+            if (!overwrite) {
+                throw new IllegalArgumentException("--model-out: " + dir + " already exists (pass --overwrite to replace it)");
+            }
+            fs.delete(root, true);
+        }
+        List<Row> rows = new ArrayList<>();
+        for (int c = 0; c < r.centers.length; c++) {
+            rows.add(RowFactory.create(c, toList(r.centers[c])));
+        }
+        StructType schema = new StructType()
+                .add("cluster", DataTypes.IntegerType, false)
+                .add("center", DataTypes.createArrayType(DataTypes.DoubleType, false), false);
+        spark.createDataFrame(rows, schema).coalesce(1).write().mode(SaveMode.ErrorIfExists)
+                .parquet(new Path(root, CENTERS).toString());
+
+        Map<String, Object> summary = new LinkedHashMap<>();
+        summary.put("algorithm", "k-means");
+        summary.putAll(params);
+        summary.put("k", r.centers.length);
+        summary.put("numFeatures", r.centers.length == 0 ? 0 : r.centers[0].length);
+        summary.put("numPoints", r.numPoints);
+        summary.put("iterations", r.iterations);
+        summary.put("converged", r.converged);
+        summary.put("trainingCost", r.trainingCost);
+        summary.put("cost", r.finalCost);
+        summary.put("clusterSizes", r.clusterSizes);
+        summary.put("backend", r.backend);
+        summary.put("centers", r.centers);
+        try (OutputStream os = fs.create(new Path(root, SUMMARY), false)) {
+            os.write((toJson(summary, "") + "\n").getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    private static List<Double> toList(double[] a) {
+        List<Double> l = new ArrayList<>(a.length);
+        for (double v : a) {
+            l.add(v);
+        }
+        return l;
+    }
+
+    /** Minimal JSON for maps, strings, numbers, booleans and primitive arrays (non-finite numbers become null). */
+    static String toJson(Object v, String indent) {
+        if (v == null) {
+            return "null";
+        }
+        if (v instanceof Map) {
+            StringBuilder sb = new StringBuilder("{\n");
+            String inner = indent + "  ";
+            int i = 0;
+            Map<?, ?> m = (Map<?, ?>) v;
+            for (Map.Entry<?, ?> e : m.entrySet()) {
+                sb.append(inner).append(quote(String.valueOf(e.getKey()))).append(": ").append(toJson(e.getValue(), inner));
+                sb.append(++i < m.size() ? ",\n" : "\n");
+            }
+            return sb.append(indent).append('}').toString();
+        }
+        if (v instanceof String) {
+            return quote((String) v);
+        }
+        if (v instanceof Boolean || v instanceof Integer || v instanceof Long) {
+            return v.toString();
+        }
+        if (v instanceof Number) {
+            double d = ((Number) v).doubleValue();
+            return Double.isFinite(d) ? Double.toString(d) : "null";
+        }
+        List<Object> items = new ArrayList<>();
+        if (v instanceof double[]) {
+            for (double d : (double[]) v) {
+                items.add(d);
+            }
+        } else if (v instanceof long[]) {
+            for (long d : (long[]) v) {
+                items.add(d);
+            }
+        } else if (v instanceof int[]) {
+            for (int d : (int[]) v) {
+                items.add(d);
+            }
+        } else if (v instanceof Object[]) {
+            items.addAll(List.of((Object[]) v));
+        } else if (v instanceof List) {
+            items.addAll((List<?>) v);
+        } else {
+            return quote(v.toString());
+        }
+        List<String> parts = new ArrayList<>();
+        for (Object o : items) {
+            parts.add(toJson(o, indent + "  "));
+        }
+        return "[" + String.join(", ", parts) + "]";
+    }
+
+    static String quote(String s) {
+        StringBuilder sb = new StringBuilder("\"");
+        for (char ch : s.toCharArray()) {
+            switch (ch) {
+                case '"': sb.append("\\\""); break;
+                case '\\': sb.append("\\\\"); break;
+                case '\n': sb.append("\\n"); break;
+                case '\r': sb.append("\\r"); break;
+                case '\t': sb.append("\\t"); break;
+                default:
+                    if (ch < 0x20) {
+                        sb.append(String.format(Locale.ROOT, "\\u%04x", (int) ch));
+                    } else {
+                        sb.append(ch);
+                    }
+            }
+        }
+        return sb.append('"').toString();
+    }
+}
