@@ -226,6 +226,17 @@ public class GpuKMeansModel extends Model<GpuKMeansModel> implements MLWritable 
         return summary;
     }
 
+    /**
+     * A model for centres trained directly with {@link KMeansTrainer} (as the CLI does), carrying the
+     * training summary, so that it can be saved, loaded and used by the SQL function like a fitted model.
+     */
+    public static GpuKMeansModel fromResult(KMeansResult r, boolean cosine, String featuresCol, String backend) {
+        GpuKMeansModel m = new GpuKMeansModel(org.apache.spark.ml.util.Identifiable.randomUID("GpuKMeansModel"), r.centers);
+        m.set(m.distanceMeasure, cosine ? GpuKMeansParams.COSINE : GpuKMeansParams.EUCLIDEAN);
+        m.setFeaturesCol(featuresCol).setBackend(backend);
+        return m.setSummary(GpuKMeansSummary.from(r));
+    }
+
     GpuKMeansModel setSummary(GpuKMeansSummary s) {
         this.summary = s;
         return this;

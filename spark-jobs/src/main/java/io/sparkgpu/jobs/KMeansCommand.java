@@ -203,7 +203,8 @@ final class KMeansCommand extends SparkCommand {
                     out.println("  predictions   " + output + " (" + outputFormat + ")");
                 }
                 if (modelOut != null) {
-                    ModelOutput.writeKMeans(spark, modelOut, r, modelParams(feats, cfg), overwrite);
+                    ModelOutput.writeKMeans(spark, modelOut, r, modelParams(feats, cfg), cfg.cosine, feats.column,
+                            cfg.backend.id(), overwrite);
                     out.println("  model         " + modelOut);
                 }
                 if (plot != null) {

@@ -1,5 +1,6 @@
 package io.sparkgpu.jobs;
 
+import io.sparkgpu.kmeans.GpuKMeansModel;
 import io.sparkgpu.kmeans.KMeansResult;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -11,29 +12,22 @@ import java.util.Locale;
 import java.util.Map;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.apache.spark.sql.Row;
-import org.apache.spark.sql.RowFactory;
-import org.apache.spark.sql.SaveMode;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.StructType;
 
 /**
- * The model directory written by {@code kmeans --model-out DIR}: {@code DIR/centers} (Parquet with columns
- * cluster int, center array&lt;double&gt;) and {@code DIR/summary.json}.
- *
- * <p>Stop-gap until the Spark ML estimator (GpuKMeans / GpuKMeansModel) is merged; then {@link #writeKMeans}
- * becomes {@code model.write().overwrite().save(dir)} and this format goes away.
+ * The model directory written by {@code kmeans --model-out DIR}: a {@link GpuKMeansModel} saved with the Spark
+ * ML writer (so {@code GpuKMeansModel.load(DIR)} and the SQL function {@code sparkgpu_kmeans_predict(DIR, ...)}
+ * read it), plus {@code DIR/summary.json}, a human-readable record of the job (input, feature columns,
+ * settings, cost, sizes, backend, centres).
  */
 final class ModelOutput {
-    static final String CENTERS = "centers";
     static final String SUMMARY = "summary.json";
 
     private ModelOutput() {
     }
 
     static void writeKMeans(SparkSession spark, String dir, KMeansResult r, Map<String, Object> params,
-                            boolean overwrite) throws IOException {
+                            boolean cosine, String featuresCol, String backend, boolean overwrite) throws IOException {
         Path root = new Path(dir);
         FileSystem fs = root.getFileSystem(spark.sparkContext().hadoopConfiguration());
         if (fs.exists(root)) {
@@ -42,15 +36,7 @@ final class ModelOutput {
             }
             fs.delete(root, true);
         }
-        List<Row> rows = new ArrayList<>();
-        for (int c = 0; c < r.centers.length; c++) {
-            rows.add(RowFactory.create(c, toList(r.centers[c])));
-        }
-        StructType schema = new StructType()
-                .add("cluster", DataTypes.IntegerType, false)
-                .add("center", DataTypes.createArrayType(DataTypes.DoubleType, false), false);
-        spark.createDataFrame(rows, schema).coalesce(1).write().mode(SaveMode.ErrorIfExists)
-                .parquet(new Path(root, CENTERS).toString());
+        GpuKMeansModel.fromResult(r, cosine, featuresCol, backend).write().save(dir);
 
         Map<String, Object> summary = new LinkedHashMap<>();
         summary.put("algorithm", "k-means");

@@ -116,13 +116,16 @@ class SparkGpuCliKMeansTest {
             }
             assertEquals(Set.of(0, 1, 2), used);
 
-            List<Row> centres = spark.read().parquet(model.resolve(ModelOutput.CENTERS).toString())
-                    .orderBy("cluster").collectAsList();
-            assertEquals(3, centres.size());
+            io.sparkgpu.kmeans.GpuKMeansModel loaded = io.sparkgpu.kmeans.GpuKMeansModel.load(model.toString());
+            assertEquals(3, loaded.summary().k(), "the saved model carries its training summary");
+            assertArrayEquals(new long[] {100, 100, 100}, java.util.Arrays.stream(loaded.summary().clusterSizes()).sorted().toArray());
+            double[][] centres = loaded.clusterCenters();
+            assertEquals(3, centres.length);
             for (int c = 0; c < 3; c++) {
-                Row row = centres.get(c);
-                assertEquals(c, row.getInt(0));
-                List<Double> centre = row.getList(1);
+                List<Double> centre = new java.util.ArrayList<>();
+                for (double v : centres[c]) {
+                    centre.add(v);
+                }
                 assertEquals(3, centre.size());
                 double best = Double.POSITIVE_INFINITY;
                 for (double[] t : TRUE_CENTRES) {
