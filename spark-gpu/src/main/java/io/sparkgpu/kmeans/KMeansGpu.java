@@ -183,6 +183,7 @@ public final class KMeansGpu {
             }
         }
     }
+
     /**
      * Times the accumulating step kernel alone on rows resident on the device, for benchmarks: no
      * allocation, centre upload, result download or host work is inside the measured interval. The rows are

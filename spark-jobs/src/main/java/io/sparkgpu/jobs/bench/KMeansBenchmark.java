@@ -446,8 +446,10 @@ public final class KMeansBenchmark {
         }
         rep.footnotes.add("total s: wall time of all timed iterations (ours; the GPU's first iteration includes the "
                 + "upload of x and w) or of the whole KMeans.fit call (MLlib: also initialisation, its own caching "
-                + "pass and the summary). s/iter: steady state = mean of iterations 2..iters (ours) or "
-                + "(fit(iters) - fit(1)) / (numIter - 1) (MLlib). speed-up = MLlib row s/iter / this row's s/iter. "
+                + "pass and the summary). s/iter: steady state = mean of iterations 2..iters; for MLlib an "
+                + "iteration runs from the start of its Spark job (collectAsMap in KMeans.scala) to the start of "
+                + "the next one, so driver work counts as it does for ours. speed-up = MLlib row s/iter / this "
+                + "row's s/iter. "
                 + "Each implementation ran one untimed warm-up iteration (MLlib: one untimed fit with maxIter 1) "
                 + "first. kernel row: median of the timed launches (CUDA events); GB/s counts the bytes of x and w "
                 + "read once.");
@@ -576,20 +578,28 @@ public final class KMeansBenchmark {
                 rows.add(new Row(name, n, d, k, String.valueOf(iters), Double.NaN, Double.NaN, "n/a (" + mllibWhy + ")"));
                 continue;
             }
-            progress("n=%d: MLlib %s solver (warm-up fit, fit(1), fit(%d))", n, solver, iters);
+            progress("n=%d: MLlib %s solver (untimed warm-up fit with maxIter 1, then fit with maxIter %d)", n, solver,
+                    iters);
             String sameInit = "";
             if (solver.equals("block")) {
                 MllibBaseline.Fit b0 = mllib.fit(solver, k, 0, o.seed);
                 sameInit = Arrays.equals(b0.centres, init) ? "" : "; WARNING: block init differs from row init";
             }
             mllib.fit(solver, k, 1, o.seed); // warm-up
-            MllibBaseline.Fit f1 = mllib.fit(solver, k, 1, o.seed);
             MllibBaseline.Fit f = mllib.fit(solver, k, iters, o.seed);
-            double perIter = f.numIter > 1 ? (f.seconds - f1.seconds) / (f.numIter - 1) : f.seconds;
+            double perIter = Double.NaN;
+            String timing;
+            if (f.iterationSeconds != null) {
+                perIter = steady(f.iterationSeconds);
+                timing = String.format(Locale.ROOT, "first iter %.3f s%s", f.iterationSeconds[0],
+                        solver.equals("block") ? " incl. blockify+cache" : "");
+                progress("  iteration seconds: %s", join(f.iterationSeconds));
+            } else {
+                timing = "iteration jobs not identified, s/iter n/a";
+            }
             String rel = oursRef == null ? "" : String.format(Locale.ROOT, "; max rel. centre diff vs ours %.2e",
                     maxRelDiff(oursRef, f.centres, k, d));
-            Row r = new Row(name, n, d, k, String.valueOf(f.numIter), f.seconds, perIter,
-                    String.format(Locale.ROOT, "fit(1) %.2f s%s%s", f1.seconds, rel, sameInit));
+            Row r = new Row(name, n, d, k, String.valueOf(f.numIter), f.seconds, perIter, timing + rel + sameInit);
             rows.add(r);
             if (solver.equals("row")) {
                 mllibRow = r;
@@ -720,11 +730,7 @@ public final class KMeansBenchmark {
             t[it] = (System.nanoTime() - t0) / 1e9;
         }
         double cost = FixedPoint.toDouble(acc, KMeansAccumulator.costAt(k, d), scales.costShift());
-        StringBuilder times = new StringBuilder();
-        for (double v : t) {
-            times.append(times.length() == 0 ? "" : " ").append(String.format(Locale.ROOT, "%.4f", v));
-        }
-        progress("  iteration seconds: %s", times);
+        progress("  iteration seconds: %s", join(t));
         return new Object[] {c, cost, t};
     }
 
@@ -800,6 +806,14 @@ public final class KMeansBenchmark {
             worst = Math.max(worst, Math.sqrt(diff) / Math.max(Math.sqrt(norm), Double.MIN_NORMAL));
         }
         return worst;
+    }
+
+    static String join(double[] t) {
+        StringBuilder sb = new StringBuilder();
+        for (double v : t) {
+            sb.append(sb.length() == 0 ? "" : " ").append(String.format(Locale.ROOT, "%.4f", v));
+        }
+        return sb.toString();
     }
 
     static double sum(double[] t) {

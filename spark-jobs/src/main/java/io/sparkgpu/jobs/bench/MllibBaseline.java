@@ -13,14 +13,22 @@ interface MllibBaseline extends AutoCloseable {
         /** k*d row-major, in MLlib's cluster order. */
         final double[] centres;
         final int numIter;
+        /** Wall time of the whole fit call. */
         final double seconds;
         final double trainingCost;
+        /**
+         * Wall time of each Lloyd iteration, from the start of its Spark job to the start of the next
+         * iteration's job (the last: to the end of its job), so driver work between iterations counts;
+         * null when the iteration jobs could not be told apart from the others.
+         */
+        final double[] iterationSeconds;
 
-        Fit(double[] centres, int numIter, double seconds, double trainingCost) {
+        Fit(double[] centres, int numIter, double seconds, double trainingCost, double[] iterationSeconds) {
             this.centres = centres;
             this.numIter = numIter;
             this.seconds = seconds;
             this.trainingCost = trainingCost;
+            this.iterationSeconds = iterationSeconds;
         }
     }
 

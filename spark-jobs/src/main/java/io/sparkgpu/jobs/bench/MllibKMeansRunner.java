@@ -3,7 +3,10 @@ package io.sparkgpu.jobs.bench;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.TreeMap;
+import java.util.concurrent.TimeoutException;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.api.java.function.FlatMapFunction;
@@ -13,6 +16,10 @@ import org.apache.spark.ml.linalg.SQLDataTypes;
 import org.apache.spark.ml.linalg.Vector;
 import org.apache.spark.ml.linalg.Vectors;
 import org.apache.spark.rdd.RDD;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerJobEnd;
+import org.apache.spark.scheduler.SparkListenerJobStart;
+import org.apache.spark.scheduler.StageInfo;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
@@ -20,6 +27,7 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.storage.RDDInfo;
 import org.apache.spark.storage.StorageLevel;
+import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * MLlib's {@code org.apache.spark.ml.clustering.KMeans} on a local Spark session with one core per
@@ -33,6 +41,70 @@ public final class MllibKMeansRunner implements MllibBaseline {
     private JavaRDD<Row> rows;
     private Dataset<Row> df;
     private String cacheNote = "";
+    private final JobTimes jobs = new JobTimes();
+
+    /**
+     * Start and end time and result-stage name (the action's call site, e.g. "collectAsMap at
+     * KMeans.scala:NNN") of every Spark job, to time MLlib's Lloyd iterations: each is one job whose
+     * action is collectAsMap in KMeans.scala, for the row and the block solver alike.
+     */
+    static final class JobTimes extends SparkListener {
+        static final class Job {
+            final long start;
+            final String name;
+            long end = -1;
+
+            Job(long start, String name) {
+                this.start = start;
+                this.name = name;
+            }
+        }
+
+        private final TreeMap<Integer, Job> byId = new TreeMap<>();
+
+        @Override
+        public synchronized void onJobStart(SparkListenerJobStart e) {
+            StageInfo last = null;
+            for (StageInfo si : CollectionConverters.asJava(e.stageInfos())) {
+                if (last == null || si.stageId() > last.stageId()) {
+                    last = si;
+                }
+            }
+            byId.put(e.jobId(), new Job(e.time(), last == null ? "" : last.name()));
+        }
+
+        @Override
+        public synchronized void onJobEnd(SparkListenerJobEnd e) {
+            Job j = byId.get(e.jobId());
+            if (j != null) {
+                j.end = e.time();
+            }
+        }
+
+        synchronized int nextId() {
+            return byId.isEmpty() ? 0 : byId.lastKey() + 1;
+        }
+
+        /** Per-iteration seconds of the iteration jobs with id >= fromId, or null if they are not numIter. */
+        synchronized double[] iterations(int fromId, int numIter) {
+            List<Job> it = new ArrayList<>();
+            for (Map.Entry<Integer, Job> en : byId.entrySet()) {
+                Job j = en.getValue();
+                if (en.getKey() >= fromId && j.name.startsWith("collectAsMap at KMeans.scala")) {
+                    it.add(j);
+                }
+            }
+            if (it.size() != numIter || it.stream().anyMatch(j -> j.end < 0)) {
+                return null;
+            }
+            double[] s = new double[numIter];
+            for (int i = 0; i < numIter; i++) {
+                long stop = i + 1 < numIter ? it.get(i + 1).start : it.get(i).end;
+                s[i] = (stop - it.get(i).start) / 1e3;
+            }
+            return s;
+        }
+    }
 
     public MllibKMeansRunner(int threads) {
         this.threads = threads;
@@ -48,6 +120,16 @@ public final class MllibKMeansRunner implements MllibBaseline {
                 .getOrCreate();
         if (ownsSession) {
             spark.sparkContext().setLogLevel("WARN");
+        }
+        spark.sparkContext().addSparkListener(jobs);
+    }
+
+    @Override
+    public void close() {
+        unload();
+        spark.sparkContext().removeSparkListener(jobs);
+        if (ownsSession) {
+            spark.stop();
         }
     }
 
@@ -139,16 +221,23 @@ public final class MllibKMeansRunner implements MllibBaseline {
                 .setMaxIter(maxIter)
                 .setTol(0.0)
                 .setSolver(solver);
+        int firstJob = jobs.nextId();
         long t0 = System.nanoTime();
         KMeansModel model = km.fit(df);
         double seconds = (System.nanoTime() - t0) / 1e9;
+        try {
+            spark.sparkContext().listenerBus().waitUntilEmpty();
+        } catch (TimeoutException e) {
+            // the iteration times below then come back null
+        }
         Vector[] cs = model.clusterCenters();
         int d = cs.length == 0 ? 0 : cs[0].size();
         double[] flat = new double[cs.length * d];
         for (int c = 0; c < cs.length; c++) {
             System.arraycopy(cs[c].toArray(), 0, flat, c * d, d);
         }
-        return new Fit(flat, model.summary().numIter(), seconds, model.summary().trainingCost());
+        int numIter = model.summary().numIter();
+        return new Fit(flat, numIter, seconds, model.summary().trainingCost(), jobs.iterations(firstJob, numIter));
     }
 
     @Override
@@ -160,11 +249,4 @@ public final class MllibKMeansRunner implements MllibBaseline {
         }
     }
 
-    @Override
-    public void close() {
-        unload();
-        if (ownsSession) {
-            spark.stop();
-        }
-    }
 }
