@@ -20,9 +20,11 @@
  *   dists    double[n] optional (null): distance to the nearest centre; with minUpdate != 0 the
  *                      stored value becomes min(stored, distance) (k-means|| cost passes).
  *
- * Determinism: distances use explicitly rounded operations in dimension order (nvcc is also run with
- * --fmad=false), so the nearest centre equals the Java twin's bit for bit; ties go to the lower
- * index. Sums are integer additions modulo 2^128, which are associative, so atomics in any order give
+ * Determinism: distances use explicitly rounded operations in dimension order: per dimension
+ * t = __dsub_rn(x, c), acc = __fma_rn(t, t, acc) (cosine: acc = __fma_rn(x, c, acc), then 1 - acc).
+ * The fused multiply-add is the IEEE 754 fusedMultiplyAdd (one rounding), the same operation as Java's
+ * Math.fma, and nvcc runs with --fmad=false so that it never contracts any other mul+add on its own.
+ * So the nearest centre equals the Java twin's bit for bit; ties go to the lower index. Sums are integer additions modulo 2^128, which are associative, so atomics in any order give
  * the same bits on every run, on any GPU, and on the CPU twin.
  *
  * Launch shape: 1-D grid-stride loop, blockDim.x = 256 (any multiple of 32 works), grid chosen from
@@ -68,9 +70,9 @@ __device__ __forceinline__ double distance(const double *xr, const double *__res
     if (cosine) {
         if (DMAX > 0) {
 #pragma unroll
-            for (int j = 0; j < DMAX; j++) if (j < d) acc = __dadd_rn(acc, __dmul_rn(xr[j], c[j]));
+            for (int j = 0; j < DMAX; j++) if (j < d) acc = __fma_rn(xr[j], c[j], acc);
         } else {
-            for (int j = 0; j < d; j++) acc = __dadd_rn(acc, __dmul_rn(xr[j], c[j]));
+            for (int j = 0; j < d; j++) acc = __fma_rn(xr[j], c[j], acc);
         }
         return __dsub_rn(1.0, acc);
     }
@@ -79,13 +81,13 @@ __device__ __forceinline__ double distance(const double *xr, const double *__res
         for (int j = 0; j < DMAX; j++) {
             if (j < d) {
                 double t = __dsub_rn(xr[j], c[j]);
-                acc = __dadd_rn(acc, __dmul_rn(t, t));
+                acc = __fma_rn(t, t, acc);
             }
         }
     } else {
         for (int j = 0; j < d; j++) {
             double t = __dsub_rn(xr[j], c[j]);
-            acc = __dadd_rn(acc, __dmul_rn(t, t));
+            acc = __fma_rn(t, t, acc);
         }
     }
     return acc;

@@ -62,7 +62,7 @@ class KMeansCpuTest {
                     double dd = 0;
                     for (int j = 0; j < d; j++) {
                         double t = p.x[i * d + j] - centres[c * d + j];
-                        dd += t * t;
+                        dd = Math.fma(t, t, dd);
                     }
                     if (dd < bestD) {
                         bestD = dd;
