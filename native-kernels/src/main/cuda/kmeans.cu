@@ -98,6 +98,13 @@ __device__ __forceinline__ void consider(double dc, int c, bool first, double &b
     }
 }
 
+/* Asks L2 to fetch the 128-byte lines of row r (len doubles) of a global array; no result, no fault. */
+__device__ __forceinline__ void prefetchRowL2(const double *r, int len) {
+    for (int j = 0; j < len; j += 16)
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(__cvta_generic_to_global(r + j)));
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(__cvta_generic_to_global(r + len - 1)));
+}
+
 __device__ __forceinline__ double2 load2(const double *p) {
     return *reinterpret_cast<const double2 *>(p);
 }
@@ -269,6 +276,17 @@ __device__ void kmeans_step(const double *__restrict__ x, const double *__restri
         for (int p = 0; p < NP; p++) {
             ip[p] = i + (long long) p * blockDim.x;
             valid[p] = ip[p] < n;
+        }
+        /* Register kernels: all warps of a block start each step together by loading their points, then
+         * spend the step searching, so those loads come in one burst that waits for DRAM; fetching the next
+         * step's rows into L2 now spreads that traffic over this step's search. */
+#pragma unroll
+        for (int p = 0; p < NP; p++) {
+            const long long nx = ip[p] + stride;
+            if (DMAX > 0 && nx < n) {
+                prefetchRowL2(x + nx * d, d);
+                if (accumulate) prefetchRowL2(w + nx, 1);
+            }
         }
         int best[NP];
         double bestD[NP];
