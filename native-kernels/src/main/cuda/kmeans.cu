@@ -6,7 +6,9 @@
  *   x        double[n*d]  row-major (AoS): point i occupies x[i*d .. i*d+d). Row index int (n < 2^31),
  *                         element offsets are computed in 64 bits.
  *   w        double[n]    point weights (>= 0).
- *   centres  double[k*d]  row-major.
+ *   centres  double[k*dp] row-major with row stride dp = round_up(d, 4); entries d..dp-1 of each row
+ *                         must be 0.0 (the launcher pads them). Rows are then 32-byte aligned and
+ *                         every 4-dimension block is two 16-byte loads with no bounds check.
  *   scale    double[2*(d+2)]: for dimension j the pair (s1, s2) = scale[2j], scale[2j+1]; the pair for
  *                         weights at 2d, the pair for cost at 2d+2. A value v is quantized as
  *                         trunc(v*s1*s2 * 2^64) (toward zero) where s1*s2 = 2^(shift-64): |v| is split into
@@ -20,15 +22,26 @@
  *   dists    double[n] optional (null): distance to the nearest centre; with minUpdate != 0 the
  *                      stored value becomes min(stored, distance) (k-means|| cost passes).
  *
- * Determinism: distances use explicitly rounded operations in dimension order (nvcc is also run with
- * --fmad=false), so the nearest centre equals the Java twin's bit for bit; ties go to the lower
- * index. Sums are integer additions modulo 2^128, which are associative, so atomics in any order give
- * the same bits on every run, on any GPU, and on the CPU twin.
+ * Determinism: distances use explicitly rounded operations in dimension order: per dimension
+ * t = __dsub_rn(x, c), acc = __fma_rn(t, t, acc) (cosine: acc = __fma_rn(x, c, acc), then 1 - acc).
+ * The fused multiply-add is the IEEE 754 fusedMultiplyAdd (one rounding), the same operation as Java's
+ * Math.fma, and nvcc runs with --fmad=false so that it never contracts any other mul+add on its own.
+ * So the nearest centre equals the Java twin's bit for bit; ties go to the lower index (candidates are
+ * compared strictly, in increasing centre order, also when two centres are evaluated together). The zero
+ * padding adds fma(0, 0, acc) terms after the last dimension, which leave acc unchanged (at most a -0.0
+ * dot product becomes +0.0, and 1 - acc is the same for both). Sums are integer additions modulo 2^128,
+ * which are associative, so atomics in any order give the same bits on every run, on any GPU, and on
+ * the CPU twin.
+ *
+ * Work per thread: each thread searches two centres at once (two independent FMA chains per point, the
+ * per-centre order unchanged); kernels with DMAX <= 32 also take two points at once, i and
+ * i + blockDim.x of each grid-stride step of 2*blockDim.x*gridDim.x points, so each centre value loaded
+ * from shared memory feeds four chains. DMAX = 64 and the generic kernel take one point per step.
  *
  * Launch shape: 1-D grid-stride loop, blockDim.x = 256 (any multiple of 32 works), grid chosen from
- * occupancy. Dynamic shared memory: centres (k*d doubles) when centresInShared, followed by the
- * accumulator block (same layout as acc) when accInShared; blocks flush shared accumulators to acc
- * with global atomics at the end.
+ * occupancy (at most ceil(n / (points per thread * blockDim.x)) blocks have work). Dynamic shared
+ * memory: centres (k*dp doubles) when centresInShared, followed by the accumulator block (same layout
+ * as acc) when accInShared; blocks flush shared accumulators to acc with global atomics at the end.
  */
 
 typedef unsigned long long u64;
@@ -61,34 +74,165 @@ __device__ __forceinline__ void add128(u64 &accLo, u64 &accHi, long long hi, u64
     accLo = n;
 }
 
-/* Squared euclidean distance or cosine distance (1 - x.c for unit vectors) of point xr to centre c. */
-template <int DMAX>
-__device__ __forceinline__ double distance(const double *xr, const double *__restrict__ c, int d, int cosine) {
-    double acc = 0.0;
-    if (cosine) {
-        if (DMAX > 0) {
-#pragma unroll
-            for (int j = 0; j < DMAX; j++) if (j < d) acc = __dadd_rn(acc, __dmul_rn(xr[j], c[j]));
-        } else {
-            for (int j = 0; j < d; j++) acc = __dadd_rn(acc, __dmul_rn(xr[j], c[j]));
-        }
-        return __dsub_rn(1.0, acc);
+/* One dimension of a distance: squared euclidean (t = x - c, acc += t*t with one rounding) or the cosine
+ * dot product (acc += x*c with one rounding). Java: Math.fma(t, t, acc) / Math.fma(x, c, acc). */
+template <bool COS>
+__device__ __forceinline__ double term(double x, double c, double acc) {
+    if (COS) return __fma_rn(x, c, acc);
+    const double t = __dsub_rn(x, c);
+    return __fma_rn(t, t, acc);
+}
+
+template <bool COS>
+__device__ __forceinline__ double finish(double acc) {
+    return COS ? __dsub_rn(1.0, acc) : acc;
+}
+
+/* The running argmin, fed the candidates in increasing centre order: the first candidate (centre 0) is
+ * taken whatever its value, later ones only when strictly smaller, so ties keep the lower index and the
+ * comparisons are exactly those of the CPU twin's loop. */
+__device__ __forceinline__ void consider(double dc, int c, bool first, double &bestD, int &best) {
+    if (first || dc < bestD) {
+        bestD = dc;
+        best = c;
     }
+}
+
+/* Asks L2 to fetch the 128-byte lines of row r (len doubles) of a global array; no result, no fault. */
+__device__ __forceinline__ void prefetchRowL2(const double *r, int len) {
+    for (int j = 0; j < len; j += 16)
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(__cvta_generic_to_global(r + j)));
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(__cvta_generic_to_global(r + len - 1)));
+}
+
+__device__ __forceinline__ double2 load2(const double *p) {
+    return *reinterpret_cast<const double2 *>(p);
+}
+
+/* Nearest centre of NP points held in registers (x[p][j], zero for j >= d), DMAX in {8,16,32,64}.
+ * Centre rows are dp = round_up(d, 4) doubles apart and zero-padded, so each block of 4 dimensions is
+ * two 16-byte loads per centre and needs no per-dimension bounds check: a padded dimension has x = c = 0
+ * and adds fma(0, 0, acc) (euclidean: t = 0 - 0 = 0), which leaves acc unchanged (at most a cosine -0.0
+ * becomes +0.0, and 1 - acc is the same for both). Two centres are searched at once: each centre value
+ * loaded feeds NP points and each point value two centres, giving 2*NP independent FMA chains; every
+ * chain keeps the per-centre operation order (dimensions 0..d-1), so the distances are unchanged. */
+template <int DMAX, int NP, bool COS>
+__device__ __forceinline__ void searchRegs(const double (&x)[NP][DMAX], const double *C, int k, int d, int dp,
+                                           int (&best)[NP], double (&bestD)[NP]) {
+    const double *ca = C;
+    int c = 0;
+    for (; c + 1 < k; c += 2, ca += 2 * dp) {
+        const double *cb = ca + dp;
+        double acc0[NP], acc1[NP];
+#pragma unroll
+        for (int p = 0; p < NP; p++) acc0[p] = acc1[p] = 0.0;
+#pragma unroll
+        for (int b = 0; b < DMAX; b += 4) {
+            if (b < d) { /* uniform: d is the same for every thread */
+                const double2 a01 = load2(ca + b), a23 = load2(ca + b + 2);
+                const double2 b01 = load2(cb + b), b23 = load2(cb + b + 2);
+                const double av[4] = {a01.x, a01.y, a23.x, a23.y};
+                const double bv[4] = {b01.x, b01.y, b23.x, b23.y};
+#pragma unroll
+                for (int u = 0; u < 4; u++) {
+#pragma unroll
+                    for (int p = 0; p < NP; p++) {
+                        acc0[p] = term<COS>(x[p][b + u], av[u], acc0[p]);
+                        acc1[p] = term<COS>(x[p][b + u], bv[u], acc1[p]);
+                    }
+                }
+            }
+        }
+#pragma unroll
+        for (int p = 0; p < NP; p++) {
+            consider(finish<COS>(acc0[p]), c, c == 0, bestD[p], best[p]);
+            consider(finish<COS>(acc1[p]), c + 1, false, bestD[p], best[p]);
+        }
+    }
+    if (c < k) { /* odd k: the last centre alone */
+        double acc0[NP];
+#pragma unroll
+        for (int p = 0; p < NP; p++) acc0[p] = 0.0;
+#pragma unroll
+        for (int b = 0; b < DMAX; b += 4) {
+            if (b < d) {
+                const double2 a01 = load2(ca + b), a23 = load2(ca + b + 2);
+                const double av[4] = {a01.x, a01.y, a23.x, a23.y};
+#pragma unroll
+                for (int u = 0; u < 4; u++) {
+#pragma unroll
+                    for (int p = 0; p < NP; p++) acc0[p] = term<COS>(x[p][b + u], av[u], acc0[p]);
+                }
+            }
+        }
+#pragma unroll
+        for (int p = 0; p < NP; p++) consider(finish<COS>(acc0[p]), c, c == 0, bestD[p], best[p]);
+    }
+}
+
+/* Nearest centre of one point read from memory (any d; the generic kernel), two centres at a time. */
+template <bool COS>
+__device__ __forceinline__ void searchMem(const double *__restrict__ xi, const double *C, int k, int d, int dp,
+                                          int &best, double &bestD) {
+    const double *ca = C;
+    int c = 0;
+    for (; c + 1 < k; c += 2, ca += 2 * dp) {
+        const double *cb = ca + dp;
+        double acc0 = 0.0, acc1 = 0.0;
+        int j = 0;
+        for (; j + 4 <= d; j += 4) {
+            const double2 a01 = load2(ca + j), a23 = load2(ca + j + 2);
+            const double2 b01 = load2(cb + j), b23 = load2(cb + j + 2);
+            const double x0 = xi[j], x1 = xi[j + 1], x2 = xi[j + 2], x3 = xi[j + 3];
+            acc0 = term<COS>(x0, a01.x, acc0);
+            acc1 = term<COS>(x0, b01.x, acc1);
+            acc0 = term<COS>(x1, a01.y, acc0);
+            acc1 = term<COS>(x1, b01.y, acc1);
+            acc0 = term<COS>(x2, a23.x, acc0);
+            acc1 = term<COS>(x2, b23.x, acc1);
+            acc0 = term<COS>(x3, a23.y, acc0);
+            acc1 = term<COS>(x3, b23.y, acc1);
+        }
+        for (; j < d; j++) {
+            const double xj = xi[j];
+            acc0 = term<COS>(xj, ca[j], acc0);
+            acc1 = term<COS>(xj, cb[j], acc1);
+        }
+        consider(finish<COS>(acc0), c, c == 0, bestD, best);
+        consider(finish<COS>(acc1), c + 1, false, bestD, best);
+    }
+    if (c < k) {
+        double acc0 = 0.0;
+        for (int j = 0; j < d; j++) acc0 = term<COS>(xi[j], ca[j], acc0);
+        consider(finish<COS>(acc0), c, c == 0, bestD, best);
+    }
+}
+
+/* Adds point (values v[j] = x_ij, j < d) with weight wi and distance bestD to cluster best. */
+template <int DMAX, typename V>
+__device__ __forceinline__ void accumulatePoint(const V &v, double wi, double bestD, int best, int d, long long kd, int k,
+                                                const double *__restrict__ scale, u64 *A, u64 &costLo, u64 &costHi) {
+    long long hi; u64 lo;
+    u64 *row = A + 2 * ((long long) best * d);
     if (DMAX > 0) {
 #pragma unroll
-        for (int j = 0; j < DMAX; j++) {
+        for (int j = 0; j < (DMAX > 0 ? DMAX : 1); j++) {
             if (j < d) {
-                double t = __dsub_rn(xr[j], c[j]);
-                acc = __dadd_rn(acc, __dmul_rn(t, t));
+                quantize(__dmul_rn(wi, v[j]), scale[2 * j], scale[2 * j + 1], hi, lo);
+                atomicAdd128(row + 2 * j, hi, lo);
             }
         }
     } else {
         for (int j = 0; j < d; j++) {
-            double t = __dsub_rn(xr[j], c[j]);
-            acc = __dadd_rn(acc, __dmul_rn(t, t));
+            quantize(__dmul_rn(wi, v[j]), scale[2 * j], scale[2 * j + 1], hi, lo);
+            atomicAdd128(row + 2 * j, hi, lo);
         }
     }
-    return acc;
+    quantize(wi, scale[2 * d], scale[2 * d + 1], hi, lo);
+    atomicAdd128(A + 2 * kd + 2 * best, hi, lo);
+    atomicAdd(A + 2 * kd + 2 * k + 2 + best, 1ull);
+    quantize(__dmul_rn(wi, bestD), scale[2 * d + 2], scale[2 * d + 3], hi, lo);
+    add128(costLo, costHi, hi, lo);
 }
 
 template <int DMAX>
@@ -97,17 +241,22 @@ __device__ void kmeans_step(const double *__restrict__ x, const double *__restri
                             const double *__restrict__ scale, u64 *__restrict__ acc,
                             int accumulate, int centresInShared, int accInShared,
                             int *__restrict__ labels, double *__restrict__ dists, int minUpdate) {
+    /* points per thread: two for d <= 32 (each centre value then feeds 4 FMA chains); one point of 64
+     * doubles already fills half the register file */
+    constexpr int NP = (DMAX > 0 && DMAX <= 32) ? 2 : 1;
+    constexpr int DR = DMAX > 0 ? DMAX : 1;
     extern __shared__ __align__(16) unsigned char smem[];
+    const int dp = (d + 3) & ~3;
     const long long kd = (long long) k * d;
+    const long long kdp = (long long) k * dp;
     const long long accLen = 2 * kd + 2 * (long long) k + 2 + k;
 
-    const double *C = centres;
+    const double *sc = (const double *) smem;
     unsigned char *next = smem;
     if (centresInShared) {
-        double *sc = (double *) smem;
-        for (long long t = threadIdx.x; t < kd; t += blockDim.x) sc[t] = centres[t];
-        C = sc;
-        next = smem + kd * sizeof(double);
+        double *s = (double *) smem;
+        for (long long t = threadIdx.x; t < kdp; t += blockDim.x) s[t] = centres[t];
+        next = smem + kdp * sizeof(double);
     }
     u64 *A = acc;
     if (accumulate && accInShared) {
@@ -117,49 +266,68 @@ __device__ void kmeans_step(const double *__restrict__ x, const double *__restri
     __syncthreads();
 
     u64 costLo = 0ull, costHi = 0ull;
-    const double cs1 = scale[2 * d + 2], cs2 = scale[2 * d + 3];
-    const double ws1 = scale[2 * d], ws2 = scale[2 * d + 1];
-
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-        const double *xi = x + (long long) i * d;
-        double regs[DMAX > 0 ? DMAX : 1];
-        const double *xr = xi;
+    const long long stride = (long long) gridDim.x * blockDim.x * NP;
+    for (long long i = (long long) blockIdx.x * blockDim.x * NP + threadIdx.x; i < n; i += stride) {
+        /* this thread's points: i and, when NP == 2, i + blockDim.x (which may be past the end: it is then
+         * searched as a zero vector, and nothing of it is stored or accumulated) */
+        long long ip[NP];
+        bool valid[NP];
+#pragma unroll
+        for (int p = 0; p < NP; p++) {
+            ip[p] = i + (long long) p * blockDim.x;
+            valid[p] = ip[p] < n;
+        }
+        /* Register kernels: all warps of a block start each step together by loading their points, then
+         * spend the step searching, so those loads come in one burst that waits for DRAM; fetching the next
+         * step's rows into L2 now spreads that traffic over this step's search. */
+#pragma unroll
+        for (int p = 0; p < NP; p++) {
+            const long long nx = ip[p] + stride;
+            if (DMAX > 0 && nx < n) {
+                prefetchRowL2(x + nx * d, d);
+                if (accumulate) prefetchRowL2(w + nx, 1);
+            }
+        }
+        int best[NP];
+        double bestD[NP];
+#pragma unroll
+        for (int p = 0; p < NP; p++) { best[p] = 0; bestD[p] = 0.0; }
+        double xr[NP][DR];
         if (DMAX > 0) {
 #pragma unroll
-            for (int j = 0; j < (DMAX > 0 ? DMAX : 1); j++) if (j < d) regs[j] = xi[j];
-            xr = regs;
-        }
-        int best = 0;
-        double bestD = distance<DMAX>(xr, C, d, cosine);  /* xr: registers when DMAX > 0 */
-        for (int c = 1; c < k; c++) {
-            double dc = distance<DMAX>(xr, C + (long long) c * d, d, cosine);
-            if (dc < bestD) { bestD = dc; best = c; }
-        }
-        if (labels) labels[i] = best;
-        if (dists) dists[i] = (minUpdate && dists[i] <= bestD) ? dists[i] : bestD;
-        if (accumulate) {
-            const double wi = w[i];
-            long long hi; u64 lo;
-            u64 *row = A + 2 * ((long long) best * d);
-            if (DMAX > 0) {
+            for (int p = 0; p < NP; p++) {
+                const double *xi = x + (valid[p] ? ip[p] : 0) * d;
 #pragma unroll
-                for (int j = 0; j < (DMAX > 0 ? DMAX : 1); j++) {
-                    if (j < d) {
-                        quantize(__dmul_rn(wi, regs[j]), scale[2 * j], scale[2 * j + 1], hi, lo);
-                        atomicAdd128(row + 2 * j, hi, lo);
-                    }
-                }
-            } else {
-                for (int j = 0; j < d; j++) {
-                    quantize(__dmul_rn(wi, xi[j]), scale[2 * j], scale[2 * j + 1], hi, lo);
-                    atomicAdd128(row + 2 * j, hi, lo);
-                }
+                for (int j = 0; j < DR; j++) xr[p][j] = (valid[p] && j < d) ? xi[j] : 0.0;
             }
-            quantize(wi, ws1, ws2, hi, lo);
-            atomicAdd128(A + 2 * kd + 2 * best, hi, lo);
-            atomicAdd(A + 2 * kd + 2 * k + 2 + best, 1ull);
-            quantize(__dmul_rn(wi, bestD), cs1, cs2, hi, lo);
-            add128(costLo, costHi, hi, lo);
+            /* uniform branches: the address space of the centres is then known to the compiler */
+            if (centresInShared) {
+                if (cosine) searchRegs<DR, NP, true>(xr, sc, k, d, dp, best, bestD);
+                else searchRegs<DR, NP, false>(xr, sc, k, d, dp, best, bestD);
+            } else {
+                if (cosine) searchRegs<DR, NP, true>(xr, centres, k, d, dp, best, bestD);
+                else searchRegs<DR, NP, false>(xr, centres, k, d, dp, best, bestD);
+            }
+        } else {
+            const double *xi = x + i * d;
+            if (centresInShared) {
+                if (cosine) searchMem<true>(xi, sc, k, d, dp, best[0], bestD[0]);
+                else searchMem<false>(xi, sc, k, d, dp, best[0], bestD[0]);
+            } else {
+                if (cosine) searchMem<true>(xi, centres, k, d, dp, best[0], bestD[0]);
+                else searchMem<false>(xi, centres, k, d, dp, best[0], bestD[0]);
+            }
+        }
+#pragma unroll
+        for (int p = 0; p < NP; p++) {
+            if (!valid[p]) continue;
+            const long long ii = ip[p];
+            if (labels) labels[ii] = best[p];
+            if (dists) dists[ii] = (minUpdate && dists[ii] <= bestD[p]) ? dists[ii] : bestD[p];
+            if (accumulate) {
+                if (DMAX > 0) accumulatePoint<DMAX>(xr[p], w[ii], bestD[p], best[p], d, kd, k, scale, A, costLo, costHi);
+                else accumulatePoint<DMAX>(x + ii * d, w[ii], bestD[p], best[p], d, kd, k, scale, A, costLo, costHi);
+            }
         }
     }
     if (!accumulate) return;

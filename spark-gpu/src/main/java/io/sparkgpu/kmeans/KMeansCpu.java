@@ -2,10 +2,15 @@ package io.sparkgpu.kmeans;
 
 /**
  * CPU twin of the {@code kmeans_step_*} kernels: the same contract and the same floating-point operation
- * order (distances summed in dimension order, no fused multiply-add, ties to the lower centre index,
- * exact fixed-point sums), so its results equal the GPU's bit for bit. O(n*k*d) per call; the Euclidean
- * search stops a candidate early once its partial sum reaches the best distance, which cannot change the
- * answer because partial sums of non-negative terms never decrease under round-to-nearest.
+ * order, so its results equal the GPU's bit for bit. Per dimension, in dimension order, the squared
+ * Euclidean distance takes {@code t = x - c; acc = Math.fma(t, t, acc)} and the cosine distance
+ * {@code dot = Math.fma(x, c, dot)}, then {@code 1 - dot}. {@link Math#fma} is IEEE 754 fusedMultiplyAdd
+ * (exact product and sum, one rounding), the same operation as the kernel's explicit {@code __fma_rn}; no
+ * other multiply-add is fused on either side (Java never contracts, nvcc runs with --fmad=false). Ties go
+ * to the lower centre index and sums are exact fixed point. O(n*k*d) per call; the Euclidean search stops
+ * a candidate early once its partial sum reaches the best distance, which cannot change the answer:
+ * {@code fma(t, t, acc) >= acc} because t*t >= 0 and rounding to nearest is monotone, so partial sums never
+ * decrease.
  */
 public final class KMeansCpu {
     private KMeansCpu() {
@@ -48,7 +53,7 @@ public final class KMeansCpu {
                         int end = Math.min(d, j + 8);
                         for (; j < end; j++) {
                             double t = x[base + j] - centres[cb + j];
-                            acc2 += t * t;
+                            acc2 = Math.fma(t, t, acc2);
                         }
                         if (acc2 >= bestD) {
                             pruned = true;
@@ -85,7 +90,7 @@ public final class KMeansCpu {
         double acc = 0.0;
         for (int j = 0; j < d; j++) {
             double t = x[xb + j] - c[cb + j];
-            acc += t * t;
+            acc = Math.fma(t, t, acc);
         }
         return acc;
     }
@@ -93,7 +98,7 @@ public final class KMeansCpu {
     static double cosineDistance(double[] x, int xb, double[] c, int cb, int d) {
         double dot = 0.0;
         for (int j = 0; j < d; j++) {
-            dot += x[xb + j] * c[cb + j];
+            dot = Math.fma(x[xb + j], c[cb + j], dot);
         }
         return 1.0 - dot;
     }

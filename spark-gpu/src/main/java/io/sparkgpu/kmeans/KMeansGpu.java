@@ -43,6 +43,38 @@ public final class KMeansGpu {
         return "kmeans_step_dany";
     }
 
+    /**
+     * Row stride of the centres as the kernels read them: d rounded up to a multiple of 4, the extra entries
+     * zero (see {@link #paddedCentres}), so that each block of 4 dimensions is two aligned 16-byte loads.
+     */
+    static int paddedDim(int d) {
+        return (d + 3) & ~3;
+    }
+
+    /** The k*d row-major centres laid out with row stride {@link #paddedDim}, zero-padded. */
+    static double[] paddedCentres(double[] centres, int k, int d) {
+        final int dp = paddedDim(d);
+        if (dp == d) {
+            return centres;
+        }
+        double[] out = new double[k * dp];
+        for (int c = 0; c < k; c++) {
+            System.arraycopy(centres, c * d, out, c * dp, d);
+        }
+        return out;
+    }
+
+    /** Points each thread takes per grid-stride step: two in the register kernels for d <= 32, else one. */
+    static int pointsPerThread(int d) {
+        return d <= 32 ? 2 : 1;
+    }
+
+    /** Blocks that have work for m rows, capped by the resident limit. */
+    static int gridFor(int m, int d, int maxGrid) {
+        long perBlock = (long) BLOCK * pointsPerThread(d);
+        return (int) Math.max(1, Math.min(maxGrid, (m + perBlock - 1) / perBlock));
+    }
+
     /** Launch configuration of a step: which kernel, what goes to shared memory, and the grid limit. */
     private static final class Plan {
         final String kernel;
@@ -62,7 +94,7 @@ public final class KMeansGpu {
 
     private static Plan plan(CudaDevice dev, int k, int d, boolean accumulate) {
         final String kernel = kernelFor(d);
-        final long centresBytes = 8L * k * d;
+        final long centresBytes = 8L * k * paddedDim(d);
         final long accBytes = 8L * KMeansAccumulator.length(k, d);
         final int maxShared = dev.maxSharedMemoryOptin() - 1024;
         final boolean accInShared = accumulate && accBytes <= maxShared;
@@ -91,11 +123,12 @@ public final class KMeansGpu {
         final long accBytes = 8L * accLen;
         final double[] scaleArr = scales != null ? scales.multipliers : new double[2 * (d + 2)];
 
+        final int dp = paddedDim(d);
         try (GpuStream s = new GpuStream(dev);
-             DeviceBuffer dCentres = DeviceBuffer.ofDoubles(dev, (long) k * d);
+             DeviceBuffer dCentres = DeviceBuffer.ofDoubles(dev, (long) k * dp);
              DeviceBuffer dScale = DeviceBuffer.ofDoubles(dev, scaleArr.length);
              DeviceBuffer dAcc = DeviceBuffer.allocate(dev, accumulate ? accBytes : 8)) {
-            dCentres.upload(centres, 0, k * d, 0, s);
+            dCentres.upload(paddedCentres(centres, k, d), 0, k * dp, 0, s);
             dScale.upload(scaleArr, s);
             dAcc.zero(s);
             long rowBytes = 8L * (d + 1);
@@ -151,7 +184,7 @@ public final class KMeansGpu {
             if (dDists != null && minUpdate) {
                 dDists.upload(dists, from, m, 0, s);
             }
-            int grid = (int) Math.max(1, Math.min(maxGrid, (m + (long) BLOCK - 1) / BLOCK));
+            int grid = gridFor(m, d, maxGrid);
             KernelLauncher.launch(s, MODULE, kernel, grid, BLOCK, shared,
                     rows.pointer().withByteOffset(8 * xOffset), rows.pointer().withByteOffset(8 * wOffset),
                     m, d, dCentres, k, cosine ? 1 : 0, dScale, dAcc, accumulate ? 1 : 0,
@@ -203,14 +236,15 @@ public final class KMeansGpu {
         final int n = data.n;
         final int d = data.d;
         final Plan plan = plan(dev, k, d, true);
-        final int grid = (int) Math.max(1, Math.min(plan.maxGrid, (n + (long) BLOCK - 1) / BLOCK));
+        final int grid = gridFor(n, d, plan.maxGrid);
         final long rowBytes = 8L * (d + 1);
         double[] millis = new double[reps];
+        final int dp = paddedDim(d);
         try (GpuStream s = new GpuStream(dev);
-             DeviceBuffer dCentres = DeviceBuffer.ofDoubles(dev, (long) k * d);
+             DeviceBuffer dCentres = DeviceBuffer.ofDoubles(dev, (long) k * dp);
              DeviceBuffer dScale = DeviceBuffer.ofDoubles(dev, scales.multipliers.length);
              DeviceBuffer dAcc = DeviceBuffer.allocate(dev, 8L * KMeansAccumulator.length(k, d))) {
-            dCentres.upload(centres, 0, k * d, 0, s);
+            dCentres.upload(paddedCentres(centres, k, d), 0, k * dp, 0, s);
             dScale.upload(scales.multipliers, s);
             DeviceResidentCache.Lease lease = DeviceResidentCache.of(dev).acquire(data.residencyKey, rowBytes * n);
             if (lease == null) {

@@ -2,6 +2,7 @@ package io.sparkgpu.kmeans;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.math.BigDecimal;
 import java.util.Random;
@@ -62,7 +63,7 @@ class KMeansCpuTest {
                     double dd = 0;
                     for (int j = 0; j < d; j++) {
                         double t = p.x[i * d + j] - centres[c * d + j];
-                        dd += t * t;
+                        dd = Math.fma(t, t, dd);
                     }
                     if (dd < bestD) {
                         bestD = dd;
@@ -84,6 +85,105 @@ class KMeansCpuTest {
                 }
             }
         }
+    }
+
+    /** Full distance with Math.fma in dimension order, as the kernels compute it (no pruning). */
+    static double fmaDistance(double[] x, int xb, double[] c, int cb, int d, boolean cosine) {
+        double acc = 0.0;
+        for (int j = 0; j < d; j++) {
+            if (cosine) {
+                acc = Math.fma(x[xb + j], c[cb + j], acc);
+            } else {
+                double t = x[xb + j] - c[cb + j];
+                acc = Math.fma(t, t, acc);
+            }
+        }
+        return cosine ? 1.0 - acc : acc;
+    }
+
+    /**
+     * The pruned search of {@link KMeansCpu#step} and {@link KMeansCpu#nearest} against a plain argmin over
+     * full Math.fma distances (first strictly smaller wins, so ties go to the lowest index), on data built to
+     * tie a lot: small-integer coordinates, duplicated centres (also as neighbours c, c+1, which the kernels
+     * evaluate together) and points placed exactly on centres. Distances must be bitwise equal.
+     */
+    @Test
+    void prunedSearchEqualsPlainFmaArgminWithManyTies() {
+        Random r = new Random(2024);
+        int ties = 0;
+        int fusedDiffers = 0;
+        for (int trial = 0; trial < 200; trial++) {
+            boolean cosine = trial % 4 == 3;
+            int d = 1 + r.nextInt(trial % 2 == 0 ? 40 : 9); // beyond 8 the pruning checkpoints come into play
+            int n = 1 + r.nextInt(120);
+            int k = 1 + r.nextInt(12);
+            boolean integers = trial % 5 != 4;
+            double[] x = new double[n * d];
+            for (int i = 0; i < n; i++) {
+                double ss = 0;
+                for (int j = 0; j < d; j++) {
+                    double v = integers ? r.nextInt(3) - 1 : r.nextGaussian() * (1 + j % 3);
+                    x[i * d + j] = v;
+                    ss += v * v;
+                }
+                if (cosine) {
+                    if (ss == 0) {
+                        x[i * d] = 1;
+                        ss = 1;
+                    }
+                    double norm = Math.sqrt(ss);
+                    for (int j = 0; j < d; j++) {
+                        x[i * d + j] /= norm;
+                    }
+                }
+            }
+            double[] centres = new double[k * d];
+            for (int c = 0; c < k; c++) {
+                int from = c > 0 && r.nextInt(3) == 0 ? r.nextInt(c) * d : -1; // copy an earlier centre
+                if (from >= 0) {
+                    System.arraycopy(centres, from, centres, c * d, d);
+                } else {
+                    System.arraycopy(x, r.nextInt(n) * d, centres, c * d, d);
+                }
+            }
+            KMeansData p = new KMeansData(x, new double[n], n, d, null);
+            int[] labels = new int[n];
+            double[] dists = new double[n];
+            KMeansCpu.step(p, centres, k, cosine, null, false, labels, dists, false);
+            for (int i = 0; i < n; i++) {
+                int best = 0;
+                double bestD = fmaDistance(x, i * d, centres, 0, d, cosine);
+                int equalToBest = 0;
+                for (int c = 1; c < k; c++) {
+                    double dc = fmaDistance(x, i * d, centres, c * d, d, cosine);
+                    if (dc < bestD) {
+                        bestD = dc;
+                        best = c;
+                        equalToBest = 0;
+                    } else if (dc == bestD) {
+                        equalToBest++;
+                    }
+                }
+                ties += equalToBest > 0 ? 1 : 0;
+                String what = "trial " + trial + " point " + i + " (n=" + n + " d=" + d + " k=" + k
+                        + (cosine ? " cosine)" : ")");
+                assertEquals(best, labels[i], "label of " + what);
+                assertEquals(Double.doubleToRawLongBits(bestD), Double.doubleToRawLongBits(dists[i]), "distance of " + what);
+                assertEquals(best, KMeansCpu.nearest(java.util.Arrays.copyOfRange(x, i * d, i * d + d), centres, k, d, cosine),
+                        "nearest() of " + what);
+                if (!integers && !cosine) {
+                    double plain = 0;
+                    for (int j = 0; j < d; j++) {
+                        double t = x[i * d + j] - centres[best * d + j];
+                        plain += t * t;
+                    }
+                    fusedDiffers += plain != bestD ? 1 : 0;
+                }
+            }
+        }
+        assertTrue(ties > 500, "points with a tie for the nearest centre: " + ties);
+        // the reference really is the fused one: separate multiply and add round differently now and then
+        assertTrue(fusedDiffers > 0, "no distance where fma and mul+add differ");
     }
 
     @Test

@@ -18,9 +18,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * GPU kernel vs CPU twin. The expected tolerance is zero: both compute every distance with the same
- * sequence of correctly rounded double operations (nvcc runs with --fmad=false and the kernel uses
- * explicitly rounded intrinsics), break ties the same way, and add fixed-point integers, whose sum does
- * not depend on the order the atomics happen in. So labels, distances and accumulators must be bitwise equal.
+ * sequence of correctly rounded double operations (per dimension a subtraction and one fused multiply-add:
+ * __fma_rn on the GPU, Math.fma in Java; nvcc runs with --fmad=false so nothing else is fused), break ties
+ * the same way, and add fixed-point integers, whose sum does not depend on the order the atomics happen in.
+ * So labels, distances and accumulators must be bitwise equal.
  */
 @Tag("gpu")
 class KMeansGpuTest {
@@ -62,7 +63,10 @@ class KMeansGpuTest {
 
     private static void compare(CudaDevice dev, KMeansData p, int k, boolean cosine, long seed) {
         Random r = new Random(seed);
-        double[] centres = centresFrom(p, k, r);
+        compare(dev, p, centresFrom(p, k, r), k, cosine);
+    }
+
+    private static void compare(CudaDevice dev, KMeansData p, double[] centres, int k, boolean cosine) {
         KMeansScales s = KMeansCpuTest.scalesFor(p, cosine);
         int[] lc = new int[p.n];
         int[] lg = new int[p.n];
@@ -110,6 +114,88 @@ class KMeansGpuTest {
         Random r = new Random(3);
         for (int n = 1; n <= 5; n++) {
             compare(dev, data(r, n, 4, false), 2, false, n);
+        }
+    }
+
+    /**
+     * Tails of the kernels' loops: each thread takes two centres at a time (odd k and k = 1 leave one centre
+     * alone) and, for d <= 32, two points i and i + 256 per grid-stride step of 512 (n around multiples of
+     * 512 and n = 1..3 leave the second point past the end); centre rows are zero-padded to a multiple of 4
+     * dimensions (d = 1, 3, 5, ... in every kernel variant).
+     */
+    @Test
+    void tailsOfTheTwoPointAndTwoCentreLoops() {
+        CudaDevice dev = GpuTestSupport.deviceOrSkip();
+        Random r = new Random(77);
+        int[] dims = {1, 3, 4, 5, 8, 13, 16, 29, 32, 33, 62, 64, 66};
+        int[] ks = {1, 2, 3, 7};
+        int[] ns = {1, 2, 3, 255, 256, 257, 511, 512, 513, 1025};
+        int cases = 0;
+        for (int d : dims) {
+            for (int k : ks) {
+                for (int n : ns) {
+                    boolean cosine = (cases % 3) == 2;
+                    compare(dev, data(r, n, d, cosine), Math.min(k, n), cosine, r.nextLong());
+                    compare(dev, data(r, n, d, cosine), k, cosine, r.nextLong()); // k > n: some centres repeat
+                    cases++;
+                }
+            }
+        }
+        assertEquals(dims.length * ks.length * ns.length, cases);
+    }
+
+    /**
+     * Centres too large for shared memory are read from global memory by a separate code path; odd k and d
+     * that is not a multiple of 4 there too.
+     */
+    @Test
+    void centresInGlobalMemoryWithOddShapes() {
+        CudaDevice dev = GpuTestSupport.deviceOrSkip();
+        Random r = new Random(78);
+        int[][] shapes = {{5, 3601}, {16, 1811}, {32, 907}, {33, 807}, {64, 455}, {70, 405}};
+        for (int[] dk : shapes) {
+            int d = dk[0];
+            int k = dk[1];
+            assertTrue(8L * k * KMeansGpu.paddedDim(d) > dev.maxSharedMemoryOptin(), "centres must not fit in shared");
+            for (int n : new int[] {1, 777}) {
+                compare(dev, data(r, n, d, false), k, false, r.nextLong());
+            }
+            compare(dev, data(r, 513, d, true), k, true, r.nextLong());
+        }
+    }
+
+    /**
+     * Exact ties between centres: neighbours c and c+1 (evaluated together on the GPU) that are equal, equal
+     * centres in different pairs, and points with small integer coordinates lying on centres. The lower index
+     * must win everywhere, as in the CPU twin.
+     */
+    @Test
+    void tiesBetweenCentresGoToTheLowerIndex() {
+        CudaDevice dev = GpuTestSupport.deviceOrSkip();
+        Random r = new Random(79);
+        for (int d : new int[] {2, 3, 7, 16, 31, 33, 64, 65}) {
+            for (int k : new int[] {1, 2, 5, 8, 33}) {
+                int n = 1 + r.nextInt(1500);
+                double[] x = new double[n * d];
+                for (int i = 0; i < x.length; i++) {
+                    x[i] = r.nextInt(3) - 1;
+                }
+                double[] w = new double[n];
+                for (int i = 0; i < n; i++) {
+                    w[i] = r.nextInt(4) * 0.5;
+                }
+                KMeansData p = new KMeansData(x, w, n, d, null);
+                double[] centres = new double[k * d];
+                for (int c = 0; c < k; c++) {
+                    if (c > 0 && r.nextInt(2) == 0) {
+                        int from = r.nextBoolean() ? c - 1 : r.nextInt(c);
+                        System.arraycopy(centres, from * d, centres, c * d, d);
+                    } else {
+                        System.arraycopy(x, r.nextInt(n) * d, centres, c * d, d);
+                    }
+                }
+                compare(dev, p, centres, k, false);
+            }
         }
     }
 
