@@ -33,39 +33,11 @@ public final class KMeansCpu {
         long[] acc = accumulate ? new long[KMeansAccumulator.length(k, d)] : null;
         final double[] m = accumulate ? scales.multipliers : null;
         final int costAt = KMeansAccumulator.costAt(k, d);
+        final double[] bestOut = new double[1];
         for (int i = 0; i < n; i++) {
             final int base = i * d;
-            int best = 0;
-            double bestD = cosine ? cosineDistance(x, base, centres, 0, d) : fullSquared(x, base, centres, 0, d);
-            for (int c = 1; c < k; c++) {
-                final int cb = c * d;
-                if (cosine) {
-                    double dc = cosineDistance(x, base, centres, cb, d);
-                    if (dc < bestD) {
-                        bestD = dc;
-                        best = c;
-                    }
-                } else {
-                    double acc2 = 0.0;
-                    int j = 0;
-                    boolean pruned = false;
-                    while (j < d) {
-                        int end = Math.min(d, j + 8);
-                        for (; j < end; j++) {
-                            double t = x[base + j] - centres[cb + j];
-                            acc2 = Math.fma(t, t, acc2);
-                        }
-                        if (acc2 >= bestD) {
-                            pruned = true;
-                            break;
-                        }
-                    }
-                    if (!pruned && acc2 < bestD) {
-                        bestD = acc2;
-                        best = c;
-                    }
-                }
-            }
+            final int best = search(x, base, centres, k, d, cosine, bestOut);
+            final double bestD = bestOut[0];
             if (labels != null) {
                 labels[i] = best;
             }
@@ -84,6 +56,108 @@ public final class KMeansCpu {
             }
         }
         return acc;
+    }
+
+    /**
+     * Index of the nearest centre to the point at x[base..base+d) (ties to the lower index); its distance is
+     * stored in bestOut[0]. Four centres are processed together so that the CPU keeps four independent FMA
+     * chains in flight; each distance is still summed in dimension order and the candidates are compared in
+     * index order, so the result is bitwise the one-centre-at-a-time search. A Euclidean group is skipped
+     * as soon as every partial sum reaches the best distance (partial sums never decrease).
+     */
+    static int search(double[] x, int base, double[] cen, int k, int d, boolean cosine, double[] bestOut) {
+        int best = 0;
+        double bestD = cosine ? cosineDistance(x, base, cen, 0, d) : fullSquared(x, base, cen, 0, d);
+        int c = 1;
+        for (; c + 3 < k; c += 4) {
+            final int c0 = c * d;
+            final int c1 = c0 + d;
+            final int c2 = c1 + d;
+            final int c3 = c2 + d;
+            double a0 = 0.0;
+            double a1 = 0.0;
+            double a2 = 0.0;
+            double a3 = 0.0;
+            if (cosine) {
+                for (int j = 0; j < d; j++) {
+                    final double xj = x[base + j];
+                    a0 = Math.fma(xj, cen[c0 + j], a0);
+                    a1 = Math.fma(xj, cen[c1 + j], a1);
+                    a2 = Math.fma(xj, cen[c2 + j], a2);
+                    a3 = Math.fma(xj, cen[c3 + j], a3);
+                }
+                a0 = 1.0 - a0;
+                a1 = 1.0 - a1;
+                a2 = 1.0 - a2;
+                a3 = 1.0 - a3;
+            } else {
+                boolean pruned = false;
+                int j = 0;
+                while (j < d) {
+                    final int end = Math.min(d, j + 8);
+                    for (; j < end; j++) {
+                        final double xj = x[base + j];
+                        final double t0 = xj - cen[c0 + j];
+                        final double t1 = xj - cen[c1 + j];
+                        final double t2 = xj - cen[c2 + j];
+                        final double t3 = xj - cen[c3 + j];
+                        a0 = Math.fma(t0, t0, a0);
+                        a1 = Math.fma(t1, t1, a1);
+                        a2 = Math.fma(t2, t2, a2);
+                        a3 = Math.fma(t3, t3, a3);
+                    }
+                    if (a0 >= bestD && a1 >= bestD && a2 >= bestD && a3 >= bestD) {
+                        pruned = true;
+                        break;
+                    }
+                }
+                if (pruned) {
+                    continue;
+                }
+            }
+            if (a0 < bestD) {
+                bestD = a0;
+                best = c;
+            }
+            if (a1 < bestD) {
+                bestD = a1;
+                best = c + 1;
+            }
+            if (a2 < bestD) {
+                bestD = a2;
+                best = c + 2;
+            }
+            if (a3 < bestD) {
+                bestD = a3;
+                best = c + 3;
+            }
+        }
+        for (; c < k; c++) {
+            final int cb = c * d;
+            double dc;
+            if (cosine) {
+                dc = cosineDistance(x, base, cen, cb, d);
+            } else {
+                dc = 0.0;
+                int j = 0;
+                while (j < d) {
+                    final int end = Math.min(d, j + 8);
+                    for (; j < end; j++) {
+                        final double t = x[base + j] - cen[cb + j];
+                        dc = Math.fma(t, t, dc);
+                    }
+                    if (dc >= bestD) {
+                        break; // cannot become smaller than bestD any more
+                    }
+                }
+            }
+            if (dc < bestD) {
+                bestD = dc;
+                best = c;
+            }
+        }
+        bestOut[0] = bestD;
+        return best;
     }
 
     static double fullSquared(double[] x, int xb, double[] c, int cb, int d) {
