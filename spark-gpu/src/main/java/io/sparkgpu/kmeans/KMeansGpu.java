@@ -138,13 +138,7 @@ public final class KMeansGpu {
             }
             try {
                 if (lease != null) {
-                    DeviceBuffer rows = lease.buffer();
-                    if (!lease.wasPresent()) {
-                        rows.upload(data.x, 0, n * d, 0, s);
-                        rows.upload(data.w, 0, n, (long) n * d, s);
-                        s.synchronize("upload of k-means partition " + data.residencyKey);
-                        lease.markFilled();
-                    }
+                    DeviceBuffer rows = ensureUploaded(lease, data, s);
                     runChunk(s, kernel, rows, 0, (long) n * d, n, d, dCentres, k, cosine, dScale, dAcc, accumulate,
                             centresInShared, accInShared, shared, maxGrid, labels, dists, minUpdate, 0);
                 } else {
@@ -255,13 +249,7 @@ public final class KMeansGpu {
             CUevent stop = new CUevent();
             boolean eventsCreated = false;
             try {
-                DeviceBuffer rows = lease.buffer();
-                if (!lease.wasPresent()) {
-                    rows.upload(data.x, 0, n * d, 0, s);
-                    rows.upload(data.w, 0, n, (long) n * d, s);
-                    s.synchronize("upload of k-means partition " + data.residencyKey);
-                    lease.markFilled();
-                }
+                DeviceBuffer rows = ensureUploaded(lease, data, s);
                 dev.bind();
                 cuEventCreate(start, CUevent_flags.CU_EVENT_DEFAULT);
                 cuEventCreate(stop, CUevent_flags.CU_EVENT_DEFAULT);
@@ -296,5 +284,17 @@ public final class KMeansGpu {
             }
         }
         return millis;
+    }
+
+    /** The leased resident buffer holding x then w, uploaded first if an earlier lease has not filled it. */
+    private static DeviceBuffer ensureUploaded(DeviceResidentCache.Lease lease, KMeansData data, GpuStream s) {
+        DeviceBuffer rows = lease.buffer();
+        if (!lease.wasPresent()) {
+            rows.upload(data.x, 0, data.n * data.d, 0, s);
+            rows.upload(data.w, 0, data.n, (long) data.n * data.d, s);
+            s.synchronize("upload of k-means partition " + data.residencyKey);
+            lease.markFilled();
+        }
+        return rows;
     }
 }
