@@ -118,8 +118,8 @@ extern "C" __global__ void iso_chunk_pava(u64 *__restrict__ acc, int *__restrict
     int st = (int) from;
     bool have = false;
     for (long long i = from; i < to; i++) {
-        const u64 *pi = acc + 4 * i; /* never written before this read: the stack stays below i */
-        u64 p0 = __ldg(pi), p1 = __ldg(pi + 1), p2 = __ldg(pi + 2), p3 = __ldg(pi + 3);
+        const u64 *pi = acc + 4 * i; /* not yet overwritten: the stack stays below i */
+        u64 p0 = pi[0], p1 = pi[1], p2 = pi[2], p3 = pi[3];
         if (!have) {
             s0 = p0; s1 = p1; w0 = p2; w1 = p3; st = (int) i; have = true;
             continue;

@@ -1,7 +1,6 @@
 package io.sparkgpu.isotonic;
 
 import io.sparkgpu.common.Int128;
-import java.util.Arrays;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ForkJoinPool;
 import java.util.function.IntConsumer;
@@ -33,7 +32,7 @@ public final class IsotonicCpu {
 
     /**
      * PAVA of points {@code [from, to)} in place: the blocks are written as a stack at {@code [from, from+count)}
-     * (sums in acc, first point index in start). Twin of the device function {@code chunk_pava}.
+     * (sums in acc, first point index in start). Twin of the kernel {@code iso_chunk_pava}.
      *
      * @return the number of blocks
      */
@@ -73,7 +72,7 @@ public final class IsotonicCpu {
      * Merges the solution A ({@code cntA} blocks at aBegin) with the solution B of the adjacent range that follows
      * ({@code cntB} blocks at bBegin): pools A's last and B's first blocks while they violate, popping further
      * blocks of A or taking further blocks of B, and writes the pooled block over A's last surviving slot. Twin of
-     * {@code merge_pair}.
+     * {@code iso_merge_pairs}.
      *
      * @return {@code (lenA << 32) | skipB}: A keeps its first lenA blocks (the pooled one last), B loses its first
      *         skipB blocks
@@ -150,11 +149,15 @@ public final class IsotonicCpu {
             throw new IllegalArgumentException("chunk must be >= 1, got " + chunk);
         }
         final int n = p.n;
-        final long[] acc = p.acc.clone();
-        final int[] start = new int[n];
+        long[] acc = p.acc.clone();
+        int[] start = new int[n];
         final int chunks = (int) ((n + (long) chunk - 1) / chunk);
         final int[] cnt0 = new int[Math.max(chunks, 1)];
-        parallel(threads, chunks, c -> cnt0[c] = chunkPava(acc, start, c * chunk, (int) Math.min(n, (long) (c + 1) * chunk)));
+        final long[] a0 = acc;
+        final int[] s0 = start;
+        parallel(threads, chunks, c -> cnt0[c] = chunkPava(a0, s0, c * chunk, (int) Math.min(n, (long) (c + 1) * chunk)));
+        long[] accNext = chunks > 1 ? new long[4 * n] : null;
+        int[] startNext = chunks > 1 ? new int[n] : null;
         int[] cnt = cnt0;
         long region = chunk;
         int groups = chunks;
@@ -163,20 +166,32 @@ public final class IsotonicCpu {
             final int pairs = (groups + 1) / 2;
             final int[] in = cnt;
             final int[] out = new int[pairs];
+            final int[] info = new int[3 * pairs];
             final long r = region;
+            final long[] a = acc;
+            final int[] st = start;
             parallel(threads, pairs, q -> {
                 int aBegin = (int) (2 * q * r);
                 int cntA = in[2 * q];
                 int bBegin = (int) Math.min(n, (2 * q + 1) * r);
                 int cntB = 2 * q + 1 < g ? in[2 * q + 1] : 0;
-                long res = mergePair(acc, start, aBegin, cntA, bBegin, cntB);
+                long res = mergePair(a, st, aBegin, cntA, bBegin, cntB);
                 int lenA = (int) (res >>> 32);
                 int skip = (int) res;
-                int lenB = cntB - skip;
-                System.arraycopy(acc, 4 * (bBegin + skip), acc, 4 * (aBegin + lenA), 4 * lenB);
-                System.arraycopy(start, bBegin + skip, start, aBegin + lenA, lenB);
-                out[q] = lenA + lenB;
+                info[3 * q] = lenA;
+                info[3 * q + 1] = skip;
+                info[3 * q + 2] = cntB - skip;
+                out[q] = lenA + cntB - skip;
             });
+            final long[] an = accNext;
+            final int[] sn = startNext;
+            final int slices = (n + COMPACT_SLICE - 1) / COMPACT_SLICE;
+            parallel(threads, slices, k -> compact(a, st, an, sn, n, r, info, k * COMPACT_SLICE,
+                    Math.min(n, (k + 1) * COMPACT_SLICE)));
+            accNext = acc;
+            startNext = start;
+            acc = an;
+            start = sn;
             cnt = out;
             region *= 2;
             groups = pairs;
@@ -185,9 +200,41 @@ public final class IsotonicCpu {
         return L2Blocks.fromStarts(p, start, acc, m);
     }
 
+    static final int COMPACT_SLICE = 1 << 16;
+
+    /**
+     * Positions [from, to) of one merge round's copy into the other buffer: A's first lenA records stay where
+     * they are, B's records skipB .. skipB+lenB-1 move right behind them. Twin of {@code iso_compact}.
+     */
+    static void compact(long[] accIn, int[] startIn, long[] accOut, int[] startOut, int n, long region, int[] info,
+                        int from, int to) {
+        final long span = 2 * region;
+        for (int i = from; i < to; i++) {
+            int q = (int) (i / span);
+            long base = q * span;
+            long off = i - base;
+            long dst = -1;
+            if (off < region) {
+                if (off < info[3 * q]) {
+                    dst = i;
+                }
+            } else {
+                long ob = off - region;
+                int skip = info[3 * q + 1];
+                if (ob >= skip && ob < skip + info[3 * q + 2]) {
+                    dst = base + info[3 * q] + (ob - skip);
+                }
+            }
+            if (dst >= 0) {
+                System.arraycopy(accIn, 4 * i, accOut, (int) (4 * dst), 4);
+                startOut[(int) dst] = startIn[i];
+            }
+        }
+    }
+
     // ------------------------------------------------------------------ MLS
 
-    /** Exact prefix sums: z[4j..4j+3] = sums of points [0, j), for j = 0..n. Twin of {@code mls_prefix}. */
+    /** Exact prefix sums: z[4j..4j+3] = sums of points [0, j), for j = 0..n. Twin of {@code iso_mls_prefix}. */
     static long[] prefix(long[] acc, int n) {
         long[] z = new long[4 * (n + 1)];
         for (int j = 0; j < n; j++) {
@@ -215,7 +262,7 @@ public final class IsotonicCpu {
     /**
      * The largest j >= i minimising the mean of points i..j, from prefix sums z. Means are first compared as
      * doubles (each within 8 * 2^-53 relative of the exact quotient of integers); only when two are within
-     * {@link #MLS_TOL} relative is the exact comparison used, so the answer is exact. Twin of {@code mls_argmin}.
+     * {@link #MLS_TOL} relative is the exact comparison used, so the answer is exact. Twin of {@code iso_mls_argmin}.
      */
     static int mlsArgmin(long[] z, int n, int i) {
         final int zi = 4 * i;
@@ -260,7 +307,7 @@ public final class IsotonicCpu {
 
     /**
      * Blocks from the minimisers: reach(i) = max over k <= i of jstar(k); a block starts at i when no earlier
-     * minimal lower set reaches i. Block sums are prefix-sum differences. Twin of {@code mls_blocks}.
+     * minimal lower set reaches i. Block sums are prefix-sum differences. Twin of {@code iso_mls_blocks}.
      */
     static L2Blocks mlsBlocks(IsoPoints p, long[] z, int[] jstar) {
         int n = p.n;
@@ -319,10 +366,5 @@ public final class IsotonicCpu {
         } finally {
             pool.shutdown();
         }
-    }
-
-    /** For tests: the exact sums of the points as a copy. */
-    static long[] copy(long[] a) {
-        return Arrays.copyOf(a, a.length);
     }
 }
