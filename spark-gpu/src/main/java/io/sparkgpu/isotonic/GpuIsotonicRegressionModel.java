@@ -1,6 +1,5 @@
 package io.sparkgpu.isotonic;
 
-import io.sparkgpu.cuda.Backend;
 import io.sparkgpu.ml.ParamsIO;
 import java.util.ArrayList;
 import java.util.List;
@@ -295,9 +294,5 @@ public class GpuIsotonicRegressionModel extends Model<GpuIsotonicRegressionModel
 
     public static GpuIsotonicRegressionModel load(String path) {
         return read().load(path);
-    }
-
-    static Backend backendOf(String v) {
-        return Backend.parse(v, "backend");
     }
 }
