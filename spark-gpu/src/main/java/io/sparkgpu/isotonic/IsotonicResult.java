@@ -7,7 +7,8 @@ import java.util.Arrays;
  * A fitted isotonic function in MLlib's form: strictly increasing {@code boundaries} and {@code predictions}
  * (non-decreasing when isotonic, non-increasing when antitonic). A block spanning several distinct features
  * contributes its first and last feature with the same prediction; a single-feature block one boundary.
- * Values are clipped to [yMin, yMax] when set, and adjacent blocks that become equal are joined. Also carries
+ * Values are clipped to [yMin, yMax] when set, and adjacent blocks whose values become equal (by clipping, or
+ * when two exact means round to the same double) are joined. Also carries
  * what the fit did (rows, dropped zero-weight rows, blocks, backend).
  */
 public final class IsotonicResult implements Serializable {
@@ -46,7 +47,7 @@ public final class IsotonicResult implements Serializable {
             double xs = b.xStart[i];
             double xe = b.xEnd[i];
             int j = i + 1;
-            while (j < m && clip(b.value[j], yMin, yMax) == v) { // only possible after clipping
+            while (j < m && clip(b.value[j], yMin, yMax) == v) { // after clipping, or two means rounding alike
                 xe = b.xEnd[j];
                 j++;
             }
