@@ -70,6 +70,17 @@ public final class DeviceBuffer implements AutoCloseable {
         cuMemcpyHtoDAsync(ptr, Pointer.to(src), (long) src.length * Sizeof.LONG, stream.handle());
     }
 
+    public void upload(long[] src, int from, int count, long dstOffsetElems, GpuStream stream) {
+        checkRange((dstOffsetElems + count) * Sizeof.LONG);
+        cuMemcpyHtoDAsync(ptr.withByteOffset(dstOffsetElems * Sizeof.LONG),
+                Pointer.to(src).withByteOffset((long) from * Sizeof.LONG), (long) count * Sizeof.LONG, stream.handle());
+    }
+
+    public void download(long[] dst, int count, GpuStream stream) {
+        checkRange((long) count * Sizeof.LONG);
+        cuMemcpyDtoHAsync(Pointer.to(dst), ptr, (long) count * Sizeof.LONG, stream.handle());
+    }
+
     public void download(double[] dst, int count, GpuStream stream) {
         checkRange((long) count * Sizeof.DOUBLE);
         cuMemcpyDtoHAsync(Pointer.to(dst), ptr, (long) count * Sizeof.DOUBLE, stream.handle());

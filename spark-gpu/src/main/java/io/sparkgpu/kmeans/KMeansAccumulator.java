@@ -1,5 +1,7 @@
 package io.sparkgpu.kmeans;
 
+import io.sparkgpu.common.FixedPoint;
+
 /**
  * Layout of the exact per-partition result of one k-means step, shared with the kernel:
  * {@code [sums 2kd][weight sums 2k][cost 2][counts k]} as 64-bit words; pairs are (lo, hi) 128-bit

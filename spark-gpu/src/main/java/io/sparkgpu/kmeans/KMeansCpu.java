@@ -1,5 +1,7 @@
 package io.sparkgpu.kmeans;
 
+import io.sparkgpu.common.FixedPoint;
+
 /**
  * CPU twin of the {@code kmeans_step_*} kernels: the same contract and the same floating-point operation
  * order, so its results equal the GPU's bit for bit. Per dimension, in dimension order, the squared

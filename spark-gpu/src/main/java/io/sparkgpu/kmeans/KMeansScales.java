@@ -1,5 +1,6 @@
 package io.sparkgpu.kmeans;
 
+import io.sparkgpu.common.FixedPoint;
 import java.io.Serializable;
 
 /**

@@ -8,7 +8,8 @@ import java.util.List;
  */
 public final class SparkGpuFunctions {
     private static final List<SqlFunctionSpec> ALL = List.of(
-            KMeansPredictFunction.spec()
+            KMeansPredictFunction.spec(),
+            IsotonicPredictFunction.spec()
     );
 
     private SparkGpuFunctions() {

@@ -1,5 +1,6 @@
 package io.sparkgpu.kmeans;
 
+import io.sparkgpu.common.FixedPoint;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

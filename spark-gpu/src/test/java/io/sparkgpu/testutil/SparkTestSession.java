@@ -2,7 +2,11 @@ package io.sparkgpu.testutil;
 
 import org.apache.spark.sql.SparkSession;
 
-/** One local[2] SparkSession per test JVM (Spark tests share it; it is stopped at JVM exit). */
+/**
+ * One local[2] SparkSession per test JVM (Spark tests share it; it is stopped at JVM exit). Test classes that
+ * build their own session with {@code getOrCreate()} may be handed this one and stop it when they finish; the
+ * next {@link #get()} then starts a fresh one instead of returning a stopped session.
+ */
 public final class SparkTestSession {
     private static SparkSession spark;
 
@@ -10,7 +14,7 @@ public final class SparkTestSession {
     }
 
     public static synchronized SparkSession get() {
-        if (spark == null) {
+        if (spark == null || spark.sparkContext().isStopped()) {
             spark = SparkSession.builder()
                     .master("local[2]")
                     .appName("spark-gpu-tests")
@@ -19,7 +23,8 @@ public final class SparkTestSession {
                     .config("spark.driver.host", "127.0.0.1")
                     .getOrCreate();
             spark.sparkContext().setLogLevel("WARN");
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> spark.stop()));
+            SparkSession started = spark;
+            Runtime.getRuntime().addShutdownHook(new Thread(started::stop));
         }
         return spark;
     }

@@ -30,6 +30,9 @@ public final class GpuInfo {
                         i, dev, dev.peakBandwidthGBs(), mem[0] >> 20, mem[1] >> 20));
                 dev.function(KMeansGpu.MODULE, KMeansGpu.PROBE_KERNEL);
                 System.out.println("device " + i + ": kernels of module '" + KMeansGpu.MODULE + "' load");
+                dev.function(io.sparkgpu.isotonic.IsotonicGpu.MODULE, io.sparkgpu.isotonic.IsotonicGpu.PROBE_KERNEL);
+                System.out.println("device " + i + ": kernels of module '" + io.sparkgpu.isotonic.IsotonicGpu.MODULE
+                        + "' load");
             } catch (RuntimeException | LinkageError e) {
                 ok = false;
                 System.out.println("device " + i + ": NOT usable: " + e);

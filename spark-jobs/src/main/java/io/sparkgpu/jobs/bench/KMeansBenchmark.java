@@ -3,7 +3,7 @@ package io.sparkgpu.jobs.bench;
 import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.cuda.CudaRuntime;
 import io.sparkgpu.cuda.DeviceResidentCache;
-import io.sparkgpu.kmeans.FixedPoint;
+import io.sparkgpu.common.FixedPoint;
 import io.sparkgpu.kmeans.KMeansAccumulator;
 import io.sparkgpu.kmeans.KMeansCpu;
 import io.sparkgpu.kmeans.KMeansData;

@@ -1,4 +1,4 @@
-package io.sparkgpu.kmeans;
+package io.sparkgpu.common;
 
 import java.math.BigInteger;
 

@@ -1,4 +1,4 @@
-package io.sparkgpu.kmeans;
+package io.sparkgpu.common;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,0 +1,211 @@
+package io.sparkgpu.isotonic;
+
+import io.sparkgpu.common.FixedPoint;
+import java.io.Serializable;
+
+/**
+ * The points of one contiguous feature range, sorted by feature and pooled: one entry per distinct feature
+ * value x (strictly increasing), holding the exact fixed-point sums s = sum(w*y) and w = sum(w) of its rows
+ * ({@link IsoScales}). This is MLlib's {@code makeUnique} (weighted mean label, summed weight; rows of weight 0
+ * are dropped, negative weights rejected) with sums kept exactly, so the pooled value of a feature does not depend
+ * on the order of its rows.
+ *
+ * <p>Layout: {@code acc[4i..4i+3] = (sLo, sHi, wLo, wHi)} (array of structures, the layout the kernels read).
+ * For the L1 loss the rows are also kept, grouped by feature: labels of feature i are
+ * {@code labels[groupStart[i] .. groupStart[i+1])} with weights {@code rowWeights[2r], rowWeights[2r+1]} (lo, hi).
+ *
+ * <p>Sorting is an LSD radix sort of the order-preserving bit patterns of the features (O(n), primitive arrays).
+ */
+public final class IsoPoints implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    /** Number of distinct features. */
+    public final int n;
+    public final double[] x;
+    public final long[] acc;
+    /** Rows pooled (weight > 0) and rows dropped for weight 0. */
+    public final long rows;
+    public final long zeroWeightRows;
+    /** L1 only (else null): per-feature row ranges, row labels and row weights (lo, hi pairs). */
+    public final int[] groupStart;
+    public final double[] labels;
+    public final long[] rowWeights;
+
+    IsoPoints(int n, double[] x, long[] acc, long rows, long zeroWeightRows, int[] groupStart, double[] labels,
+              long[] rowWeights) {
+        this.n = n;
+        this.x = x;
+        this.acc = acc;
+        this.rows = rows;
+        this.zeroWeightRows = zeroWeightRows;
+        this.groupStart = groupStart;
+        this.labels = labels;
+        this.rowWeights = rowWeights;
+    }
+
+    /** Points with already pooled exact sums (x strictly increasing); for tests and the kernels' benchmarks. */
+    public static IsoPoints ofSums(double[] x, long[] acc) {
+        return new IsoPoints(x.length, x, acc, x.length, 0, null, null, null);
+    }
+
+    /**
+     * Validates, sorts and pools {@code len} rows.
+     *
+     * @param w          weights, or null for weight 1
+     * @param negate     pool -y instead of y (antitonic fits are isotonic fits of -y)
+     * @param keepRows   also keep the rows grouped by feature (needed by the L1 loss)
+     * @throws IllegalArgumentException naming the column for a NaN or infinite label, feature or weight, a
+     *                                  negative weight, or a positive weight too small to be represented at the
+     *                                  fit's scale
+     */
+    public static IsoPoints pool(double[] x, double[] y, double[] w, int len, boolean negate, IsoScales sc,
+                                 boolean keepRows, IsoColumns cols) {
+        int kept = 0;
+        long zero = 0;
+        for (int i = 0; i < len; i++) {
+            double wi = w == null ? 1.0 : w[i];
+            check(x[i], y[i], wi, cols);
+            if (wi == 0) {
+                zero++;
+            } else {
+                kept++;
+            }
+        }
+        long[] keys = new long[kept];
+        int[] idx = new int[kept];
+        int m = 0;
+        for (int i = 0; i < len; i++) {
+            double wi = w == null ? 1.0 : w[i];
+            if (wi != 0) {
+                keys[m] = sortKey(x[i]);
+                idx[m++] = i;
+            }
+        }
+        radixSort(keys, idx, kept);
+
+        int distinct = 0;
+        for (int r = 0; r < kept; r++) {
+            if (r == 0 || keys[r] != keys[r - 1]) {
+                distinct++;
+            }
+        }
+        double[] ux = new double[distinct];
+        long[] acc = new long[4 * distinct];
+        int[] groupStart = keepRows ? new int[distinct + 1] : null;
+        double[] labels = keepRows ? new double[kept] : null;
+        long[] rowWeights = keepRows ? new long[2 * kept] : null;
+        long[] one = keepRows ? new long[2] : null;
+        int u = -1;
+        for (int r = 0; r < kept; r++) {
+            int i = idx[r];
+            if (r == 0 || keys[r] != keys[r - 1]) {
+                u++;
+                ux[u] = x[i] + 0.0;
+                if (keepRows) {
+                    groupStart[u] = r;
+                }
+            }
+            double wi = w == null ? 1.0 : w[i];
+            double yi = negate ? -y[i] : y[i];
+            FixedPoint.add(acc, 4 * u, wi * yi, sc.labelMul[0], sc.labelMul[1]);
+            FixedPoint.add(acc, 4 * u + 2, wi, sc.weightMul[0], sc.weightMul[1]);
+            if (keepRows) {
+                labels[r] = yi + 0.0;
+                one[0] = 0;
+                one[1] = 0;
+                FixedPoint.add(one, 0, wi, sc.weightMul[0], sc.weightMul[1]);
+                rowWeights[2 * r] = one[0];
+                rowWeights[2 * r + 1] = one[1];
+                if (one[0] == 0 && one[1] == 0) {
+                    throw tooSmall(wi, cols);
+                }
+            }
+        }
+        if (keepRows) {
+            groupStart[distinct] = kept;
+        }
+        for (int p = 0; p < distinct; p++) {
+            if (acc[4 * p + 2] == 0 && acc[4 * p + 3] == 0) {
+                throw tooSmall(Double.NaN, cols);
+            }
+        }
+        return new IsoPoints(distinct, ux, acc, kept, zero, groupStart, labels, rowWeights);
+    }
+
+    private static IllegalArgumentException tooSmall(double w, IsoColumns cols) {
+        return new IllegalArgumentException(cols.weight + ": a positive weight" + (Double.isNaN(w) ? "" : " (" + w + ")")
+                + " is more than 2^100 times smaller than the largest weight times the row count and cannot be "
+                + "represented exactly; rescale or drop such weights");
+    }
+
+    /** Throws an IllegalArgumentException naming the offending column. */
+    static void check(double x, double y, double w, IsoColumns cols) {
+        if (!Double.isFinite(x)) {
+            throw new IllegalArgumentException(cols.feature + " contains " + x
+                    + "; isotonic regression needs finite features");
+        }
+        if (!Double.isFinite(y)) {
+            throw new IllegalArgumentException(cols.label + " contains " + y + " (at feature " + x
+                    + "); isotonic regression needs finite labels");
+        }
+        if (!Double.isFinite(w) || w < 0) {
+            throw new IllegalArgumentException(cols.weight + " must hold finite weights >= 0, found " + w
+                    + " (at feature " + x + ")");
+        }
+    }
+
+    /** Order-preserving unsigned key of a finite double (-0.0 and 0.0 get the same key). */
+    static long sortKey(double v) {
+        long bits = Double.doubleToRawLongBits(v + 0.0);
+        return bits ^ ((bits >> 63) | Long.MIN_VALUE);
+    }
+
+    /** Stable LSD radix sort by unsigned key, 8 bits per pass; passes where all keys share the digit are skipped. */
+    static void radixSort(long[] keys, int[] idx, int n) {
+        if (n < 2) {
+            return;
+        }
+        long[] k2 = new long[n];
+        int[] i2 = new int[n];
+        int[] count = new int[257];
+        long[] srcK = keys;
+        int[] srcI = idx;
+        long[] dstK = k2;
+        int[] dstI = i2;
+        for (int shift = 0; shift < 64; shift += 8) {
+            java.util.Arrays.fill(count, 0);
+            for (int r = 0; r < n; r++) {
+                count[(int) ((srcK[r] >>> shift) & 0xff) + 1]++;
+            }
+            boolean trivial = false;
+            for (int b = 1; b <= 256; b++) {
+                if (count[b] == n) {
+                    trivial = true;
+                    break;
+                }
+            }
+            if (trivial) {
+                continue;
+            }
+            for (int b = 0; b < 256; b++) {
+                count[b + 1] += count[b];
+            }
+            for (int r = 0; r < n; r++) {
+                int d = (int) ((srcK[r] >>> shift) & 0xff);
+                int to = count[d]++;
+                dstK[to] = srcK[r];
+                dstI[to] = srcI[r];
+            }
+            long[] tk = srcK;
+            srcK = dstK;
+            dstK = tk;
+            int[] ti = srcI;
+            srcI = dstI;
+            dstI = ti;
+        }
+        if (srcK != keys) {
+            System.arraycopy(srcK, 0, keys, 0, n);
+            System.arraycopy(srcI, 0, idx, 0, n);
+        }
+    }
+}

@@ -1,0 +1,217 @@
+package io.sparkgpu.isotonic;
+
+import static jcuda.driver.JCudaDriver.cuEventCreate;
+import static jcuda.driver.JCudaDriver.cuEventDestroy;
+import static jcuda.driver.JCudaDriver.cuEventElapsedTime;
+import static jcuda.driver.JCudaDriver.cuEventRecord;
+
+import io.sparkgpu.cuda.CudaDevice;
+import io.sparkgpu.cuda.CudaException;
+import io.sparkgpu.cuda.DeviceBuffer;
+import io.sparkgpu.cuda.GpuStream;
+import io.sparkgpu.cuda.KernelLauncher;
+import jcuda.driver.CUevent;
+import jcuda.driver.CUevent_flags;
+
+/**
+ * GPU isotonic regression (weighted least squares) of one partition's pooled points through the
+ * {@code isotonic} module; the CPU twins are {@link IsotonicCpu#pavaMerge} and {@link IsotonicCpu#mls}, which
+ * give the same blocks and bits (all comparisons are exact, see {@link L2Blocks}).
+ *
+ * <p><b>PAVA-merge</b> (default): chunks of {@code chunk} points are solved by PAVA in parallel, one GPU thread
+ * per chunk (PAVA: Ayer, Brunk, Ewing, Reid and Silverman, Ann. Math. Statist. 26, 1955), then adjacent chunk
+ * solutions are merged in log2(chunks) rounds by the decomposition theorem of PAVA (PAVA applied to the
+ * concatenated solutions of two adjacent ranges solves their union): one thread per pair pools A's last blocks
+ * with B's first while they violate, then a device-wide copy makes each merged group contiguous. Work O(n) per
+ * round, O(n log(n/chunk)) in all; the merge of one pair is serial in the number of blocks it pools.
+ *
+ * <p><b>MLS</b> (on request): exact prefix sums, then one thread per i finds the largest j >= i minimising the
+ * mean of points i..j (O(n - i), shared-memory tiles), then a max-scan of those j marks the blocks (minimum
+ * lower sets: Best and Chakravarti, Math. Programming 47, 1990; lower sets that overlap are nested, so the
+ * block of i is the one of the first i whose lower set reaches it). O(n^2) work: fast only for small n.
+ */
+public final class IsotonicGpu {
+    public static final String MODULE = "isotonic";
+    public static final String PROBE_KERNEL = "iso_chunk_pava";
+    /** Points per chunk of the first PAVA round (one GPU thread each). */
+    public static final int DEFAULT_CHUNK = 256;
+    /** MLS is O(n^2): partitions with more distinct features than this are refused. */
+    public static final int MLS_MAX_POINTS = 1 << 20;
+    static final int CHUNK_BLOCK = 128;
+    static final int COPY_BLOCK = 256;
+    static final int MLS_BLOCK = 256;
+    static final int SCAN_THREADS = 1024;
+
+    private IsotonicGpu() {
+    }
+
+    /**
+     * PAVA-merge of {@code p} on {@code dev}.
+     *
+     * @param kernelMillis if not null, element 0 receives the device time of the kernels alone (CUDA events:
+     *                     no transfers)
+     */
+    public static L2Blocks pavaMerge(CudaDevice dev, IsoPoints p, int chunk, double[] kernelMillis) {
+        if (chunk < 1) {
+            throw new IllegalArgumentException("chunk must be >= 1, got " + chunk);
+        }
+        final int n = p.n;
+        if (n == 0) {
+            return L2Blocks.EMPTY;
+        }
+        final int chunks = (int) ((n + (long) chunk - 1) / chunk);
+        final int pairsMax = (chunks + 1) / 2;
+        try (GpuStream s = new GpuStream(dev);
+             DeviceBuffer acc0 = DeviceBuffer.allocate(dev, 32L * n);
+             DeviceBuffer acc1 = DeviceBuffer.allocate(dev, chunks > 1 ? 32L * n : 8);
+             DeviceBuffer st0 = DeviceBuffer.allocate(dev, 4L * n);
+             DeviceBuffer st1 = DeviceBuffer.allocate(dev, chunks > 1 ? 4L * n : 8);
+             DeviceBuffer cnt0 = DeviceBuffer.allocate(dev, 4L * chunks);
+             DeviceBuffer cnt1 = DeviceBuffer.allocate(dev, 4L * pairsMax);
+             DeviceBuffer info = DeviceBuffer.allocate(dev, 12L * pairsMax);
+             Events ev = kernelMillis != null ? new Events(dev) : null) {
+            acc0.upload(p.acc, 0, 4 * n, 0, s);
+            if (ev != null) {
+                ev.start(s);
+            }
+            KernelLauncher.launch(s, MODULE, "iso_chunk_pava", grid(chunks, CHUNK_BLOCK), CHUNK_BLOCK, 0,
+                    acc0, st0, n, chunk, chunks, cnt0);
+            DeviceBuffer acc = acc0;
+            DeviceBuffer accNext = acc1;
+            DeviceBuffer st = st0;
+            DeviceBuffer stNext = st1;
+            DeviceBuffer cnt = cnt0;
+            DeviceBuffer cntNext = cnt1;
+            long region = chunk;
+            int groups = chunks;
+            int copyGrid = Math.min(grid(n, COPY_BLOCK), 32 * dev.multiprocessors());
+            while (groups > 1) {
+                int pairs = (groups + 1) / 2;
+                KernelLauncher.launch(s, MODULE, "iso_merge_pairs", grid(pairs, CHUNK_BLOCK), CHUNK_BLOCK, 0,
+                        acc, st, n, region, groups, cnt, cntNext, info);
+                KernelLauncher.launch(s, MODULE, "iso_compact", copyGrid, COPY_BLOCK, 0,
+                        acc, st, accNext, stNext, n, region, info);
+                DeviceBuffer t = acc;
+                acc = accNext;
+                accNext = t;
+                t = st;
+                st = stNext;
+                stNext = t;
+                t = cnt;
+                cnt = cntNext;
+                cntNext = t;
+                region *= 2;
+                groups = pairs;
+            }
+            if (ev != null) {
+                ev.stop(s);
+            }
+            int[] m = new int[1];
+            cnt.download(m, 1, s);
+            s.synchronize("isotonic PAVA-merge (n=" + n + ", chunk=" + chunk + ")");
+            if (ev != null) {
+                kernelMillis[0] = ev.millis();
+            }
+            long[] out = new long[4 * m[0]];
+            int[] start = new int[m[0]];
+            acc.download(out, out.length, s);
+            st.download(start, m[0], s);
+            s.synchronize("download of isotonic blocks (" + m[0] + ")");
+            return L2Blocks.fromStarts(p, start, out, m[0]);
+        }
+    }
+
+    /** Parallel MLS of {@code p} on {@code dev} (see the class comment); kernelMillis as {@link #pavaMerge}. */
+    public static L2Blocks mls(CudaDevice dev, IsoPoints p, double[] kernelMillis) {
+        final int n = p.n;
+        if (n == 0) {
+            return L2Blocks.EMPTY;
+        }
+        checkMlsSize(n);
+        try (GpuStream s = new GpuStream(dev);
+             DeviceBuffer acc = DeviceBuffer.allocate(dev, 32L * n);
+             DeviceBuffer z = DeviceBuffer.allocate(dev, 32L * (n + 1));
+             DeviceBuffer jstar = DeviceBuffer.allocate(dev, 4L * n);
+             DeviceBuffer out = DeviceBuffer.allocate(dev, 32L * n);
+             DeviceBuffer starts = DeviceBuffer.allocate(dev, 4L * n);
+             DeviceBuffer count = DeviceBuffer.allocate(dev, 4);
+             Events ev = kernelMillis != null ? new Events(dev) : null) {
+            acc.upload(p.acc, 0, 4 * n, 0, s);
+            if (ev != null) {
+                ev.start(s);
+            }
+            KernelLauncher.launch(s, MODULE, "iso_mls_prefix", 1, SCAN_THREADS, 0, acc, n, z);
+            KernelLauncher.launch(s, MODULE, "iso_mls_argmin", grid(n, MLS_BLOCK), MLS_BLOCK, 32 * MLS_BLOCK, z, n, jstar);
+            KernelLauncher.launch(s, MODULE, "iso_mls_blocks", 1, SCAN_THREADS, 0, z, jstar, n, out, starts, count);
+            if (ev != null) {
+                ev.stop(s);
+            }
+            int[] m = new int[1];
+            count.download(m, 1, s);
+            s.synchronize("isotonic MLS (n=" + n + ")");
+            if (ev != null) {
+                kernelMillis[0] = ev.millis();
+            }
+            long[] sums = new long[4 * m[0]];
+            int[] start = new int[m[0]];
+            out.download(sums, sums.length, s);
+            starts.download(start, m[0], s);
+            s.synchronize("download of isotonic MLS blocks (" + m[0] + ")");
+            return L2Blocks.fromStarts(p, start, sums, m[0]);
+        }
+    }
+
+    static void checkMlsSize(int n) {
+        if (n > MLS_MAX_POINTS) {
+            throw new IllegalArgumentException("algorithm=mls is O(n^2) and accepts at most " + MLS_MAX_POINTS
+                    + " distinct features per partition, got " + n + "; use algorithm=pava or more partitions");
+        }
+    }
+
+    private static int grid(long items, int block) {
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, (items + block - 1) / block));
+    }
+
+    /** A pair of CUDA events around the kernels (timing only). */
+    private static final class Events implements AutoCloseable {
+        private final CudaDevice dev;
+        private final CUevent a = new CUevent();
+        private final CUevent b = new CUevent();
+
+        Events(CudaDevice dev) {
+            this.dev = dev;
+            dev.bind();
+            try {
+                cuEventCreate(a, CUevent_flags.CU_EVENT_DEFAULT);
+                cuEventCreate(b, CUevent_flags.CU_EVENT_DEFAULT);
+            } catch (RuntimeException e) {
+                throw new CudaException("cannot create CUDA events on " + dev + ": " + e.getMessage(), e);
+            }
+        }
+
+        void start(GpuStream s) {
+            cuEventRecord(a, s.handle());
+        }
+
+        void stop(GpuStream s) {
+            cuEventRecord(b, s.handle());
+        }
+
+        double millis() {
+            float[] ms = new float[1];
+            cuEventElapsedTime(ms, a, b);
+            return ms[0];
+        }
+
+        @Override
+        public void close() {
+            try {
+                dev.bind();
+                cuEventDestroy(a);
+                cuEventDestroy(b);
+            } catch (RuntimeException ignored) {
+                // a broken context: the original failure is the one to report
+            }
+        }
+    }
+}

@@ -1,0 +1,333 @@
+package io.sparkgpu.jobs;
+
+import io.sparkgpu.isotonic.GpuIsotonicRegressionModel;
+import io.sparkgpu.isotonic.IsotonicConfig;
+import io.sparkgpu.isotonic.IsotonicResult;
+import io.sparkgpu.isotonic.IsotonicTrainer;
+import java.awt.Color;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.spark.ml.linalg.SQLDataTypes;
+import org.apache.spark.ml.linalg.Vector;
+import org.apache.spark.sql.DataFrameWriter;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SaveMode;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.storage.StorageLevel;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.markers.SeriesMarkers;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code sparkgpu isotonic}: fits isotonic regression to a CSV or Parquet input; writes model, predictions, plot. */
+@Command(name = "isotonic", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Fit a monotone (isotonic or antitonic) function of one feature to a label, on GPU when usable.",
+                "Prints a summary; optionally writes predictions, the model (loadable by GpuIsotonicRegressionModel.load",
+                "and sparkgpu_isotonic_predict) and a PNG plot of the data and the fit."},
+        footer = {"", "Example:",
+                "  sparkgpu isotonic --input scores.csv --feature score --label clicked \\",
+                "      --output calibrated.parquet --model-out iso-model --plot fit.png"})
+final class IsotonicCommand extends SparkCommand {
+    enum OutputFormat { parquet, csv }
+
+    @Option(names = "--input", required = true, paramLabel = "PATH",
+            description = "Input file, directory or glob: CSV with a header row, or Parquet.")
+    String input;
+
+    @Option(names = "--format", paramLabel = "FMT", defaultValue = "auto",
+            description = "Input format: csv, parquet or auto (from the file extension). Default: ${DEFAULT-VALUE}.")
+    InputData.Format format;
+
+    @Option(names = "--feature", required = true, paramLabel = "COL",
+            description = "Feature column: numeric, or a vector column with --feature-index.")
+    String feature;
+
+    @Option(names = "--feature-index", paramLabel = "I", defaultValue = "0",
+            description = "Element of a vector feature column. Default: ${DEFAULT-VALUE}.")
+    int featureIndex;
+
+    @Option(names = "--label", required = true, paramLabel = "COL", description = "Numeric label column.")
+    String label;
+
+    @Option(names = "--weight", paramLabel = "COL", description = "Numeric column of non-negative weights (0: row dropped).")
+    String weight;
+
+    @Option(names = "--increasing", paramLabel = "DIR", defaultValue = "true",
+            description = "true (isotonic), false (antitonic) or auto (sign of Spearman's rho). Default: ${DEFAULT-VALUE}.")
+    String increasing;
+
+    @Option(names = "--loss", paramLabel = "LOSS", defaultValue = "l2",
+            description = "l2 (least squares, block means) or l1 (absolute deviations, block medians). Default: ${DEFAULT-VALUE}.")
+    String loss;
+
+    @Option(names = "--algorithm", paramLabel = "ALG", defaultValue = "pava",
+            description = "pava (PAVA-merge) or mls (minimum lower sets, O(n^2) per partition). Default: ${DEFAULT-VALUE}.")
+    String algorithm;
+
+    @Option(names = "--out-of-bounds", paramLabel = "MODE", defaultValue = "clip",
+            description = "Predictions outside the training range: clip, nan or error. Default: ${DEFAULT-VALUE}.")
+    String outOfBounds;
+
+    @Option(names = "--y-min", paramLabel = "Y", description = "Lower bound of the fitted values.")
+    Double yMin;
+
+    @Option(names = "--y-max", paramLabel = "Y", description = "Upper bound of the fitted values.")
+    Double yMax;
+
+    @Option(names = "--partitions", paramLabel = "P", defaultValue = "0",
+            description = "Range partitions (0: as the input). The model does not depend on it. Default: ${DEFAULT-VALUE}.")
+    int partitions;
+
+    @Option(names = "--backend", paramLabel = "BACKEND",
+            description = "auto, gpu or cpu. Default: spark.sparkgpu.backend if set, else auto (GPU when usable).")
+    String backend;
+
+    @Option(names = "--output", paramLabel = "PATH", description = "Write the input columns plus the prediction here.")
+    String output;
+
+    @Option(names = "--output-format", paramLabel = "FMT", defaultValue = "parquet",
+            description = "Format of --output: parquet or csv. Default: ${DEFAULT-VALUE}.")
+    OutputFormat outputFormat;
+
+    @Option(names = "--prediction-col", paramLabel = "COL", defaultValue = "prediction",
+            description = "Name of the prediction column in --output. Default: ${DEFAULT-VALUE}.")
+    String predictionCol;
+
+    @Option(names = "--model-out", paramLabel = "DIR",
+            description = "Write the model (GpuIsotonicRegressionModel) to DIR, plus DIR/summary.json.")
+    String modelOut;
+
+    @Option(names = "--overwrite", description = "Replace --output and --model-out if they exist.")
+    boolean overwrite;
+
+    @Option(names = "--plot", paramLabel = "FILE.png", description = "Write a PNG plot of (sampled) data and the fit.")
+    Path plot;
+
+    @Option(names = "--plot-points", paramLabel = "N", defaultValue = "20000",
+            description = "At most this many (sampled) points in --plot. Default: ${DEFAULT-VALUE}.")
+    int plotPoints;
+
+    /** Checks the option values and builds the fit settings (usage errors name the option). */
+    IsotonicConfig config() {
+        IsotonicConfig c = new IsotonicConfig();
+        try {
+            c.loss = IsotonicConfig.parseLoss(loss);
+        } catch (IllegalArgumentException e) {
+            throw usage("Invalid value for option '--loss': expected l2 or l1, got '" + loss + "'");
+        }
+        try {
+            c.algorithm = IsotonicConfig.parseAlgorithm(algorithm);
+        } catch (IllegalArgumentException e) {
+            throw usage("Invalid value for option '--algorithm': expected pava or mls, got '" + algorithm + "'");
+        }
+        try {
+            c.direction = IsotonicConfig.parseDirection(increasing);
+        } catch (IllegalArgumentException e) {
+            throw usage("Invalid value for option '--increasing': expected true, false or auto, got '" + increasing + "'");
+        }
+        try {
+            IsotonicConfig.parseOutOfBounds(outOfBounds);
+        } catch (IllegalArgumentException e) {
+            throw usage("Invalid value for option '--out-of-bounds': expected clip, nan or error, got '" + outOfBounds + "'");
+        }
+        if (featureIndex < 0) {
+            throw usage("Invalid value for option '--feature-index': must be >= 0, got " + featureIndex);
+        }
+        if (partitions < 0) {
+            throw usage("Invalid value for option '--partitions': must be >= 0, got " + partitions);
+        }
+        if (plotPoints < 1) {
+            throw usage("Invalid value for option '--plot-points': must be >= 1, got " + plotPoints);
+        }
+        if (plot != null && !plot.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".png")) {
+            throw usage("Invalid value for option '--plot': the file name must end in .png, got " + plot);
+        }
+        if (yMin != null && yMax != null && yMin > yMax) {
+            throw usage("Invalid values for options '--y-min' and '--y-max': " + yMin + " > " + yMax);
+        }
+        c.yMin = yMin == null ? Double.NaN : yMin;
+        c.yMax = yMax == null ? Double.NaN : yMax;
+        c.numPartitions = partitions;
+        c.backend = parseBackend(backend, "--backend");
+        try {
+            return c.validate();
+        } catch (IllegalArgumentException e) {
+            throw usage(e.getMessage());
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        IsotonicConfig cfg = config();
+        long t0 = System.nanoTime();
+        PrintWriter out = out();
+        try (SparkSession spark = startSpark("spark-gpu isotonic")) {
+            Dataset<Row> raw = InputData.read(spark, input, format, commandLine());
+            String f = InputData.field(raw.schema(), feature.trim(), "--feature", commandLine()).name();
+            String l = InputData.field(raw.schema(), label.trim(), "--label", commandLine()).name();
+            String w = weight == null ? null : InputData.field(raw.schema(), weight.trim(), "--weight", commandLine()).name();
+            for (String c : raw.schema().fieldNames()) {
+                if (output != null && c.equalsIgnoreCase(predictionCol)) {
+                    throw usage("--prediction-col: the input already has a column '" + c
+                            + "'; choose another name with --prediction-col");
+                }
+            }
+            checkTarget(spark, output, "--output");
+            checkTarget(spark, modelOut, "--model-out");
+            if (cfg.backend == null) {
+                cfg.backend = backendOrConfigured(null);
+            }
+            out.printf(Locale.ROOT, "isotonic: input %s, feature %s, label %s%s, loss %s, algorithm %s, increasing %s, "
+                            + "backend %s, master %s%n", input, f, l, w == null ? "" : ", weight " + w, cfg.loss,
+                    cfg.algorithm, increasing, cfg.backend.id(), spark.sparkContext().master());
+            out.flush();
+            boolean reuse = output != null || plot != null;
+            Dataset<Row> data = reuse ? raw.persist(StorageLevel.MEMORY_AND_DISK()) : raw;
+            try {
+                long tFit = System.nanoTime();
+                IsotonicResult r = IsotonicTrainer.train(data, f, featureIndex, l, w, cfg);
+                double fitSeconds = secondsSince(tFit);
+                GpuIsotonicRegressionModel model = GpuIsotonicRegressionModel.fromResult(r).setFeaturesCol(f)
+                        .setFeatureIndex(featureIndex).setPredictionCol(predictionCol).setOutOfBounds(outOfBounds);
+                if (output != null) {
+                    Dataset<Row> pred = model.transform(data);
+                    Dataset<Row> df = outputFormat == OutputFormat.csv ? KMeansCommand.flattenForCsv(pred) : pred;
+                    DataFrameWriter<Row> wr = df.write().mode(overwrite ? SaveMode.Overwrite : SaveMode.ErrorIfExists);
+                    if (outputFormat == OutputFormat.csv) {
+                        wr.option("header", "true").csv(output);
+                    } else {
+                        wr.parquet(output);
+                    }
+                    out.println("  predictions   " + output + " (" + outputFormat + ")");
+                }
+                if (modelOut != null) {
+                    writeModel(spark, model, r, cfg, f, l, w);
+                    out.println("  model         " + modelOut);
+                }
+                if (plot != null) {
+                    int shown = writePlot(data, f, l, r);
+                    out.println("  plot          " + plot + " (" + shown + " points)");
+                }
+                out.println("isotonic finished");
+                out.printf(Locale.ROOT, "  rows          %d (%d of weight 0 dropped)%n", r.numRows + r.zeroWeightRows,
+                        r.zeroWeightRows);
+                out.printf(Locale.ROOT, "  blocks        %d, boundaries %d, direction %s%n", r.numBlocks,
+                        r.boundaries.length, r.isotonic ? "increasing" : "decreasing");
+                out.printf(Locale.ROOT, "  range         x in [%s, %s], fit in [%s, %s]%n", r.boundaries[0],
+                        r.boundaries[r.boundaries.length - 1], min(r.predictions), max(r.predictions));
+                out.printf(Locale.ROOT, "  backend       %s%n", r.backend);
+                out.printf(Locale.ROOT, "  time          fit %.3f s, total %.3f s%n", fitSeconds, secondsSince(t0));
+            } finally {
+                if (reuse) {
+                    data.unpersist(false);
+                }
+            }
+        }
+        return SparkGpuCli.EXIT_OK;
+    }
+
+    private static double min(double[] a) {
+        double m = Double.POSITIVE_INFINITY;
+        for (double v : a) {
+            m = Math.min(m, v);
+        }
+        return m;
+    }
+
+    private static double max(double[] a) {
+        double m = Double.NEGATIVE_INFINITY;
+        for (double v : a) {
+            m = Math.max(m, v);
+        }
+        return m;
+    }
+
+    private void checkTarget(SparkSession spark, String path, String option) {
+        if (path == null) {
+            return;
+        }
+        if (path.replaceAll("/+$", "").equals(input.replaceAll("/+$", ""))) {
+            throw usage(option + ": must not be the same path as --input (" + input + ")");
+        }
+        if (!overwrite && InputData.exists(spark, path)) {
+            throw usage(option + ": " + path + " already exists (pass --overwrite to replace it)");
+        }
+    }
+
+    private void writeModel(SparkSession spark, GpuIsotonicRegressionModel model, IsotonicResult r, IsotonicConfig cfg,
+                            String f, String l, String w) throws Exception {
+        org.apache.hadoop.fs.Path root = new org.apache.hadoop.fs.Path(modelOut);
+        FileSystem fs = root.getFileSystem(spark.sparkContext().hadoopConfiguration());
+        if (fs.exists(root)) {
+            fs.delete(root, true);
+        }
+        model.write().save(modelOut);
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("algorithm", "isotonic regression");
+        s.put("input", input);
+        s.put("feature", f);
+        s.put("featureIndex", featureIndex);
+        s.put("label", l);
+        s.put("weight", w);
+        s.put("loss", cfg.loss.name().toLowerCase(Locale.ROOT));
+        s.put("solver", cfg.algorithm.name().toLowerCase(Locale.ROOT));
+        s.put("increasing", increasing);
+        s.put("isotonic", r.isotonic);
+        s.put("yMin", yMin);
+        s.put("yMax", yMax);
+        s.put("outOfBounds", outOfBounds);
+        s.put("rows", r.numRows);
+        s.put("zeroWeightRowsDropped", r.zeroWeightRows);
+        s.put("blocks", r.numBlocks);
+        s.put("backend", r.backend);
+        s.put("boundaries", r.boundaries);
+        s.put("predictions", r.predictions);
+        try (OutputStream os = fs.create(new org.apache.hadoop.fs.Path(root, ModelOutput.SUMMARY), false)) {
+            os.write((ModelOutput.toJson(s, "") + "\n").getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    /** Scatter of a sample of (feature, label) and the fitted step/interpolated line; returns the points shown. */
+    private int writePlot(Dataset<Row> data, String f, String l, IsotonicResult r) throws Exception {
+        long n = r.numRows + r.zeroWeightRows;
+        double frac = Math.min(1.0, 1.2 * plotPoints / Math.max(1.0, n));
+        Dataset<Row> s = frac < 1 ? data.sample(false, frac, 42) : data;
+        List<Row> rows = s.select(f, l).limit(plotPoints).collectAsList();
+        double[] xs = new double[rows.size()];
+        double[] ys = new double[rows.size()];
+        int k = 0;
+        boolean vector = data.schema().apply(f).dataType().equals(SQLDataTypes.VectorType());
+        for (Row row : rows) {
+            if (row.isNullAt(0) || row.isNullAt(1)) {
+                continue;
+            }
+            xs[k] = vector ? ((Vector) row.get(0)).apply(featureIndex) : ((Number) row.get(0)).doubleValue();
+            ys[k++] = ((Number) row.get(1)).doubleValue();
+        }
+        XYChart chart = Plots.lines(String.format(Locale.ROOT, "isotonic regression (%s, %d blocks)",
+                new org.apache.hadoop.fs.Path(input).getName(), r.numBlocks),
+                f, l, false);
+        chart.getStyler().setMarkerSize(k > 5000 ? 2 : 4);
+        XYSeries pts = chart.addSeries("data (" + k + " of " + n + ")", java.util.Arrays.copyOf(xs, k),
+                java.util.Arrays.copyOf(ys, k));
+        pts.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
+        pts.setMarker(SeriesMarkers.CIRCLE);
+        pts.setMarkerColor(new Color(0x1f, 0x6f, 0xb4, 90));
+        XYSeries fit = chart.addSeries("fit", r.boundaries, r.predictions);
+        fit.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
+        fit.setMarker(SeriesMarkers.NONE);
+        fit.setLineColor(new Color(0xc9, 0x26, 0x2b));
+        fit.setLineWidth(2.5f);
+        Plots.savePng(chart, plot);
+        return k;
+    }
+}
