@@ -15,7 +15,9 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
@@ -40,6 +42,10 @@ class NotebooksIT {
     static final Duration SETUP_LIMIT = Duration.ofMinutes(15);
     /** The kernel prints two lines per classpath entry at start-up; they only hide the interesting lines. */
     private static final List<String> NOISE = List.of("Parsing classpath: ", "Add /");
+    /** The kernel colours its error reports. */
+    private static final Pattern ANSI = Pattern.compile("\\x1b\\[[0-9;]*m");
+    /** How nbconvert starts the report of a cell that failed. */
+    private static final String CELL_ERROR = "An error occurred while executing the following cell";
 
     private static Path root;
     private static Path outDir;
@@ -88,7 +94,7 @@ class NotebooksIT {
                 (System.nanoTime() - start) / 1e9, r.log);
         if (r.rc != 0) {
             fail(NotebookPaths.rel(notebook) + " did not run (" + r.status() + "); nbconvert and kernel said:\n"
-                    + r.tail(60));
+                    + r.cellError().orElseGet(() -> r.tail(60)));
         }
         assertTrue(Files.isRegularFile(executed), "nbconvert wrote no " + executed);
         checkExecuted(NotebookPaths.rel(notebook), NotebookPaths.read(executed));
@@ -149,13 +155,30 @@ class NotebooksIT {
 
         /** The last {@code n} lines of the log, without the kernel's classpath listing. */
         String tail(int n) {
+            List<String> lines = lines();
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - n), lines.size()));
+        }
+
+        /** nbconvert's report of a failed cell (the cell's source and the kernel's error), without its traceback. */
+        Optional<String> cellError() {
+            List<String> lines = lines();
+            for (int i = 0; i < lines.size(); i++) {
+                if (lines.get(i).contains(CELL_ERROR)) {
+                    List<String> report = lines.subList(i, Math.min(lines.size(), i + 80));
+                    return Optional.of(String.join("\n", report));
+                }
+            }
+            return Optional.empty();
+        }
+
+        private List<String> lines() {
             try {
-                List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8).stream()
+                return Files.readAllLines(log, StandardCharsets.UTF_8).stream()
                         .filter(l -> NOISE.stream().noneMatch(l::startsWith))
+                        .map(l -> ANSI.matcher(l).replaceAll(""))
                         .collect(Collectors.toList());
-                return String.join("\n", lines.subList(Math.max(0, lines.size() - n), lines.size()));
             } catch (IOException e) {
-                return "(cannot read " + log + ": " + e + ")";
+                return List.of("(cannot read " + log + ": " + e + ")");
             }
         }
     }
