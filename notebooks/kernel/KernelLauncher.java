@@ -1,6 +1,8 @@
+import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Handler;
@@ -18,25 +20,30 @@ import org.rapaio.jupyter.kernel.core.Transform;
  * Starts the rapaio Java kernel (3.0.1) the way its {@code MainApp} does, plus a watchdog for a start-up hang.
  *
  * <p>In roughly one start out of five (seen with nbconvert on Debian's jupyter-client 7.4, with and without our
- * jars on the classpath) the kernel binds its sockets and the client connects, but the thread that polls the
- * shell socket never sees a message: Jupyter keeps sending {@code kernel_info_request}, the kernel never
- * answers, and after 60 seconds nbconvert gives up with "Kernel didn't respond". A thread dump shows the shell
- * loop alive and polling; the messages are stuck below it, in the kernel's bundled ZeroMQ. A variant of the same
- * start-up window makes the shell thread die with a NullPointerException in {@code Channels.getHandler} when a
- * request arrives before the kernel has created its handler map.
+ * jars on the classpath, and also when the client connects seconds after the kernel is up) the client's shell
+ * connection is established but the thread that polls the kernel's shell socket never sees a message: Jupyter
+ * keeps sending {@code kernel_info_request}, the kernel never answers, and after 60 seconds nbconvert gives up
+ * with "Kernel didn't respond". A thread dump shows the shell loop alive and polling; the messages are stuck
+ * below it, in the kernel's bundled ZeroMQ (JeroMQ 0.6.0). A variant makes the shell thread die with a
+ * NullPointerException in {@code Channels.getHandler} when a request arrives before the kernel has created its
+ * handler map.
  *
- * <p>Every Jupyter client asks for {@code kernel_info} as soon as it connects and repeats the request every
- * second until it gets a reply, so a shell channel that has handled nothing a few seconds after binding is
- * stuck. The watchdog then closes the kernel's sockets and binds them again (the client reconnects by itself);
- * the kernel, with its JShell state, is kept. It stops watching after the first shell message.
+ * <p>Every Jupyter client asks for {@code kernel_info} right after it connects and, while it waits for the
+ * kernel, repeats the request every second. So until the shell channel has handled its first message, the
+ * watchdog checks every second whether a client is connected to the shell port (Linux: /proc/net/tcp6 and
+ * /proc/net/tcp); when one has been connected for {@link #STUCK_SECONDS} seconds without a message getting
+ * through, it closes the kernel's sockets and binds them again, and the client reconnects by itself. The kernel,
+ * with its JShell state, is kept. Where /proc cannot be read it rebinds whenever no message came for that long.
+ * Once a message got through it stops watching: a later connection that hits the same problem (a browser tab
+ * reopened on a running kernel) needs a kernel restart.
  *
  * <p>Run by start-kernel.sh in Java's source-file mode ({@code java ... KernelLauncher.java CONNECTION_FILE}), so
  * it needs no build step. It uses only public classes of the kernel.
  */
 public class KernelLauncher {
     private static final Logger LOG = Logger.getLogger("KernelLauncher");
-    private static final long WATCHDOG_SECONDS = Long.getLong("sparkgpu.kernel.watchdogSeconds", 5);
-    private static final int MAX_REBINDS = Integer.getInteger("sparkgpu.kernel.maxRebinds", 10);
+    static final long STUCK_SECONDS = Long.getLong("sparkgpu.kernel.stuckSeconds", 5);
+    static final int MAX_REBINDS = Integer.getInteger("sparkgpu.kernel.maxRebinds", 20);
 
     public static void main(String[] args) throws Exception {
         if (args.length != 1) {
@@ -62,18 +69,55 @@ public class KernelLauncher {
         Logger.getLogger("").addHandler(probe);
         Channels channels = new Channels(props);
         channels.connect(kernel);
-        for (int rebinds = 0; rebinds < MAX_REBINDS; rebinds++) {
-            if (probe.seen.await(WATCHDOG_SECONDS, TimeUnit.SECONDS) || channels.isMarkedForShutdown()) {
-                break;
+        int rebinds = 0;
+        long stuckSince = System.nanoTime();
+        while (!probe.seen.await(1, TimeUnit.SECONDS) && !channels.isMarkedForShutdown() && rebinds < MAX_REBINDS) {
+            int clients = connectionsTo(props.shellPort());
+            if (clients == 0) {
+                stuckSince = System.nanoTime();  // nobody is talking to the kernel yet: nothing can be stuck
+                continue;
             }
-            LOG.warning("the shell channel handled no message " + WATCHDOG_SECONDS + " s after binding; "
-                    + "binding the kernel's sockets again (" + (rebinds + 1) + " of at most " + MAX_REBINDS + ")");
+            if (System.nanoTime() - stuckSince < TimeUnit.SECONDS.toNanos(STUCK_SECONDS)) {
+                continue;
+            }
+            rebinds++;
+            LOG.warning("the shell channel handled no message although a client has been connected for "
+                    + STUCK_SECONDS + " s; binding the kernel's sockets again (" + rebinds + " of at most "
+                    + MAX_REBINDS + ")");
             channels.close();
             channels = new Channels(props);
             channels.connect(kernel);
+            stuckSince = System.nanoTime();
         }
         Logger.getLogger("").removeHandler(probe);
         channels.joinUntilClose();
+    }
+
+    /**
+     * Established TCP connections whose local port is {@code port}, from /proc/net/tcp6 and /proc/net/tcp; 1 when
+     * those cannot be read (then the watchdog assumes a client is there).
+     */
+    static int connectionsTo(int port) {
+        String localPort = String.format(":%04X", port);
+        int n = 0;
+        boolean read = false;
+        for (String table : new String[] {"/proc/net/tcp6", "/proc/net/tcp"}) {
+            List<String> lines;
+            try {
+                lines = Files.readAllLines(Path.of(table));
+            } catch (IOException | RuntimeException e) {
+                continue;
+            }
+            read = true;
+            for (String line : lines.subList(Math.min(1, lines.size()), lines.size())) {
+                String[] f = line.trim().split("\\s+");
+                // sl local_address rem_address st ...; state 01 is ESTABLISHED
+                if (f.length > 3 && f[1].endsWith(localPort) && f[3].equals("01")) {
+                    n++;
+                }
+            }
+        }
+        return read ? n : 1;
     }
 
     /** Notices the shell channel's log line for the first message it takes ("Handling"/"Unhandled message"). */
