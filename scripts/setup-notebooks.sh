@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs what the Jupyter notebooks under notebooks/jupyter need, with no side effects outside this
-# checkout except Debian packages:
+# Installs what the Jupyter notebooks under notebooks/jupyter need, writing nothing outside this checkout
+# except Debian packages and Maven's local repository (~/.m2, where Maven keeps what it downloads):
 #
 #   1. Debian packages: jupyter-nbconvert, jupyter-client, python3-nbclient (what `jupyter nbconvert --execute`
 #      needs), plus jupyter-notebook with --with-notebook (the browser UI). Installed only when missing;
