@@ -1,0 +1,239 @@
+package io.sparkgpu.jobs.notebooks;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+import static org.apache.spark.sql.functions.array;
+import static org.apache.spark.sql.functions.col;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.sparkgpu.kmeans.GpuKMeans;
+import io.sparkgpu.kmeans.GpuKMeansModel;
+import io.sparkgpu.sql.KMeansPredictFunction;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Encoders;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DynamicContainer;
+import org.junit.jupiter.api.DynamicNode;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+
+/**
+ * Runs every {@code %sql} paragraph of every Zeppelin note under notebooks/zeppelin against a local SparkSession
+ * with the spark-gpu SQL extensions, after preparing what the note's {@code %spark} (Scala) paragraphs create:
+ * this test has no Scala interpreter, so it builds the same temporary views and saves the same k-means model, at
+ * the names and the model path it reads from the note ({@code createOrReplaceTempView("...")} and
+ * {@code val modelPath = "..."}). It also checks the {@code %spark.conf} paragraph and that no {@code %sql}
+ * paragraph uses Zeppelin's {@code ${...}} dynamic forms, which plain Spark SQL would not understand.
+ */
+class ZeppelinNotesTest {
+    static final String EXTENSIONS = "io.sparkgpu.sql.SparkGpuExtensions";
+    private static final Pattern MODEL_PATH = Pattern.compile("val\\s+modelPath\\s*=\\s*\"([^\"]+)\"");
+    private static final Pattern VIEW = Pattern.compile("createOrReplaceTempView\\(\\s*\"(\\w+)\"\\s*\\)");
+    /** Zeppelin's SQL interpreter runs the statements of a paragraph one by one, split at ';'. */
+    private static final Pattern STATEMENT_END = Pattern.compile(";\\s*(?:\\n|$)");
+
+    private static SparkSession spark;
+    private static final List<Path> createdDirs = new ArrayList<>();
+
+    record Paragraph(int index, String id, String interpreter, String body) {
+        String name() {
+            return "paragraph #" + index + " " + interpreter + " (" + id + ")";
+        }
+    }
+
+    @BeforeAll
+    static void start() {
+        spark = SparkSession.builder()
+                .master("local[2]")
+                .appName("ZeppelinNotesTest")
+                .config("spark.ui.enabled", "false")
+                .config("spark.sql.shuffle.partitions", "2")
+                .config("spark.sql.extensions", EXTENSIONS)
+                .getOrCreate();
+    }
+
+    @AfterAll
+    static void stop() throws IOException {
+        KMeansPredictFunction.clearCache();
+        if (spark != null) {
+            spark.stop();
+        }
+        for (Path dir : createdDirs) {
+            if (Files.exists(dir)) {
+                try (Stream<Path> s = Files.walk(dir)) {
+                    s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                }
+            }
+        }
+    }
+
+    static List<Paragraph> paragraphs(Path note) {
+        JsonNode json = NotebookPaths.read(note);
+        String defaultInterpreter = "%" + json.path("defaultInterpreterGroup").asText("spark");
+        List<Paragraph> out = new ArrayList<>();
+        JsonNode ps = json.path("paragraphs");
+        for (int i = 0; i < ps.size(); i++) {
+            String text = ps.get(i).path("text").asText("");
+            String trimmed = text.stripLeading();
+            String interpreter = defaultInterpreter;
+            String body = text;
+            if (trimmed.startsWith("%")) {
+                int end = 0;
+                while (end < trimmed.length() && !Character.isWhitespace(trimmed.charAt(end))) {
+                    end++;
+                }
+                interpreter = trimmed.substring(0, end);
+                body = trimmed.substring(end);
+            }
+            out.add(new Paragraph(i, ps.get(i).path("id").asText(""), interpreter, body.strip()));
+        }
+        return out;
+    }
+
+    @TestFactory
+    Stream<DynamicNode> everySqlParagraphRuns() {
+        List<Path> notes = NotebookPaths.files(NotebookPaths.ZEPPELIN_DIR, ".zpln");
+        assertFalse(notes.isEmpty(), "no Zeppelin notes under " + NotebookPaths.ZEPPELIN_DIR);
+        return notes.stream().map(note -> {
+            List<Paragraph> ps = paragraphs(note);
+            List<DynamicNode> tests = new ArrayList<>();
+            tests.add(DynamicTest.dynamicTest("%spark.conf sets spark.jars and the SQL extensions",
+                    () -> checkConf(note, ps)));
+            tests.add(DynamicTest.dynamicTest("prepare what the %spark paragraphs create",
+                    () -> prepare(note, ps)));
+            for (Paragraph p : ps) {
+                if (p.interpreter().equals("%sql") || p.interpreter().equals("%spark.sql")) {
+                    tests.add(DynamicTest.dynamicTest(p.name(), () -> runSql(note, ps, p)));
+                }
+            }
+            return DynamicContainer.dynamicContainer(NotebookPaths.rel(note), tests);
+        });
+    }
+
+    private static void checkConf(Path note, List<Paragraph> ps) {
+        Paragraph conf = ps.stream().filter(p -> p.interpreter().equals("%spark.conf")).findFirst()
+                .orElseThrow(() -> new AssertionError(NotebookPaths.rel(note) + " has no %spark.conf paragraph"));
+        assertTrue(conf.body().lines().anyMatch(l -> l.trim().matches("spark\\.sql\\.extensions\\s+"
+                        + Pattern.quote(EXTENSIONS))),
+                "%spark.conf must set spark.sql.extensions " + EXTENSIONS + ":\n" + conf.body());
+        assertTrue(conf.body().lines().anyMatch(l -> l.trim().matches("spark\\.jars\\s+\\S*-spark-submit\\.jar")),
+                "%spark.conf must put the spark-submit jar on spark.jars:\n" + conf.body());
+        assertTrue(ps.indexOf(conf) < ps.stream().filter(p -> p.interpreter().startsWith("%spark")
+                        && !p.interpreter().equals("%spark.conf")).mapToInt(ps::indexOf).min().orElse(ps.size()),
+                "%spark.conf must come before the first Spark paragraph (it only applies before the interpreter starts)");
+    }
+
+    /** Names of the views the note's %spark paragraphs create, and its model path (null when it has none). */
+    private static Set<String> views(List<Paragraph> ps) {
+        Set<String> views = new LinkedHashSet<>();
+        for (Paragraph p : ps) {
+            if (p.interpreter().equals("%spark") || p.interpreter().equals("%spark.spark")) {
+                Matcher m = VIEW.matcher(p.body());
+                while (m.find()) {
+                    views.add(m.group(1));
+                }
+            }
+        }
+        return views;
+    }
+
+    private static String modelPath(List<Paragraph> ps) {
+        for (Paragraph p : ps) {
+            if (p.interpreter().startsWith("%spark")) {
+                Matcher m = MODEL_PATH.matcher(p.body());
+                if (m.find()) {
+                    return m.group(1);
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Mirrors the %spark paragraph of kmeans.zpln: the Iris view and a k = 3 model saved at modelPath. */
+    private static void prepare(Path note, List<Paragraph> ps) throws IOException {
+        Set<String> views = views(ps);
+        for (String v : views) {
+            if (!v.equals("iris")) {
+                fail(NotebookPaths.rel(note) + " creates the view '" + v + "', which this test cannot build yet: "
+                        + "teach ZeppelinNotesTest.prepare to create it like the note's %spark paragraph does");
+            }
+        }
+        if (!views.contains("iris")) {
+            return;
+        }
+        Dataset<Row> iris = iris();
+        iris.createOrReplaceTempView("iris");
+        String modelPath = modelPath(ps);
+        if (modelPath != null) {
+            Path dir = Path.of(modelPath);
+            Path top = dir.getParent() != null ? dir.getParent() : dir;
+            if (!Files.exists(top)) {
+                createdDirs.add(top);
+            }
+            GpuKMeansModel model = new GpuKMeans().setK(3).setSeed(1L).setMaxIter(50).setBackend("auto").fit(iris);
+            model.write().overwrite().save(modelPath);
+            KMeansPredictFunction.clearCache();
+        }
+    }
+
+    static Dataset<Row> iris() throws IOException {
+        List<String> lines;
+        try (InputStream in = ZeppelinNotesTest.class.getResourceAsStream("/io/sparkgpu/jobs/data/iris.csv")) {
+            assertTrue(in != null, "the Iris resource is missing from the test classpath");
+            lines = new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().filter(l -> !l.isBlank()).toList();
+        }
+        return spark.read().option("header", "true").option("inferSchema", "true")
+                .csv(spark.createDataset(lines, Encoders.STRING()))
+                .withColumn("features", array(col("sepal_length"), col("sepal_width"), col("petal_length"),
+                        col("petal_width")));
+    }
+
+    private static void runSql(Path note, List<Paragraph> ps, Paragraph p) {
+        String where = NotebookPaths.rel(note) + " " + p.name();
+        assertFalse(p.body().contains("${"), where + " uses a Zeppelin dynamic form (${...}); keep the SQL plain");
+        String modelPath = modelPath(ps);
+        if (p.body().contains("sparkgpu_kmeans_predict")) {
+            assertTrue(modelPath != null && p.body().contains("'" + modelPath + "'"),
+                    where + " must predict with the model the %spark paragraph saves (" + modelPath + ")");
+        }
+        for (String statement : STATEMENT_END.split(p.body())) {
+            if (statement.lines().allMatch(l -> l.isBlank() || l.trim().startsWith("--"))) {
+                continue;
+            }
+            List<Row> rows;
+            Dataset<Row> result;
+            try {
+                result = spark.sql(statement);
+                rows = result.collectAsList();
+            } catch (RuntimeException e) {
+                throw new AssertionError(where + " fails:\n" + statement + "\n" + e, e);
+            }
+            assertFalse(rows.isEmpty(), where + " returns no rows:\n" + statement);
+            List<String> columns = List.of(result.columns());
+            if (columns.contains("cluster")) {
+                for (Row r : rows) {
+                    Object c = r.get(r.fieldIndex("cluster"));
+                    assertTrue(c instanceof Integer && (Integer) c >= 0 && (Integer) c < 3,
+                            where + ": cluster " + c + " is not one of 0, 1, 2 in " + r);
+                }
+            }
+        }
+    }
+}
