@@ -22,8 +22,17 @@ public final class ScanStep {
         return LAST.get();
     }
 
-    /** The best range among [lo, hi) of the observed data. */
+    /** The best range among [lo, hi) of the observed data; on the CPU in this thread. */
     public static ScanBest best(Backend backend, ScanTables t, ScanSpec spec, long lo, long hi) {
+        return best(backend, t, spec, lo, hi, null, 1);
+    }
+
+    /**
+     * The best range among [lo, hi) of the observed data; on the CPU split into {@code parts} index shares run on
+     * {@code pool} (null: this thread).
+     */
+    public static ScanBest best(Backend backend, ScanTables t, ScanSpec spec, long lo, long hi, ExecutorService pool,
+                                int parts) {
         CudaDevice dev = BackendChooser.resolve(backend, ScanGpu.MODULE, ScanGpu.PROBE_KERNEL);
         if (dev != null) {
             try (ScanGpu.Session s = new ScanGpu.Session(dev, t)) {
@@ -38,7 +47,7 @@ public final class ScanStep {
             }
         }
         LAST.set("cpu");
-        return ScanCpu.scan(t, spec, lo, hi);
+        return ScanCpu.scanParallel(t, t.casesPrefix, spec, lo, hi, parts, pool);
     }
 
     /**
