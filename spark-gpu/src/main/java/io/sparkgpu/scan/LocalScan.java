@@ -43,6 +43,15 @@ public final class LocalScan implements ScanResult.Runner {
         }
     }
 
+    /**
+     * The most likely cluster of {@code t} on the CPU in this thread (no replicas, so no p-value), or null when no
+     * range has a positive LLR. O(M).
+     */
+    public static ScanCluster mostLikely(ScanTables t, ScanSpec spec) {
+        ScanBest b = ScanCpu.scan(t, spec, 0, t.shape.ranges());
+        return b.found() && b.llr > 0 ? ScanResult.cluster(t, 1, b) : null;
+    }
+
     private void record(String b) {
         used = used == null || used.equals(b) ? b : "mixed";
     }

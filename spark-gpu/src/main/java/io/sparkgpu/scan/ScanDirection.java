@@ -20,8 +20,8 @@ public enum ScanDirection {
         return id;
     }
 
-    /** Code shared with the CUDA kernels. */
-    int code() {
+    /** Code shared with the CUDA kernels and {@link ScanMath}: 0 high, 1 low, 2 both. */
+    public int code() {
         return code;
     }
 

@@ -8,7 +8,9 @@ import java.util.List;
  */
 public final class SparkGpuFunctions {
     private static final List<SqlFunctionSpec> ALL = List.of(
-            KMeansPredictFunction.spec()
+            KMeansPredictFunction.spec(),
+            ScanLlrFunction.spec(),
+            ScanBestFunction.spec()
     );
 
     private SparkGpuFunctions() {

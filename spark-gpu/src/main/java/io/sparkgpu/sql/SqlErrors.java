@@ -36,8 +36,13 @@ final class SqlErrors {
     }
 
     static AnalysisException wrongNumArgs(String fn, int expected, int actual) {
+        return wrongNumArgs(fn, String.valueOf(expected), actual);
+    }
+
+    /** {@code expected} as Spark writes it for a range, e.g. "[4, 5, 6]". */
+    static AnalysisException wrongNumArgs(String fn, String expected, int actual) {
         return new AnalysisException("WRONG_NUM_ARGS.WITHOUT_SUGGESTION", params(
-                "functionName", "`" + fn + "`", "expectedNum", String.valueOf(expected),
+                "functionName", "`" + fn + "`", "expectedNum", expected,
                 "actualNum", String.valueOf(actual), "docroot", DOC_ROOT));
     }
 
