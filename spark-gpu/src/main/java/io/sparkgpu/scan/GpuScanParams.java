@@ -135,7 +135,7 @@ final class GpuScanParams {
             throw new IllegalArgumentException("coordinateCols is not set");
         }
         for (String c : coordinateCols) {
-            ScanInput.numericField(schema, c, "coordinateCols");
+            io.sparkgpu.common.SchemaColumns.numeric(schema, c, "coordinateCols");
         }
         if (clusterCol == null || clusterCol.isEmpty()) {
             throw new IllegalArgumentException("clusterCol must be a non-empty column name");

@@ -7,6 +7,7 @@ import static org.apache.spark.sql.functions.least;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.when;
 
+import io.sparkgpu.common.SchemaColumns;
 import java.io.Serializable;
 import java.math.BigDecimal;
 import java.util.ArrayList;
@@ -19,10 +20,7 @@ import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.functions;
-import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.NumericType;
-import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -134,35 +132,21 @@ public final class ScanInput implements Serializable {
         }
     }
 
-    static StructField numericField(StructType schema, String name, String param) {
-        for (StructField f : schema.fields()) {
-            if (f.name().equals(name)) {
-                DataType t = f.dataType();
-                if (!(t instanceof NumericType)) {
-                    throw new IllegalArgumentException(param + ": column '" + name + "' must be numeric, but has type "
-                            + t.simpleString());
-                }
-                return f;
-            }
-        }
-        throw new IllegalArgumentException(param + ": column '" + name + "' does not exist. Available columns: "
-                + String.join(", ", schema.fieldNames()));
-    }
 
     /** Checks that every named column exists and is numeric. */
     public void checkSchema(StructType schema, ScanModel model) {
         for (String c : coordinateCols) {
-            numericField(schema, c, "coordinateCols");
+            SchemaColumns.numeric(schema, c, "coordinateCols");
         }
-        numericField(schema, casesCol, "casesCol");
+        SchemaColumns.numeric(schema, casesCol, "casesCol");
         if (baselineCol != null) {
-            numericField(schema, baselineCol, "baselineCol");
+            SchemaColumns.numeric(schema, baselineCol, "baselineCol");
         }
         if (sumSquaresCol != null) {
             if (model != ScanModel.NORMAL || points()) {
                 throw new IllegalArgumentException("sumSquaresCol is used by the normal model with cells input only");
             }
-            numericField(schema, sumSquaresCol, "sumSquaresCol");
+            SchemaColumns.numeric(schema, sumSquaresCol, "sumSquaresCol");
         }
     }
 

@@ -157,22 +157,4 @@ final class ScanTestData {
         }
         return out;
     }
-
-    static long boxSum(ScanShape sh, long[] table, int[] box) {
-        int sy = sh.tableStride(1);
-        int sz = sh.tableStride(2);
-        long s = 0;
-        for (int corner = 0; corner < (1 << sh.dims()); corner++) {
-            int idx = 0;
-            int sign = 1;
-            for (int k = 0; k < sh.dims(); k++) {
-                boolean upper = (corner >> k & 1) != 0;
-                int coord = upper ? box[2 * k + 1] + 1 : box[2 * k];
-                sign = upper ? sign : -sign;
-                idx += coord * (k == 0 ? 1 : k == 1 ? sy : sz);
-            }
-            s += sign * table[idx];
-        }
-        return s;
-    }
 }
