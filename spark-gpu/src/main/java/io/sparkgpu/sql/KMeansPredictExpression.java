@@ -102,11 +102,7 @@ public final class KMeansPredictExpression extends Expression implements Codegen
                 || (t instanceof ArrayType && ((ArrayType) t).elementType() instanceof NumericType)) {
             return TypeCheckResult.TypeCheckSuccess$.MODULE$;
         }
-        return new TypeCheckResult.DataTypeMismatch("UNEXPECTED_INPUT_TYPE", SqlErrors.params(
-                "paramIndex", "second",
-                "requiredType", "(\"ARRAY<NUMERIC>\" or \"VECTOR\")",
-                "inputSql", "\"" + features.sql() + "\"",
-                "inputType", "\"" + t.sql() + "\""));
+        return SqlErrors.inputTypeMismatch("second", "(\"ARRAY<NUMERIC>\" or \"VECTOR\")", features);
     }
 
     static boolean isVector(DataType t) {

@@ -109,9 +109,7 @@ public final class ScanBestExpression extends Expression implements CodegenFallb
         for (int i = 0; i < 2; i++) {
             DataType t = args[i].dataType();
             if (!numericArray(t)) {
-                return new TypeCheckResult.DataTypeMismatch("UNEXPECTED_INPUT_TYPE", SqlErrors.params(
-                        "paramIndex", ordinals[i], "requiredType", "\"ARRAY<NUMERIC>\"",
-                        "inputSql", "\"" + args[i].sql() + "\"", "inputType", "\"" + t.sql() + "\""));
+                return SqlErrors.inputTypeMismatch(ordinals[i], "\"ARRAY<NUMERIC>\"", args[i]);
             }
         }
         return TypeCheckResult.TypeCheckSuccess$.MODULE$;

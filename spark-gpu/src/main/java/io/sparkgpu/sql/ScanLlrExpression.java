@@ -101,9 +101,7 @@ public final class ScanLlrExpression extends Expression implements CodegenFallba
         for (int i = 0; i < 4; i++) {
             DataType t = args[i].dataType();
             if (!(t instanceof NumericType) && !(t instanceof NullType)) {
-                return new TypeCheckResult.DataTypeMismatch("UNEXPECTED_INPUT_TYPE", SqlErrors.params(
-                        "paramIndex", ordinals[i], "requiredType", "\"NUMERIC\"",
-                        "inputSql", "\"" + args[i].sql() + "\"", "inputType", "\"" + t.sql() + "\""));
+                return SqlErrors.inputTypeMismatch(ordinals[i], "\"NUMERIC\"", args[i]);
             }
         }
         return TypeCheckResult.TypeCheckSuccess$.MODULE$;

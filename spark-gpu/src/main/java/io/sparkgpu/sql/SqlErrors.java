@@ -1,6 +1,7 @@
 package io.sparkgpu.sql;
 
 import org.apache.spark.sql.AnalysisException;
+import org.apache.spark.sql.catalyst.analysis.TypeCheckResult;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import scala.Option;
 import scala.collection.immutable.Map;
@@ -55,6 +56,16 @@ final class SqlErrors {
     static AnalysisException unexpectedType(String fn, Seq<Expression> args, String ordinal, String required, Expression e) {
         return new AnalysisException("DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE", params(
                 "sqlExpr", callSql(fn, args), "paramIndex", ordinal, "requiredType", "\"" + required + "\"",
+                "inputSql", "\"" + e.sql() + "\"", "inputType", "\"" + e.dataType().sql() + "\""));
+    }
+
+    /**
+     * The type-check failure of argument {@code ordinal} ("first", ...) of an expression; {@code requiredType} as
+     * Spark quotes it, e.g. {@code "\"NUMERIC\""}.
+     */
+    static TypeCheckResult.DataTypeMismatch inputTypeMismatch(String ordinal, String requiredType, Expression e) {
+        return new TypeCheckResult.DataTypeMismatch("UNEXPECTED_INPUT_TYPE", params(
+                "paramIndex", ordinal, "requiredType", requiredType,
                 "inputSql", "\"" + e.sql() + "\"", "inputType", "\"" + e.dataType().sql() + "\""));
     }
 

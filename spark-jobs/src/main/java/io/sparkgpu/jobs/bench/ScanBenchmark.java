@@ -106,23 +106,7 @@ public final class ScanBenchmark {
         static Options parse(String[] args) {
             Options o = new Options();
             o.argv = args.clone();
-            for (int i = 0; i < args.length; i++) {
-                String a = args[i];
-                if (a.equals("--help") || a.equals("-h")) {
-                    o.help = true;
-                    continue;
-                }
-                String v;
-                int eq = a.indexOf('=');
-                if (a.startsWith("--") && eq > 0) {
-                    v = a.substring(eq + 1);
-                    a = a.substring(0, eq);
-                } else {
-                    if (i + 1 >= args.length) {
-                        throw new IllegalArgumentException("missing value after " + a);
-                    }
-                    v = args[++i];
-                }
+            o.help = BenchArgs.forEach(args, (a, v) -> {
                 switch (a) {
                     case "--grids":
                         o.grids = parseGrids(v);
@@ -157,7 +141,7 @@ public final class ScanBenchmark {
                     default:
                         throw new IllegalArgumentException("unknown option " + a);
                 }
-            }
+            });
             if (o.replicas < 0 || o.cpuReplicas < 0 || o.threads < 1) {
                 throw new IllegalArgumentException("--replicas and --cpu-replicas must be >= 0, --threads >= 1");
             }
