@@ -13,6 +13,7 @@ import io.sparkgpu.scan.ScanModel;
 import io.sparkgpu.scan.ScanShape;
 import io.sparkgpu.scan.ScanSpec;
 import io.sparkgpu.scan.ScanTables;
+import io.sparkgpu.testutil.SparkTestSession;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -31,13 +32,7 @@ class ScanSqlFunctionsTest {
 
     @BeforeAll
     static void start() {
-        spark = SparkSession.builder()
-                .master("local[2]")
-                .appName("ScanSqlFunctionsTest")
-                .config("spark.ui.enabled", "false")
-                .config("spark.sql.shuffle.partitions", "2")
-                .config("spark.sql.extensions", "io.sparkgpu.sql.SparkGpuExtensions")
-                .getOrCreate();
+        spark = SparkTestSession.get(); // has the spark-gpu extensions
     }
 
     private static String allMessages(Throwable e) {
