@@ -405,7 +405,6 @@ public class GpuScanStatistic extends Estimator<GpuScanModel> implements MLWrita
         ScanConfig cfg = toConfig();
         ScanInput in = toInput();
         transformSchema(dataset.schema());
-        in.checkSchema(dataset.schema(), cfg.model);
         ScanTrainer.Fitted f = ScanTrainer.fit(dataset, in, cfg);
         GpuScanModel m = copyValues(new GpuScanModel(uid, f.input.info, f.result), ParamMap.empty());
         return m.setParent(this);
