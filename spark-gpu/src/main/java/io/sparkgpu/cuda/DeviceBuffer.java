@@ -81,6 +81,11 @@ public final class DeviceBuffer implements AutoCloseable {
         cuMemcpyDtoHAsync(Pointer.to(dst), ptr, (long) count * Sizeof.LONG, stream.handle());
     }
 
+    public void upload(int[] src, GpuStream stream) {
+        checkRange((long) src.length * Sizeof.INT);
+        cuMemcpyHtoDAsync(ptr, Pointer.to(src), (long) src.length * Sizeof.INT, stream.handle());
+    }
+
     public void download(double[] dst, int count, GpuStream stream) {
         checkRange((long) count * Sizeof.DOUBLE);
         cuMemcpyDtoHAsync(Pointer.to(dst), ptr, (long) count * Sizeof.DOUBLE, stream.handle());

@@ -1,5 +1,6 @@
 package io.sparkgpu.kmeans;
 
+import io.sparkgpu.common.SchemaColumns;
 import java.util.List;
 import org.apache.spark.ml.linalg.SQLDataTypes;
 import org.apache.spark.ml.linalg.Vector;
@@ -7,7 +8,6 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.NumericType;
-import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /** Reading and validating feature and weight columns (ml Vector or array of numbers). */
@@ -17,7 +17,7 @@ public final class Features {
 
     /** Checks that {@code featuresCol} exists and holds vectors or numeric arrays; returns its index. */
     public static int checkFeatures(StructType schema, String featuresCol) {
-        int idx = fieldIndex(schema, featuresCol, "featuresCol");
+        int idx = SchemaColumns.index(schema, featuresCol, "featuresCol");
         DataType t = schema.fields()[idx].dataType();
         boolean ok = t.equals(SQLDataTypes.VectorType())
                 || (t instanceof ArrayType && ((ArrayType) t).elementType() instanceof NumericType);
@@ -30,26 +30,12 @@ public final class Features {
 
     /** Checks that {@code weightCol} exists and is numeric; returns its index. */
     public static int checkWeight(StructType schema, String weightCol) {
-        int idx = fieldIndex(schema, weightCol, "weightCol");
+        int idx = SchemaColumns.index(schema, weightCol, "weightCol");
         DataType t = schema.fields()[idx].dataType();
         if (!(t instanceof NumericType)) {
             throw new IllegalArgumentException("weightCol '" + weightCol + "' must be numeric, but has type " + t.simpleString());
         }
         return idx;
-    }
-
-    static int fieldIndex(StructType schema, String col, String param) {
-        if (col == null || col.isEmpty()) {
-            throw new IllegalArgumentException(param + " is not set");
-        }
-        StructField[] fs = schema.fields();
-        for (int i = 0; i < fs.length; i++) {
-            if (fs[i].name().equals(col)) {
-                return i;
-            }
-        }
-        throw new IllegalArgumentException(param + ": column '" + col + "' does not exist. Available columns: "
-                + String.join(", ", schema.fieldNames()));
     }
 
     /** The feature values of {@code row} at {@code idx}; null values are an error naming the column. */

@@ -13,17 +13,10 @@ import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback;
 import org.apache.spark.sql.catalyst.expressions.codegen.ExprCode;
 import org.apache.spark.sql.catalyst.util.ArrayData;
 import org.apache.spark.sql.types.ArrayType;
-import org.apache.spark.sql.types.ByteType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.DecimalType;
-import org.apache.spark.sql.types.DoubleType;
-import org.apache.spark.sql.types.FloatType;
-import org.apache.spark.sql.types.IntegerType;
-import org.apache.spark.sql.types.LongType;
 import org.apache.spark.sql.types.NullType;
 import org.apache.spark.sql.types.NumericType;
-import org.apache.spark.sql.types.ShortType;
 import org.apache.spark.sql.types.UserDefinedType;
 import scala.collection.immutable.IndexedSeq;
 import scala.collection.immutable.Seq;
@@ -109,11 +102,7 @@ public final class KMeansPredictExpression extends Expression implements Codegen
                 || (t instanceof ArrayType && ((ArrayType) t).elementType() instanceof NumericType)) {
             return TypeCheckResult.TypeCheckSuccess$.MODULE$;
         }
-        return new TypeCheckResult.DataTypeMismatch("UNEXPECTED_INPUT_TYPE", SqlErrors.params(
-                "paramIndex", "second",
-                "requiredType", "(\"ARRAY<NUMERIC>\" or \"VECTOR\")",
-                "inputSql", "\"" + features.sql() + "\"",
-                "inputType", "\"" + t.sql() + "\""));
+        return SqlErrors.inputTypeMismatch("second", "(\"ARRAY<NUMERIC>\" or \"VECTOR\")", features);
     }
 
     static boolean isVector(DataType t) {
@@ -141,35 +130,7 @@ public final class KMeansPredictExpression extends Expression implements Codegen
             UserDefinedType<Vector> udt = (UserDefinedType<Vector>) t;
             return udt.deserialize(v).toArray();
         }
-        ArrayData a = (ArrayData) v;
-        DataType et = ((ArrayType) t).elementType();
-        int n = a.numElements();
-        double[] out = new double[n];
-        for (int i = 0; i < n; i++) {
-            if (a.isNullAt(i)) {
-                throw new IllegalArgumentException(prettyName() + ": the features array contains a null element "
-                        + "(at index " + i + ")");
-            }
-            if (et instanceof DoubleType) {
-                out[i] = a.getDouble(i);
-            } else if (et instanceof FloatType) {
-                out[i] = a.getFloat(i);
-            } else if (et instanceof IntegerType) {
-                out[i] = a.getInt(i);
-            } else if (et instanceof LongType) {
-                out[i] = a.getLong(i);
-            } else if (et instanceof ShortType) {
-                out[i] = a.getShort(i);
-            } else if (et instanceof ByteType) {
-                out[i] = a.getByte(i);
-            } else if (et instanceof DecimalType) {
-                DecimalType dt = (DecimalType) et;
-                out[i] = a.getDecimal(i, dt.precision(), dt.scale()).toDouble();
-            } else {
-                throw new IllegalArgumentException(prettyName() + ": unsupported element type " + et.sql());
-            }
-        }
-        return out;
+        return SqlNumbers.toDoubles((ArrayData) v, ((ArrayType) t).elementType(), prettyName(), "features");
     }
 
     @Override

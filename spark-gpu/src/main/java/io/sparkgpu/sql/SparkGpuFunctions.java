@@ -9,7 +9,9 @@ import java.util.List;
 public final class SparkGpuFunctions {
     private static final List<SqlFunctionSpec> ALL = List.of(
             KMeansPredictFunction.spec(),
-            IsotonicPredictFunction.spec()
+            IsotonicPredictFunction.spec(),
+            ScanLlrFunction.spec(),
+            ScanBestFunction.spec()
     );
 
     private SparkGpuFunctions() {

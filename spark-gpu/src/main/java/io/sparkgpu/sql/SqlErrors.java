@@ -1,6 +1,7 @@
 package io.sparkgpu.sql;
 
 import org.apache.spark.sql.AnalysisException;
+import org.apache.spark.sql.catalyst.analysis.TypeCheckResult;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import scala.Option;
 import scala.collection.immutable.Map;
@@ -36,8 +37,13 @@ final class SqlErrors {
     }
 
     static AnalysisException wrongNumArgs(String fn, int expected, int actual) {
+        return wrongNumArgs(fn, String.valueOf(expected), actual);
+    }
+
+    /** {@code expected} as Spark writes it for a range, e.g. "[4, 5, 6]". */
+    static AnalysisException wrongNumArgs(String fn, String expected, int actual) {
         return new AnalysisException("WRONG_NUM_ARGS.WITHOUT_SUGGESTION", params(
-                "functionName", "`" + fn + "`", "expectedNum", String.valueOf(expected),
+                "functionName", "`" + fn + "`", "expectedNum", expected,
                 "actualNum", String.valueOf(actual), "docroot", DOC_ROOT));
     }
 
@@ -50,6 +56,16 @@ final class SqlErrors {
     static AnalysisException unexpectedType(String fn, Seq<Expression> args, String ordinal, String required, Expression e) {
         return new AnalysisException("DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE", params(
                 "sqlExpr", callSql(fn, args), "paramIndex", ordinal, "requiredType", "\"" + required + "\"",
+                "inputSql", "\"" + e.sql() + "\"", "inputType", "\"" + e.dataType().sql() + "\""));
+    }
+
+    /**
+     * The type-check failure of argument {@code ordinal} ("first", ...) of an expression; {@code requiredType} as
+     * Spark quotes it, e.g. {@code "\"NUMERIC\""}.
+     */
+    static TypeCheckResult.DataTypeMismatch inputTypeMismatch(String ordinal, String requiredType, Expression e) {
+        return new TypeCheckResult.DataTypeMismatch("UNEXPECTED_INPUT_TYPE", params(
+                "paramIndex", ordinal, "requiredType", requiredType,
                 "inputSql", "\"" + e.sql() + "\"", "inputType", "\"" + e.dataType().sql() + "\""));
     }
 

@@ -12,7 +12,8 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * Command-line entry point: {@code sparkgpu kmeans ...}, {@code sparkgpu isotonic ...}, {@code sparkgpu demo ...}.
+ * Command-line entry point: {@code sparkgpu kmeans ...}, {@code sparkgpu isotonic ...}, {@code sparkgpu scan ...},
+ * {@code sparkgpu demo ...}.
  *
  * <p>Works as a plain {@code java -cp} main class (bin/sparkgpu) and as a spark-submit application class.
  * Exit codes: 0 success, 2 bad arguments (the message names the option), 1 any other error (for errors of the
@@ -20,7 +21,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "sparkgpu", mixinStandardHelpOptions = true, versionProvider = SparkGpuCli.Version.class,
         description = "GPU-accelerated statistics for Apache Spark.",
-        subcommands = {KMeansCommand.class, IsotonicCommand.class, DemoCommand.class, CommandLine.HelpCommand.class},
+        subcommands = {KMeansCommand.class, IsotonicCommand.class, ScanCommand.class, DemoCommand.class,
+                CommandLine.HelpCommand.class},
         footer = {"", "Run 'sparkgpu COMMAND --help' for the options of a command."})
 public final class SparkGpuCli implements Callable<Integer> {
     public static final int EXIT_OK = 0;
@@ -32,7 +34,7 @@ public final class SparkGpuCli implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        throw new ParameterException(spec.commandLine(), "Missing command: choose one of kmeans, isotonic, demo");
+        throw new ParameterException(spec.commandLine(), "Missing command: choose one of kmeans, isotonic, scan, demo");
     }
 
     public static void main(String[] args) {

@@ -113,23 +113,7 @@ public final class KMeansBenchmark {
         static Options parse(String[] args) {
             Options o = new Options();
             o.argv = args.clone();
-            for (int i = 0; i < args.length; i++) {
-                String a = args[i];
-                if (a.equals("--help") || a.equals("-h")) {
-                    o.help = true;
-                    continue;
-                }
-                String v;
-                int eq = a.indexOf('=');
-                if (a.startsWith("--") && eq > 0) {
-                    v = a.substring(eq + 1);
-                    a = a.substring(0, eq);
-                } else {
-                    if (i + 1 >= args.length) {
-                        throw new IllegalArgumentException("missing value after " + a);
-                    }
-                    v = args[++i];
-                }
+            o.help = BenchArgs.forEach(args, (a, v) -> {
                 switch (a) {
                     case "--n":
                         o.ns = Arrays.stream(v.split(",")).map(String::trim).filter(s -> !s.isEmpty())
@@ -168,7 +152,7 @@ public final class KMeansBenchmark {
                     default:
                         throw new IllegalArgumentException("unknown option " + a);
                 }
-            }
+            });
             if (o.ns.length == 0 || Arrays.stream(o.ns).anyMatch(n -> n < 1 || n > Integer.MAX_VALUE)) {
                 throw new IllegalArgumentException("--n values must be in [1, 2^31)");
             }
