@@ -155,13 +155,32 @@ public final class LocalGpuSpark {
         s.put("spark.worker.resource.gpu.discoveryScript", discoveryScript.toString());
         s.put("spark.executor.resource.gpu.amount", Integer.toString(addresses.size()));
         s.put(TASK_GPU_AMOUNT, taskAmount());
-        s.put("spark.executor.extraClassPath", System.getProperty("java.class.path"));
+        s.put("spark.executor.extraClassPath", absoluteClassPath(System.getProperty("java.class.path")));
         String extra = executorJavaOptions();
         if (!extra.isEmpty()) {
             s.put("spark.executor.extraJavaOptions", extra);
         }
         s.putAll(conf);
         return s;
+    }
+
+    /**
+     * The class path with every entry made absolute: the executor runs in its own work directory, where a
+     * relative entry would name nothing (and a missing class then surfaces as an obscure lambda
+     * deserialisation error).
+     */
+    static String absoluteClassPath(String cp) {
+        List<String> out = new ArrayList<>();
+        for (String e : cp.split(java.io.File.pathSeparator)) {
+            if (e.isEmpty()) {
+                continue;
+            }
+            boolean wildcard = e.endsWith("*");
+            String base = wildcard ? e.substring(0, e.length() - 1) : e;
+            String abs = Paths.get(base.isEmpty() ? "." : base).toAbsolutePath().normalize().toString();
+            out.add(wildcard ? abs + java.io.File.separator + "*" : abs);
+        }
+        return String.join(java.io.File.pathSeparator, out);
     }
 
     static String executorJavaOptions() {

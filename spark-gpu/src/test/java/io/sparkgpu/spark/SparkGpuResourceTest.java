@@ -149,7 +149,10 @@ class SparkGpuResourceTest {
         assertEquals("2", s.get("spark.worker.resource.gpu.amount"));
         assertEquals("2", s.get("spark.executor.resource.gpu.amount"));
         assertEquals("/x/gpus.sh", s.get("spark.worker.resource.gpu.discoveryScript"));
-        assertEquals(System.getProperty("java.class.path"), s.get("spark.executor.extraClassPath"));
+        assertEquals(LocalGpuSpark.absoluteClassPath(System.getProperty("java.class.path")),
+                s.get("spark.executor.extraClassPath"));
+        assertEquals("/a/b.jar:" + java.nio.file.Paths.get("c.jar").toAbsolutePath() + ":"
+                + java.nio.file.Paths.get("").toAbsolutePath() + "/lib/*", LocalGpuSpark.absoluteClassPath("/a/b.jar:c.jar::lib/*"));
         assertThrows(IllegalArgumentException.class, () -> LocalGpuSpark.of(4, 2, List.of("gpu0"), 1024));
         assertThrows(IllegalArgumentException.class, () -> LocalGpuSpark.of(0, 2, List.of("0"), 1024));
     }
