@@ -30,7 +30,9 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Tag;
@@ -69,17 +71,34 @@ class SparkGpuResourceGpuTest {
     static List<String> addresses;
     static double[][] init;
 
+    /** Why the tests skip (no usable GPU), or null. */
+    static String skipReason;
+
     @BeforeAll
     static void device() {
+        init = GeneratedBlobs.firstRows(K, D, K, SEED);
         if (DRY) {
             System.err.println("[spark-gpu] SparkGpuResourceGpuTest: DRY RUN (sparkgpu.test.gpuDryRun): backend cpu, "
                     + "fake GPU address 0; GPU-only checks are not made");
             addresses = List.of("0");
-        } else {
-            GpuTestSupport.deviceOrSkip();
-            addresses = LocalGpuSpark.cudaAddresses();
+            return;
         }
-        init = GeneratedBlobs.firstRows(K, D, K, SEED);
+        CudaRuntime.Status st = CudaRuntime.status();
+        if (!st.available) {
+            skipReason = "GPU test skipped: " + st.reason;
+            return;
+        }
+        GpuTestSupport.deviceOrSkip();
+        addresses = LocalGpuSpark.cudaAddresses();
+    }
+
+    /** Each test skips on its own, so that reports count every skipped test with the reason. */
+    @BeforeEach
+    void needsGpu() {
+        if (skipReason != null) {
+            System.err.println("[spark-gpu] " + skipReason);
+            Assumptions.assumeTrue(false, skipReason);
+        }
     }
 
     @AfterAll
