@@ -25,11 +25,11 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)"
 OUTDIR="$ROOT/bundle"
 WORK="$ROOT/.bundle-work"
-MVN="${MVN:-mvn}"
-# shellcheck disable=SC2206  # MVN_ARGS is a word list on purpose
-MVN_EXTRA=(${MVN_ARGS:-})
 MAX_BYTES="${BUNDLE_MAX_BYTES:-60000000}"
 BUILD=1
+BUNDLE_NAME=make-gpu-bundle
+# shellcheck source=lib/bundle-common.sh
+source "$ROOT/scripts/lib/bundle-common.sh"
 
 for arg in "$@"; do
     case "$arg" in
@@ -39,70 +39,20 @@ for arg in "$@"; do
     esac
 done
 
-die() {
-    echo "make-gpu-bundle: $*" >&2
-    exit 1
-}
-step() {
-    echo "== $*"
-}
-
-# ---------------------------------------------------------------- JDK
-if [[ -n "${JDK_HOME:-}" ]]; then
-    JDK="$JDK_HOME"
-elif [[ -n "${JAVA_HOME:-}" && -x "${JAVA_HOME}/bin/jlink" ]]; then
-    JDK="$JAVA_HOME"
-else
-    javac_path="$(command -v javac || true)"
-    [[ -n "$javac_path" ]] || die "no JDK found: set JDK_HOME or JAVA_HOME to a JDK 17 with jmods"
-    JDK="$(dirname "$(dirname "$(readlink -f "$javac_path")")")"
-fi
-[[ -x "$JDK/bin/jlink" && -x "$JDK/bin/jdeps" && -x "$JDK/bin/jar" ]] || die "$JDK has no jlink/jdeps/jar"
-[[ -f "$JDK/jmods/java.base.jmod" ]] || die "$JDK has no jmods (on Debian/Ubuntu: apt-get install openjdk-17-jdk-headless)"
-jdk_version="$("$JDK/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.version = //p')"
-[[ "$jdk_version" == 17* ]] || echo "make-gpu-bundle: warning: bundling Java $jdk_version; the project targets 17" >&2
+find_jdk
+jdk_version="$JDK_VERSION"
 
 # ---------------------------------------------------------------- build
 cd "$ROOT"
 if [[ "$BUILD" == 1 ]]; then
-    step "building (mvn -B -q -DskipTests package ${MVN_EXTRA[*]:-})"
-    "$MVN" -B -q ${MVN_EXTRA[@]+"${MVN_EXTRA[@]}"} -DskipTests package
+    maven_package
 fi
-
-one_jar() { # one_jar DIR PATTERN: the single jar matching, or fail
-    local matches=()
-    shopt -s nullglob
-    # shellcheck disable=SC2206
-    matches=($1/$2)
-    shopt -u nullglob
-    local keep=()
-    for m in ${matches[@]+"${matches[@]}"}; do
-        [[ "$m" == *-sources.jar || "$m" == *-javadoc.jar ]] || keep+=("$m")
-    done
-    [[ ${#keep[@]} -eq 1 ]] || die "expected one $1/$2, found ${#keep[@]} (run without --no-build, or mvn clean)"
-    echo "${keep[0]}"
-}
-KERNELS_JAR="$(one_jar native-kernels/target 'native-kernels-*[0-9T].jar')"
-LIB_JAR="$(one_jar spark-gpu/target 'spark-gpu-*[0-9T].jar')"
-TESTS_JAR="$(one_jar spark-gpu/target 'spark-gpu-*-tests.jar')"
-JOBS_JAR="$(one_jar spark-jobs/target 'spark-jobs-*[0-9T].jar')"
-"$JDK/bin/jar" tf "$KERNELS_JAR" | grep -q '^io/sparkgpu/kernels/kmeans.fatbin$' \
-    || die "$KERNELS_JAR has no kernels (built with -DskipNvcc?); rebuild with nvcc on PATH"
+find_project_jars
 
 # ---------------------------------------------------------------- third-party jars
-junit_version="$(sed -n 's:.*<junit.version>\(.*\)</junit.version>.*:\1:p' pom.xml | head -1)"
-[[ "$junit_version" =~ ^5\.([0-9]+\.[0-9]+.*)$ ]] || die "cannot read a JUnit 5 version from pom.xml (got '$junit_version')"
-platform_version="1.${BASH_REMATCH[1]}"
 rm -rf "$WORK"
 mkdir -p "$WORK/deps" "$WORK/natives"
-step "resolving JCuda, slf4j and JUnit console launcher $platform_version"
-"$MVN" -B -q ${MVN_EXTRA[@]+"${MVN_EXTRA[@]}"} -f scripts/gpu-bundle/pom.xml dependency:copy-dependencies \
-    -DoutputDirectory="$WORK/deps" -DexcludeTransitive=true -Dbundle.junit.platform.version="$platform_version"
-JCUDA_JAR="$(one_jar "$WORK/deps" 'jcuda-[0-9]*.jar')"
-NATIVES_JAR="$(one_jar "$WORK/deps" 'jcuda-natives-*-linux-x86_64.jar')"
-SLF4J_API="$(one_jar "$WORK/deps" 'slf4j-api-*.jar')"
-SLF4J_SIMPLE="$(one_jar "$WORK/deps" 'slf4j-simple-*.jar')"
-LAUNCHER_JAR="$(one_jar "$WORK/deps" 'junit-platform-console-standalone-*.jar')"
+resolve_bundle_deps "$WORK/deps"
 
 # ---------------------------------------------------------------- assemble
 step "assembling $OUTDIR"
@@ -112,13 +62,7 @@ cp "$KERNELS_JAR" "$LIB_JAR" "$JOBS_JAR" "$JCUDA_JAR" "$SLF4J_API" "$SLF4J_SIMPL
 cp "$TESTS_JAR" "$LAUNCHER_JAR" "$OUTDIR/lib/test/"
 
 # We use the driver API only: keep libJCudaDriver and drop the runtime, NVRTC and nvPTX libraries (~25 MB).
-(cd "$WORK/natives" && "$JDK/bin/jar" xf "$NATIVES_JAR")
-shopt -s nullglob
-driver_libs=("$WORK"/natives/lib/libJCudaDriver-*.so)
-shopt -u nullglob
-[[ ${#driver_libs[@]} -eq 1 ]] || die "no single lib/libJCudaDriver-*.so in $NATIVES_JAR"
-natives_name="$(basename "$NATIVES_JAR" .jar)-driver-only.jar"
-"$JDK/bin/jar" --create --file "$OUTDIR/lib/$natives_name" -C "$WORK/natives" "lib/$(basename "${driver_libs[0]}")"
+driver_only_natives "$NATIVES_JAR" "$WORK/natives" "$OUTDIR/lib" > /dev/null
 
 # ---------------------------------------------------------------- Java runtime
 # Modules jdeps cannot see: jdk.zipfs is the "jar:" file system JUnit uses to scan the tests jar (found
@@ -145,9 +89,7 @@ step "jlink --add-modules $modules"
 install -m 0755 scripts/gpu-bundle/run "$OUTDIR/bin/run"
 
 {
-    echo "spark-gpu GPU bundle"
-    echo "commit: $(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown)$(git -C "$ROOT" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
-    echo "built: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -n)"
+    build_info_header "spark-gpu GPU bundle"
     echo "java runtime: $jdk_version from $JDK; modules: $modules"
     echo "jars:"
     (cd "$OUTDIR" && find lib -name '*.jar' -printf '  %p %s\n' | sort)
@@ -170,10 +112,6 @@ fi
 echo "  java starts, benchmark loads, JUnit scans the tests jar"
 rm -rf "$WORK"
 
-bytes="$(du -sb "$OUTDIR" | cut -f1)"
 echo "bundle: $OUTDIR"
 (cd "$OUTDIR" && du -sh jre lib bin | sed 's/^/  /')
-awk -v b="$bytes" -v m="$MAX_BYTES" 'BEGIN { printf "bundle size: %d bytes = %.1f MB = %.1f MiB (limit %.1f MB)\n", b, b/1e6, b/1048576, m/1e6 }'
-if (( bytes > MAX_BYTES )); then
-    die "bundle is $bytes bytes, over the limit of $MAX_BYTES"
-fi
+check_size "$OUTDIR" "$MAX_BYTES"

@@ -52,4 +52,10 @@ public final class SparkTestSession {
         }
         return spark;
     }
+
+    private static synchronized void stopIfRunning() {
+        if (spark != null) {
+            spark.stop();
+        }
+    }
 }

@@ -106,6 +106,22 @@ public final class MllibKMeansRunner implements MllibBaseline {
         }
     }
 
+    /**
+     * Runs on {@code spark}, which the caller owns: {@link #close()} leaves it running. Used by
+     * {@link EndToEndBenchmark}, which times our estimator on the very input {@link #load} builds here.
+     */
+    MllibKMeansRunner(SparkSession spark) {
+        this.threads = spark.sparkContext().defaultParallelism();
+        this.ownsSession = false;
+        this.spark = spark;
+        spark.sparkContext().addSparkListener(jobs);
+    }
+
+    /** The DataFrame of the last {@link #load} (vector column "features"), or null. */
+    Dataset<Row> input() {
+        return df;
+    }
+
     public MllibKMeansRunner(int threads) {
         this.threads = threads;
         this.ownsSession = SparkSession.getDefaultSession().isEmpty() && SparkSession.getActiveSession().isEmpty();

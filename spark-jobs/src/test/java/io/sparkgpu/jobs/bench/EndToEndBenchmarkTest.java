@@ -1,0 +1,78 @@
+package io.sparkgpu.jobs.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The end-to-end benchmark's GPU-free path at small n (what the dev machine and CI can run): every row runs,
+ * ours-GPU (backend auto: the CPU twin here) and ours-CPU agree bitwise, MLlib agrees to rounding, and the
+ * breakdown of our fits is complete.
+ */
+class EndToEndBenchmarkTest {
+
+    @Test
+    void optionsParse() {
+        EndToEndBenchmark.Options o = EndToEndBenchmark.Options.parse(new String[] {"--n", "2e5", "--iters=3",
+                "--cores", "4", "--impls", "ours-cpu,MLLIB-ROW", "--tasks-per-gpu", "2", "--gpu-addresses", "0,1"});
+        assertEquals(200_000L, o.n);
+        assertEquals(3, o.iters);
+        assertEquals(4, o.partitions, "partitions default to cores");
+        assertTrue(o.wants("ours-cpu") && o.wants("mllib-row") && !o.wants("ours-gpu"));
+        assertEquals(List.of("0", "1"), o.gpuAddresses);
+        assertThrows(IllegalArgumentException.class, () -> EndToEndBenchmark.Options.parse(new String[] {"--impls", "x"}));
+        assertThrows(IllegalArgumentException.class,
+                () -> EndToEndBenchmark.Options.parse(new String[] {"--gpu-backend", "cpu"}));
+        assertThrows(IllegalArgumentException.class,
+                () -> EndToEndBenchmark.Options.parse(new String[] {"--gpu-addresses", "0"}));
+        assertThrows(IllegalArgumentException.class,
+                () -> EndToEndBenchmark.Options.parse(new String[] {"--n", "3", "--k", "4"}));
+    }
+
+    @Test
+    void smallRunOnTheCpuAgreesAndExplainsWhereTheTimeGoes() {
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        EndToEndBenchmark.Report r = EndToEndBenchmark.runForTest(new String[] {"--n", "20000", "--d", "4", "--k", "5",
+                "--iters", "3", "--cores", "2", "--partitions", "5", "--warmup-n", "3000", "--gpu-backend", "auto"},
+                new PrintStream(log, true, StandardCharsets.UTF_8));
+        String md = r.markdown();
+        String logText = log.toString(StandardCharsets.UTF_8);
+        assertEquals(4, r.results.size(), logText);
+        for (EndToEndBenchmark.Result res : r.results) {
+            assertNull(res.failure, res.name + ": " + res.failure + "\n" + logText);
+            assertEquals(3, res.iterations, res.name);
+            assertNotNull(res.perIteration, res.name + " per-iteration times");
+            assertEquals(3, res.perIteration.length, res.name);
+        }
+        assertFalse(r.mismatch(), md);
+        assertEquals(0, r.exitCode(), md);
+        EndToEndBenchmark.Result gpu = r.get("ours-gpu");
+        EndToEndBenchmark.Result cpu = r.get("ours-cpu");
+        assertTrue(Arrays.equals(gpu.centres, cpu.centres));
+        for (String solver : new String[] {"mllib-row", "mllib-block"}) {
+            EndToEndBenchmark.Result m = r.get(solver);
+            double diff = KMeansBenchmark.maxRelDiff(m.centres, cpu.centres, 5, 4);
+            assertTrue(diff < 1e-9, solver + " centres differ by " + diff + "\n" + md);
+            assertEquals(cpu.cost, m.cost, 1e-9 * cpu.cost, solver + " cost");
+        }
+        for (double v : new double[] {cpu.breakdown.pack, cpu.breakdown.firstIteration, cpu.breakdown.finalPass,
+                cpu.breakdown.cleanup, r.generation}) {
+            assertTrue(v >= 0, "breakdown has every phase\n" + md);
+        }
+        assertTrue(md.contains("| ours, CPU twin (GpuKMeans backend cpu) |"), md);
+        assertTrue(md.contains("MLlib KMeans, solver block"), md);
+        assertTrue(md.contains("0 (bitwise equal)"), md);
+        assertTrue(md.contains("fit: iteration 1 (incl. upload to the GPU)"), md);
+        assertTrue(md.contains("bitwise equal"), md);
+    }
+}
