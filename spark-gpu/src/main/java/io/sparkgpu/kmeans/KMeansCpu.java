@@ -36,9 +36,10 @@ public final class KMeansCpu {
         final double[] m = accumulate ? scales.multipliers : null;
         final int costAt = KMeansAccumulator.costAt(k, d);
         final double[] bestOut = new double[1];
+        final double[] tri = n >= 4 * k ? triangleTable(centres, k, d, cosine) : null;
         for (int i = 0; i < n; i++) {
             final int base = i * d;
-            final int best = search(x, base, centres, k, d, cosine, bestOut);
+            final int best = search(x, base, centres, k, d, cosine, tri, bestOut);
             final double bestD = bestOut[0];
             if (labels != null) {
                 labels[i] = best;
@@ -60,22 +61,84 @@ public final class KMeansCpu {
         return acc;
     }
 
+    /** Largest k for which {@link #step} precomputes the k*k centre-distance table used for pruning. */
+    static final int TRIANGLE_MAX_K = 2048;
+    /** Relative safety margin of the triangle-inequality test, far above the rounding error of the distances. */
+    static final double TRIANGLE_MARGIN = 1e-9;
+
+    /**
+     * Pruning thresholds for the Euclidean search: entry (a, b) is |c_a - c_b|^2 / 4 shrunk by
+     * {@link #TRIANGLE_MARGIN}. If it exceeds the current best squared distance d(x, c_a)^2 then, by the
+     * triangle inequality, |x - c_b| >= |c_a - c_b| - |x - c_a| > |x - c_a| with room to spare for rounding, so
+     * c_b can be neither nearer nor tied and is not evaluated. Null for cosine or large k.
+     */
+    static double[] triangleTable(double[] cen, int k, int d, boolean cosine) {
+        if (cosine || k > TRIANGLE_MAX_K || k < 3) {
+            return null;
+        }
+        double[] t = new double[k * k];
+        double f = 0.25 / (1.0 + TRIANGLE_MARGIN);
+        for (int a = 0; a < k; a++) {
+            for (int b = a + 1; b < k; b++) {
+                double v = fullSquared(cen, a * d, cen, b * d, d) * f;
+                t[a * k + b] = v;
+                t[b * k + a] = v;
+            }
+        }
+        return t;
+    }
+
     /**
      * Index of the nearest centre to the point at x[base..base+d) (ties to the lower index); its distance is
-     * stored in bestOut[0]. Four centres are processed together so that the CPU keeps four independent FMA
-     * chains in flight; each distance is still summed in dimension order and the candidates are compared in
-     * index order, so the result is bitwise the one-centre-at-a-time search. A Euclidean group is skipped
-     * as soon as every partial sum reaches the best distance (partial sums never decrease).
+     * stored in bestOut[0]. Candidates that the triangle inequality excludes (see {@link #triangleTable}) are
+     * skipped; the others are evaluated four at a time so that the CPU keeps four independent FMA chains in
+     * flight. Each distance is still summed in dimension order and candidates are compared in index order,
+     * and a skipped candidate is provably farther than the best, so the result is bitwise that of the plain
+     * one-centre-at-a-time search. A Euclidean group also stops early once every partial sum reaches the best
+     * distance (partial sums never decrease).
      */
-    static int search(double[] x, int base, double[] cen, int k, int d, boolean cosine, double[] bestOut) {
+    static int search(double[] x, int base, double[] cen, int k, int d, boolean cosine, double[] tri,
+                      double[] bestOut) {
         int best = 0;
         double bestD = cosine ? cosineDistance(x, base, cen, 0, d) : fullSquared(x, base, cen, 0, d);
         int c = 1;
-        for (; c + 3 < k; c += 4) {
-            final int c0 = c * d;
-            final int c1 = c0 + d;
-            final int c2 = c1 + d;
-            final int c3 = c2 + d;
+        while (c < k) {
+            int g0 = -1;
+            int g1 = -1;
+            int g2 = -1;
+            int g3 = -1;
+            int m = 0;
+            final int row = best * k;
+            while (c < k && m < 4) {
+                if (tri == null || !(tri[row + c] > bestD)) {
+                    if (m == 0) {
+                        g0 = c;
+                    } else if (m == 1) {
+                        g1 = c;
+                    } else if (m == 2) {
+                        g2 = c;
+                    } else {
+                        g3 = c;
+                    }
+                    m++;
+                }
+                c++;
+            }
+            if (m < 4) {
+                for (int q = 0; q < m; q++) {
+                    final int cj = q == 0 ? g0 : q == 1 ? g1 : g2;
+                    final double dc = cosine ? cosineDistance(x, base, cen, cj * d, d) : prunedSquared(x, base, cen, cj * d, d, bestD);
+                    if (dc < bestD) {
+                        bestD = dc;
+                        best = cj;
+                    }
+                }
+                continue;
+            }
+            final int c0 = g0 * d;
+            final int c1 = g1 * d;
+            final int c2 = g2 * d;
+            final int c3 = g3 * d;
             double a0 = 0.0;
             double a1 = 0.0;
             double a2 = 0.0;
@@ -119,47 +182,40 @@ public final class KMeansCpu {
             }
             if (a0 < bestD) {
                 bestD = a0;
-                best = c;
+                best = g0;
             }
             if (a1 < bestD) {
                 bestD = a1;
-                best = c + 1;
+                best = g1;
             }
             if (a2 < bestD) {
                 bestD = a2;
-                best = c + 2;
+                best = g2;
             }
             if (a3 < bestD) {
                 bestD = a3;
-                best = c + 3;
-            }
-        }
-        for (; c < k; c++) {
-            final int cb = c * d;
-            double dc;
-            if (cosine) {
-                dc = cosineDistance(x, base, cen, cb, d);
-            } else {
-                dc = 0.0;
-                int j = 0;
-                while (j < d) {
-                    final int end = Math.min(d, j + 8);
-                    for (; j < end; j++) {
-                        final double t = x[base + j] - cen[cb + j];
-                        dc = Math.fma(t, t, dc);
-                    }
-                    if (dc >= bestD) {
-                        break; // cannot become smaller than bestD any more
-                    }
-                }
-            }
-            if (dc < bestD) {
-                bestD = dc;
-                best = c;
+                best = g3;
             }
         }
         bestOut[0] = bestD;
         return best;
+    }
+
+    /** Squared distance, or any value >= bound once the partial sum reaches bound (it can then not win). */
+    private static double prunedSquared(double[] x, int xb, double[] c, int cb, int d, double bound) {
+        double acc = 0.0;
+        int j = 0;
+        while (j < d) {
+            final int end = Math.min(d, j + 8);
+            for (; j < end; j++) {
+                final double t = x[xb + j] - c[cb + j];
+                acc = Math.fma(t, t, acc);
+            }
+            if (acc >= bound) {
+                break;
+            }
+        }
+        return acc;
     }
 
     static double fullSquared(double[] x, int xb, double[] c, int cb, int d) {

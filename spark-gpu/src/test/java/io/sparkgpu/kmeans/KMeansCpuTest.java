@@ -187,6 +187,59 @@ class KMeansCpuTest {
         assertTrue(fusedDiffers > 0, "no distance where fma and mul+add differ");
     }
 
+    /**
+     * Well-separated blobs make the triangle-inequality test skip most centres; points placed exactly half-way
+     * between two centres and duplicated centres create exact ties. Labels and distances must equal a plain
+     * argmin over every centre (ties to the lowest index).
+     */
+    @Test
+    void triangleInequalityPruningKeepsTheExactArgmin() {
+        Random r = new Random(21);
+        for (int trial = 0; trial < 20; trial++) {
+            int d = 1 + r.nextInt(40);
+            int k = 3 + r.nextInt(60);
+            double[] centres = new double[k * d];
+            for (int i = 0; i < centres.length; i++) {
+                centres[i] = r.nextInt(41) - 20;
+            }
+            if (k > 4) { // a duplicated centre: the lower index must win every tie
+                System.arraycopy(centres, 0, centres, (k - 1) * d, d);
+            }
+            int n = 4 * k + r.nextInt(400);
+            double[] x = new double[n * d];
+            for (int i = 0; i < n; i++) {
+                int a = r.nextInt(k);
+                int b = r.nextInt(k);
+                for (int j = 0; j < d; j++) {
+                    x[i * d + j] = i % 5 == 0 ? (centres[a * d + j] + centres[b * d + j]) / 2 // half-way: ties
+                            : centres[a * d + j] + (i % 3 == 0 ? 0.0 : r.nextGaussian() * 0.7);
+                }
+            }
+            KMeansData p = new KMeansData(x, new double[n], n, d, null);
+            assertTrue(KMeansCpu.triangleTable(centres, k, d, false) != null, "pruning table in use");
+            int[] labels = new int[n];
+            double[] dists = new double[n];
+            KMeansCpu.step(p, centres, k, false, null, false, labels, dists, false);
+            for (int i = 0; i < n; i++) {
+                int best = -1;
+                double bestD = Double.POSITIVE_INFINITY;
+                for (int c = 0; c < k; c++) {
+                    double dd = 0;
+                    for (int j = 0; j < d; j++) {
+                        double t = x[i * d + j] - centres[c * d + j];
+                        dd = Math.fma(t, t, dd);
+                    }
+                    if (dd < bestD) {
+                        bestD = dd;
+                        best = c;
+                    }
+                }
+                assertEquals(best, labels[i], "trial " + trial + " point " + i);
+                assertEquals(bestD, dists[i], 0.0, "trial " + trial + " point " + i);
+            }
+        }
+    }
+
     @Test
     void splittingAPartitionGivesIdenticalBits() {
         Random r = new Random(11);
