@@ -158,14 +158,15 @@ template <int R>
 __device__ __forceinline__ void g2g_pass(const double2 *__restrict__ in, double2 *__restrict__ out,
                                          const double2 *__restrict__ roots, int m, int ns, int inner,
                                          long long items, int inverse) {
-    long long g = (long long) blockIdx.x * blockDim.x + threadIdx.x;
+    /* items < 2^31 (G2GGpu checks): 32-bit index arithmetic, 64-bit addresses */
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
     if (g >= items) return;
     const int mr = m / R;
-    long long lo = g % inner;
-    long long rest = g / inner;
-    int j = (int) (rest % mr);
-    long long outer = rest / mr;
-    long long base = lo + outer * inner * (long long) m;
+    int lo = g % inner;
+    int rest = g / inner;
+    int j = rest % mr;
+    int outer = rest / mr;
+    long long base = lo + (long long) outer * inner * m;
     int k = j % ns;
     int tstep = m / (ns * R);
     double sign = inverse ? -1.0 : 1.0;

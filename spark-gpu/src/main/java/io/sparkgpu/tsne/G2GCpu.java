@@ -62,15 +62,29 @@ final class G2GCpu {
         for (int par = 0; par < plan.parities; par++) {
             final int sigma = par;
             final double[] x = a;
-            parallel(fn, i -> pack(plan, sigma, kt, q, charges, x, i));
+            parallel(fn, (from, to) -> {
+                double[] tw = new double[2];
+                for (long i = from; i < to; i++) {
+                    pack(plan, sigma, kt, q, charges, x, i, tw);
+                }
+            });
             double[][] ab = {a, b};
             transform(plan, ab, charges + 1, false);
             final double[] y = ab[0];
-            parallel((long) charges * fn, i -> multiply(y, charges, fn, i));
+            parallel((long) charges * fn, (from, to) -> {
+                for (long i = from; i < to; i++) {
+                    multiply(y, charges, fn, i);
+                }
+            });
             transform(plan, ab, charges, true);
             final double[] z = ab[0];
             final boolean last = par == plan.parities - 1;
-            parallel(plan.gridNodes, i -> accumulate(plan, sigma, last, scale, z, charges, acc, phi, i));
+            parallel(plan.gridNodes, (from, to) -> {
+                double[] tw = new double[2];
+                for (long i = from; i < to; i++) {
+                    accumulate(plan, sigma, last, scale, z, charges, acc, phi, i, tw);
+                }
+            });
             a = ab[0];
             b = ab[1];
         }
@@ -89,7 +103,12 @@ final class G2GCpu {
                 final int fns = ns;
                 final int finner = inner;
                 long items = (long) arrays * plan.fftNodes / r;
-                parallel(items, g -> pass(plan.roots, plan.m, fr, fns, finner, inverse, in, out, g));
+                parallel(items, (from, to) -> {
+                    double[] v = new double[2 * fr];
+                    for (long g = from; g < to; g++) {
+                        pass(plan.roots, plan.m, fr, fns, finner, inverse, in, out, g, v);
+                    }
+                });
                 ab[0] = out;
                 ab[1] = in;
                 ns *= r;
@@ -98,18 +117,19 @@ final class G2GCpu {
         }
     }
 
-    private interface Item {
-        void run(long i);
+    private interface Range {
+        void run(long from, long to);
     }
 
-    private static void parallel(long items, Item body) {
+    /** Runs body over [0, items) in chunks of CHUNK on the common pool (items are independent). */
+    private static void parallel(long items, Range body) {
         int tasks = (int) ((items + CHUNK - 1) / CHUNK);
-        IntStream.range(0, tasks).parallel().forEach(t -> {
-            long end = Math.min(items, (long) (t + 1) * CHUNK);
-            for (long i = (long) t * CHUNK; i < end; i++) {
-                body.run(i);
-            }
-        });
+        if (tasks <= 1) {
+            body.run(0, items);
+            return;
+        }
+        IntStream.range(0, tasks).parallel().forEach(t -> body.run((long) t * CHUNK,
+                Math.min(items, (long) (t + 1) * CHUNK)));
     }
 
     // ---------------------------------------------------------------- per-element bodies (mirrored in tsne.cu)
@@ -119,13 +139,13 @@ final class G2GCpu {
         double re = 1.0;
         double im = 0.0;
         boolean first = true;
-        int[] j = {jx, jy, jz};
         for (int ax = 0; ax < 3; ax++) {
             if ((sigma >> ax & 1) == 0) {
                 continue;
             }
-            double cr = shift[2 * j[ax]];
-            double ci = shift[2 * j[ax] + 1];
+            int j = ax == 0 ? jx : ax == 1 ? jy : jz;
+            double cr = shift[2 * j];
+            double ci = shift[2 * j + 1];
             if (first) {
                 re = cr;
                 im = ci;
@@ -146,7 +166,8 @@ final class G2GCpu {
      * the n^dim grid), array {@code charges} the shifted kernel sum_s (sign) K(delta_s) over the 2^dim corners
      * of the 2m circulant that fold onto this node.
      */
-    static void pack(G2GPlan plan, int sigma, double[] kt, double[] q, int charges, double[] x, long li) {
+    static void pack(G2GPlan plan, int sigma, double[] kt, double[] q, int charges, double[] x, long li,
+                     double[] tw) {
         int i = (int) li;
         int m = plan.m;
         int n = plan.n;
@@ -155,7 +176,6 @@ final class G2GCpu {
         int jx = i % m;
         int jy = dim >= 2 ? (i / m) % m : 0;
         int jz = dim >= 3 ? i / (m * m) : 0;
-        double[] tw = new double[2];
         twiddle(plan.shift, sigma, jx, jy, jz, tw);
         boolean inside = jx < n && jy < n && jz < n;
         int g = inside ? jx + n * (jy + n * jz) : 0;
@@ -164,7 +184,6 @@ final class G2GCpu {
             x[2 * (c * fn + i)] = v * tw[0];
             x[2 * (c * fn + i) + 1] = v * tw[1];
         }
-        int[] j = {jx, jy, jz};
         double k = 0.0;
         for (int s = 0; s < plan.parities; s++) {
             int idx = 0;
@@ -173,10 +192,11 @@ final class G2GCpu {
             boolean valid = true;
             for (int ax = 0; ax < dim; ax++) {
                 int d;
+                int jj = ax == 0 ? jx : ax == 1 ? jy : jz;
                 if ((s >> ax & 1) == 0) {
-                    d = j[ax];
+                    d = jj;
                 } else {
-                    d = m - j[ax];
+                    d = m - jj;
                     negative ^= (sigma >> ax & 1) == 1;
                 }
                 if (d > n - 1) {
@@ -198,7 +218,7 @@ final class G2GCpu {
      * the twiddles of sub-transform length ns * r, a direct r-point DFT, and stores with stride ns.
      */
     static void pass(double[] roots, int m, int r, int ns, int inner, boolean inverse, double[] in, double[] out,
-                     long g) {
+                     long g, double[] v) {
         int mr = m / r;
         long lo = g % inner;
         long rest = g / inner;
@@ -208,7 +228,6 @@ final class G2GCpu {
         int k = j % ns;
         int tstep = m / (ns * r);
         double sign = inverse ? -1.0 : 1.0;
-        double[] v = new double[2 * r];
         for (int t = 0; t < r; t++) {
             long e = 2 * (base + (long) (j + t * mr) * inner);
             v[2 * t] = in[(int) e];
@@ -259,7 +278,7 @@ final class G2GCpu {
      * writes acc * scale to phi.
      */
     static void accumulate(G2GPlan plan, int sigma, boolean last, double scale, double[] z, int charges,
-                           double[] acc, double[] phi, long li) {
+                           double[] acc, double[] phi, long li, double[] tw) {
         int i = (int) li;
         int n = plan.n;
         int m = plan.m;
@@ -267,7 +286,6 @@ final class G2GCpu {
         int jy = plan.dim >= 2 ? (i / n) % n : 0;
         int jz = plan.dim >= 3 ? i / (n * n) : 0;
         int f = jx + m * (jy + m * jz);
-        double[] tw = new double[2];
         twiddle(plan.shift, sigma, jx, jy, jz, tw);
         for (int c = 0; c < charges; c++) {
             int e = 2 * (c * plan.fftNodes + f);

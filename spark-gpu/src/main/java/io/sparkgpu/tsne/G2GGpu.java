@@ -40,12 +40,12 @@ public final class G2GGpu {
         boolean ok = false;
         try {
             ws.q.upload(q, 0, charges * nodes, 0, ws.stream);
-            long t0 = kernelMillis != null ? System.nanoTime() : 0;
+            long t0 = 0;
             if (kernelMillis != null) {
                 ws.stream.synchronize("G2G upload");
                 t0 = System.nanoTime();
             }
-            run(ws, plan, h2, charges, fft);
+            launches(ws, plan, h2, charges, fft, ws.q, ws.phi);
             if (kernelMillis != null) {
                 ws.stream.synchronize("G2G kernels");
                 kernelMillis[0] = (System.nanoTime() - t0) / 1e6;
@@ -62,9 +62,9 @@ public final class G2GGpu {
 
     /**
      * Device-resident G2G for callers that keep the grids on the GPU (single-device t-SNE): {@code charges}
-     * and {@code potentials} hold charges * nodes doubles laid out as in {@link InterpGrid}; the work is
-     * enqueued on {@code stream} (which the caller synchronises) after the workspace's own stream has been
-     * joined, so both buffers may be used on {@code stream} before and after.
+     * and {@code potentials} hold charges * nodes doubles laid out as in {@link InterpGrid}. Waits for the work
+     * already queued on {@code stream} (which produced the charges), runs the kernels on a cached workspace's
+     * stream and returns when the potentials are complete. Same bits as the host-array path.
      */
     public static void convolve(GpuStream stream, InterpGrid grid, DeviceBuffer charges, DeviceBuffer potentials,
                                 GridConvolution.Method method) {
@@ -88,10 +88,6 @@ public final class G2GGpu {
         } finally {
             release(key, ws, ok);
         }
-    }
-
-    private static void run(Workspace ws, G2GPlan plan, double h2, int charges, boolean fft) {
-        launches(ws, plan, h2, charges, fft, ws.q, ws.phi);
     }
 
     private static void launches(Workspace ws, G2GPlan plan, double h2, int charges, boolean fft, DeviceBuffer q,
@@ -142,7 +138,7 @@ public final class G2GGpu {
 
     private static int grid(long items) {
         long g = (items + BLOCK - 1) / BLOCK;
-        if (g > Integer.MAX_VALUE) {
+        if (items > Integer.MAX_VALUE - BLOCK) { // kernels index items with 32-bit ints
             throw new IllegalArgumentException("G2G launch too large: " + items + " items");
         }
         return (int) Math.max(1, g);

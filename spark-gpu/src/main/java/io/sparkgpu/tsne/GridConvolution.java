@@ -26,16 +26,19 @@ public final class GridConvolution {
     public enum Method { AUTO, DIRECT, FFT }
 
     /**
-     * Cost model, nanoseconds per unit. DIRECT: per (charge, node pair). FFT: per unit of
-     * {@code G2GPlan.fftWork} (points times pass radix), plus a fixed cost per kernel launch on the GPU.
-     * CPU constants were measured on the development machine (2 cores); GPU ones are estimates for an
-     * H100 to be replaced by TsneG2GBenchmark's fitted values.
+     * Cost model, nanoseconds per unit. DIRECT: per (charge, node pair). FFT: per unit of {@code
+     * G2GPlan.fftWork} (points times pass radix, summed over passes, parities and transforms), plus a fixed cost
+     * per phase (a GPU kernel launch, or a parallel loop of the CPU twin). CPU constants: TsneG2GBenchmark on the
+     * development machine (2 shared cores, so small grids are dominated by the fixed costs). GPU constants: an
+     * estimate for an H100 (FP64 throughput for DIRECT, memory traffic for FFT), to be replaced by the values the
+     * benchmark fits on the device.
      */
-    public static final double DIRECT_NS_CPU = 0.9;
-    public static final double FFT_NS_CPU = 1.0;
-    public static final double DIRECT_NS_GPU = 0.01;
-    public static final double FFT_NS_GPU = 0.002;
-    public static final double LAUNCH_NS_GPU = 6000;
+    public static final double DIRECT_NS_CPU = 5.9;
+    public static final double FFT_NS_CPU = 8.7;
+    public static final double PHASE_NS_CPU = 50_000;
+    public static final double DIRECT_NS_GPU = 3e-4;
+    public static final double FFT_NS_GPU = 0.0015;
+    public static final double LAUNCH_NS_GPU = 4000;
 
     private GridConvolution() {
     }
@@ -58,15 +61,55 @@ public final class GridConvolution {
                         / grid.nodes() + ", node " + i % grid.nodes() + "); grid charges must be finite");
             }
         }
+        CudaDevice dev = BackendChooser.resolve(backend, G2GGpu.MODULE, G2GGpu.PROBE_KERNEL);
+        return run(dev, grid, charges, method, null);
+    }
+
+    /**
+     * For benchmarks and tests: {@code method} on {@code dev} (null: the CPU twin), charges already validated
+     * by the caller's sizes; {@code kernelMillis}, if not null, receives the GPU time without transfers.
+     */
+    public static double[] convolveOn(CudaDevice dev, InterpGrid grid, double[] charges, Method method,
+                                      double[] kernelMillis) {
+        if (charges.length != (long) grid.charges() * grid.nodes()) {
+            throw new IllegalArgumentException("charges has length " + charges.length + ", expected "
+                    + (long) grid.charges() * grid.nodes());
+        }
+        return run(dev, grid, charges, method, kernelMillis);
+    }
+
+    private static double[] run(CudaDevice dev, InterpGrid grid, double[] charges, Method method,
+                                double[] kernelMillis) {
         G2GPlan plan = G2GPlan.of(grid);
+        int c = grid.charges();
         double h = grid.spacing();
         double h2 = h * h;
-        CudaDevice dev = BackendChooser.resolve(backend, G2GGpu.MODULE, G2GGpu.PROBE_KERNEL);
         boolean fft = useFft(plan, c, method, dev != null);
         if (dev != null) {
-            return G2GGpu.convolve(dev, plan, h2, charges, c, fft, null);
+            return G2GGpu.convolve(dev, plan, h2, charges, c, fft, kernelMillis);
         }
         return fft ? G2GCpu.fft(plan, h2, charges, c) : G2GCpu.direct(plan, h2, charges, c);
+    }
+
+    /** The method AUTO picks for this grid on the GPU ({@code gpu}) or the CPU. */
+    public static Method autoChoice(InterpGrid grid, boolean gpu) {
+        return useFft(G2GPlan.of(grid), grid.charges(), Method.AUTO, gpu) ? Method.FFT : Method.DIRECT;
+    }
+
+    /** FFT length per axis (5-smooth, >= nodesPerDim) and its pass radices, e.g. "600 = 12*10*5". */
+    public static String fftShape(InterpGrid grid) {
+        G2GPlan plan = G2GPlan.of(grid);
+        StringBuilder sb = new StringBuilder().append(plan.m).append(" =");
+        for (int i = 0; i < plan.radices.length; i++) {
+            sb.append(i == 0 ? " " : "*").append(plan.radices[i]);
+        }
+        return sb.toString();
+    }
+
+    /** Work units of the FFT method (see the cost constants) and its GPU kernel launches. */
+    public static double[] fftWorkAndLaunches(InterpGrid grid) {
+        G2GPlan plan = G2GPlan.of(grid);
+        return new double[] {plan.fftWork(grid.charges()), plan.fftLaunches()};
     }
 
     /** Modelled time in nanoseconds of {@code method} (DIRECT or FFT) on a grid of this shape. */
@@ -78,10 +121,11 @@ public final class GridConvolution {
     static double modelledNanos(G2GPlan plan, int charges, boolean fft, boolean gpu) {
         if (fft) {
             double work = plan.fftWork(charges);
-            return gpu ? FFT_NS_GPU * work + LAUNCH_NS_GPU * plan.fftLaunches() : FFT_NS_CPU * work;
+            return gpu ? FFT_NS_GPU * work + LAUNCH_NS_GPU * plan.fftLaunches()
+                    : FFT_NS_CPU * work + PHASE_NS_CPU * plan.fftLaunches();
         }
         double pairs = (double) charges * plan.gridNodes * plan.gridNodes;
-        return gpu ? DIRECT_NS_GPU * pairs + LAUNCH_NS_GPU * 2 : DIRECT_NS_CPU * pairs;
+        return gpu ? DIRECT_NS_GPU * pairs + LAUNCH_NS_GPU * 2 : DIRECT_NS_CPU * pairs + PHASE_NS_CPU;
     }
 
     static boolean useFft(G2GPlan plan, int charges, Method method, boolean gpu) {

@@ -54,6 +54,17 @@ class GridConvolutionTest {
         return phi;
     }
 
+    /** max |a - b| / max |b| over the whole arrays. */
+    static double relDiffRaw(double[] a, double[] b) {
+        double scale = 0;
+        double diff = 0;
+        for (int i = 0; i < b.length; i++) {
+            scale = Math.max(scale, Math.abs(b[i]));
+            diff = Math.max(diff, Math.abs(a[i] - b[i]));
+        }
+        return scale == 0 ? diff : diff / scale;
+    }
+
     /** max |a - b| over max |b|, per charge, maximised over charges. */
     static double relDiff(InterpGrid g, double[] a, double[] b) {
         int nodes = g.nodes();
