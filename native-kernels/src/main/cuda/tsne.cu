@@ -91,7 +91,9 @@ extern "C" __global__ void tsne_g2g_direct(const double *__restrict__ q, const d
         __syncthreads();
     }
     if (a < nodes) {
-        for (int c = 0; c < charges; c++) phi[(long long) c * nodes + a] = acc[c];
+#pragma unroll
+        for (int c = 0; c < G2G_MAXC; c++)
+            if (c < charges) phi[(long long) c * nodes + a] = acc[c];
     }
 }
 
@@ -130,7 +132,6 @@ extern "C" __global__ void tsne_g2g_pack(const double *__restrict__ q, const dou
         double v = inside ? q[(long long) c * gridNodes + g] : 0.0;
         x[(long long) c * fn + i] = make_double2(__dmul_rn(v, tw.x), __dmul_rn(v, tw.y));
     }
-    int j[3] = {jx, jy, jz};
     double k = 0.0;
     int parities = 1 << dim;
     for (int s = 0; s < parities; s++) {
@@ -138,10 +139,11 @@ extern "C" __global__ void tsne_g2g_pack(const double *__restrict__ q, const dou
         bool negative = false, valid = true;
         for (int ax = 0; ax < dim; ax++) {
             int d;
+            int jj = ax == 0 ? jx : ax == 1 ? jy : jz;
             if (((s >> ax) & 1) == 0) {
-                d = j[ax];
+                d = jj;
             } else {
-                d = m - j[ax];
+                d = m - jj;
                 negative ^= ((sigma >> ax) & 1) == 1;
             }
             if (d > n - 1) valid = false;
@@ -182,18 +184,44 @@ __device__ __forceinline__ void g2g_pass(const double2 *__restrict__ in, double2
         v[t].y = __dadd_rn(__dmul_rn(ar, wi), __dmul_rn(ai, w.x));
     }
     int idxD = (j / ns) * ns * R + k;
+    if (R <= 5) {
+        /* small radix: roots of unity in registers, (t * u) % R a compile-time index */
+        double2 rr[R];
 #pragma unroll
-    for (int u = 0; u < R; u++) {
-        double sr = v[0].x, si = v[0].y;
-#pragma unroll
-        for (int t = 1; t < R; t++) {
-            double2 w = __ldg(&roots[((t * u) % R) * mr]);
-            double wi = __dmul_rn(sign, w.y);
-            double ar = v[t].x, ai = v[t].y;
-            sr = __dadd_rn(sr, __dsub_rn(__dmul_rn(ar, w.x), __dmul_rn(ai, wi)));
-            si = __dadd_rn(si, __dadd_rn(__dmul_rn(ar, wi), __dmul_rn(ai, w.x)));
+        for (int q = 0; q < R; q++) {
+            double2 w = __ldg(&roots[q * mr]);
+            rr[q] = make_double2(w.x, __dmul_rn(sign, w.y));
         }
-        out[base + (long long) (idxD + u * ns) * inner] = make_double2(sr, si);
+#pragma unroll
+        for (int u = 0; u < R; u++) {
+            double sr = v[0].x, si = v[0].y;
+#pragma unroll
+            for (int t = 1; t < R; t++) {
+                double2 w = rr[(t * u) % R];
+                double ar = v[t].x, ai = v[t].y;
+                sr = __dadd_rn(sr, __dsub_rn(__dmul_rn(ar, w.x), __dmul_rn(ai, w.y)));
+                si = __dadd_rn(si, __dadd_rn(__dmul_rn(ar, w.y), __dmul_rn(ai, w.x)));
+            }
+            out[base + (long long) (idxD + u * ns) * inner] = make_double2(sr, si);
+        }
+    } else {
+        /* larger radix: one output at a time, roots from L1 (warp-uniform addresses), few registers */
+#pragma unroll 1
+        for (int u = 0; u < R; u++) {
+            double sr = v[0].x, si = v[0].y;
+            int e = 0;
+#pragma unroll
+            for (int t = 1; t < R; t++) {
+                e += u;
+                if (e >= R) e -= R; /* e = (t * u) % R */
+                double2 w = __ldg(&roots[e * mr]);
+                double wi = __dmul_rn(sign, w.y);
+                double ar = v[t].x, ai = v[t].y;
+                sr = __dadd_rn(sr, __dsub_rn(__dmul_rn(ar, w.x), __dmul_rn(ai, wi)));
+                si = __dadd_rn(si, __dadd_rn(__dmul_rn(ar, wi), __dmul_rn(ai, w.x)));
+            }
+            out[base + (long long) (idxD + u * ns) * inner] = make_double2(sr, si);
+        }
     }
 }
 
