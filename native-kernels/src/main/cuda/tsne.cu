@@ -30,12 +30,14 @@ typedef unsigned long long u64;
  *   q, phi   double[charges][n^dim], node = x + n*(y + n*z) (x fastest); charges = dim + 2.
  *   kt       double[n^dim]: K at the non-negative offset vector delta, laid out like a node.
  *   x, y     complex (double2, re/im interleaved) [arrays][m^dim], m = FFT length per axis (5-smooth, >= n);
- *            arrays 0..charges-1 hold charges, array `charges` the kernel of the current parity.
+ *            array s < slots = ceil(charges/2) holds q_{2s} + i q_{2s+1} (two real charges per transform: each
+ *            parity's contribution of a real charge is real, so real and imaginary parts separate at the end),
+ *            array `slots` the kernel of the current parity.
  *   roots    double2[m]: e^{-2 pi i t/m}; shift double2[m]: e^{-i pi j/m} (both computed in Java, uploaded).
  *   acc      double[charges][n^dim]: running sum over parities.
  * FFT without zero-padding: per parity sigma (bit a = axis a odd), pack (shifted charges and folded shifted
- * kernel), forward transform of charges+1 arrays, multiply, inverse transform of `charges` arrays,
- * accumulate Re(conj(shift) z); the last parity scales by 1/(2^dim m^dim). Transforms: per axis, one Stockham
+ * kernel), forward transform of slots+1 arrays, multiply, inverse transform of `slots` arrays,
+ * accumulate conj(shift) z (real part: charge 2s, imaginary part: charge 2s+1); the last parity scales by 1/(2^dim m^dim). Transforms: per axis, one Stockham
  * radix-R pass per factor R of m (direct R-point DFT in registers), ping-pong between two buffers.
  *
  * Launch shape: every kernel is a flat 1-D grid of 256-thread blocks, one thread per item (node, complex
@@ -128,9 +130,12 @@ extern "C" __global__ void tsne_g2g_pack(const double *__restrict__ q, const dou
     double2 tw = g2g_twiddle(shift, sigma, jx, jy, jz);
     bool inside = jx < n && jy < n && jz < n;
     int g = inside ? jx + n * (jy + n * jz) : 0;
-    for (int c = 0; c < charges; c++) {
-        double v = inside ? q[(long long) c * gridNodes + g] : 0.0;
-        x[(long long) c * fn + i] = make_double2(__dmul_rn(v, tw.x), __dmul_rn(v, tw.y));
+    int slots = (charges + 1) / 2;
+    for (int sl = 0; sl < slots; sl++) {
+        double re = inside ? q[(long long) (2 * sl) * gridNodes + g] : 0.0;
+        double im = inside && 2 * sl + 1 < charges ? q[(long long) (2 * sl + 1) * gridNodes + g] : 0.0;
+        x[(long long) sl * fn + i] = make_double2(__dsub_rn(__dmul_rn(re, tw.x), __dmul_rn(im, tw.y)),
+                                                  __dadd_rn(__dmul_rn(re, tw.y), __dmul_rn(im, tw.x)));
     }
     double k = 0.0;
     int parities = 1 << dim;
@@ -152,7 +157,7 @@ extern "C" __global__ void tsne_g2g_pack(const double *__restrict__ q, const dou
         }
         if (valid) k = negative ? __dsub_rn(k, kt[idx]) : __dadd_rn(k, kt[idx]);
     }
-    x[(long long) charges * fn + i] = make_double2(__dmul_rn(k, tw.x), __dmul_rn(k, tw.y));
+    x[(long long) slots * fn + i] = make_double2(__dmul_rn(k, tw.x), __dmul_rn(k, tw.y));
 }
 
 /* One radix-R Stockham pass (G2GCpu.pass): item g = lo + inner * (j + (m/R) * outer). */
@@ -243,10 +248,10 @@ G2G_PASS(12)
 G2G_PASS(15)
 G2G_PASS(16)
 
-extern "C" __global__ void tsne_g2g_multiply(double2 *__restrict__ y, int charges, int fn) {
+extern "C" __global__ void tsne_g2g_multiply(double2 *__restrict__ y, int slots, int fn) {
     long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= (long long) charges * fn) return;
-    double2 kv = y[(long long) charges * fn + i % fn];
+    if (i >= (long long) slots * fn) return;
+    double2 kv = y[(long long) slots * fn + i % fn];
     double2 a = y[i];
     y[i] = make_double2(__dsub_rn(__dmul_rn(a.x, kv.x), __dmul_rn(a.y, kv.y)),
                         __dadd_rn(__dmul_rn(a.x, kv.y), __dmul_rn(a.y, kv.x)));
@@ -264,8 +269,9 @@ extern "C" __global__ void tsne_g2g_accumulate(const double2 *__restrict__ z, co
     int f = jx + m * (jy + m * jz);
     double2 tw = g2g_twiddle(shift, sigma, jx, jy, jz);
     for (int c = 0; c < charges; c++) {
-        double2 v = z[(long long) c * fn + f];
-        double term = __dadd_rn(__dmul_rn(tw.x, v.x), __dmul_rn(tw.y, v.y));
+        double2 v = z[(long long) (c >> 1) * fn + f];
+        double term = (c & 1) == 0 ? __dadd_rn(__dmul_rn(tw.x, v.x), __dmul_rn(tw.y, v.y))
+                                   : __dsub_rn(__dmul_rn(tw.x, v.y), __dmul_rn(tw.y, v.x));
         long long o = (long long) c * gridNodes + i;
         double s = sigma == 0 ? term : __dadd_rn(acc[o], term);
         acc[o] = s;

@@ -56,7 +56,8 @@ final class G2GCpu {
         final double[] kt = G2GPlan.kernelTable(plan.dim, plan.n, h2);
         final double[] acc = new double[charges * plan.gridNodes];
         final double[] phi = new double[charges * plan.gridNodes];
-        double[] a = new double[2 * (charges + 1) * fn];
+        final int slots = G2GPlan.slots(charges);
+        double[] a = new double[2 * (slots + 1) * fn];
         double[] b = new double[a.length];
         final double scale = 1.0 / ((double) plan.parities * (double) fn);
         for (int par = 0; par < plan.parities; par++) {
@@ -69,14 +70,14 @@ final class G2GCpu {
                 }
             });
             double[][] ab = {a, b};
-            transform(plan, ab, charges + 1, false);
+            transform(plan, ab, slots + 1, false);
             final double[] y = ab[0];
-            parallel((long) charges * fn, (from, to) -> {
+            parallel((long) slots * fn, (from, to) -> {
                 for (long i = from; i < to; i++) {
-                    multiply(y, charges, fn, i);
+                    multiply(y, slots, fn, i);
                 }
             });
-            transform(plan, ab, charges, true);
+            transform(plan, ab, slots, true);
             final double[] z = ab[0];
             final boolean last = par == plan.parities - 1;
             parallel(plan.gridNodes, (from, to) -> {
@@ -162,8 +163,9 @@ final class G2GCpu {
     }
 
     /**
-     * Node i of the m^dim lattice for parity sigma: arrays 0..charges-1 get the shifted charges (zero outside
-     * the n^dim grid), array {@code charges} the shifted kernel sum_s (sign) K(delta_s) over the 2^dim corners
+     * Node i of the m^dim lattice for parity sigma: array s < slots gets the shifted complex charge
+     * q_{2s} + i q_{2s+1} (zero outside the n^dim grid; q_{2s+1} = 0 past the last charge), array {@code slots}
+     * the shifted kernel sum_s (sign) K(delta_s) over the 2^dim corners
      * of the 2m circulant that fold onto this node.
      */
     static void pack(G2GPlan plan, int sigma, double[] kt, double[] q, int charges, double[] x, long li,
@@ -179,10 +181,12 @@ final class G2GCpu {
         twiddle(plan.shift, sigma, jx, jy, jz, tw);
         boolean inside = jx < n && jy < n && jz < n;
         int g = inside ? jx + n * (jy + n * jz) : 0;
-        for (int c = 0; c < charges; c++) {
-            double v = inside ? q[c * plan.gridNodes + g] : 0.0;
-            x[2 * (c * fn + i)] = v * tw[0];
-            x[2 * (c * fn + i) + 1] = v * tw[1];
+        int slots = G2GPlan.slots(charges);
+        for (int sl = 0; sl < slots; sl++) {
+            double re = inside ? q[2 * sl * plan.gridNodes + g] : 0.0;
+            double im = inside && 2 * sl + 1 < charges ? q[(2 * sl + 1) * plan.gridNodes + g] : 0.0;
+            x[2 * (sl * fn + i)] = re * tw[0] - im * tw[1];
+            x[2 * (sl * fn + i) + 1] = re * tw[1] + im * tw[0];
         }
         double k = 0.0;
         for (int s = 0; s < plan.parities; s++) {
@@ -209,8 +213,8 @@ final class G2GCpu {
                 k = negative ? k - kt[idx] : k + kt[idx];
             }
         }
-        x[2 * (charges * fn + i)] = k * tw[0];
-        x[2 * (charges * fn + i) + 1] = k * tw[1];
+        x[2 * (slots * fn + i)] = k * tw[0];
+        x[2 * (slots * fn + i) + 1] = k * tw[1];
     }
 
     /**
@@ -261,10 +265,10 @@ final class G2GCpu {
         }
     }
 
-    /** Element i of the charge spectra times the kernel spectrum (array {@code charges}). */
-    static void multiply(double[] y, int charges, int fn, long li) {
+    /** Element i of the charge spectra times the kernel spectrum (array {@code slots}). */
+    static void multiply(double[] y, int slots, int fn, long li) {
         int i = (int) li;
-        int kk = 2 * (charges * fn + i % fn);
+        int kk = 2 * (slots * fn + i % fn);
         double kr = y[kk];
         double ki = y[kk + 1];
         double ar = y[2 * i];
@@ -274,8 +278,9 @@ final class G2GCpu {
     }
 
     /**
-     * Grid node i: adds Re(conj(shift) * z) of this parity to acc (the first parity stores it); the last parity
-     * writes acc * scale to phi.
+     * Grid node i: conj(shift) * z of this parity is real for a real charge (each parity class of the length-2m
+     * spectrum is closed under negation), so its real part belongs to charge 2s and its imaginary part to charge
+     * 2s + 1 of slot s. Adds them to acc (the first parity stores them); the last parity writes acc * scale.
      */
     static void accumulate(G2GPlan plan, int sigma, boolean last, double scale, double[] z, int charges,
                            double[] acc, double[] phi, long li, double[] tw) {
@@ -288,8 +293,8 @@ final class G2GCpu {
         int f = jx + m * (jy + m * jz);
         twiddle(plan.shift, sigma, jx, jy, jz, tw);
         for (int c = 0; c < charges; c++) {
-            int e = 2 * (c * plan.fftNodes + f);
-            double term = tw[0] * z[e] + tw[1] * z[e + 1];
+            int e = 2 * ((c >> 1) * plan.fftNodes + f);
+            double term = (c & 1) == 0 ? tw[0] * z[e] + tw[1] * z[e + 1] : tw[0] * z[e + 1] - tw[1] * z[e];
             int o = c * plan.gridNodes + i;
             double s = sigma == 0 ? term : acc[o] + term;
             acc[o] = s;

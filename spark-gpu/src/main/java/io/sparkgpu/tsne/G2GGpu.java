@@ -102,15 +102,16 @@ public final class G2GGpu {
             return;
         }
         int fn = plan.fftNodes;
+        int slots = G2GPlan.slots(charges);
         double scale = 1.0 / ((double) plan.parities * (double) fn);
         for (int sigma = 0; sigma < plan.parities; sigma++) {
             KernelLauncher.launch(s, MODULE, "tsne_g2g_pack", grid(fn), BLOCK, 0,
                     q, ws.kt, ws.shift, ws.a, plan.dim, plan.n, plan.m, fn, nodes, charges, sigma);
             DeviceBuffer[] ab = {ws.a, ws.b};
-            transform(s, plan, ws.roots, ab, charges + 1, false);
-            KernelLauncher.launch(s, MODULE, "tsne_g2g_multiply", grid((long) charges * fn), BLOCK, 0,
-                    ab[0], charges, fn);
-            transform(s, plan, ws.roots, ab, charges, true);
+            transform(s, plan, ws.roots, ab, slots + 1, false);
+            KernelLauncher.launch(s, MODULE, "tsne_g2g_multiply", grid((long) slots * fn), BLOCK, 0,
+                    ab[0], slots, fn);
+            transform(s, plan, ws.roots, ab, slots, true);
             KernelLauncher.launch(s, MODULE, "tsne_g2g_accumulate", grid(nodes), BLOCK, 0,
                     ab[0], ws.shift, ws.acc, phi, plan.dim, plan.n, plan.m, fn, nodes, charges, sigma,
                     sigma == plan.parities - 1 ? 1 : 0, scale);
@@ -214,8 +215,8 @@ public final class G2GGpu {
                 made[2] = DeviceBuffer.ofDoubles(dev, nodes);
                 if (fft) {
                     made[3] = DeviceBuffer.ofDoubles(dev, charges * nodes);
-                    made[4] = DeviceBuffer.ofDoubles(dev, 2L * (charges + 1) * plan.fftNodes);
-                    made[5] = DeviceBuffer.ofDoubles(dev, 2L * (charges + 1) * plan.fftNodes);
+                    made[4] = DeviceBuffer.ofDoubles(dev, 2L * (G2GPlan.slots(charges) + 1) * plan.fftNodes);
+                    made[5] = DeviceBuffer.ofDoubles(dev, 2L * (G2GPlan.slots(charges) + 1) * plan.fftNodes);
                     made[6] = DeviceBuffer.ofDoubles(dev, 2L * plan.m);
                     made[7] = DeviceBuffer.ofDoubles(dev, 2L * plan.m);
                     made[6].upload(plan.roots, st);

@@ -170,16 +170,21 @@ final class G2GPlan {
         return 1.0 / (t * t);
     }
 
+    /** Complex arrays that carry the real charges, two per array (q_{2s} + i q_{2s+1}). */
+    static int slots(int charges) {
+        return (charges + 1) / 2;
+    }
+
     /**
-     * Work units of the FFT method on this plan: per parity, (2 * charges + 1) transforms of m^dim points,
-     * each costing the sum of its pass radices per point per axis.
+     * Work units of the FFT method on this plan: per parity, (2 * slots + 1) transforms of m^dim points (slots
+     * forward and inverse, the kernel forward), each costing the sum of its pass radices per point per axis.
      */
     double fftWork(int charges) {
         long rs = 0;
         for (int r : radices) {
             rs += r;
         }
-        return (double) parities * (2.0 * charges + 1) * fftNodes * Math.max(1, dim * rs);
+        return (double) parities * (2.0 * slots(charges) + 1) * fftNodes * Math.max(1, dim * rs);
     }
 
     /** Launches of the FFT method on the GPU: per parity pack, passes, multiply, passes, accumulate. */

@@ -117,6 +117,39 @@ class GridConvolutionTest {
         }
     }
 
+    /**
+     * t-SNE-like charges of very different scales (weights w, w * y_a with |y| up to ~60, w * |y|^2): two real
+     * charges share one complex transform, so each charge's potential must stay accurate relative to its own
+     * scale, not its partner's.
+     */
+    @Test
+    void fftStaysAccuratePerChargeForTsneScaledCharges() {
+        for (int dim = 1; dim <= 3; dim++) {
+            InterpGrid g = new InterpGrid(dim, dim == 3 ? 5 : 12, 3, java.util.Arrays.copyOf(
+                    new double[] {-60, -55, -50}, dim), dim == 3 ? 24 : 10);
+            int n = g.nodesPerDim();
+            int nodes = g.nodes();
+            Random r = new Random(dim);
+            double[] q = new double[g.charges() * nodes];
+            for (int i = 0; i < nodes; i++) {
+                double w = r.nextDouble() < 0.3 ? 0 : r.nextDouble();
+                int[] c = {i % n, (i / n) % n, i / (n * n)};
+                double y2 = 0;
+                q[i] = w;
+                for (int a = 0; a < dim; a++) {
+                    double y = g.lo[a] + (c[a] + 0.5) * g.spacing();
+                    q[(1 + a) * nodes + i] = w * y;
+                    y2 += y * y;
+                }
+                q[(dim + 1) * nodes + i] = w * y2;
+            }
+            double[] direct = GridConvolution.convolve(g, q, Method.DIRECT, Backend.CPU);
+            double[] fft = GridConvolution.convolve(g, q, Method.FFT, Backend.CPU);
+            double rel = relDiff(g, fft, direct);
+            assertTrue(rel < 1e-12, "dim " + dim + ": per-charge relative difference " + rel);
+        }
+    }
+
     @Test
     void deltaChargeGivesTheKernel() {
         for (int dim = 1; dim <= 3; dim++) {
