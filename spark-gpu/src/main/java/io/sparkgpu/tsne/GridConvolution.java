@@ -91,6 +91,28 @@ public final class GridConvolution {
         return fft ? G2GCpu.fft(plan, h2, charges, c) : G2GCpu.direct(plan, h2, charges, c);
     }
 
+    /**
+     * Agreement of two potential arrays: max over charges of max |a - b| / max |b| (b the reference; an all-zero
+     * charge of b compares absolutely). NaN when either is null.
+     */
+    public static double maxRelativeDifference(InterpGrid grid, double[] a, double[] b) {
+        if (a == null || b == null) {
+            return Double.NaN;
+        }
+        int nodes = grid.nodes();
+        double worst = 0;
+        for (int c = 0; c < grid.charges(); c++) {
+            double scale = 0;
+            double diff = 0;
+            for (int i = c * nodes; i < (c + 1) * nodes; i++) {
+                scale = Math.max(scale, Math.abs(b[i]));
+                diff = Math.max(diff, Math.abs(a[i] - b[i]));
+            }
+            worst = Math.max(worst, scale == 0 ? diff : diff / scale);
+        }
+        return worst;
+    }
+
     /** The method AUTO picks for this grid on the GPU ({@code gpu}) or the CPU. */
     public static Method autoChoice(InterpGrid grid, boolean gpu) {
         return useFft(G2GPlan.of(grid), grid.charges(), Method.AUTO, gpu) ? Method.FFT : Method.DIRECT;

@@ -65,20 +65,8 @@ class GridConvolutionTest {
         return scale == 0 ? diff : diff / scale;
     }
 
-    /** max |a - b| over max |b|, per charge, maximised over charges. */
     static double relDiff(InterpGrid g, double[] a, double[] b) {
-        int nodes = g.nodes();
-        double worst = 0;
-        for (int c = 0; c < g.charges(); c++) {
-            double scale = 0;
-            double diff = 0;
-            for (int i = c * nodes; i < (c + 1) * nodes; i++) {
-                scale = Math.max(scale, Math.abs(b[i]));
-                diff = Math.max(diff, Math.abs(a[i] - b[i]));
-            }
-            worst = Math.max(worst, scale == 0 ? diff : diff / scale);
-        }
-        return worst;
+        return GridConvolution.maxRelativeDifference(g, a, b);
     }
 
     static final int[][] SHAPES = {
@@ -241,7 +229,7 @@ class GridConvolutionTest {
         assertEquals(600, G2GPlan.fftSize(600));
         assertEquals(1200, G2GPlan.fftSize(1200));
         assertEquals(125, G2GPlan.fftSize(121));
-        for (int m : new int[] {2, 7 * 0 + 9, 120, 600, 1200, 1024, 3 * 5 * 5 * 7 * 0 + 375}) {
+        for (int m : new int[] {2, 9, 120, 600, 1200, 1024, 375}) {
             int[] rs = G2GPlan.factor(m);
             int prod = 1;
             for (int r : rs) {

@@ -6,12 +6,6 @@ import io.sparkgpu.tsne.G2GGpu;
 import io.sparkgpu.tsne.GridConvolution;
 import io.sparkgpu.tsne.GridConvolution.Method;
 import io.sparkgpu.tsne.InterpGrid;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -50,15 +44,7 @@ public final class TsneG2GBenchmark {
         }
         Report report = new TsneG2GBenchmark(o).run();
         String md = report.markdown();
-        System.out.println(md);
-        if (o.markdown != null) {
-            Path p = Paths.get(o.markdown);
-            if (p.getParent() != null) {
-                Files.createDirectories(p.getParent());
-            }
-            Files.writeString(p, md, StandardCharsets.UTF_8);
-            System.err.println("[bench] wrote " + p.toAbsolutePath());
-        }
+        BenchArgs.emit(md, o.markdown);
         System.exit(report.mismatch ? 3 : 0);
     }
 
@@ -254,25 +240,6 @@ public final class TsneG2GBenchmark {
         return Double.isNaN(v) ? "-" : v == 0 ? "0" : String.format(Locale.ROOT, "%.1e", v);
     }
 
-    /** max over charges of max |a - b| / max |b|. */
-    static double relDiff(InterpGrid g, double[] a, double[] b) {
-        if (a == null || b == null) {
-            return Double.NaN;
-        }
-        int nodes = g.nodes();
-        double worst = 0;
-        for (int c = 0; c < g.charges(); c++) {
-            double scale = 0;
-            double diff = 0;
-            for (int i = c * nodes; i < (c + 1) * nodes; i++) {
-                scale = Math.max(scale, Math.abs(b[i]));
-                diff = Math.max(diff, Math.abs(a[i] - b[i]));
-            }
-            worst = Math.max(worst, scale == 0 ? diff : diff / scale);
-        }
-        return worst;
-    }
-
     // ------------------------------------------------------------------------------------------ run
 
     private static void progress(String fmt, Object... args) {
@@ -282,15 +249,7 @@ public final class TsneG2GBenchmark {
 
     Report run() {
         Report rep = new Report();
-        String wrapper = System.getenv("SPARKGPU_BENCH_COMMAND");
-        if (wrapper != null && !wrapper.isBlank()) {
-            rep.header.add("command: `" + wrapper.trim() + "`");
-        }
-        rep.header.add("JVM command: `" + KMeansBenchmark.jvmCommand(o.argv) + "`");
-        rep.header.add("date: " + Instant.now().truncatedTo(ChronoUnit.SECONDS));
-        rep.header.add("host: " + Runtime.getRuntime().availableProcessors() + " cores (" + KMeansBenchmark.cpuModel()
-                + "), max heap " + (Runtime.getRuntime().maxMemory() >> 20) + " MiB, Java "
-                + System.getProperty("java.version") + ", load average at start " + KMeansBenchmark.loadAverage());
+        rep.header.addAll(BenchArgs.runHeader(o.argv));
         CudaDevice dev = null;
         String gpuWhy = "not requested";
         if (o.gpu) {
@@ -445,9 +404,9 @@ public final class TsneG2GBenchmark {
                 progress("%s: CPU DIRECT %.3f ms", row.grid, row.cpuDirectMs);
             }
         }
-        row.relGpuCpuDirect = relDiff(g, gD, cD);
-        row.relGpuCpuFft = relDiff(g, gF, cF);
-        row.relFftDirect = relDiff(g, cF != null ? cF : gF, cD != null ? cD : gD);
+        row.relGpuCpuDirect = GridConvolution.maxRelativeDifference(g, gD, cD);
+        row.relGpuCpuFft = GridConvolution.maxRelativeDifference(g, gF, cF);
+        row.relFftDirect = GridConvolution.maxRelativeDifference(g, cF != null ? cF : gF, cD != null ? cD : gD);
         if (row.relGpuCpuDirect > 1e-12 || row.relGpuCpuFft > 1e-12) {
             rep.mismatch = true;
             notes.add("GPU DIFFERS FROM CPU TWIN");
