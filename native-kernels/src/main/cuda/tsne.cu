@@ -41,7 +41,7 @@ typedef unsigned long long u64;
  * radix-R pass per factor R of m (direct R-point DFT in registers), ping-pong between two buffers.
  *
  * Launch shape: every kernel is a flat 1-D grid of 256-thread blocks, one thread per item (node, complex
- * element or butterfly), 64-bit item counts where they can exceed 2^31. tsne_g2g_direct: one thread per
+ * element or butterfly); item counts stay below 2^31 (G2GGpu checks), addresses are 64-bit. tsne_g2g_direct: one thread per
  * output node, blockDim G2G_TILE, sources staged through shared memory in tiles of G2G_TILE nodes.
  */
 #define G2G_TILE 128

@@ -35,6 +35,7 @@ public final class G2GGpu {
     static double[] convolve(CudaDevice dev, G2GPlan plan, double h2, double[] q, int charges, boolean fft,
                              double[] kernelMillis) {
         int nodes = plan.gridNodes;
+        dev.bind(); // a reused workspace allocates nothing, and copies need this thread's current context
         String key = key(dev, plan, fft);
         Workspace ws = acquire(key, dev, plan, charges, fft);
         boolean ok = false;
@@ -77,6 +78,7 @@ public final class G2GGpu {
         boolean fft = GridConvolution.useFft(plan, c, method, true);
         double h = grid.spacing();
         CudaDevice dev = stream.device();
+        dev.bind();
         String key = key(dev, plan, fft);
         Workspace ws = acquire(key, dev, plan, c, fft);
         boolean ok = false;
