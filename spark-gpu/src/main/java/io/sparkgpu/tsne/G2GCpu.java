@@ -50,7 +50,7 @@ final class G2GCpu {
         return phi;
     }
 
-    /** FFT method without zero-padding (see {@link G2GPlan}); O(2^dim * charges * m^dim * log m). */
+    /** FFT method without zero-padding (see {@link G2GPlan}); O(2^dim * ceil(charges/2) * m^dim * log m): two real charges share one complex transform. */
     static double[] fft(G2GPlan plan, double h2, double[] q, int charges) {
         final int fn = plan.fftNodes;
         final double[] kt = G2GPlan.kernelTable(plan.dim, plan.n, h2);

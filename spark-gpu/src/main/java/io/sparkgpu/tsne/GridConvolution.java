@@ -14,8 +14,9 @@ import io.sparkgpu.cuda.CudaDevice;
  *   product and of the running sum (source nodes in ascending order).</li>
  *   <li><b>FFT</b>: the aperiodic convolution as a circulant of length 2m per axis (m >= n, 5-smooth) split
  *   into 2^dim parity combinations of m^dim-point transforms, so no zero-padded array is formed (SG-t-SNE-Pi's
- *   no-padding scheme); our own mixed-radix Stockham FFT, O(2^dim * charges * m^dim * log m). Exact in exact
- *   arithmetic; in doubles it agrees with DIRECT to about 1e-14 relative to the potentials' scale.</li>
+ *   no-padding scheme); our own mixed-radix Stockham FFT, with two real charges per complex transform:
+ *   O(2^dim * ceil(charges/2) * m^dim * log m) time, O(ceil(charges/2) * m^dim) extra memory. Exact in exact
+ *   arithmetic; in doubles it agrees with DIRECT to about 1e-14 relative to each charge's potential scale.</li>
  *   <li><b>AUTO</b>: the one with the smaller modelled time ({@link #DIRECT_NS_CPU} etc.).</li>
  * </ul>
  * GPU and CPU give the same bits for the same method (same operations in the same order, see
