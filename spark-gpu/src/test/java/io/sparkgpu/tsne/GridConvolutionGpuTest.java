@@ -91,7 +91,7 @@ class GridConvolutionGpuTest {
             for (int t = 0; t < 12; t++) {
                 final int k = t;
                 fs.add(pool.submit(() -> {
-                    InterpGrid g = GridConvolutionTest.grid(1 + k % 3, k % 3 == 2 ? 9 : 40, 3, 1.0 + k);
+                    InterpGrid g = GridConvolutionTest.grid(1 + k % 3, k % 3 == 2 ? 6 : 20, 3, 1.0 + k);
                     double[] q = GridConvolutionTest.randomCharges(g, 1000 + k);
                     Method m = k % 2 == 0 ? Method.FFT : Method.DIRECT;
                     double[] want = GridConvolution.convolveOn(null, g, q, m, null);
