@@ -38,6 +38,11 @@ public final class GridConvolution {
     public static final double FFT_NS_CPU = 8.7;
     public static final double PHASE_NS_CPU = 50_000;
     public static final double DIRECT_NS_GPU = 3e-4;
+    /**
+     * GPU DIRECT lower bound per source node: each thread walks all sources in order, so a grid too small to
+     * fill the device costs about this much per source (about 25 cycles per source and thread).
+     */
+    public static final double DIRECT_SOURCE_NS_GPU = 15;
     public static final double FFT_NS_GPU = 0.0015;
     public static final double LAUNCH_NS_GPU = 4000;
 
@@ -148,7 +153,8 @@ public final class GridConvolution {
                     : FFT_NS_CPU * work + PHASE_NS_CPU * plan.fftLaunches();
         }
         double pairs = (double) charges * plan.gridNodes * plan.gridNodes;
-        return gpu ? DIRECT_NS_GPU * pairs + LAUNCH_NS_GPU * 2 : DIRECT_NS_CPU * pairs + PHASE_NS_CPU;
+        return gpu ? Math.max(DIRECT_NS_GPU * pairs, DIRECT_SOURCE_NS_GPU * plan.gridNodes) + LAUNCH_NS_GPU * 2
+                : DIRECT_NS_CPU * pairs + PHASE_NS_CPU;
     }
 
     static boolean useFft(G2GPlan plan, int charges, Method method, boolean gpu) {

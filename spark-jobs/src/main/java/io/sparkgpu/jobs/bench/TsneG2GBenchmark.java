@@ -288,7 +288,8 @@ public final class TsneG2GBenchmark {
         }
         if (!gpuDirect.isEmpty()) {
             rep.fits.add(String.format(Locale.ROOT, "GPU DIRECT kernels: DIRECT_NS_GPU = %.3g per charge-node-pair "
-                    + "(largest grid run)", ratioOfLargest(gpuDirect)));
+                    + "(largest grid run); DIRECT_SOURCE_NS_GPU = %.3g per source node (smallest grid run)",
+                    ratioOfLargest(gpuDirect), smallestPerSource(gpuDirect)));
         }
         if (!cpuFft.isEmpty()) {
             double[] ab = fitTwo(cpuFft);
@@ -299,10 +300,11 @@ public final class TsneG2GBenchmark {
             rep.fits.add(String.format(Locale.ROOT, "CPU DIRECT: DIRECT_NS_CPU = %.3g per charge-node-pair "
                     + "(largest grid run)", ratioOfLargest(cpuDirect)));
         }
-        rep.fits.add(String.format(Locale.ROOT, "in use: DIRECT_NS_GPU %.3g, FFT_NS_GPU %.3g, LAUNCH_NS_GPU %.3g, "
-                + "DIRECT_NS_CPU %.3g, FFT_NS_CPU %.3g, PHASE_NS_CPU %.3g", GridConvolution.DIRECT_NS_GPU,
-                GridConvolution.FFT_NS_GPU, GridConvolution.LAUNCH_NS_GPU, GridConvolution.DIRECT_NS_CPU,
-                GridConvolution.FFT_NS_CPU, GridConvolution.PHASE_NS_CPU));
+        rep.fits.add(String.format(Locale.ROOT, "in use: DIRECT_NS_GPU %.3g, DIRECT_SOURCE_NS_GPU %.3g, FFT_NS_GPU "
+                + "%.3g, LAUNCH_NS_GPU %.3g, DIRECT_NS_CPU %.3g, FFT_NS_CPU %.3g, PHASE_NS_CPU %.3g",
+                GridConvolution.DIRECT_NS_GPU, GridConvolution.DIRECT_SOURCE_NS_GPU, GridConvolution.FFT_NS_GPU,
+                GridConvolution.LAUNCH_NS_GPU, GridConvolution.DIRECT_NS_CPU, GridConvolution.FFT_NS_CPU,
+                GridConvolution.PHASE_NS_CPU));
         return rep;
     }
 
@@ -315,6 +317,17 @@ public final class TsneG2GBenchmark {
             }
         }
         return best[best.length - 1] / best[0];
+    }
+
+    /** GPU DIRECT samples {pairs, nodes, ns}: ns per source node of the sample with the fewest nodes. */
+    static double smallestPerSource(List<double[]> samples) {
+        double[] best = samples.get(0);
+        for (double[] s : samples) {
+            if (s[1] < best[1]) {
+                best = s;
+            }
+        }
+        return best[2] / best[1];
     }
 
     /** samples {work, launches, ns}: least squares ns = a * work + b * launches (b clamped at >= 0). */
@@ -380,7 +393,7 @@ public final class TsneG2GBenchmark {
                     gD = out[0];
                     row.gpuDirectMs = t[0];
                     row.gpuDirectKernelMs = t[1];
-                    gpuDirect.add(new double[] {pairs, t[1] * 1e6});
+                    gpuDirect.add(new double[] {pairs, g.nodes(), t[1] * 1e6});
                     progress("%s: GPU DIRECT %.3f ms (kernels %.3f ms)", row.grid, t[0], t[1]);
                 }
             }
