@@ -182,7 +182,15 @@ public final class G2GGpu {
                 }
             }
         }
-        drop.forEach(Workspace::close);
+        for (Workspace w : drop) {
+            try {
+                w.close();
+            } catch (RuntimeException e) {
+                if (healthy) {
+                    throw e;
+                } // else the call is already failing: keep its exception, not the cleanup's
+            }
+        }
     }
 
     /** Frees every idle cached workspace (tests, benchmarks). */
