@@ -104,12 +104,8 @@ final class G2GCpu {
                 final int fns = ns;
                 final int finner = inner;
                 long items = (long) arrays * plan.fftNodes / r;
-                parallel(items, (from, to) -> {
-                    double[] v = new double[2 * fr];
-                    for (long g = from; g < to; g++) {
-                        pass(plan.roots, plan.m, fr, fns, finner, inverse, in, out, g, v);
-                    }
-                });
+                parallel(items, (from, to) -> passRange(plan.roots, plan.m, fr, fns, finner, inverse, in, out,
+                        from, to));
                 ab[0] = out;
                 ab[1] = in;
                 ns *= r;
@@ -218,24 +214,51 @@ final class G2GCpu {
     }
 
     /**
-     * One radix-r Stockham pass, item g: transform (lo, outer), butterfly j. Loads r points m/r apart, applies
-     * the twiddles of sub-transform length ns * r, a direct r-point DFT, and stores with stride ns.
+     * Items [from, to) of one radix-r Stockham pass (see {@link #butterfly}); walks (lo, j, outer) by increments
+     * instead of dividing per item, and looks the r-th roots up through a precomputed (t * u) mod r table.
      */
-    static void pass(double[] roots, int m, int r, int ns, int inner, boolean inverse, double[] in, double[] out,
-                     long g, double[] v) {
+    static void passRange(double[] roots, int m, int r, int ns, int inner, boolean inverse, double[] in,
+                          double[] out, long from, long to) {
         int mr = m / r;
-        long lo = g % inner;
-        long rest = g / inner;
+        double[] v = new double[2 * r];
+        int[] rootIdx = new int[r * r];
+        for (int t = 0; t < r; t++) {
+            for (int u = 0; u < r; u++) {
+                rootIdx[t * r + u] = 2 * (((t * u) % r) * mr);
+            }
+        }
+        long lo = from % inner;
+        long rest = from / inner;
         int j = (int) (rest % mr);
         long outer = rest / mr;
+        for (long g = from; g < to; g++) {
+            butterfly(roots, rootIdx, m, r, ns, inner, inverse, in, out, lo, j, outer, v);
+            if (++lo == inner) {
+                lo = 0;
+                if (++j == mr) {
+                    j = 0;
+                    outer++;
+                }
+            }
+        }
+    }
+
+    /**
+     * One butterfly of a radix-r Stockham pass: transform (lo, outer), butterfly j. Loads r points m/r apart,
+     * applies the twiddles of sub-transform length ns * r, a direct r-point DFT, and stores with stride ns.
+     * The item index of the GPU kernel is g = lo + inner * (j + (m / r) * outer).
+     */
+    static void butterfly(double[] roots, int[] rootIdx, int m, int r, int ns, int inner, boolean inverse,
+                          double[] in, double[] out, long lo, int j, long outer, double[] v) {
+        int mr = m / r;
         long base = lo + outer * inner * (long) m;
         int k = j % ns;
         int tstep = m / (ns * r);
         double sign = inverse ? -1.0 : 1.0;
         for (int t = 0; t < r; t++) {
-            long e = 2 * (base + (long) (j + t * mr) * inner);
-            v[2 * t] = in[(int) e];
-            v[2 * t + 1] = in[(int) e + 1];
+            int e = (int) (2 * (base + (long) (j + t * mr) * inner));
+            v[2 * t] = in[e];
+            v[2 * t + 1] = in[e + 1];
         }
         for (int t = 1; t < r; t++) {
             int w = k * t * tstep;
@@ -251,17 +274,17 @@ final class G2GCpu {
             double sr = v[0];
             double si = v[1];
             for (int t = 1; t < r; t++) {
-                int w = ((t * u) % r) * mr;
-                double wr = roots[2 * w];
-                double wi = sign * roots[2 * w + 1];
+                int w = rootIdx[t * r + u];
+                double wr = roots[w];
+                double wi = sign * roots[w + 1];
                 double ar = v[2 * t];
                 double ai = v[2 * t + 1];
                 sr = sr + (ar * wr - ai * wi);
                 si = si + (ar * wi + ai * wr);
             }
-            long e = 2 * (base + (long) (idxD + u * ns) * inner);
-            out[(int) e] = sr;
-            out[(int) e + 1] = si;
+            int e = (int) (2 * (base + (long) (idxD + u * ns) * inner));
+            out[e] = sr;
+            out[e + 1] = si;
         }
     }
 
