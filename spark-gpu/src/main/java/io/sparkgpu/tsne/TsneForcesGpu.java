@@ -1,0 +1,187 @@
+package io.sparkgpu.tsne;
+
+import io.sparkgpu.cuda.CudaDevice;
+import io.sparkgpu.cuda.DeviceBuffer;
+import io.sparkgpu.cuda.DeviceResidentCache;
+import io.sparkgpu.cuda.GpuStream;
+import io.sparkgpu.cuda.KernelLauncher;
+import io.sparkgpu.cuda.ScratchBuffers;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.WeakHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * GPU side of {@link TsneForces} (module {@code tsne}, kernels tsne_attr_sell_d*, tsne_s2g_d*, tsne_g2s_d*). P is
+ * uploaded once per slice and device (SELL-32-256, {@link SellRows}) into the {@link DeviceResidentCache} under a
+ * key bound to the identity of the {@link SparseRows} object; per call only y goes up and the result comes down.
+ * Per-call buffers come from {@link ScratchBuffers}, so iterations do not allocate device memory. Every method is
+ * thread-safe: each call has its own stream and buffers, and resident P is shared read-only.
+ */
+final class TsneForcesGpu {
+    static final int BLOCK = 256;
+    private static final AtomicLong NEXT_ID = new AtomicLong();
+    /** Identity of each P slice seen here -> its residency id and padded SELL size. */
+    private static final Map<SparseRows, long[]> IDS = new WeakHashMap<>();
+
+    private TsneForcesGpu() {
+    }
+
+    static String residencyKey(SparseRows p) {
+        synchronized (IDS) {
+            long[] id = IDS.get(p);
+            return id == null ? null : "tsne-P#" + id[0] + "/";
+        }
+    }
+
+    /** Residency id and padded size of P, building its SELL layout when it was not seen before (returned then). */
+    private static SellRows register(SparseRows p, long[] idOut) {
+        synchronized (IDS) {
+            long[] id = IDS.get(p);
+            if (id != null) {
+                idOut[0] = id[0];
+                idOut[1] = id[1];
+                return null;
+            }
+        }
+        SellRows sell = SellRows.of(p);
+        synchronized (IDS) {
+            long[] id = IDS.computeIfAbsent(p, k -> new long[] {NEXT_ID.incrementAndGet(), sell.col.length});
+            idOut[0] = id[0];
+            idOut[1] = id[1];
+        }
+        return sell;
+    }
+
+    static double[] attractive(CudaDevice dev, SparseRows p, double[] y, int dim) {
+        long[] id = new long[2];
+        SellRows sell = register(p, id);
+        final int nSlices = (p.rows + SellRows.C - 1) / SellRows.C;
+        final long metaBytes = 4L * (nSlices + 1 + 2L * nSlices * SellRows.C);
+        final long padded = id[1];
+        final String key = "tsne-P#" + id[0] + "/";
+        double[] out = new double[p.rows * dim];
+        DeviceResidentCache cache = DeviceResidentCache.of(dev);
+        List<AutoCloseable> held = new ArrayList<>();
+        try (GpuStream s = new GpuStream(dev);
+             ScratchBuffers.Lease yb = ScratchBuffers.borrow(dev, 8L * y.length);
+             ScratchBuffers.Lease ob = ScratchBuffers.borrow(dev, 8L * out.length)) {
+            DeviceResidentCache.Lease lm = hold(held, cache.acquire(key + "meta", metaBytes));
+            DeviceResidentCache.Lease lc = hold(held, cache.acquire(key + "col", Math.max(4L * padded, 8)));
+            DeviceResidentCache.Lease lv = hold(held, cache.acquire(key + "val", Math.max(8L * padded, 8)));
+            DeviceBuffer meta;
+            DeviceBuffer col;
+            DeviceBuffer val;
+            if (lm == null || lc == null || lv == null) { // does not fit or being filled by another thread: stream
+                sell = sell != null ? sell : SellRows.of(p);
+                meta = hold(held, DeviceBuffer.allocate(dev, metaBytes));
+                col = hold(held, DeviceBuffer.allocate(dev, Math.max(4L * padded, 8)));
+                val = hold(held, DeviceBuffer.allocate(dev, Math.max(8L * padded, 8)));
+                meta.upload(sell.meta, s);
+                col.upload(sell.col, s);
+                val.upload(sell.val, s);
+            } else {
+                meta = lm.buffer();
+                col = lc.buffer();
+                val = lv.buffer();
+                if (!lm.wasPresent() || !lc.wasPresent() || !lv.wasPresent()) {
+                    sell = sell != null ? sell : SellRows.of(p);
+                    if (!lm.wasPresent()) {
+                        meta.upload(sell.meta, s);
+                    }
+                    if (!lc.wasPresent()) {
+                        col.upload(sell.col, s);
+                    }
+                    if (!lv.wasPresent()) {
+                        val.upload(sell.val, s);
+                    }
+                    s.synchronize("upload of t-SNE P (" + p.nnz() + " entries)");
+                    lm.markFilled();
+                    lc.markFilled();
+                    lv.markFilled();
+                }
+            }
+            yb.buffer().upload(y, s);
+            KernelLauncher.launch(s, TsneForces.MODULE, "tsne_attr_sell_d" + dim, grid(nSlices * SellRows.C),
+                    BLOCK, 0, meta, nSlices, val, col, p.rowOffset, yb.buffer(), ob.buffer());
+            ob.buffer().download(out, out.length, s);
+            s.synchronize("t-SNE attractive term (rows " + p.rows + ", nnz " + p.nnz() + ", dim " + dim + ")");
+        } finally {
+            for (AutoCloseable c : held) {
+                try {
+                    c.close();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        }
+        return out;
+    }
+
+    private static <T extends AutoCloseable> T hold(List<AutoCloseable> held, T c) {
+        if (c != null) {
+            held.add(c);
+        }
+        return c;
+    }
+
+    /** Kernel parameters: lo, centre, h, zMax, multiplier pairs (see the tsne.cu section). */
+    private static double[] params(InterpGrid g, double zMax, double[] mult) {
+        double[] prm = new double[8 + mult.length];
+        System.arraycopy(g.lo, 0, prm, 0, g.dim);
+        double[] c = TsneForces.centre(g);
+        System.arraycopy(c, 0, prm, 3, 3);
+        prm[6] = g.spacing();
+        prm[7] = zMax;
+        System.arraycopy(mult, 0, prm, 8, mult.length);
+        return prm;
+    }
+
+    static long[] s2g(CudaDevice dev, InterpGrid g, long nTotal, double[] y, int rows) {
+        long[] acc = new long[TsneForces.chargesLength(g)];
+        double[] prm = params(g, 0, TsneForces.multipliers(TsneForces.chargeShifts(g, nTotal)));
+        try (GpuStream s = new GpuStream(dev);
+             ScratchBuffers.Lease yb = ScratchBuffers.borrow(dev, 8L * rows * g.dim);
+             ScratchBuffers.Lease pb = ScratchBuffers.borrow(dev, 8L * prm.length);
+             ScratchBuffers.Lease ab = ScratchBuffers.borrow(dev, 8L * acc.length)) {
+            yb.buffer().upload(y, 0, rows * g.dim, 0, s);
+            pb.buffer().upload(prm, s);
+            DeviceBuffer a = ab.buffer();
+            a.zero(s);
+            KernelLauncher.launch(s, TsneForces.MODULE, "tsne_s2g_d" + g.dim, grid(rows), BLOCK, 0,
+                    yb.buffer(), rows, g.p, g.nodesPerDim(), g.nodes(), pb.buffer(), a);
+            a.download(acc, acc.length, s);
+            s.synchronize("t-SNE S2G (rows " + rows + ", " + g.nodes() + " nodes, dim " + g.dim + ")");
+        }
+        return acc;
+    }
+
+    static Repulsion g2s(CudaDevice dev, InterpGrid g, long nTotal, int zShift, double[] phi, double[] y, int rows) {
+        double[] force = new double[rows * g.dim];
+        long[] z = new long[2];
+        double[] prm = params(g, TsneForces.zMax(nTotal), TsneForces.multipliers(new int[] {zShift}));
+        try (GpuStream s = new GpuStream(dev);
+             ScratchBuffers.Lease yb = ScratchBuffers.borrow(dev, 8L * rows * g.dim);
+             ScratchBuffers.Lease pb = ScratchBuffers.borrow(dev, 8L * prm.length);
+             ScratchBuffers.Lease phb = ScratchBuffers.borrow(dev, 8L * phi.length);
+             ScratchBuffers.Lease fb = ScratchBuffers.borrow(dev, 8L * force.length);
+             ScratchBuffers.Lease zb = ScratchBuffers.borrow(dev, 16)) {
+            yb.buffer().upload(y, 0, rows * g.dim, 0, s);
+            pb.buffer().upload(prm, s);
+            phb.buffer().upload(phi, s);
+            zb.buffer().upload(z, s);
+            KernelLauncher.launch(s, TsneForces.MODULE, "tsne_g2s_d" + g.dim, grid(rows), BLOCK, 0,
+                    yb.buffer(), rows, g.p, g.nodesPerDim(), g.nodes(), pb.buffer(), phb.buffer(), fb.buffer(),
+                    zb.buffer());
+            fb.buffer().download(force, force.length, s);
+            zb.buffer().download(z, 2, s);
+            s.synchronize("t-SNE G2S (rows " + rows + ", " + g.nodes() + " nodes, dim " + g.dim + ")");
+        }
+        return new Repulsion(force, z, zShift);
+    }
+
+    private static int grid(long items) {
+        return (int) Math.max(1, (items + BLOCK - 1) / BLOCK);
+    }
+}
