@@ -38,8 +38,8 @@ typedef unsigned long long u64;
  * and every sum that crosses threads is an integer sum modulo 2^128 of values truncated to fixed point
  * (io.sparkgpu.common.FixedPoint), which is associative: atomics in any order give the twin's bits.
  *
- * Launch shape: one thread per slot (attractive) or per point (S2G, G2S), blockDim.x = 256 (a multiple of 32;
- * G2S relies on it for its block reduction of z), grid = ceil(items / 256).
+ * Launch shape: one thread per slot (attractive) or per point (S2G, G2S), blockDim.x = 256 (__launch_bounds__(256); G2S
+ * needs a multiple of 32 for its block reduction of z), grid = ceil(items / 256).
  */
 
 /* trunc(v * s1 * s2 * 2^64) as a two's-complement 128-bit integer (FixedPoint.add). */
@@ -101,92 +101,104 @@ __device__ __forceinline__ void tsne_attr_body(const int *__restrict__ meta, int
     for (int a = 0; a < DIM; a++) out[(long long) r * DIM + a] = f[a];
 }
 
-extern "C" __global__ void tsne_attr_sell_d1(const int *meta, int nSlices, const double *val, const int *col,
+extern "C" __global__ void __launch_bounds__(256) tsne_attr_sell_d1(const int *meta, int nSlices, const double *val, const int *col,
         int rowOffset, const double *y, double *out) {
     tsne_attr_body<1>(meta, nSlices, val, col, rowOffset, y, out);
 }
-extern "C" __global__ void tsne_attr_sell_d2(const int *meta, int nSlices, const double *val, const int *col,
+extern "C" __global__ void __launch_bounds__(256) tsne_attr_sell_d2(const int *meta, int nSlices, const double *val, const int *col,
         int rowOffset, const double *y, double *out) {
     tsne_attr_body<2>(meta, nSlices, val, col, rowOffset, y, out);
 }
-extern "C" __global__ void tsne_attr_sell_d3(const int *meta, int nSlices, const double *val, const int *col,
+extern "C" __global__ void __launch_bounds__(256) tsne_attr_sell_d3(const int *meta, int nSlices, const double *val, const int *col,
         int rowOffset, const double *y, double *out) {
     tsne_attr_body<3>(meta, nSlices, val, col, rowOffset, y, out);
 }
 
 /* --------------------------------------------------------------------------------- stencil (S2G, G2S) */
 
+/* PC > 0: p known at compile time (loops unrolled, weights in registers); PC = 0: p = pRun (1..8). */
+template <int PC>
+__device__ __forceinline__ void tsne_s2g_denoms(int pRun, double *denom) {
+    const int p = PC > 0 ? PC : pRun;
+#pragma unroll
+    for (int k = 0; k < (PC > 0 ? PC : 8); k++) {
+        if (k >= p) break;
+        double v = 1.0;
+#pragma unroll
+        for (int m = 0; m < (PC > 0 ? PC : 8); m++) {
+            if (m >= p) break;
+            if (m != k) v = __dmul_rn(v, (double) (k - m));
+        }
+        denom[k] = v;
+    }
+}
+
 /* Lagrange weights of the p nodes of a point's box on one axis and the box's first node (TsneForces.Stencil). */
-__device__ __forceinline__ int tsne_s2g_axis(double yv, double lo, double h, int npd, int p, const double *denom,
+template <int PC>
+__device__ __forceinline__ int tsne_s2g_axis(double yv, double lo, double h, int npd, int pRun, const double *denom,
         double *w) {
+    const int p = PC > 0 ? PC : pRun;
     const double s = __ddiv_rn(__dsub_rn(yv, lo), h);
     const double f = floor(s);
     const int cell = f < 0.0 ? 0 : (f > (double) (npd - 1) ? npd - 1 : (int) f);
     const int b = (cell / p) * p;
     double t = __dsub_rn(s, (double) b);
     t = t < 0.0 ? 0.0 : (t > (double) p ? (double) p : t);
-    for (int k = 0; k < p; k++) {
+#pragma unroll
+    for (int k = 0; k < (PC > 0 ? PC : 8); k++) {
+        if (k >= p) break;
         double num = 1.0;
-        for (int m = 0; m < p; m++)
+#pragma unroll
+        for (int m = 0; m < (PC > 0 ? PC : 8); m++) {
+            if (m >= p) break;
             if (m != k) num = __dmul_rn(num, __dsub_rn(t, (double) m + 0.5));
+        }
         w[k] = __ddiv_rn(num, denom[k]);
     }
     return b;
 }
 
-__device__ __forceinline__ void tsne_s2g_denoms(int p, double *denom) {
-    for (int k = 0; k < p; k++) {
-        double v = 1.0;
-        for (int m = 0; m < p; m++)
-            if (m != k) v = __dmul_rn(v, (double) (k - m));
-        denom[k] = v;
+/* Visits the p^DIM nodes of the stencil in the twin's order (x fastest) with their weights:
+ * w0 (1-D), w0*w1 (2-D), (w0*w1)*w2 (3-D), each product rounded once. */
+#define TSNE_S2G_FOR_EACH_NODE(DIM, PC, p, npd, b, w, BODY)                                                      \
+    _Pragma("unroll") for (int k2 = 0; k2 < (DIM > 2 ? (PC > 0 ? PC : 8) : 1); k2++) {                          \
+        if (DIM > 2 && k2 >= p) break;                                                                          \
+        _Pragma("unroll") for (int k1 = 0; k1 < (DIM > 1 ? (PC > 0 ? PC : 8) : 1); k1++) {                      \
+            if (DIM > 1 && k1 >= p) break;                                                                      \
+            _Pragma("unroll") for (int k0 = 0; k0 < (PC > 0 ? PC : 8); k0++) {                                  \
+                if (k0 >= p) break;                                                                             \
+                const double wt = DIM == 1 ? w[0][k0]                                                           \
+                        : (DIM == 2 ? __dmul_rn(w[0][k0], w[1][k1])                                             \
+                                    : __dmul_rn(__dmul_rn(w[0][k0], w[1][k1]), w[2][k2]));                      \
+                const int node = b[0] + k0 + npd * ((b[1] + k1) + npd * (b[2] + k2));                           \
+                BODY                                                                                            \
+            }                                                                                                   \
+        }                                                                                                       \
     }
-}
-
-/* Weight and node of stencil entry t (x fastest), as TsneForces.Stencil.locate. */
-template <int DIM>
-__device__ __forceinline__ double tsne_s2g_entry(int t, int p, int npd, const int *b, double w[][8], int &node) {
-    const int k0 = t % p;
-    if (DIM == 1) {
-        node = b[0] + k0;
-        return w[0][k0];
-    }
-    const int k1 = (t / p) % p;
-    if (DIM == 2) {
-        node = b[0] + k0 + npd * (b[1] + k1);
-        return __dmul_rn(w[0][k0], w[1][k1]);
-    }
-    const int k2 = t / (p * p);
-    node = b[0] + k0 + npd * ((b[1] + k1) + npd * (b[2] + k2));
-    return __dmul_rn(__dmul_rn(w[0][k0], w[1][k1]), w[2][k2]);
-}
 
 /* ------------------------------------------------------------------------------------------------ S2G */
 
-template <int DIM>
-__device__ __forceinline__ void tsne_s2g_body(const double *__restrict__ y, int rows, int p, int npd, int nodes,
+template <int DIM, int PC>
+__device__ __forceinline__ void tsne_s2g_body(const double *__restrict__ y, int rows, int pRun, int npd, int nodes,
         const double *__restrict__ prm, u64 *__restrict__ acc) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= rows) return;
-    double denom[8], w[DIM][8], q[DIM + 2];
-    int b[DIM];
-    tsne_s2g_denoms(p, denom);
+    const int p = PC > 0 ? PC : pRun;
+    double denom[8], w[3][8], q[DIM + 2];
+    int b[3] = {0, 0, 0};
+    tsne_s2g_denoms<PC>(p, denom);
     const double h = prm[6];
     double sq = 0.0;
 #pragma unroll
     for (int a = 0; a < DIM; a++) {
         const double yv = y[(long long) i * DIM + a];
-        b[a] = tsne_s2g_axis(yv, prm[a], h, npd, p, denom, w[a]);
+        b[a] = tsne_s2g_axis<PC>(yv, prm[a], h, npd, p, denom, w[a]);
         const double u = __dsub_rn(yv, prm[3 + a]);
         q[1 + a] = u;
         sq = __dadd_rn(sq, __dmul_rn(u, u));
     }
     q[DIM + 1] = sq;
-    int count = p;
-    for (int a = 1; a < DIM; a++) count *= p;
-    for (int t = 0; t < count; t++) {
-        int node;
-        const double wt = tsne_s2g_entry<DIM>(t, p, npd, b, w, node);
+    TSNE_S2G_FOR_EACH_NODE(DIM, PC, p, npd, b, w, {
         i64 hi;
         u64 lo;
         tsne_s2g_quantize(wt, prm[8], prm[9], hi, lo);
@@ -196,26 +208,28 @@ __device__ __forceinline__ void tsne_s2g_body(const double *__restrict__ y, int 
             tsne_s2g_quantize(__dmul_rn(wt, q[c]), prm[8 + 2 * c], prm[9 + 2 * c], hi, lo);
             tsne_s2g_atomic128(acc + 2 * ((long long) c * nodes + node), hi, lo);
         }
-    }
+    })
 }
 
-extern "C" __global__ void tsne_s2g_d1(const double *y, int rows, int p, int npd, int nodes, const double *prm,
-        u64 *acc) {
-    tsne_s2g_body<1>(y, rows, p, npd, nodes, prm, acc);
-}
-extern "C" __global__ void tsne_s2g_d2(const double *y, int rows, int p, int npd, int nodes, const double *prm,
-        u64 *acc) {
-    tsne_s2g_body<2>(y, rows, p, npd, nodes, prm, acc);
-}
-extern "C" __global__ void tsne_s2g_d3(const double *y, int rows, int p, int npd, int nodes, const double *prm,
-        u64 *acc) {
-    tsne_s2g_body<3>(y, rows, p, npd, nodes, prm, acc);
-}
+#define TSNE_S2G_KERNEL(NAME, DIM, PC)                                                                          \
+    extern "C" __global__ void __launch_bounds__(256) NAME(const double *y, int rows, int p, int npd, int nodes, const double *prm,     \
+            u64 *acc) {                                                                                         \
+        tsne_s2g_body<DIM, PC>(y, rows, p, npd, nodes, prm, acc);                                               \
+    }
+TSNE_S2G_KERNEL(tsne_s2g_d1, 1, 0)
+TSNE_S2G_KERNEL(tsne_s2g_d2, 2, 0)
+TSNE_S2G_KERNEL(tsne_s2g_d3, 3, 0)
+TSNE_S2G_KERNEL(tsne_s2g_d1_p3, 1, 3)
+TSNE_S2G_KERNEL(tsne_s2g_d2_p3, 2, 3)
+TSNE_S2G_KERNEL(tsne_s2g_d3_p3, 3, 3)
+TSNE_S2G_KERNEL(tsne_s2g_d1_p4, 1, 4)
+TSNE_S2G_KERNEL(tsne_s2g_d2_p4, 2, 4)
+TSNE_S2G_KERNEL(tsne_s2g_d3_p4, 3, 4)
 
 /* ---------------------------------------------------------------------------------- G2S and Phi2Force */
 
-template <int DIM>
-__device__ __forceinline__ void tsne_g2s_body(const double *__restrict__ y, int rows, int p, int npd, int nodes,
+template <int DIM, int PC>
+__device__ __forceinline__ void tsne_g2s_body(const double *__restrict__ y, int rows, int pRun, int npd, int nodes,
         const double *__restrict__ prm, const double *__restrict__ phi, double *__restrict__ force,
         u64 *__restrict__ zacc) {
     __shared__ u64 redLo[32], redHi[32];
@@ -223,26 +237,23 @@ __device__ __forceinline__ void tsne_g2s_body(const double *__restrict__ y, int 
     i64 zhi = 0;
     u64 zlo = 0;
     if (i < rows) {
-        double denom[8], w[DIM][8], s[DIM + 2], yv[DIM];
-        int b[DIM];
-        tsne_s2g_denoms(p, denom);
+        const int p = PC > 0 ? PC : pRun;
+        double denom[8], w[3][8], s[DIM + 2], yv[DIM];
+        int b[3] = {0, 0, 0};
+        tsne_s2g_denoms<PC>(p, denom);
         const double h = prm[6];
 #pragma unroll
         for (int a = 0; a < DIM; a++) {
             yv[a] = y[(long long) i * DIM + a];
-            b[a] = tsne_s2g_axis(yv[a], prm[a], h, npd, p, denom, w[a]);
+            b[a] = tsne_s2g_axis<PC>(yv[a], prm[a], h, npd, p, denom, w[a]);
         }
 #pragma unroll
         for (int c = 0; c < DIM + 2; c++) s[c] = 0.0;
-        int count = p;
-        for (int a = 1; a < DIM; a++) count *= p;
-        for (int t = 0; t < count; t++) {
-            int node;
-            const double wt = tsne_s2g_entry<DIM>(t, p, npd, b, w, node);
+        TSNE_S2G_FOR_EACH_NODE(DIM, PC, p, npd, b, w, {
 #pragma unroll
             for (int c = 0; c < DIM + 2; c++)
                 s[c] = __dadd_rn(s[c], __dmul_rn(wt, phi[(long long) c * nodes + node]));
-        }
+        })
         double sq = 0.0, dot = 0.0;
 #pragma unroll
         for (int a = 0; a < DIM; a++) {
@@ -282,19 +293,20 @@ __device__ __forceinline__ void tsne_g2s_body(const double *__restrict__ y, int 
     }
 }
 
-extern "C" __global__ void tsne_g2s_d1(const double *y, int rows, int p, int npd, int nodes, const double *prm,
-        const double *phi, double *force, u64 *zacc) {
-    tsne_g2s_body<1>(y, rows, p, npd, nodes, prm, phi, force, zacc);
-}
-extern "C" __global__ void tsne_g2s_d2(const double *y, int rows, int p, int npd, int nodes, const double *prm,
-        const double *phi, double *force, u64 *zacc) {
-    tsne_g2s_body<2>(y, rows, p, npd, nodes, prm, phi, force, zacc);
-}
-extern "C" __global__ void tsne_g2s_d3(const double *y, int rows, int p, int npd, int nodes, const double *prm,
-        const double *phi, double *force, u64 *zacc) {
-    tsne_g2s_body<3>(y, rows, p, npd, nodes, prm, phi, force, zacc);
-}
-
+#define TSNE_G2S_KERNEL(NAME, DIM, PC)                                                                          \
+    extern "C" __global__ void __launch_bounds__(256) NAME(const double *y, int rows, int p, int npd, int nodes, const double *prm,     \
+            const double *phi, double *force, u64 *zacc) {                                                      \
+        tsne_g2s_body<DIM, PC>(y, rows, p, npd, nodes, prm, phi, force, zacc);                                  \
+    }
+TSNE_G2S_KERNEL(tsne_g2s_d1, 1, 0)
+TSNE_G2S_KERNEL(tsne_g2s_d2, 2, 0)
+TSNE_G2S_KERNEL(tsne_g2s_d3, 3, 0)
+TSNE_G2S_KERNEL(tsne_g2s_d1_p3, 1, 3)
+TSNE_G2S_KERNEL(tsne_g2s_d2_p3, 2, 3)
+TSNE_G2S_KERNEL(tsne_g2s_d3_p3, 3, 3)
+TSNE_G2S_KERNEL(tsne_g2s_d1_p4, 1, 4)
+TSNE_G2S_KERNEL(tsne_g2s_d2_p4, 2, 4)
+TSNE_G2S_KERNEL(tsne_g2s_d3_p4, 3, 4)
 
 /* end of section: attractive, S2G, G2S, Z */
 

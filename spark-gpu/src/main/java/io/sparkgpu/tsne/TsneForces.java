@@ -74,6 +74,14 @@ public final class TsneForces {
         }
     }
 
+    /**
+     * Device time in ms of the kernel of the calling thread's last GPU call of {@link #attractive}, {@link #s2g} or
+     * {@link #g2s} (CUDA events around the kernel: transfers excluded; NaN before any GPU call), for benchmarks.
+     */
+    public static double lastGpuKernelMillis() {
+        return TsneForcesGpu.LAST_KERNEL_MS.get()[0];
+    }
+
     /** CPU twin of the attractive kernel (the operation order of {@link ExactTsne#attractive}). */
     static double[] attractiveCpu(SparseRows p, double[] y, int dim) {
         double[] out = new double[p.rows * dim];

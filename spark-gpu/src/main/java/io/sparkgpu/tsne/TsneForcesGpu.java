@@ -5,6 +5,7 @@ import io.sparkgpu.cuda.DeviceBuffer;
 import io.sparkgpu.cuda.DeviceResidentCache;
 import io.sparkgpu.cuda.GpuStream;
 import io.sparkgpu.cuda.KernelLauncher;
+import io.sparkgpu.cuda.KernelTimer;
 import io.sparkgpu.cuda.ScratchBuffers;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +26,15 @@ final class TsneForcesGpu {
     /** Identity of each P slice seen here -> its residency id and padded SELL size. */
     private static final Map<SparseRows, long[]> IDS = new WeakHashMap<>();
 
+    /** Device time of the kernel of this thread's last GPU call, in ms (CUDA events: no transfers). */
+    static final ThreadLocal<double[]> LAST_KERNEL_MS = ThreadLocal.withInitial(() -> new double[] {Double.NaN});
+
     private TsneForcesGpu() {
+    }
+
+    /** tsne_s2g_d2_p3 style names: kernels specialised for p = 3 and 4 (unrolled), generic ones otherwise. */
+    static String gridKernel(String prefix, InterpGrid g) {
+        return prefix + "_d" + g.dim + (g.p == 3 || g.p == 4 ? "_p" + g.p : "");
     }
 
     static String residencyKey(SparseRows p) {
@@ -65,6 +74,7 @@ final class TsneForcesGpu {
         DeviceResidentCache cache = DeviceResidentCache.of(dev);
         List<AutoCloseable> held = new ArrayList<>();
         try (GpuStream s = new GpuStream(dev);
+             KernelTimer timer = new KernelTimer(dev);
              ScratchBuffers.Lease yb = ScratchBuffers.borrow(dev, 8L * y.length);
              ScratchBuffers.Lease ob = ScratchBuffers.borrow(dev, 8L * out.length)) {
             DeviceResidentCache.Lease lm = hold(held, cache.acquire(key + "meta", metaBytes));
@@ -103,10 +113,13 @@ final class TsneForcesGpu {
                 }
             }
             yb.buffer().upload(y, s);
+            timer.start(s);
             KernelLauncher.launch(s, TsneForces.MODULE, "tsne_attr_sell_d" + dim, grid(nSlices * SellRows.C),
                     BLOCK, 0, meta, nSlices, val, col, p.rowOffset, yb.buffer(), ob.buffer());
+            timer.stop(s);
             ob.buffer().download(out, out.length, s);
             s.synchronize("t-SNE attractive term (rows " + p.rows + ", nnz " + p.nnz() + ", dim " + dim + ")");
+            LAST_KERNEL_MS.get()[0] = timer.millis();
         } finally {
             for (AutoCloseable c : held) {
                 try {
@@ -142,6 +155,7 @@ final class TsneForcesGpu {
         long[] acc = new long[TsneForces.chargesLength(g)];
         double[] prm = params(g, 0, TsneForces.multipliers(TsneForces.chargeShifts(g, nTotal)));
         try (GpuStream s = new GpuStream(dev);
+             KernelTimer timer = new KernelTimer(dev);
              ScratchBuffers.Lease yb = ScratchBuffers.borrow(dev, 8L * rows * g.dim);
              ScratchBuffers.Lease pb = ScratchBuffers.borrow(dev, 8L * prm.length);
              ScratchBuffers.Lease ab = ScratchBuffers.borrow(dev, 8L * acc.length)) {
@@ -149,10 +163,13 @@ final class TsneForcesGpu {
             pb.buffer().upload(prm, s);
             DeviceBuffer a = ab.buffer();
             a.zero(s);
-            KernelLauncher.launch(s, TsneForces.MODULE, "tsne_s2g_d" + g.dim, grid(rows), BLOCK, 0,
+            timer.start(s);
+            KernelLauncher.launch(s, TsneForces.MODULE, gridKernel("tsne_s2g", g), grid(rows), BLOCK, 0,
                     yb.buffer(), rows, g.p, g.nodesPerDim(), g.nodes(), pb.buffer(), a);
+            timer.stop(s);
             a.download(acc, acc.length, s);
             s.synchronize("t-SNE S2G (rows " + rows + ", " + g.nodes() + " nodes, dim " + g.dim + ")");
+            LAST_KERNEL_MS.get()[0] = timer.millis();
         }
         return acc;
     }
@@ -162,6 +179,7 @@ final class TsneForcesGpu {
         long[] z = new long[2];
         double[] prm = params(g, TsneForces.zMax(nTotal), TsneForces.multipliers(new int[] {zShift}));
         try (GpuStream s = new GpuStream(dev);
+             KernelTimer timer = new KernelTimer(dev);
              ScratchBuffers.Lease yb = ScratchBuffers.borrow(dev, 8L * rows * g.dim);
              ScratchBuffers.Lease pb = ScratchBuffers.borrow(dev, 8L * prm.length);
              ScratchBuffers.Lease phb = ScratchBuffers.borrow(dev, 8L * phi.length);
@@ -171,12 +189,15 @@ final class TsneForcesGpu {
             pb.buffer().upload(prm, s);
             phb.buffer().upload(phi, s);
             zb.buffer().upload(z, s);
-            KernelLauncher.launch(s, TsneForces.MODULE, "tsne_g2s_d" + g.dim, grid(rows), BLOCK, 0,
+            timer.start(s);
+            KernelLauncher.launch(s, TsneForces.MODULE, gridKernel("tsne_g2s", g), grid(rows), BLOCK, 0,
                     yb.buffer(), rows, g.p, g.nodesPerDim(), g.nodes(), pb.buffer(), phb.buffer(), fb.buffer(),
                     zb.buffer());
+            timer.stop(s);
             fb.buffer().download(force, force.length, s);
             zb.buffer().download(z, 2, s);
             s.synchronize("t-SNE G2S (rows " + rows + ", " + g.nodes() + " nodes, dim " + g.dim + ")");
+            LAST_KERNEL_MS.get()[0] = timer.millis();
         }
         return new Repulsion(force, z, zShift);
     }
