@@ -101,18 +101,14 @@ __device__ __forceinline__ void tsne_attr_body(const int *__restrict__ meta, int
     for (int a = 0; a < DIM; a++) out[(long long) r * DIM + a] = f[a];
 }
 
-extern "C" __global__ void __launch_bounds__(256) tsne_attr_sell_d1(const int *meta, int nSlices, const double *val, const int *col,
-        int rowOffset, const double *y, double *out) {
-    tsne_attr_body<1>(meta, nSlices, val, col, rowOffset, y, out);
-}
-extern "C" __global__ void __launch_bounds__(256) tsne_attr_sell_d2(const int *meta, int nSlices, const double *val, const int *col,
-        int rowOffset, const double *y, double *out) {
-    tsne_attr_body<2>(meta, nSlices, val, col, rowOffset, y, out);
-}
-extern "C" __global__ void __launch_bounds__(256) tsne_attr_sell_d3(const int *meta, int nSlices, const double *val, const int *col,
-        int rowOffset, const double *y, double *out) {
-    tsne_attr_body<3>(meta, nSlices, val, col, rowOffset, y, out);
-}
+#define TSNE_ATTR_KERNEL(DIM)                                                                                   \
+    extern "C" __global__ void __launch_bounds__(256) tsne_attr_sell_d##DIM(const int *meta, int nSlices,     \
+            const double *val, const int *col, int rowOffset, const double *y, double *out) {                 \
+        tsne_attr_body<DIM>(meta, nSlices, val, col, rowOffset, y, out);                                      \
+    }
+TSNE_ATTR_KERNEL(1)
+TSNE_ATTR_KERNEL(2)
+TSNE_ATTR_KERNEL(3)
 
 /* --------------------------------------------------------------------------------- stencil (S2G, G2S) */
 
@@ -176,6 +172,19 @@ __device__ __forceinline__ int tsne_s2g_axis(double yv, double lo, double h, int
         }                                                                                                       \
     }
 
+/* A point's coordinates yv, its stencil's first node per axis b and the weights w (TsneForces.Stencil.locate). */
+template <int DIM, int PC>
+__device__ __forceinline__ void tsne_s2g_locate(const double *__restrict__ y, int i, int p, int npd,
+        const double *__restrict__ prm, double *yv, double w[][8], int *b) {
+    double denom[8];
+    tsne_s2g_denoms<PC>(p, denom);
+#pragma unroll
+    for (int a = 0; a < DIM; a++) {
+        yv[a] = y[(long long) i * DIM + a];
+        b[a] = tsne_s2g_axis<PC>(yv[a], prm[a], prm[6], npd, p, denom, w[a]);
+    }
+}
+
 /* ------------------------------------------------------------------------------------------------ S2G */
 
 template <int DIM, int PC>
@@ -184,16 +193,13 @@ __device__ __forceinline__ void tsne_s2g_body(const double *__restrict__ y, int 
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= rows) return;
     const int p = PC > 0 ? PC : pRun;
-    double denom[8], w[3][8], q[DIM + 2];
+    double w[3][8], q[DIM + 2], yv[DIM];
     int b[3] = {0, 0, 0};
-    tsne_s2g_denoms<PC>(p, denom);
-    const double h = prm[6];
+    tsne_s2g_locate<DIM, PC>(y, i, p, npd, prm, yv, w, b);
     double sq = 0.0;
 #pragma unroll
     for (int a = 0; a < DIM; a++) {
-        const double yv = y[(long long) i * DIM + a];
-        b[a] = tsne_s2g_axis<PC>(yv, prm[a], h, npd, p, denom, w[a]);
-        const double u = __dsub_rn(yv, prm[3 + a]);
+        const double u = __dsub_rn(yv[a], prm[3 + a]);
         q[1 + a] = u;
         sq = __dadd_rn(sq, __dmul_rn(u, u));
     }
@@ -211,21 +217,6 @@ __device__ __forceinline__ void tsne_s2g_body(const double *__restrict__ y, int 
     })
 }
 
-#define TSNE_S2G_KERNEL(NAME, DIM, PC)                                                                          \
-    extern "C" __global__ void __launch_bounds__(256) NAME(const double *y, int rows, int p, int npd, int nodes, const double *prm,     \
-            u64 *acc) {                                                                                         \
-        tsne_s2g_body<DIM, PC>(y, rows, p, npd, nodes, prm, acc);                                               \
-    }
-TSNE_S2G_KERNEL(tsne_s2g_d1, 1, 0)
-TSNE_S2G_KERNEL(tsne_s2g_d2, 2, 0)
-TSNE_S2G_KERNEL(tsne_s2g_d3, 3, 0)
-TSNE_S2G_KERNEL(tsne_s2g_d1_p3, 1, 3)
-TSNE_S2G_KERNEL(tsne_s2g_d2_p3, 2, 3)
-TSNE_S2G_KERNEL(tsne_s2g_d3_p3, 3, 3)
-TSNE_S2G_KERNEL(tsne_s2g_d1_p4, 1, 4)
-TSNE_S2G_KERNEL(tsne_s2g_d2_p4, 2, 4)
-TSNE_S2G_KERNEL(tsne_s2g_d3_p4, 3, 4)
-
 /* ---------------------------------------------------------------------------------- G2S and Phi2Force */
 
 template <int DIM, int PC>
@@ -238,15 +229,9 @@ __device__ __forceinline__ void tsne_g2s_body(const double *__restrict__ y, int 
     u64 zlo = 0;
     if (i < rows) {
         const int p = PC > 0 ? PC : pRun;
-        double denom[8], w[3][8], s[DIM + 2], yv[DIM];
+        double w[3][8], s[DIM + 2], yv[DIM];
         int b[3] = {0, 0, 0};
-        tsne_s2g_denoms<PC>(p, denom);
-        const double h = prm[6];
-#pragma unroll
-        for (int a = 0; a < DIM; a++) {
-            yv[a] = y[(long long) i * DIM + a];
-            b[a] = tsne_s2g_axis<PC>(yv[a], prm[a], h, npd, p, denom, w[a]);
-        }
+        tsne_s2g_locate<DIM, PC>(y, i, p, npd, prm, yv, w, b);
 #pragma unroll
         for (int c = 0; c < DIM + 2; c++) s[c] = 0.0;
         TSNE_S2G_FOR_EACH_NODE(DIM, PC, p, npd, b, w, {
@@ -293,20 +278,25 @@ __device__ __forceinline__ void tsne_g2s_body(const double *__restrict__ y, int 
     }
 }
 
-#define TSNE_G2S_KERNEL(NAME, DIM, PC)                                                                          \
-    extern "C" __global__ void __launch_bounds__(256) NAME(const double *y, int rows, int p, int npd, int nodes, const double *prm,     \
-            const double *phi, double *force, u64 *zacc) {                                                      \
-        tsne_g2s_body<DIM, PC>(y, rows, p, npd, nodes, prm, phi, force, zacc);                                  \
+/* S2G and G2S kernels per dimension, generic in p (SUFFIX d1..d3) or unrolled for p = 3, 4 (d2_p3 etc.) */
+#define TSNE_GRID_KERNELS(SUFFIX, DIM, PC)                                                                     \
+    extern "C" __global__ void __launch_bounds__(256) tsne_s2g_##SUFFIX(const double *y, int rows, int p,    \
+            int npd, int nodes, const double *prm, u64 *acc) {                                              \
+        tsne_s2g_body<DIM, PC>(y, rows, p, npd, nodes, prm, acc);                                           \
+    }                                                                                                       \
+    extern "C" __global__ void __launch_bounds__(256) tsne_g2s_##SUFFIX(const double *y, int rows, int p,    \
+            int npd, int nodes, const double *prm, const double *phi, double *force, u64 *zacc) {           \
+        tsne_g2s_body<DIM, PC>(y, rows, p, npd, nodes, prm, phi, force, zacc);                              \
     }
-TSNE_G2S_KERNEL(tsne_g2s_d1, 1, 0)
-TSNE_G2S_KERNEL(tsne_g2s_d2, 2, 0)
-TSNE_G2S_KERNEL(tsne_g2s_d3, 3, 0)
-TSNE_G2S_KERNEL(tsne_g2s_d1_p3, 1, 3)
-TSNE_G2S_KERNEL(tsne_g2s_d2_p3, 2, 3)
-TSNE_G2S_KERNEL(tsne_g2s_d3_p3, 3, 3)
-TSNE_G2S_KERNEL(tsne_g2s_d1_p4, 1, 4)
-TSNE_G2S_KERNEL(tsne_g2s_d2_p4, 2, 4)
-TSNE_G2S_KERNEL(tsne_g2s_d3_p4, 3, 4)
+TSNE_GRID_KERNELS(d1, 1, 0)
+TSNE_GRID_KERNELS(d2, 2, 0)
+TSNE_GRID_KERNELS(d3, 3, 0)
+TSNE_GRID_KERNELS(d1_p3, 1, 3)
+TSNE_GRID_KERNELS(d2_p3, 2, 3)
+TSNE_GRID_KERNELS(d3_p3, 3, 3)
+TSNE_GRID_KERNELS(d1_p4, 1, 4)
+TSNE_GRID_KERNELS(d2_p4, 2, 4)
+TSNE_GRID_KERNELS(d3_p4, 3, 4)
 
 /* end of section: attractive, S2G, G2S, Z */
 

@@ -82,40 +82,13 @@ public final class TsneForces {
         return TsneForcesGpu.LAST_KERNEL_MS.get()[0];
     }
 
-    /** CPU twin of the attractive kernel (the operation order of {@link ExactTsne#attractive}). */
+    /**
+     * CPU twin of the attractive kernel: the attractive term has no approximation, so the twin is the exact
+     * reference itself, {@link ExactTsne#attractive}, whose operation order (per row in CSR order: differences,
+     * d2 += diff^2, pw = p / (1 + d2), f += pw diff) the kernel repeats with explicitly rounded operations.
+     */
     static double[] attractiveCpu(SparseRows p, double[] y, int dim) {
-        double[] out = new double[p.rows * dim];
-        double[] diff = new double[3];
-        for (int r = 0; r < p.rows; r++) {
-            int i = p.rowOffset + r;
-            double f0 = 0;
-            double f1 = 0;
-            double f2 = 0;
-            for (int e = p.rowPtr[r]; e < p.rowPtr[r + 1]; e++) {
-                int j = p.col[e];
-                double d2 = 0;
-                for (int a = 0; a < dim; a++) {
-                    diff[a] = y[i * dim + a] - y[j * dim + a];
-                    d2 += diff[a] * diff[a];
-                }
-                double pw = p.val[e] / (1.0 + d2);
-                f0 += pw * diff[0];
-                if (dim > 1) {
-                    f1 += pw * diff[1];
-                }
-                if (dim > 2) {
-                    f2 += pw * diff[2];
-                }
-            }
-            out[r * dim] = f0;
-            if (dim > 1) {
-                out[r * dim + 1] = f1;
-            }
-            if (dim > 2) {
-                out[r * dim + 2] = f2;
-            }
-        }
-        return out;
+        return ExactTsne.attractive(p, y, dim);
     }
 
     /**

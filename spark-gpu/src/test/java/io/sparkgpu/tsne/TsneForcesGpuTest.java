@@ -60,8 +60,7 @@ class TsneForcesGpuTest {
                     double[] y = TsneForcesTestData.clusters(rows, dim, 3, 25, seed++);
                     int boxes = dim == 3 ? 5 : 9;
                     TsneGridOptions opt = new TsneGridOptions(p, 0.3, boxes, new int[] {0, boxes, boxes, boxes});
-                    InterpGrid g = TsneForces.plan(TsneForcesTestData.min(y, rows, dim),
-                            TsneForcesTestData.max(y, rows, dim), dim, opt);
+                    InterpGrid g = TsneForcesTestData.plan(y, rows, dim, opt);
                     String what = "dim " + dim + " p " + p + " rows " + rows;
                     long[] cpu = TsneForces.s2gCpu(g, nTotal, y, rows);
                     assertArrayEquals(cpu, TsneForces.s2g(g, nTotal, y, rows, Backend.GPU), what + ": S2G");
@@ -106,8 +105,7 @@ class TsneForcesGpuTest {
         int dim = 2;
         SparseRows p = TsneForcesTestData.randomRows(n, 0, n, 60, 180, 0, 5);
         double[] y = TsneForcesTestData.clusters(n, dim, 6, 40, 6);
-        InterpGrid g = TsneForces.plan(TsneForcesTestData.min(y, n, dim), TsneForcesTestData.max(y, n, dim), dim,
-                TsneForcesTestData.options(dim));
+        InterpGrid g = TsneForcesTestData.plan(y, n, dim, TsneForcesTestData.options(dim));
         double[] attr = TsneForces.attractiveCpu(p, y, dim);
         long[] q = TsneForces.s2gCpu(g, n, y, n);
         double[] phi = TsneForces.chargesToDouble(g, n, q);
@@ -144,8 +142,7 @@ class TsneForcesGpuTest {
         int dim = 2;
         SparseRows p = TsneForcesTestData.randomRows(n, 0, n, 90, 180, 0, 11);
         double[] y = TsneForcesTestData.clusters(n, dim, 20, 100, 12);
-        InterpGrid g = TsneForces.plan(TsneForcesTestData.min(y, n, dim), TsneForcesTestData.max(y, n, dim), dim,
-                TsneForcesTestData.options(dim));
+        InterpGrid g = TsneForcesTestData.plan(y, n, dim, TsneForcesTestData.options(dim));
         long t0 = System.nanoTime();
         double[] attr = TsneForces.attractive(p, y, dim, Backend.GPU);
         double first = (System.nanoTime() - t0) / 1e6;

@@ -111,24 +111,30 @@ final class TsneForcesTestData {
         return phi;
     }
 
+    /** The grid of the first n points of y, planned from their exact min and max. */
+    static InterpGrid plan(double[] y, int n, int dim, TsneGridOptions opt) {
+        return TsneForces.plan(min(y, n, dim), max(y, n, dim), dim, opt);
+    }
+
     static double[] min(double[] y, int n, int dim) {
-        double[] m = new double[dim];
-        Arrays.fill(m, Double.POSITIVE_INFINITY);
-        for (int i = 0; i < n; i++) {
-            for (int a = 0; a < dim; a++) {
-                m[a] = Math.min(m[a], y[i * dim + a]);
-            }
-        }
-        return m;
+        return bound(y, n, dim, -1);
     }
 
     static double[] max(double[] y, int n, int dim) {
+        return bound(y, n, dim, 1);
+    }
+
+    /** Per-axis max of sign * y, times sign (sign -1: the minimum). */
+    private static double[] bound(double[] y, int n, int dim, double sign) {
         double[] m = new double[dim];
         Arrays.fill(m, Double.NEGATIVE_INFINITY);
         for (int i = 0; i < n; i++) {
             for (int a = 0; a < dim; a++) {
-                m[a] = Math.max(m[a], y[i * dim + a]);
+                m[a] = Math.max(m[a], sign * y[i * dim + a]);
             }
+        }
+        for (int a = 0; a < dim; a++) {
+            m[a] *= sign;
         }
         return m;
     }
