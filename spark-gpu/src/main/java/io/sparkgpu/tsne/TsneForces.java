@@ -62,8 +62,23 @@ public final class TsneForces {
     private TsneForces() {
     }
 
-    /** F_i = sum_j P_ij (y_i - y_j) / (1 + |y_i - y_j|^2) for the slice's rows; y holds all n points (n x dim). */
+    /**
+     * F_i = sum_j P_ij (y_i - y_j) / (1 + |y_i - y_j|^2) for the slice's rows; y holds all n points (n x dim). On the
+     * GPU, P stays resident under the identity of {@code p}: keep the same object across iterations (and do not
+     * modify it); see {@link #attractive(SparseRows, String, double[], int, Backend)} when slices are deserialised
+     * anew each iteration (Spark tasks).
+     */
     public static double[] attractive(SparseRows p, double[] y, int dim, Backend backend) {
+        return attractive(p, null, y, dim, backend);
+    }
+
+    /**
+     * As {@link #attractive(SparseRows, double[], int, Backend)}, with P resident on the GPU under
+     * {@code residencyKey} (with the slice's row range and nnz) instead of the object's identity, so that equal
+     * slices deserialised by later tasks find it. The key must name the content of P uniquely (e.g. fit uid and
+     * partition); {@link #release(String)} frees it. A null key means identity.
+     */
+    public static double[] attractive(SparseRows p, String residencyKey, double[] y, int dim, Backend backend) {
         checkDim(dim);
         if (y == null || y.length != (long) p.n * dim) {
             throw new IllegalArgumentException("y must hold n * dim = " + ((long) p.n * dim) + " coordinates, got "
@@ -71,7 +86,7 @@ public final class TsneForces {
         }
         checkFinite(y, y.length, "y");
         CudaDevice dev = p.rows == 0 ? null : BackendChooser.resolve(backend, MODULE, PROBE_KERNEL);
-        return dev != null ? TsneForcesGpu.attractive(dev, p, y, dim) : attractiveCpu(p, y, dim);
+        return dev != null ? TsneForcesGpu.attractive(dev, p, residencyKey, y, dim) : attractiveCpu(p, y, dim);
     }
 
     /**
@@ -83,6 +98,11 @@ public final class TsneForces {
         if (key != null) {
             io.sparkgpu.cuda.DeviceResidentCache.forEach(c -> c.evictPrefix(key));
         }
+    }
+
+    /** Frees the device copies of every P slice made under {@code residencyKey} (on every device of this JVM). */
+    public static void release(String residencyKey) {
+        io.sparkgpu.cuda.DeviceResidentCache.forEach(c -> c.evictPrefix("tsne-P:" + residencyKey + ":"));
     }
 
     /**

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.WeakHashMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -23,8 +24,10 @@ import java.util.concurrent.atomic.AtomicLong;
 final class TsneForcesGpu {
     static final int BLOCK = 256;
     private static final AtomicLong NEXT_ID = new AtomicLong();
-    /** Identity of each P slice seen here -> its residency id and padded SELL size. */
-    private static final Map<SparseRows, long[]> IDS = new WeakHashMap<>();
+    /** Identity of each P slice seen here (without a caller key) -> its residency id. */
+    private static final Map<SparseRows, Long> IDS = new WeakHashMap<>();
+    /** Padded SELL size of each residency key seen in this JVM. */
+    private static final Map<String, Long> PADDED = new ConcurrentHashMap<>();
 
     /** Device time of the kernel of this thread's last GPU call, in ms (CUDA events: no transfers). */
     static final ThreadLocal<double[]> LAST_KERNEL_MS = ThreadLocal.withInitial(() -> new double[] {Double.NaN});
@@ -37,39 +40,35 @@ final class TsneForcesGpu {
         return prefix + "_d" + g.dim + (g.p == 3 || g.p == 4 ? "_p" + g.p : "");
     }
 
+    /** The residency key of P: "tsne-P#<id>/" for an identity-tracked slice, "tsne-P:<caller key>/" otherwise. */
     static String residencyKey(SparseRows p) {
         synchronized (IDS) {
-            long[] id = IDS.get(p);
-            return id == null ? null : "tsne-P#" + id[0] + "/";
+            Long id = IDS.get(p);
+            return id == null ? null : "tsne-P#" + id + "/";
         }
     }
 
-    /** Residency id and padded size of P, building its SELL layout when it was not seen before (returned then). */
-    private static SellRows register(SparseRows p, long[] idOut) {
-        synchronized (IDS) {
-            long[] id = IDS.get(p);
-            if (id != null) {
-                idOut[0] = id[0];
-                idOut[1] = id[1];
-                return null;
-            }
+    private static String keyOf(SparseRows p, String callerKey) {
+        if (callerKey != null) {
+            return "tsne-P:" + callerKey + ":" + p.rowOffset + ":" + p.rows + ":" + p.nnz() + "/";
         }
-        SellRows sell = SellRows.of(p);
         synchronized (IDS) {
-            long[] id = IDS.computeIfAbsent(p, k -> new long[] {NEXT_ID.incrementAndGet(), sell.col.length});
-            idOut[0] = id[0];
-            idOut[1] = id[1];
+            return "tsne-P#" + IDS.computeIfAbsent(p, k -> NEXT_ID.incrementAndGet()) + "/";
         }
-        return sell;
     }
 
-    static double[] attractive(CudaDevice dev, SparseRows p, double[] y, int dim) {
-        long[] id = new long[2];
-        SellRows sell = register(p, id);
+    static double[] attractive(CudaDevice dev, SparseRows p, String callerKey, double[] y, int dim) {
+        final String key = keyOf(p, callerKey);
+        SellRows sell = null;
+        Long known = PADDED.get(key);
+        if (known == null) {
+            sell = SellRows.of(p);
+            PADDED.put(key, (long) sell.col.length);
+            known = (long) sell.col.length;
+        }
+        final long padded = known;
         final int nSlices = (p.rows + SellRows.C - 1) / SellRows.C;
         final long metaBytes = 4L * (nSlices + 1 + 2L * nSlices * SellRows.C);
-        final long padded = id[1];
-        final String key = "tsne-P#" + id[0] + "/";
         double[] out = new double[p.rows * dim];
         DeviceResidentCache cache = DeviceResidentCache.of(dev);
         List<AutoCloseable> held = new ArrayList<>();

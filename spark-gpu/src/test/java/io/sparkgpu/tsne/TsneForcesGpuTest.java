@@ -42,6 +42,14 @@ class TsneForcesGpuTest {
                 assertArrayEquals(TsneForces.attractiveCpu(p, y2, dim), TsneForces.attractive(p, y2, dim, Backend.GPU),
                         0.0, what + " (after release)");
                 TsneForces.release(p);
+                // a caller key: a copy of the slice (as a later Spark task deserialises it) finds the resident P
+                String key = "test-" + seed;
+                assertArrayEquals(cpu, TsneForces.attractive(p, key, y, dim, Backend.GPU), 0.0, what + " (keyed)");
+                SparseRows copy = new SparseRows(p.n, p.rowOffset, p.rows, p.rowPtr.clone(), p.col.clone(),
+                        p.val.clone());
+                assertArrayEquals(cpu, TsneForces.attractive(copy, key, y, dim, Backend.GPU), 0.0,
+                        what + " (keyed copy)");
+                TsneForces.release(key);
             }
         }
     }
