@@ -87,24 +87,14 @@ final class TsneForcesGpu {
                 meta = hold(held, DeviceBuffer.allocate(dev, metaBytes));
                 col = hold(held, DeviceBuffer.allocate(dev, Math.max(4L * padded, 8)));
                 val = hold(held, DeviceBuffer.allocate(dev, Math.max(8L * padded, 8)));
-                meta.upload(sell.meta, s);
-                col.upload(sell.col, s);
-                val.upload(sell.val, s);
+                upload(sell, meta, col, val, true, true, true, s);
             } else {
                 meta = lm.buffer();
                 col = lc.buffer();
                 val = lv.buffer();
                 if (!lm.wasPresent() || !lc.wasPresent() || !lv.wasPresent()) {
                     sell = sell != null ? sell : SellRows.of(p);
-                    if (!lm.wasPresent()) {
-                        meta.upload(sell.meta, s);
-                    }
-                    if (!lc.wasPresent()) {
-                        col.upload(sell.col, s);
-                    }
-                    if (!lv.wasPresent()) {
-                        val.upload(sell.val, s);
-                    }
+                    upload(sell, meta, col, val, !lm.wasPresent(), !lc.wasPresent(), !lv.wasPresent(), s);
                     s.synchronize("upload of t-SNE P (" + p.nnz() + " entries)");
                     lm.markFilled();
                     lc.markFilled();
@@ -129,6 +119,20 @@ final class TsneForcesGpu {
             }
         }
         return out;
+    }
+
+    /** Uploads the chosen SELL arrays (an all-empty slice has no entries to copy). */
+    private static void upload(SellRows sell, DeviceBuffer meta, DeviceBuffer col, DeviceBuffer val, boolean m,
+            boolean c, boolean v, GpuStream s) {
+        if (m) {
+            meta.upload(sell.meta, s);
+        }
+        if (c && sell.col.length > 0) {
+            col.upload(sell.col, s);
+        }
+        if (v && sell.val.length > 0) {
+            val.upload(sell.val, s);
+        }
     }
 
     private static <T extends AutoCloseable> T hold(List<AutoCloseable> held, T c) {

@@ -55,6 +55,17 @@ class TsneForcesGpuTest {
     }
 
     @Test
+    void attractiveKernelHandlesEmptyRowsAndAnEmptySlice() {
+        GpuTestSupport.deviceOrSkip();
+        double[] y = TsneForcesTestData.clusters(50, 2, 2, 10, 3);
+        SparseRows empty = new SparseRows(50, 10, 5, new int[6], new int[0], new double[0]);
+        assertArrayEquals(new double[10], TsneForces.attractive(empty, y, 2, Backend.GPU), 0.0, "empty slice");
+        SparseRows zero = new SparseRows(50, 49, 0, new int[1], new int[0], new double[0]);
+        assertEquals(0, TsneForces.attractive(zero, y, 2, Backend.GPU).length);
+        TsneForces.release(empty);
+    }
+
+    @Test
     void s2gAndG2sKernelsEqualTwinsBitForBit() {
         GpuTestSupport.deviceOrSkip();
         long seed = 100;
