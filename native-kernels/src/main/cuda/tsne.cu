@@ -209,8 +209,7 @@ __device__ __forceinline__ void tsne_s2g_body(const double *__restrict__ y, int 
         u64 lo;
         tsne_s2g_quantize(wt, prm[8], prm[9], hi, lo);
         tsne_s2g_atomic128(acc + 2 * (long long) node, hi, lo);
-#pragma unroll
-        for (int c = 1; c < DIM + 2; c++) {
+        _Pragma("unroll") for (int c = 1; c < DIM + 2; c++) {
             tsne_s2g_quantize(__dmul_rn(wt, q[c]), prm[8 + 2 * c], prm[9 + 2 * c], hi, lo);
             tsne_s2g_atomic128(acc + 2 * ((long long) c * nodes + node), hi, lo);
         }
@@ -235,8 +234,7 @@ __device__ __forceinline__ void tsne_g2s_body(const double *__restrict__ y, int 
 #pragma unroll
         for (int c = 0; c < DIM + 2; c++) s[c] = 0.0;
         TSNE_S2G_FOR_EACH_NODE(DIM, PC, p, npd, b, w, {
-#pragma unroll
-            for (int c = 0; c < DIM + 2; c++)
+            _Pragma("unroll") for (int c = 0; c < DIM + 2; c++)
                 s[c] = __dadd_rn(s[c], __dmul_rn(wt, phi[(long long) c * nodes + node]));
         })
         double sq = 0.0, dot = 0.0;
