@@ -143,7 +143,7 @@ final class TsneForcesGpu {
     }
 
     /** Kernel parameters: lo, centre, h, zMax, multiplier pairs (see the tsne.cu section). */
-    private static double[] params(InterpGrid g, double zMax, double[] mult) {
+    static double[] params(InterpGrid g, double zMax, double[] mult) {
         double[] prm = new double[8 + mult.length];
         System.arraycopy(g.lo, 0, prm, 0, g.dim);
         double[] c = TsneForces.centre(g);
