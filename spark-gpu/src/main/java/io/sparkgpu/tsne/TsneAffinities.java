@@ -454,68 +454,67 @@ public final class TsneAffinities {
     static SparseRows assemble(int n, int rowOffset, int rows, int k, int[] ownIdx, double[] ownVal, int[] inPtr,
             int[] inCol, double[] inVal) {
         final double scale = 2.0 * n;
-        int[] rowPtr = new int[rows + 1];
-        // own entries of each row sorted by column: slot order per row
-        int[] order = new int[rows * k];
-        long[] keys = new long[k];
-        for (int r = 0; r < rows; r++) {
-            for (int m = 0; m < k; m++) {
-                keys[m] = ((long) ownIdx[r * k + m] << 32) | m;
-            }
-            Arrays.sort(keys);
-            for (int m = 0; m < k; m++) {
-                order[r * k + m] = (int) keys[m];
-            }
-        }
-        // pass 1: count the union per row
-        for (int r = 0; r < rows; r++) {
-            int a = 0;
-            int b = inPtr[r];
-            int bEnd = inPtr[r + 1];
-            int cnt = 0;
-            while (a < k || b < bEnd) {
-                int ca = a < k ? ownIdx[r * k + order[r * k + a]] : Integer.MAX_VALUE;
-                int cb = b < bEnd ? inCol[b] : Integer.MAX_VALUE;
-                if (ca <= cb) {
-                    a++;
+        final int[] rowPtr = new int[rows + 1];
+        final int[] order = new int[rows * k]; // own entries of each row by ascending column: slot order per row
+        final int chunk = 4096;
+        final int chunks = (rows + chunk - 1) / chunk;
+        IntStream.range(0, chunks).parallel().forEach(c -> {
+            long[] keys = new long[k];
+            for (int r = c * chunk; r < Math.min(rows, (c + 1) * chunk); r++) {
+                for (int m = 0; m < k; m++) {
+                    keys[m] = ((long) ownIdx[r * k + m] << 32) | m;
                 }
-                if (cb <= ca) {
-                    b++;
+                Arrays.sort(keys);
+                for (int m = 0; m < k; m++) {
+                    order[r * k + m] = (int) keys[m];
                 }
-                cnt++;
+                rowPtr[r + 1] = mergeRow(r, k, ownIdx, ownVal, order, inPtr, inCol, inVal, scale, null, null, 0);
             }
-            rowPtr[r + 1] = rowPtr[r] + cnt;
-        }
-        int nnz = rowPtr[rows];
-        int[] col = new int[nnz];
-        double[] val = new double[nnz];
+        });
         for (int r = 0; r < rows; r++) {
-            int a = 0;
-            int b = inPtr[r];
-            int bEnd = inPtr[r + 1];
-            int at = rowPtr[r];
-            while (a < k || b < bEnd) {
-                int slot = a < k ? r * k + order[r * k + a] : -1;
-                int ca = a < k ? ownIdx[slot] : Integer.MAX_VALUE;
-                int cb = b < bEnd ? inCol[b] : Integer.MAX_VALUE;
-                double v;
-                if (ca == cb) {
-                    v = ownVal[slot] + inVal[b];
-                    a++;
-                    b++;
-                } else if (ca < cb) {
-                    v = ownVal[slot];
-                    a++;
-                } else {
-                    v = inVal[b];
-                    b++;
-                }
-                col[at] = Math.min(ca, cb);
-                val[at] = v / scale;
-                at++;
-            }
+            rowPtr[r + 1] += rowPtr[r];
         }
+        final int nnz = rowPtr[rows];
+        final int[] col = new int[nnz];
+        final double[] val = new double[nnz];
+        IntStream.range(0, chunks).parallel().forEach(c -> {
+            for (int r = c * chunk; r < Math.min(rows, (c + 1) * chunk); r++) {
+                mergeRow(r, k, ownIdx, ownVal, order, inPtr, inCol, inVal, scale, col, val, rowPtr[r]);
+            }
+        });
         return new SparseRows(n, rowOffset, rows, rowPtr, col, val);
+    }
+
+    /** Union of a row's own and incoming entries by column; writes them from {@code at} when col != null; returns the count. */
+    private static int mergeRow(int r, int k, int[] ownIdx, double[] ownVal, int[] order, int[] inPtr, int[] inCol,
+            double[] inVal, double scale, int[] col, double[] val, int at) {
+        int a = 0;
+        int b = inPtr[r];
+        final int bEnd = inPtr[r + 1];
+        int cnt = 0;
+        while (a < k || b < bEnd) {
+            int slot = a < k ? r * k + order[r * k + a] : -1;
+            int ca = a < k ? ownIdx[slot] : Integer.MAX_VALUE;
+            int cb = b < bEnd ? inCol[b] : Integer.MAX_VALUE;
+            double v;
+            if (ca == cb) {
+                v = ownVal[slot] + inVal[b];
+                a++;
+                b++;
+            } else if (ca < cb) {
+                v = ownVal[slot];
+                a++;
+            } else {
+                v = inVal[b];
+                b++;
+            }
+            if (col != null) {
+                col[at + cnt] = Math.min(ca, cb);
+                val[at + cnt] = v / scale;
+            }
+            cnt++;
+        }
+        return cnt;
     }
 
     // ------------------------------------------------------------------------------------------ from edges
@@ -570,7 +569,8 @@ public final class TsneAffinities {
     }
 
     /** Symmetrised, unnormalised rows [rowOffset, rowOffset + rows) of an edge list and their exact total. */
-    static final class EdgeRows {
+    static final class EdgeRows implements java.io.Serializable {
+        private static final long serialVersionUID = 1L;
         final int n;
         final int rowOffset;
         final int rows;
