@@ -23,11 +23,14 @@ typedef unsigned long long u64;
  *   c == the query's global index is skipped (self).
  *   Launch: grid ceil(nq / KQ) blocks of 256 threads, dynamic shared memory knn_shared_bytes(k)
  *   (TsneAffinitiesGpu.knnSharedBytes). A block owns KQ = 64 queries; it walks the references in tiles of
- *   KR = 64, dimensions in chunks of KD = 32 staged transposed in shared memory; thread (ty, tx) accumulates
- *   the 4 x 4 distances of queries 4ty.. and references 4tx.. in registers, in dimension order:
- *   diff = __fsub_rn(a, b); acc = __fmaf_rn(diff, diff, acc) (the twin's Math.fma). The 64 x 64 tile goes to
- *   shared memory; then each warp updates the sorted lists (in shared memory) of its 8 queries: candidates
- *   better than the current k-th are inserted one at a time by a warp-wide rank count and shift.
+ *   KR = 64, dimensions in chunks of KD = 32 staged transposed in shared memory (the query tile is loaded once
+ *   for all d when qResident, i.e. when it fits); thread (ty, tx) accumulates the 4 x 4 distances of queries
+ *   4ty.. and references 4tx.. in registers, in dimension order: diff = __fsub_rn(a, b);
+ *   acc = __fmaf_rn(diff, diff, acc) (the twin's Math.fma). Each thread then compares its 16 distances with
+ *   the current k-th entry of their queries; only when some pair qualifies (__syncthreads_or) does the tile go
+ *   to shared memory, and each warp updates the sorted lists (in shared memory) of its flagged queries among
+ *   its 8: candidates better than the current k-th are inserted one at a time by a warp-wide rank count and
+ *   shift. Late in the scan almost no tile qualifies, so the cost is the distance arithmetic.
  *
  * tsne_aff_cond: per row the bisection of TsneAffinities.conditionalRow with tsne_aff_exp / tsne_aff_log
  *   (TsneMath), every double operation an explicitly rounded intrinsic in the twin's order. One thread per row,
@@ -75,13 +78,16 @@ __device__ __forceinline__ void tsne_knn_insert(float *ld, int *li, int k, float
 
 extern "C" __global__ void __launch_bounds__(KNN_THREADS)
 tsne_knn_tile(const float *__restrict__ q, int nq, int qOff, const float *__restrict__ ref, int nr, int rOff,
-              int d, int k, float *__restrict__ listD, int *__restrict__ listI) {
+              int d, int k, int qResident, float *__restrict__ listD, int *__restrict__ listI) {
     extern __shared__ __align__(16) unsigned char tsne_knn_smem[];
-    float *qs = (float *) tsne_knn_smem;          /* [KD][KQ+4] */
-    float *rs = qs + KNN_KD * KNN_QS;             /* [KD][KR+4] */
+    /* qResident: the whole query tile (all d dimensions, rounded up to KD) stays in shared memory */
+    const int qDims = qResident ? ((d + KNN_KD - 1) / KNN_KD) * KNN_KD : KNN_KD;
+    float *qs = (float *) tsne_knn_smem;          /* [qDims][KQ+4] */
+    float *rs = qs + qDims * KNN_QS;              /* [KD][KR+4] */
     float *ds = rs + KNN_KD * KNN_RS;             /* [KQ][KR+1] */
     float *ld = ds + KNN_KQ * KNN_DS;             /* [KQ][k] */
     int *li = (int *) (ld + KNN_KQ * k);          /* [KQ][k] */
+    __shared__ int qflag[KNN_KQ];
 
     const int tid = threadIdx.x;
     const int tx = tid & 15;
@@ -102,6 +108,17 @@ tsne_knn_tile(const float *__restrict__ q, int nq, int qOff, const float *__rest
             li[e] = -1;
         }
     }
+    if (tid < KNN_KQ) qflag[tid] = 0;
+    if (qResident) {
+        for (int d0 = 0; d0 < d; d0 += KNN_KD) {
+            const int dl = min(KNN_KD, d - d0);
+            for (int e = tid; e < KNN_KQ * KNN_KD; e += KNN_THREADS) {
+                int row = e >> 5;
+                int dd = e & 31;
+                if (row < qn && dd < dl) qs[(d0 + dd) * KNN_QS + row] = q[(i64) (q0 + row) * d + d0 + dd];
+            }
+        }
+    }
 
     for (int r0 = 0; r0 < nr; r0 += KNN_KR) {
         const int rn = min(KNN_KR, nr - r0);
@@ -116,17 +133,18 @@ tsne_knn_tile(const float *__restrict__ q, int nq, int qOff, const float *__rest
             for (int e = tid; e < KNN_KQ * KNN_KD; e += KNN_THREADS) {
                 int row = e >> 5;
                 int dd = e & 31;
-                float v = 0.0f;
-                if (row < qn && dd < dl) v = q[(i64) (q0 + row) * d + d0 + dd];
-                qs[dd * KNN_QS + row] = v;
-                float w = 0.0f;
-                if (row < rn && dd < dl) w = ref[(i64) (r0 + row) * d + d0 + dd];
-                rs[dd * KNN_RS + row] = w;
+                if (dd < dl) {
+                    if (!qResident && row < qn) qs[dd * KNN_QS + row] = q[(i64) (q0 + row) * d + d0 + dd];
+                    if (row < rn) rs[dd * KNN_RS + row] = ref[(i64) (r0 + row) * d + d0 + dd];
+                }
             }
             __syncthreads();
+            const float *qb = qs + (qResident ? d0 : 0) * KNN_QS + 4 * ty;
+            const float *rb = rs + 4 * tx;
+#pragma unroll 8
             for (int dd = 0; dd < dl; dd++) {
-                float4 a = *(const float4 *) &qs[dd * KNN_QS + 4 * ty];
-                float4 b = *(const float4 *) &rs[dd * KNN_RS + 4 * tx];
+                float4 a = *(const float4 *) &qb[dd * KNN_QS];
+                float4 b = *(const float4 *) &rb[dd * KNN_RS];
                 float av[4] = {a.x, a.y, a.z, a.w};
                 float bv[4] = {b.x, b.y, b.z, b.w};
 #pragma unroll
@@ -138,12 +156,35 @@ tsne_knn_tile(const float *__restrict__ q, int nq, int qOff, const float *__rest
                     }
             }
         }
+        /* Which of this thread's 16 pairs can enter their query's list? Lists change only in the update
+         * below, so the thresholds read here are current. */
+        int mine = 0;
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const int qq = 4 * ty + i;
+            const float wd = ld[qq * k + k - 1];
+            const int wi = li[qq * k + k - 1];
+            const int self = qOff + q0 + qq;
+            bool any = false;
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                const int c = 4 * tx + j;
+                const int gi = rOff + r0 + c;
+                any |= qq < qn && c < rn && gi != self && tsne_knn_before(acc[i][j], gi, wd, wi);
+            }
+            if (any) {
+                qflag[qq] = 1;
+                mine = 1;
+            }
+        }
+        if (!__syncthreads_or(mine)) continue;
 #pragma unroll
         for (int i = 0; i < 4; i++)
 #pragma unroll
             for (int j = 0; j < 4; j++) ds[(4 * ty + i) * KNN_DS + 4 * tx + j] = acc[i][j];
         __syncthreads();
         for (int qq = warp * (KNN_KQ / 8); qq < (warp + 1) * (KNN_KQ / 8) && qq < qn; qq++) {
+            if (!qflag[qq]) continue;
             float *lqd = ld + qq * k;
             int *lqi = li + qq * k;
             const int self = qOff + q0 + qq;
@@ -168,6 +209,8 @@ tsne_knn_tile(const float *__restrict__ q, int nq, int qOff, const float *__rest
                     }
                 }
             }
+            __syncwarp();
+            if (lane == 0) qflag[qq] = 0;
         }
     }
     __syncthreads();

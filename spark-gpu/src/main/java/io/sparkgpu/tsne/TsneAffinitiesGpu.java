@@ -30,14 +30,25 @@ final class TsneAffinitiesGpu {
     private TsneAffinitiesGpu() {
     }
 
-    /** Dynamic shared memory of tsne_knn_tile for k neighbours. */
+    /** Dynamic shared memory of tsne_knn_tile for k neighbours (query tile staged per chunk of KD dimensions). */
     static int knnSharedBytes(int k) {
-        long b = 4L * (KD * (KQ + 4) + KD * (KR + 4) + KQ * (KR + 1)) + 8L * KQ * k;
+        return knnSharedBytes(k, KD);
+    }
+
+    /** Dynamic shared memory of tsne_knn_tile with qDims dimensions of the query tile in shared memory. */
+    static int knnSharedBytes(int k, int qDims) {
+        long b = 4L * ((long) qDims * (KQ + 4) + KD * (KR + 4) + KQ * (KR + 1)) + 8L * KQ * k;
         return (int) Math.min(Integer.MAX_VALUE, b);
     }
 
+    /** Whether the whole query tile (d rounded up to KD) fits in shared memory next to the rest. */
+    static boolean queryResident(CudaDevice dev, int d, int k) {
+        int qDims = (d + KD - 1) / KD * KD;
+        return knnSharedBytes(k, qDims) <= dev.maxSharedMemoryOptin() - 1024;
+    }
+
     static boolean knnFits(CudaDevice dev, int k) {
-        return knnSharedBytes(k) <= dev.maxSharedMemoryOptin()
+        return knnSharedBytes(k) <= dev.maxSharedMemoryOptin() - 1024
                 && 4L * AFF_THREADS * k <= dev.maxSharedMemoryOptin();
     }
 
@@ -60,7 +71,8 @@ final class TsneAffinitiesGpu {
         if (nr == 0) {
             return new KnnGraph(n, queryOffset, nq, k, index, dist2);
         }
-        final int shared = knnSharedBytes(k);
+        final boolean resident = queryResident(dev, d, k);
+        final int shared = resident ? knnSharedBytes(k, (d + KD - 1) / KD * KD) : knnSharedBytes(k);
         long qRowBytes = 4L * d + 8L * k;
         int qChunk = (int) Math.max(KQ, Math.min(nq, chunkBytes / qRowBytes / KQ * KQ));
         qChunk = Math.min(qChunk, nq);
@@ -86,7 +98,7 @@ final class TsneAffinitiesGpu {
                         upload(dr, ref, (long) r0 * d, (long) rm * d, s);
                     }
                     KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_knn_tile", (qm + KQ - 1) / KQ, KNN_THREADS,
-                            shared, dq, qm, queryOffset + q0, dr, rm, refOffset + r0, d, k, dd, di);
+                            shared, dq, qm, queryOffset + q0, dr, rm, refOffset + r0, d, k, resident ? 1 : 0, dd, di);
                     if (!refResident) {
                         s.synchronize("tsne_knn_tile"); // dr is overwritten by the next chunk's upload
                     }
