@@ -39,12 +39,9 @@ typedef unsigned long long u64;
  */
 
 #define KNN_KQ 64
-#define KNN_KR 64
 #define KNN_KD 32
 #define KNN_THREADS 256
 #define KNN_QS (KNN_KQ + 4)
-#define KNN_RS (KNN_KR + 4)
-#define KNN_DS (KNN_KR + 1)
 #define FULL_MASK 0xFFFFFFFFu
 
 __device__ __forceinline__ bool tsne_knn_before(float d1, int i1, float d2, int i2) {
@@ -76,10 +73,14 @@ __device__ __forceinline__ void tsne_knn_insert(float *ld, int *li, int k, float
     __syncwarp();
 }
 
-extern "C" __global__ void __launch_bounds__(KNN_THREADS)
-tsne_knn_tile(const float *__restrict__ q, int nq, int qOff, const float *__restrict__ ref, int nr, int rOff,
-              int d, int k, int qResident, float *__restrict__ listD, int *__restrict__ listI) {
-    extern __shared__ __align__(16) unsigned char tsne_knn_smem[];
+/* RPT references per thread: the reference tile is KR = 16 RPT wide (RPT = 4 or 8). */
+template <int RPT>
+__device__ __forceinline__ void tsne_knn_body(const float *__restrict__ q, int nq, int qOff,
+        const float *__restrict__ ref, int nr, int rOff, int d, int k, int qResident, float *__restrict__ listD,
+        int *__restrict__ listI, unsigned char *tsne_knn_smem, int *qflag) {
+    constexpr int KNN_KR = 16 * RPT;
+    constexpr int KNN_RS = KNN_KR + 4;
+    constexpr int KNN_DS = KNN_KR + 1;
     /* qResident: the whole query tile (all d dimensions, rounded up to KD) stays in shared memory */
     const int qDims = qResident ? ((d + KNN_KD - 1) / KNN_KD) * KNN_KD : KNN_KD;
     float *qs = (float *) tsne_knn_smem;          /* [qDims][KQ+4] */
@@ -87,7 +88,6 @@ tsne_knn_tile(const float *__restrict__ q, int nq, int qOff, const float *__rest
     float *ds = rs + KNN_KD * KNN_RS;             /* [KQ][KR+1] */
     float *ld = ds + KNN_KQ * KNN_DS;             /* [KQ][k] */
     int *li = (int *) (ld + KNN_KQ * k);          /* [KQ][k] */
-    __shared__ int qflag[KNN_KQ];
 
     const int tid = threadIdx.x;
     const int tx = tid & 15;
@@ -122,35 +122,50 @@ tsne_knn_tile(const float *__restrict__ q, int nq, int qOff, const float *__rest
 
     for (int r0 = 0; r0 < nr; r0 += KNN_KR) {
         const int rn = min(KNN_KR, nr - r0);
-        float acc[4][4];
+        float acc[4][RPT];
 #pragma unroll
         for (int i = 0; i < 4; i++)
 #pragma unroll
-            for (int j = 0; j < 4; j++) acc[i][j] = 0.0f;
+            for (int j = 0; j < RPT; j++) acc[i][j] = 0.0f;
         for (int d0 = 0; d0 < d; d0 += KNN_KD) {
             const int dl = min(KNN_KD, d - d0);
             __syncthreads();
-            for (int e = tid; e < KNN_KQ * KNN_KD; e += KNN_THREADS) {
-                int row = e >> 5;
-                int dd = e & 31;
-                if (dd < dl) {
-                    if (!qResident && row < qn) qs[dd * KNN_QS + row] = q[(i64) (q0 + row) * d + d0 + dd];
-                    if (row < rn) rs[dd * KNN_RS + row] = ref[(i64) (r0 + row) * d + d0 + dd];
+            {
+                const float *rp = ref + (i64) r0 * d + d0;
+#pragma unroll
+                for (int it = 0; it < KNN_KR * KNN_KD / KNN_THREADS; it++) {
+                    const int row = (tid >> 5) + it * (KNN_THREADS / 32);
+                    if (lane < dl && row < rn) rs[lane * KNN_RS + row] = rp[row * d + lane];
+                }
+            }
+            if (!qResident) {
+                const float *qp = q + (i64) q0 * d + d0;
+#pragma unroll
+                for (int it = 0; it < KNN_KQ * KNN_KD / KNN_THREADS; it++) {
+                    const int row = (tid >> 5) + it * (KNN_THREADS / 32);
+                    if (lane < dl && row < qn) qs[lane * KNN_QS + row] = qp[row * d + lane];
                 }
             }
             __syncthreads();
             const float *qb = qs + (qResident ? d0 : 0) * KNN_QS + 4 * ty;
-            const float *rb = rs + 4 * tx;
+            const float *rb = rs + RPT * tx;
 #pragma unroll 8
             for (int dd = 0; dd < dl; dd++) {
                 float4 a = *(const float4 *) &qb[dd * KNN_QS];
-                float4 b = *(const float4 *) &rb[dd * KNN_RS];
                 float av[4] = {a.x, a.y, a.z, a.w};
-                float bv[4] = {b.x, b.y, b.z, b.w};
+                float bv[RPT];
+#pragma unroll
+                for (int h = 0; h < RPT / 4; h++) {
+                    float4 b = *(const float4 *) &rb[dd * KNN_RS + 4 * h];
+                    bv[4 * h] = b.x;
+                    bv[4 * h + 1] = b.y;
+                    bv[4 * h + 2] = b.z;
+                    bv[4 * h + 3] = b.w;
+                }
 #pragma unroll
                 for (int i = 0; i < 4; i++)
 #pragma unroll
-                    for (int j = 0; j < 4; j++) {
+                    for (int j = 0; j < RPT; j++) {
                         float diff = __fsub_rn(av[i], bv[j]);
                         acc[i][j] = __fmaf_rn(diff, diff, acc[i][j]);
                     }
@@ -167,8 +182,8 @@ tsne_knn_tile(const float *__restrict__ q, int nq, int qOff, const float *__rest
             const int self = qOff + q0 + qq;
             bool any = false;
 #pragma unroll
-            for (int j = 0; j < 4; j++) {
-                const int c = 4 * tx + j;
+            for (int j = 0; j < RPT; j++) {
+                const int c = RPT * tx + j;
                 const int gi = rOff + r0 + c;
                 any |= qq < qn && c < rn && gi != self && tsne_knn_before(acc[i][j], gi, wd, wi);
             }
@@ -181,7 +196,7 @@ tsne_knn_tile(const float *__restrict__ q, int nq, int qOff, const float *__rest
 #pragma unroll
         for (int i = 0; i < 4; i++)
 #pragma unroll
-            for (int j = 0; j < 4; j++) ds[(4 * ty + i) * KNN_DS + 4 * tx + j] = acc[i][j];
+            for (int j = 0; j < RPT; j++) ds[(4 * ty + i) * KNN_DS + RPT * tx + j] = acc[i][j];
         __syncthreads();
         for (int qq = warp * (KNN_KQ / 8); qq < (warp + 1) * (KNN_KQ / 8) && qq < qn; qq++) {
             if (!qflag[qq]) continue;
@@ -191,7 +206,7 @@ tsne_knn_tile(const float *__restrict__ q, int nq, int qOff, const float *__rest
             float wd = lqd[k - 1];
             int wi = lqi[k - 1];
 #pragma unroll
-            for (int half = 0; half < 2; half++) {
+            for (int half = 0; half < KNN_KR / 32; half++) {
                 int c = lane + 32 * half;
                 int gi = rOff + r0 + c;
                 float dc = ds[qq * KNN_DS + c];
@@ -219,6 +234,23 @@ tsne_knn_tile(const float *__restrict__ q, int nq, int qOff, const float *__rest
         listD[g] = ld[e];
         listI[g] = li[e];
     }
+}
+
+extern "C" __global__ void __launch_bounds__(KNN_THREADS)
+tsne_knn_tile(const float *__restrict__ q, int nq, int qOff, const float *__restrict__ ref, int nr, int rOff,
+              int d, int k, int qResident, float *__restrict__ listD, int *__restrict__ listI) {
+    extern __shared__ __align__(16) unsigned char tsne_knn_smem[];
+    __shared__ int qflag[KNN_KQ];
+    tsne_knn_body<4>(q, nq, qOff, ref, nr, rOff, d, k, qResident, listD, listI, tsne_knn_smem, qflag);
+}
+
+/* The same with 128-reference tiles (4 x 8 distances per thread). */
+extern "C" __global__ void __launch_bounds__(KNN_THREADS)
+tsne_knn_tile8(const float *__restrict__ q, int nq, int qOff, const float *__restrict__ ref, int nr, int rOff,
+               int d, int k, int qResident, float *__restrict__ listD, int *__restrict__ listI) {
+    extern __shared__ __align__(16) unsigned char tsne_knn_smem[];
+    __shared__ int qflag[KNN_KQ];
+    tsne_knn_body<8>(q, nq, qOff, ref, nr, rOff, d, k, qResident, listD, listI, tsne_knn_smem, qflag);
 }
 
 /* TsneMath.exp: x = k ln2 + r, degree-13 Taylor polynomial of e^r, scale by 2^k through the exponent bits. */

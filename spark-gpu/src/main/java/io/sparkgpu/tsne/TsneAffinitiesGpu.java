@@ -20,7 +20,13 @@ import jcuda.Sizeof;
  */
 final class TsneAffinitiesGpu {
     static final int KQ = 64;
-    static final int KR = 64;
+    /**
+     * References per thread of the kNN kernel: 4 (tsne_knn_tile, 64-reference tiles) or 8 (tsne_knn_tile8,
+     * 128-reference tiles); system property {@code sparkgpu.tsne.knnRefsPerThread}. Results are identical.
+     */
+    static final int RPT = Integer.getInteger("sparkgpu.tsne.knnRefsPerThread", 8) == 4 ? 4 : 8;
+    static final int KR = 16 * RPT;
+    static final String KNN_KERNEL = RPT == 4 ? "tsne_knn_tile" : "tsne_knn_tile8";
     static final int KD = 32;
     static final int KNN_THREADS = 256;
     static final int AFF_THREADS = 64;
@@ -97,7 +103,7 @@ final class TsneAffinitiesGpu {
                     if (!refResident) {
                         upload(dr, ref, (long) r0 * d, (long) rm * d, s);
                     }
-                    KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_knn_tile", (qm + KQ - 1) / KQ, KNN_THREADS,
+                    KernelLauncher.launch(s, TsneAffinities.MODULE, KNN_KERNEL, (qm + KQ - 1) / KQ, KNN_THREADS,
                             shared, dq, qm, queryOffset + q0, dr, rm, refOffset + r0, d, k, resident ? 1 : 0, dd, di);
                     if (!refResident) {
                         s.synchronize("tsne_knn_tile"); // dr is overwritten by the next chunk's upload
