@@ -424,25 +424,50 @@ public final class TsneAffinities {
         }
         final int n = g.n;
         final int k = g.k;
-        // incoming p_{i|j} for row i = index[j*k+m]: counting sort by target row; sources ascend, so columns do too
-        int[] inPtr = new int[n + 1];
-        for (int e = 0; e < g.index.length; e++) {
-            inPtr[g.index[e] + 1]++;
-        }
-        for (int i = 0; i < n; i++) {
-            inPtr[i + 1] += inPtr[i];
-        }
-        int[] fill = Arrays.copyOf(inPtr, n);
-        int[] inCol = new int[g.index.length];
-        double[] inVal = new double[g.index.length];
-        for (int j = 0; j < n; j++) {
-            for (int m = 0; m < k; m++) {
-                int i = g.index[j * k + m];
-                int at = fill[i]++;
-                inCol[at] = j;
-                inVal[at] = pcond[j * k + m];
+        // incoming p_{i|j} for row i = index[j*k+m]: counting sort by target row, in parallel over T chunks of
+        // source rows (chunk t writes after chunks < t within each target row), so columns ascend within a row
+        final int threads = Math.max(1, Math.min(java.util.concurrent.ForkJoinPool.commonPool().getParallelism() + 1,
+                (int) Math.min(32, Math.max(1, (64L << 20) / Math.max(1, n)))));
+        final int span = (n + threads - 1) / threads;
+        final int[][] cnt = new int[threads][];
+        IntStream.range(0, threads).parallel().forEach(t -> {
+            int[] c = new int[n];
+            for (int e = t * span * k; e < Math.min(n, (t + 1) * span) * k; e++) {
+                c[g.index[e]]++;
             }
+            cnt[t] = c;
+        });
+        final int[] inPtr = new int[n + 1];
+        for (int i = 0; i < n; i++) {
+            int tot = 0;
+            for (int t = 0; t < threads; t++) {
+                tot += cnt[t][i];
+            }
+            inPtr[i + 1] = inPtr[i] + tot;
         }
+        final int chunk = 1 << 16;
+        IntStream.range(0, (n + chunk - 1) / chunk).parallel().forEach(c -> {
+            for (int i = c * chunk; i < Math.min(n, (c + 1) * chunk); i++) {
+                int run = inPtr[i];
+                for (int t = 0; t < threads; t++) {
+                    int v = cnt[t][i];
+                    cnt[t][i] = run;
+                    run += v;
+                }
+            }
+        });
+        final int[] inCol = new int[g.index.length];
+        final double[] inVal = new double[g.index.length];
+        IntStream.range(0, threads).parallel().forEach(t -> {
+            int[] fill = cnt[t];
+            for (int j = t * span; j < Math.min(n, (t + 1) * span); j++) {
+                for (int m = 0; m < k; m++) {
+                    int at = fill[g.index[j * k + m]]++;
+                    inCol[at] = j;
+                    inVal[at] = pcond[j * k + m];
+                }
+            }
+        });
         return assemble(n, 0, n, k, g.index, pcond, inPtr, inCol, inVal);
     }
 
