@@ -30,7 +30,9 @@ typedef unsigned long long u64;
  *   the current k-th entry of their queries; only when some pair qualifies (__syncthreads_or) does the tile go
  *   to shared memory, and each warp updates the sorted lists (in shared memory) of its flagged queries among
  *   its 8: candidates better than the current k-th are inserted one at a time by a warp-wide rank count and
- *   shift. Late in the scan almost no tile qualifies, so the cost is the distance arithmetic.
+ *   shift. Late in the scan few tiles qualify, so the cost is mostly the distance arithmetic.
+ * tsne_knn_tile8: the same with KR = 128 (4 x 8 distances per thread, 128 registers); the host's default
+ *   (TsneAffinitiesGpu.RPT), about 1.2-1.5x faster on H100. Both give the CPU twin's bits.
  *
  * tsne_aff_cond: per row the bisection of TsneAffinities.conditionalRow with tsne_aff_exp / tsne_aff_log
  *   (TsneMath), every double operation an explicitly rounded intrinsic in the twin's order. One thread per row,

@@ -35,9 +35,16 @@ import java.util.stream.IntStream;
  * index: indices compare as unsigned). {@link #conditional} refuses graphs that still hold padding.
  *
  * <h2>Backends</h2>
- * {@code GPU}: the {@code tsne} kernels ({@code tsne_knn_tile}, {@code tsne_aff_cond}) on the device of the
+ * {@code GPU}: the {@code tsne} kernels ({@code tsne_knn_tile8}, {@code tsne_aff_cond}) on the device of the
  * current Spark task's {@code gpu} resource (else {@code spark.sparkgpu.device}, else 0); {@code CPU}: the Java
  * twin (multi-threaded over rows); {@code AUTO}: the GPU when usable, else the twin. Results are bitwise equal.
+ * The GPU kNN keeps each block's top-k lists in shared memory, so it supports k up to about 330 on an H100
+ * (k &gt; that: {@code AUTO} falls back to the twin with a warning, {@code GPU} throws); inputs are chunked to
+ * at most 1 GiB of device memory per chunk of queries and of references.
+ *
+ * <h2>Cost (H100, one GPU; 20 Gaussian clusters, k = 90, perplexity 30)</h2>
+ * 70,000 x 784: knn 0.69 s, conditional 0.06 s, symmetrize 0.7 s (CPU, 16 cores). 1,000,000 x 50: knn 7.2 s,
+ * conditional 0.7 s, symmetrize 3.7 s. Memory: the graph is 8 n k bytes, P about 1.7 x 12 n k bytes.
  */
 public final class TsneAffinities {
     /** Kernel module and the kernel that proves it loads. */
