@@ -128,6 +128,10 @@ public final class TsneAffinities {
             throw new IllegalArgumentException("blocks out of range: query [" + queryOffset + ", +" + nq + "), ref ["
                     + refOffset + ", +" + nr + ") of n=" + n);
         }
+        if ((long) nq * k > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException(nq + " query rows x k=" + k + " neighbours exceed one Java array; "
+                    + "split the queries into blocks (TsneAffinitiesSpark does) or lower k");
+        }
         if (query == null || ref == null || query.length != (long) nq * d || ref.length != (long) nr * d) {
             throw new IllegalArgumentException("point arrays must hold rows x d = " + nq + " x " + d + " and " + nr
                     + " x " + d + " floats, got " + (query == null ? "null" : query.length) + " and "

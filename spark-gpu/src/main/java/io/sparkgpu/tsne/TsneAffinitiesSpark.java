@@ -293,7 +293,7 @@ public final class TsneAffinitiesSpark {
             JavaRDD<KnnGraph> graphs;
             Broadcast<float[]> bx = null;
             JavaRDD<Block> nonEmpty = blocks;
-            if (4L * n * dim <= broadcastBytes) {
+            if (4L * n * dim <= broadcastBytes && (long) n * dim <= Integer.MAX_VALUE - 8) {
                 float[] all = new float[n * dim];
                 for (Block b : blocks.collect()) {
                     System.arraycopy(b.x, 0, all, offsets[b.part] * dim, b.rows * dim);
