@@ -329,7 +329,7 @@ public final class TsneAffinitiesSpark {
             rows.count();
             own.unpersist(false);
             if (bx != null) {
-                bx.destroy();
+                bx.unpersist(false); // not destroy: a lost partition of rows recomputes through it
             }
             return new Result(rows, n, offsets, k);
         } finally {
