@@ -37,8 +37,8 @@ public final class TsneGridOptions implements Serializable {
         this.maxIntervals = maxIntervals.clone();
     }
 
-    /** Defaults: p = 3, one box per unit of extent, at least 50 boxes, at most 400 (1-D), 200 (2-D), 40 (3-D). */
+    /** Defaults: p = 3, one box per unit of extent, at least 50 boxes, at most 400 (1-D), 200 (2-D), 50 (3-D). */
     public static TsneGridOptions defaults() {
-        return new TsneGridOptions(3, 1.0, 50, new int[] {0, 400, 200, 40});
+        return new TsneGridOptions(3, 1.0, 50, new int[] {0, 400, 200, 50});
     }
 }
