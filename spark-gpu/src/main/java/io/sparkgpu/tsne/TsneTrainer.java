@@ -295,7 +295,7 @@ public final class TsneTrainer {
     }
 
     /** m distinct indices of 0..n-1 chosen with the seed, ascending (all of them when m >= n). */
-    static int[] sampleIndices(int n, int m, long seed) {
+    public static int[] sampleIndices(int n, int m, long seed) {
         if (m >= n) {
             int[] all = new int[n];
             for (int i = 0; i < n; i++) {
