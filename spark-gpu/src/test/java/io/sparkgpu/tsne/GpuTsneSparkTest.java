@@ -75,7 +75,7 @@ class GpuTsneSparkTest {
     @Test
     void sameSeedSameBitsInBothModesAndForAnyPartitioning() {
         TsneTestData data = TsneTestData.clusters(3, 40, 6, 2);
-        GpuTsne e = estimator().setMaxIter(80).setExaggerationIterations(40);
+        GpuTsne e = estimator().setMaxIter(12).setExaggerationIterations(6).setKlEvery(5);
         GpuTsneModel single1 = e.copy(new org.apache.spark.ml.param.ParamMap()).setMode("single").fit(frame(data, 1));
         GpuTsneModel single3 = e.copy(new org.apache.spark.ml.param.ParamMap()).setMode("single").fit(frame(data, 3));
         GpuTsneModel dist1 = e.copy(new org.apache.spark.ml.param.ParamMap()).setMode("distributed").fit(frame(data, 1));
