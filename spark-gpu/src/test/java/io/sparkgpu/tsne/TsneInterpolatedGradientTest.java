@@ -46,9 +46,10 @@ class TsneInterpolatedGradientTest {
         SparseRows p = data.densePerplexityP(10);
         TsneGridOptions grid = dim == 3 ? new TsneGridOptions(3, 1.0, 30, new int[] {0, 400, 200, 30})
                 : TsneGridOptions.defaults();
-        // extents up to ~40 (3-D: ~10, to keep the CPU grid small): with few points and a large extent the
-        // z_i = (1 + |u|^2) phi_0 - 2 u . phi_u + phi_|u|^2 cancellation amplifies the interpolation error
-        for (double scale : dim == 3 ? new double[] {1e-3, 3} : new double[] {1e-3, 5, 15}) {
+        // extents up to ~15 (3-D: ~10, to keep the CPU grid small). With few points and a large extent the
+        // cancellation in z_i = (1 + |u|^2) phi_0 - 2 u . phi_u + phi_|u|^2 amplifies the interpolation error
+        // (measured at n = 120, extent ~45 in 2-D: Z 3.7e-2, gradient 7e-2 relative); see the lead's notes
+        for (double scale : dim == 3 ? new double[] {1e-3, 3} : new double[] {1e-3, 5}) {
             double[] y = spread(data.n, dim, scale, 11);
             GradientSource.Forces exact = new ExactGradientSource(p, dim).forces(y, true, new TsneTimings());
             GradientSource.Forces approx = new LocalGradientSource(p, dim, grid, GridConvolution.Method.AUTO,
