@@ -115,15 +115,25 @@ run_entry_points() {
         > "$logs/spark-gpu-tests.log" 2>&1 || { tail -60 "$logs/spark-gpu-tests.log" >&2; die "spark-gpu-tests failed (log: $logs/spark-gpu-tests.log)"; }
     grep -q '\[ *[1-9][0-9]* tests successful *\]' "$logs/spark-gpu-tests.log" \
         || die "spark-gpu-tests ran no test successfully (log: $logs/spark-gpu-tests.log)"
-    echo "  bench-e2e on local[2]"
+    echo "  bench-e2e on local[2] (k-means, isotonic, scan)"
     JAVA_OPTS="-Xmx4g" "$run" bench-e2e --n 30000 --d 8 --k 5 --iters 3 --cores 2 --partitions 12 \
-        --warmup-n 3000 --gpu-backend auto > "$logs/bench-local.log" 2>&1 \
+        --warmup-n 3000 --gpu-backend auto --iso-n 30000 --scan-grid 12 --scan-replicas 9 \
+        > "$logs/bench-local.log" 2>&1 \
         || { tail -60 "$logs/bench-local.log" >&2; die "bench-e2e on local[2] failed (log: $logs/bench-local.log)"; }
     echo "  bench-e2e on local-cluster, fake GPU resource"
     JAVA_OPTS="-Xmx2g" "$run" bench-e2e --n 30000 --d 8 --k 5 --iters 3 --cores 2 --partitions 12 \
         --warmup-n 3000 --gpu-backend auto --tasks-per-gpu 2 --gpu-addresses 0 --executor-memory 2048 \
+        --iso-n 30000 --scan-grid 12 --scan-replicas 9 \
         > "$logs/bench-cluster.log" 2>&1 \
         || { tail -60 "$logs/bench-cluster.log" >&2; die "bench-e2e on local-cluster failed (log: $logs/bench-cluster.log)"; }
+    echo "  bench isotonic (our Spark job and MLlib's on local[2])"
+    JAVA_OPTS="-Xmx4g" "$run" bench isotonic --n 20000 --small-n 4096 --threads 2 --reps 1 \
+        > "$logs/bench-isotonic.log" 2>&1 \
+        || { tail -60 "$logs/bench-isotonic.log" >&2; die "bench isotonic failed (log: $logs/bench-isotonic.log)"; }
+    echo "  bench scan"
+    JAVA_OPTS="-Xmx4g" "$run" bench scan --grids 1d:1000,2d:16 --replicas 9 --threads 2 \
+        > "$logs/bench-scan.log" 2>&1 \
+        || { tail -60 "$logs/bench-scan.log" >&2; die "bench scan failed (log: $logs/bench-scan.log)"; }
     echo "  info"
     rc=0
     "$run" info > "$logs/info.log" 2>&1 || rc=$?

@@ -1,5 +1,14 @@
 package io.sparkgpu.jobs.bench;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.BiConsumer;
 
 /** The command-line convention of the benchmarks: {@code --name value} or {@code --name=value}, and --help/-h. */
@@ -33,5 +42,33 @@ final class BenchArgs {
             option.accept(a, v);
         }
         return help;
+    }
+
+    /** Prints the report and, when {@code markdownFile} is set, writes it there too (creating its folder). */
+    static void emit(String md, String markdownFile) throws IOException {
+        System.out.println(md);
+        if (markdownFile != null) {
+            Path p = Paths.get(markdownFile);
+            if (p.getParent() != null) {
+                Files.createDirectories(p.getParent());
+            }
+            Files.writeString(p, md, StandardCharsets.UTF_8);
+            System.err.println("[bench] wrote " + p.toAbsolutePath());
+        }
+    }
+
+    /** The report's first lines: wrapper command (if any), JVM command, date, host. */
+    static List<String> runHeader(String[] argv) {
+        List<String> h = new ArrayList<>();
+        String wrapper = System.getenv("SPARKGPU_BENCH_COMMAND");
+        if (wrapper != null && !wrapper.isBlank()) {
+            h.add("command: `" + wrapper.trim() + "`");
+        }
+        h.add("JVM command: `" + KMeansBenchmark.jvmCommand(argv) + "`");
+        h.add("date: " + Instant.now().truncatedTo(ChronoUnit.SECONDS));
+        h.add("host: " + Runtime.getRuntime().availableProcessors() + " cores (" + KMeansBenchmark.cpuModel()
+                + "), max heap " + (Runtime.getRuntime().maxMemory() >> 20) + " MiB, Java "
+                + System.getProperty("java.version") + ", load average at start " + KMeansBenchmark.loadAverage());
+        return h;
     }
 }

@@ -48,10 +48,16 @@ import org.apache.spark.sql.SparkSession;
  */
 public final class EndToEndBenchmark {
     static final List<String> ALL_IMPLS = List.of("ours-gpu", "ours-cpu", "mllib-row", "mllib-block");
+    static final List<String> ALL_CAPABILITIES = List.of("kmeans", "isotonic", "scan");
 
     static final class Options {
         static final String USAGE = String.join("\n",
-                "EndToEndBenchmark: k-means as Spark jobs: ours GPU, ours CPU twin, MLlib row and block, one table.",
+                "EndToEndBenchmark: each capability as Spark jobs: ours GPU, ours CPU twin and MLlib where it has an",
+                "equivalent (k-means: MLlib row and block; isotonic: MLlib IsotonicRegression), one report.",
+                "  --capabilities L   any of kmeans,isotonic,scan                        [all]",
+                "  --iso-n N          isotonic rows                                      [10000000]",
+                "  --scan-grid N      scan grid N x N (Poisson)                          [128]",
+                "  --scan-replicas R  scan Monte Carlo replicas                          [999]",
                 "  --n N              points (1e7 or 10000000)                          [10000000]",
                 "  --d D              dimensions                                         [32]",
                 "  --k K              clusters (also the number of generated blobs)      [64]",
@@ -79,6 +85,10 @@ public final class EndToEndBenchmark {
         List<String> gpuAddresses;
         long executorMemoryMb = 65536;
         Set<String> impls = new LinkedHashSet<>(ALL_IMPLS);
+        Set<String> capabilities = new LinkedHashSet<>(ALL_CAPABILITIES);
+        long isoN = 10_000_000L;
+        int scanGrid = 128;
+        int scanReplicas = 999;
         String gpuBackend = "gpu";
         long warmupN = 100_000;
         long seed = 42;
@@ -120,6 +130,10 @@ public final class EndToEndBenchmark {
                         break;
                     case "--executor-memory": o.executorMemoryMb = KMeansBenchmark.Options.count(v); break;
                     case "--impls": o.impls = impls(v); break;
+                    case "--capabilities": o.capabilities = capabilities(v); break;
+                    case "--iso-n": o.isoN = KMeansBenchmark.Options.count(v); break;
+                    case "--scan-grid": o.scanGrid = (int) KMeansBenchmark.Options.count(v); break;
+                    case "--scan-replicas": o.scanReplicas = (int) KMeansBenchmark.Options.count(v); break;
                     case "--gpu-backend": o.gpuBackend = v.trim().toLowerCase(Locale.ROOT); break;
                     case "--warmup-n": o.warmupN = KMeansBenchmark.Options.count(v); break;
                     case "--seed": o.seed = Long.parseLong(v.trim()); break;
@@ -135,6 +149,9 @@ public final class EndToEndBenchmark {
                     || o.warmupN < 0) {
                 throw new IllegalArgumentException("need --n, --d, --iters, --cores, --partitions >= 1, --k >= 2, "
                         + "--tasks-per-gpu and --warmup-n >= 0");
+            }
+            if (o.isoN < 1 || o.scanGrid < 1 || o.scanReplicas < 0) {
+                throw new IllegalArgumentException("need --iso-n, --scan-grid >= 1 and --scan-replicas >= 0");
             }
             if (o.n < o.k) {
                 throw new IllegalArgumentException("--n " + o.n + " is smaller than --k " + o.k);
@@ -165,6 +182,24 @@ public final class EndToEndBenchmark {
             }
             if (s.isEmpty()) {
                 throw new IllegalArgumentException("--impls is empty");
+            }
+            return s;
+        }
+
+        static Set<String> capabilities(String list) {
+            Set<String> s = new LinkedHashSet<>();
+            for (String t : list.split(",")) {
+                String x = t.trim().toLowerCase(Locale.ROOT);
+                if (x.isEmpty()) {
+                    continue;
+                }
+                if (!ALL_CAPABILITIES.contains(x)) {
+                    throw new IllegalArgumentException("unknown capability '" + t + "' (known: " + ALL_CAPABILITIES + ")");
+                }
+                s.add(x);
+            }
+            if (s.isEmpty()) {
+                throw new IllegalArgumentException("--capabilities is empty");
             }
             return s;
         }
@@ -333,6 +368,30 @@ public final class EndToEndBenchmark {
         r.gpuNote = gpuNote();
         JobTimeline timeline = new JobTimeline();
         spark.sparkContext().addSparkListener(timeline);
+        try {
+            if (o.capabilities.contains("kmeans")) {
+                kmeans(spark, r, timeline);
+            }
+            EndToEndJobs jobs = new EndToEndJobs(spark, log, o.partitions, o.seed, o.gpuBackend);
+            r.jobs = jobs;
+            if (o.capabilities.contains("isotonic")) {
+                jobs.isotonic(o.isoN, o.wants("ours-gpu"), o.wants("ours-cpu"),
+                        o.wants("mllib-row") || o.wants("mllib-block"));
+            }
+            if (o.capabilities.contains("scan")) {
+                jobs.scan(o.scanGrid, o.scanReplicas, o.wants("ours-gpu"), o.wants("ours-cpu"));
+            }
+        } finally {
+            spark.sparkContext().removeSparkListener(timeline);
+            if (ownsSession) {
+                spark.stop();
+            }
+        }
+        return r;
+    }
+
+    private void kmeans(SparkSession spark, Report r, JobTimeline timeline) {
+        r.kmeansRan = true;
         BlobData data = new BlobData(o.seed, o.d, o.k, o.sigma);
         try (MllibKMeansRunner mllib = new MllibKMeansRunner(spark)) {
             r.blas = mllib.describe();
@@ -368,13 +427,7 @@ public final class EndToEndBenchmark {
                     r.results.add(mllibFit(mllib, solver));
                 }
             }
-        } finally {
-            spark.sparkContext().removeSparkListener(timeline);
-            if (ownsSession) {
-                spark.stop();
-            }
         }
-        return r;
     }
 
     private String gpuNote() {
@@ -533,6 +586,8 @@ public final class EndToEndBenchmark {
         String blas = "";
         String gpuNote = "";
         String loadNote = "";
+        boolean kmeansRan;
+        EndToEndJobs jobs;
 
         Report(Options o) {
             this.o = o;
@@ -572,7 +627,9 @@ public final class EndToEndBenchmark {
         }
 
         int exitCode() {
-            return mismatch() ? 3 : anyFailed() ? 4 : 0;
+            boolean jobsMismatch = jobs != null && jobs.mismatch();
+            boolean jobsFailed = jobs != null && jobs.anyFailed();
+            return mismatch() || jobsMismatch ? 3 : anyFailed() || jobsFailed ? 4 : 0;
         }
 
         static String ratio(double base, double x) {
@@ -580,6 +637,28 @@ public final class EndToEndBenchmark {
         }
 
         String markdown() {
+            String others = jobs == null ? "" : jobs.markdown();
+            if (!kmeansRan) {
+                return header("") + "\n" + others;
+            }
+            return kmeansMarkdown() + "\n" + others;
+        }
+
+        /** Command, host, Spark and GPU lines shared by every section. */
+        String header(String prefix) {
+            StringBuilder sb = new StringBuilder(prefix);
+            String cmd = System.getenv("SPARKGPU_BENCH_COMMAND");
+            sb.append("- command: `").append(cmd != null ? cmd : KMeansBenchmark.jvmCommand(o.argv)).append("`\n");
+            sb.append("- started ").append(started).append(" on ").append(Runtime.getRuntime().availableProcessors())
+                    .append(" cores (").append(KMeansBenchmark.cpuModel()).append("), load average ")
+                    .append(KMeansBenchmark.loadAverage()).append(", Java ").append(System.getProperty("java.version"))
+                    .append(", driver max heap ").append(Runtime.getRuntime().maxMemory() >> 20).append(" MiB\n");
+            sb.append("- Spark ").append(sparkVersion).append(", master `").append(master).append("`\n");
+            sb.append("- GPU: ").append(gpuNote).append('\n');
+            return sb.toString();
+        }
+
+        String kmeansMarkdown() {
             StringBuilder sb = new StringBuilder();
             sb.append("### k-means end to end on Spark: n=").append(o.n).append(", d=").append(o.d).append(", k=")
                     .append(o.k).append(", ").append(o.iters).append(" iterations\n\n");

@@ -12,10 +12,6 @@ import io.sparkgpu.isotonic.IsotonicGpu;
 import io.sparkgpu.isotonic.IsotonicPredictor;
 import io.sparkgpu.isotonic.IsotonicResult;
 import io.sparkgpu.isotonic.L2Blocks;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
@@ -65,15 +61,7 @@ public final class IsotonicBenchmark {
         }
         IsotonicBenchmark b = new IsotonicBenchmark(o);
         String md = b.run();
-        System.out.println(md);
-        if (o.markdown != null) {
-            Path p = Paths.get(o.markdown);
-            if (p.getParent() != null) {
-                Files.createDirectories(p.getParent());
-            }
-            Files.writeString(p, md, StandardCharsets.UTF_8);
-            System.err.println("[bench] wrote " + p.toAbsolutePath());
-        }
+        BenchArgs.emit(md, o.markdown);
         System.exit(b.mismatch ? 3 : 0);
     }
 

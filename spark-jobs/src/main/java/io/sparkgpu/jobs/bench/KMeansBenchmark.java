@@ -13,7 +13,6 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -66,15 +65,7 @@ public final class KMeansBenchmark {
         }
         Report report = new KMeansBenchmark(o, System.err).run();
         String md = report.markdown();
-        System.out.println(md);
-        if (o.markdown != null) {
-            Path p = Paths.get(o.markdown);
-            if (p.getParent() != null) {
-                Files.createDirectories(p.getParent());
-            }
-            Files.writeString(p, md, StandardCharsets.UTF_8);
-            System.err.println("[bench] wrote " + p.toAbsolutePath());
-        }
+        BenchArgs.emit(md, o.markdown);
         // Spark's non-daemon threads could keep the JVM alive; a mismatch of our exact results is a failure.
         System.exit(report.mismatch ? 3 : 0);
     }

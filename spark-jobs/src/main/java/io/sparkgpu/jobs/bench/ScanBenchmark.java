@@ -12,12 +12,6 @@ import io.sparkgpu.scan.ScanModel;
 import io.sparkgpu.scan.ScanShape;
 import io.sparkgpu.scan.ScanSpec;
 import io.sparkgpu.scan.ScanTables;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
@@ -61,15 +55,7 @@ public final class ScanBenchmark {
         }
         Report report = new ScanBenchmark(o).run();
         String md = report.markdown();
-        System.out.println(md);
-        if (o.markdown != null) {
-            Path p = Paths.get(o.markdown);
-            if (p.getParent() != null) {
-                Files.createDirectories(p.getParent());
-            }
-            Files.writeString(p, md, StandardCharsets.UTF_8);
-            System.err.println("[bench] wrote " + p.toAbsolutePath());
-        }
+        BenchArgs.emit(md, o.markdown);
         System.exit(report.mismatch ? 3 : 0);
     }
 
@@ -322,15 +308,7 @@ public final class ScanBenchmark {
     Report run() {
         Report rep = new Report();
         rep.replicas = o.replicas;
-        String wrapper = System.getenv("SPARKGPU_BENCH_COMMAND");
-        if (wrapper != null && !wrapper.isBlank()) {
-            rep.header.add("command: `" + wrapper.trim() + "`");
-        }
-        rep.header.add("JVM command: `" + KMeansBenchmark.jvmCommand(o.argv) + "`");
-        rep.header.add("date: " + Instant.now().truncatedTo(ChronoUnit.SECONDS));
-        rep.header.add("host: " + Runtime.getRuntime().availableProcessors() + " cores (" + KMeansBenchmark.cpuModel()
-                + "), max heap " + (Runtime.getRuntime().maxMemory() >> 20) + " MiB, Java "
-                + System.getProperty("java.version") + ", load average at start " + KMeansBenchmark.loadAverage());
+        rep.header.addAll(BenchArgs.runHeader(o.argv));
         CudaDevice dev = null;
         String gpuWhy = "not requested";
         if (o.impls.contains("gpu")) {

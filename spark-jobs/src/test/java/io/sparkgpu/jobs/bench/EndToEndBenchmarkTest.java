@@ -42,7 +42,8 @@ class EndToEndBenchmarkTest {
     @Test
     void smallRunOnTheCpuAgreesAndExplainsWhereTheTimeGoes() {
         ByteArrayOutputStream log = new ByteArrayOutputStream();
-        EndToEndBenchmark.Report r = EndToEndBenchmark.runForTest(new String[] {"--n", "20000", "--d", "4", "--k", "5",
+        EndToEndBenchmark.Report r = EndToEndBenchmark.runForTest(new String[] {"--capabilities", "kmeans",
+                "--n", "20000", "--d", "4", "--k", "5",
                 "--iters", "3", "--cores", "2", "--partitions", "5", "--warmup-n", "3000", "--gpu-backend", "auto"},
                 new PrintStream(log, true, StandardCharsets.UTF_8));
         String md = r.markdown();
@@ -74,5 +75,37 @@ class EndToEndBenchmarkTest {
         assertTrue(md.contains("0 (bitwise equal)"), md);
         assertTrue(md.contains("fit: iteration 1 (incl. upload to the GPU)"), md);
         assertTrue(md.contains("bitwise equal"), md);
+    }
+
+    @Test
+    void isotonicAndScanJobsRunEveryWayAndAgree() {
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        EndToEndBenchmark.Report r = EndToEndBenchmark.runForTest(new String[] {"--capabilities", "isotonic,scan",
+                "--iso-n", "20000", "--scan-grid", "12", "--scan-replicas", "19", "--cores", "2", "--partitions", "3",
+                "--gpu-backend", "auto"}, new PrintStream(log, true, StandardCharsets.UTF_8));
+        String md = r.markdown();
+        String logText = log.toString(StandardCharsets.UTF_8);
+        assertTrue(r.results.isEmpty(), "k-means was not asked for");
+        assertEquals(5, r.jobs.jobs.size(), logText);
+        for (EndToEndJobs.Job j : r.jobs.jobs) {
+            assertNull(j.failure, j.capability + " " + j.impl + ": " + j.failure + "\n" + logText);
+            assertTrue(j.seconds > 0, j.capability + " " + j.impl);
+        }
+        EndToEndJobs.Job g = r.jobs.get("isotonic", "ours-gpu");
+        EndToEndJobs.Job c = r.jobs.get("isotonic", "ours-cpu");
+        EndToEndJobs.Job m = r.jobs.get("isotonic", "mllib");
+        assertTrue(Arrays.equals(g.values, c.values), md);
+        double diff = EndToEndJobs.isoMaxDiff(c.isoModel, m.isoModel);
+        assertTrue(diff <= 1e-9, "MLlib and ours differ by " + diff + "\n" + md);
+        assertTrue(Arrays.equals(r.jobs.get("scan", "ours-gpu").values, r.jobs.get("scan", "ours-cpu").values), md);
+        assertTrue(r.jobs.get("scan", "ours-gpu").summary.startsWith("best ["), md);
+        assertFalse(r.jobs.mismatch(), md);
+        assertEquals(0, r.exitCode(), md);
+        assertTrue(md.contains("### isotonic regression end to end on Spark"), md);
+        assertTrue(md.contains("| MLlib IsotonicRegression |"), md);
+        assertTrue(md.contains("### scan statistic end to end on Spark"), md);
+        assertTrue(md.contains("bitwise equal"), md);
+        assertThrows(IllegalArgumentException.class,
+                () -> EndToEndBenchmark.Options.parse(new String[] {"--capabilities", "pca"}));
     }
 }
