@@ -72,6 +72,7 @@ public class GpuTsne extends Estimator<GpuTsneModel> implements MLWritable {
     private final IntParam gridNodesPerInterval;
     private final DoubleParam gridIntervalsPerUnit;
     private final IntParam gridMinIntervals;
+    private final IntParam gridMaxIntervals;
     private final Param<String> convolution;
     private final IntParam klEvery;
     private final IntParam qualitySampleSize;
@@ -107,7 +108,8 @@ public class GpuTsne extends Estimator<GpuTsneModel> implements MLWritable {
         singleModeMaxEntries = new LongParam(this, "singleModeMaxEntries", "Auto mode threshold, see mode (>= 0).", ParamValidators.<Object>gtEq(0));
         gridNodesPerInterval = new IntParam(this, "gridNodesPerInterval", "Interpolation nodes per grid box per axis, 1..8.", ParamValidators.<Object>inRange(1, 8));
         gridIntervalsPerUnit = new DoubleParam(this, "gridIntervalsPerUnit", "Grid boxes per unit of embedding extent (> 0).", ParamValidators.<Object>gt(0));
-        gridMinIntervals = new IntParam(this, "gridMinIntervals", "Fewest grid boxes per axis (>= 1; at most 50 so that the 3-D bound holds).", ParamValidators.<Object>inRange(1, 50));
+        gridMinIntervals = new IntParam(this, "gridMinIntervals", "Fewest grid boxes per axis (>= 1, <= the most).", ParamValidators.<Object>gtEq(1));
+        gridMaxIntervals = new IntParam(this, "gridMaxIntervals", "Most grid boxes per axis (>= gridMinIntervals); 0 = the default for the dimension (400, 200, 50 in 1-, 2-, 3-D).", ParamValidators.<Object>gtEq(0));
         convolution = new Param<>(this, "convolution", "Grid convolution: 'auto', 'direct' or 'fft'.", GpuTsneParams.oneOf("auto", "direct", "fft"));
         klEvery = new IntParam(this, "klEvery", "Report KL every this many iterations (0: only the final one).", ParamValidators.<Object>gtEq(0));
         qualitySampleSize = new IntParam(this, "qualitySampleSize", "Points of the seeded sample on which trustworthiness and kNN preservation are computed (0: skip).", ParamValidators.<Object>gtEq(0));
@@ -132,6 +134,7 @@ public class GpuTsne extends Estimator<GpuTsneModel> implements MLWritable {
         setDefault(gridNodesPerInterval, 3);
         setDefault(gridIntervalsPerUnit, 1.0);
         setDefault(gridMinIntervals, 50);
+        setDefault(gridMaxIntervals, 0);
         setDefault(convolution, "auto");
         setDefault(klEvery, 50);
         setDefault(qualitySampleSize, 1000);
@@ -485,6 +488,20 @@ public class GpuTsne extends Estimator<GpuTsneModel> implements MLWritable {
         return this;
     }
 
+    /** Most grid boxes per axis; 0 = the default for the dimension. */
+    public IntParam gridMaxIntervals() {
+        return gridMaxIntervals;
+    }
+
+    public int getGridMaxIntervals() {
+        return (Integer) getOrDefault(gridMaxIntervals);
+    }
+
+    public GpuTsne setGridMaxIntervals(int value) {
+        set(gridMaxIntervals, value);
+        return this;
+    }
+
     /** Grid convolution: 'auto', 'direct' or 'fft'. */
     public Param<String> convolution() {
         return convolution;
@@ -616,9 +633,8 @@ public class GpuTsne extends Estimator<GpuTsneModel> implements MLWritable {
         c.mode = getMode();
         c.klEvery = getKlEvery();
         c.singleModeMaxEntries = getSingleModeMaxEntries();
-        TsneGridOptions d = TsneGridOptions.defaults();
-        c.grid = new TsneGridOptions(getGridNodesPerInterval(), getGridIntervalsPerUnit(), getGridMinIntervals(),
-                d.maxIntervals);
+        c.grid = TsneConfig.gridOptions(getGridNodesPerInterval(), getGridIntervalsPerUnit(), getGridMinIntervals(),
+                getGridMaxIntervals());
         c.convolution = TsneConfig.parseConvolution(getConvolution(), "convolution");
         return c.validate();
     }

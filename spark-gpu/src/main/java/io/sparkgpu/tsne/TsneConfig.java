@@ -172,6 +172,22 @@ public final class TsneConfig implements Serializable {
         return s;
     }
 
+    /**
+     * Grid options: p nodes per box, boxes per unit of extent, at least {@code minIntervals} boxes per axis and at
+     * most {@code maxIntervals} (0: the defaults 400, 200, 50 for 1-, 2-, 3-D, raised to minIntervals if below).
+     */
+    public static TsneGridOptions gridOptions(int p, double intervalsPerUnit, int minIntervals, int maxIntervals) {
+        int[] max = TsneGridOptions.defaults().maxIntervals.clone();
+        for (int d = 1; d <= 3; d++) {
+            max[d] = maxIntervals > 0 ? maxIntervals : Math.max(max[d], minIntervals);
+        }
+        if (maxIntervals > 0 && maxIntervals < minIntervals) {
+            throw new IllegalArgumentException("gridMaxIntervals=" + maxIntervals + " must be >= gridMinIntervals="
+                    + minIntervals);
+        }
+        return new TsneGridOptions(p, intervalsPerUnit, minIntervals, max);
+    }
+
     /** Parses "auto", "direct" or "fft" (case-insensitive); {@code what} names the parameter. */
     public static GridConvolution.Method parseConvolution(String v, String what) {
         String s = v == null ? "" : v.trim().toUpperCase(Locale.ROOT);

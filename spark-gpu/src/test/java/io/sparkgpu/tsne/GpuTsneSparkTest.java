@@ -9,6 +9,7 @@ import io.sparkgpu.testutil.SparkTestSession;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.ml.linalg.SQLDataTypes;
 import org.apache.spark.ml.linalg.Vector;
 import org.apache.spark.ml.linalg.Vectors;
@@ -36,13 +37,16 @@ class GpuTsneSparkTest {
             System.arraycopy(data.x, i * data.d, v, 0, data.d);
             rows.add(RowFactory.create("p" + i, data.labels[i], Vectors.dense(v)));
         }
-        return SparkTestSession.get().createDataFrame(rows, SCHEMA).repartition(partitions).sortWithinPartitions("name")
-                .coalesce(partitions);
+        // the same row order for any number of partitions
+        JavaSparkContext jsc = JavaSparkContext.fromSparkContext(SparkTestSession.get().sparkContext());
+        return SparkTestSession.get().createDataFrame(jsc.parallelize(rows, partitions), SCHEMA);
     }
 
     private static GpuTsne estimator() {
         return new GpuTsne().setPerplexity(10).setMaxIter(250).setExaggerationIterations(100).setSeed(3)
-                .setBackend("cpu").setIdCol("name").setQualitySampleSize(120);
+                .setBackend("cpu").setIdCol("name").setQualitySampleSize(120)
+                // a coarse grid keeps the CPU convolution cheap (CI has 2 cores)
+                .setGridMinIntervals(10).setGridIntervalsPerUnit(0.5).setGridMaxIntervals(30);
     }
 
     /** kNN-label accuracy of the embedding (labels looked up through the ids). */
@@ -107,7 +111,8 @@ class GpuTsneSparkTest {
         for (int i = 0; i < 12; i++) {
             rows.add(RowFactory.create(Vectors.dense(i, i * i % 7)));
         }
-        GpuTsne e = new GpuTsne().setFeaturesCol("f").setBackend("cpu").setMaxIter(5).setPerplexity(2);
+        GpuTsne e = new GpuTsne().setFeaturesCol("f").setBackend("cpu").setMaxIter(5).setPerplexity(2)
+                .setGridMinIntervals(10).setGridMaxIntervals(10);
         List<Row> withNaN = new ArrayList<>(rows);
         withNaN.set(5, RowFactory.create(Vectors.dense(1, Double.NaN)));
         assertMessage("featuresCol 'f' contains NaN", () -> e.fit(spark.createDataFrame(withNaN, schema)));
@@ -153,6 +158,7 @@ class GpuTsneSparkTest {
                 .add("dst", DataTypes.StringType, false).add("w", DataTypes.DoubleType, false);
         GpuTsneModel m = new GpuTsne().setSrcCol("src").setDstCol("dst").setWeightCol("w").setBackend("cpu")
                 .setMaxIter(250).setExaggerationIterations(100).setLearningRate(10).setSeed(1)
+                .setGridMinIntervals(10).setGridIntervalsPerUnit(0.5).setGridMaxIntervals(30)
                 .fit(spark.createDataFrame(rows, schema));
         Object[] ids = m.ids();
         int[] labels = new int[ids.length];

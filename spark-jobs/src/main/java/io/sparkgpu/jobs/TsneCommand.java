@@ -114,6 +114,18 @@ final class TsneCommand extends SparkCommand {
             description = "auto, gpu or cpu. Default: spark.sparkgpu.backend if set, else auto (GPU when usable).")
     String backend;
 
+    @Option(names = "--grid-per-unit", paramLabel = "X", defaultValue = "1",
+            description = "Interpolation grid boxes per unit of embedding extent. Default: ${DEFAULT-VALUE}.")
+    double gridPerUnit;
+
+    @Option(names = "--grid-min-intervals", paramLabel = "N", defaultValue = "50",
+            description = "Fewest grid boxes per axis. Default: ${DEFAULT-VALUE}.")
+    int gridMin;
+
+    @Option(names = "--grid-max-intervals", paramLabel = "N", defaultValue = "0",
+            description = "Most grid boxes per axis (0: 400, 200, 50 in 1-, 2-, 3-D). Default: ${DEFAULT-VALUE}.")
+    int gridMax;
+
     @Option(names = "--quality-sample", paramLabel = "N", defaultValue = "1000",
             description = "Points on which trustworthiness and kNN preservation are computed (0: skip). "
                     + "Default: ${DEFAULT-VALUE}.")
@@ -179,6 +191,7 @@ final class TsneCommand extends SparkCommand {
         }
         c.backend = parseBackend(backend, "--backend");
         try {
+            c.grid = TsneConfig.gridOptions(3, gridPerUnit, gridMin, gridMax);
             TsneConfig check = c.copy();
             check.backend = io.sparkgpu.cuda.Backend.AUTO;
             check.validate();

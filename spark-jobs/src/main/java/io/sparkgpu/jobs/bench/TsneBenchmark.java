@@ -93,6 +93,9 @@ public final class TsneBenchmark {
                 "  --clusters C        clusters of the generated data                           [10]",
                 "  --error-sample M    points of the exact repulsive-force check (0: skip)      [10000]",
                 "  --quality-sample M  points of the trustworthiness / kNN accuracy sample      [1000]",
+                "  --grid-min N        fewest interpolation boxes per axis                      [50]",
+                "  --grid-max N        most boxes per axis (0: 400, 200, 50 in 1-, 2-, 3-D)      [0]",
+                "  --grid-per-unit X   boxes per unit of embedding extent                       [1]",
                 "  --seed S            data and initialisation seed                             [42]",
                 "  --markdown FILE     also write the report to FILE",
                 "  --help");
@@ -107,8 +110,12 @@ public final class TsneBenchmark {
         int errorSample = 10000;
         int qualitySample = 1000;
         long seed = 42;
+        int gridMin = 50;
+        int gridMax = 0;
+        double gridPerUnit = 1;
         String markdown;
         boolean help;
+        io.sparkgpu.tsne.TsneGridOptions grid = io.sparkgpu.tsne.TsneGridOptions.defaults();
 
         static Options parse(String[] args) {
             Options o = new Options();
@@ -153,6 +160,15 @@ public final class TsneBenchmark {
                     case "--quality-sample":
                         o.qualitySample = (int) KMeansBenchmark.Options.count(v);
                         break;
+                    case "--grid-min":
+                        o.gridMin = (int) KMeansBenchmark.Options.count(v);
+                        break;
+                    case "--grid-max":
+                        o.gridMax = (int) KMeansBenchmark.Options.count(v);
+                        break;
+                    case "--grid-per-unit":
+                        o.gridPerUnit = Double.parseDouble(v.trim());
+                        break;
                     case "--seed":
                         o.seed = Long.parseLong(v.trim());
                         break;
@@ -163,6 +179,7 @@ public final class TsneBenchmark {
                         throw new IllegalArgumentException("unknown option " + a);
                 }
             });
+            o.grid = io.sparkgpu.tsne.TsneConfig.gridOptions(3, o.gridPerUnit, o.gridMin, o.gridMax);
             if (o.clusters < 1) {
                 throw new IllegalArgumentException("--clusters must be >= 1");
             }
@@ -351,9 +368,9 @@ public final class TsneBenchmark {
                 + System.getProperty("java.version") + ", max heap " + (Runtime.getRuntime().maxMemory() >> 20) + " MiB");
         rep.header.add(String.format(Locale.ROOT, "settings: dimension %d, perplexity %s (k = %d), %d iterations "
                 + "(exaggeration 12 for 250, momentum 0.5 -> 0.8, learning rate max(n/12, 200)), random init "
-                + "(std 1e-4, seed %d), grid: p = 3 nodes per box, 1 box per unit, 50..%d boxes per axis",
-                o.dimension, o.perplexity, (int) Math.ceil(3 * o.perplexity), o.maxIter, o.seed,
-                io.sparkgpu.tsne.TsneGridOptions.defaults().maxIntervals[o.dimension]));
+                + "(std 1e-4, seed %d), grid: p = 3 nodes per box, %s boxes per unit, %d..%d boxes per axis",
+                o.dimension, o.perplexity, (int) Math.ceil(3 * o.perplexity), o.maxIter, o.seed, o.grid.intervalsPerUnit,
+                o.grid.minIntervals, o.grid.maxIntervals[o.dimension]));
         rep.header.add("single-device mode in one JVM (the distributed mode runs the same calls per row slice and "
                 + "gives the same bits); kNN exact (tiled brute force); times are wall clock of one run, including "
                 + "the first-call kernel loading");
@@ -406,6 +423,7 @@ public final class TsneBenchmark {
         cfg.seed = o.seed;
         cfg.init = TsneConfig.INIT_RANDOM;
         cfg.backend = backend;
+        cfg.grid = o.grid;
         cfg.validate(data.n);
         long t0 = System.nanoTime();
         KnnGraph g = TsneAffinities.knn(data.x, data.n, data.d, cfg.effectiveK(), backend);
@@ -441,12 +459,13 @@ public final class TsneBenchmark {
         int me = Math.min(data.n, o.errorSample);
         if (me >= 4) {
             r.errSample = me;
-            r.repRelErr = repulsionError(res.embedding, data.n, cfg.dimension, me, backend, o.seed + 2);
+            r.repRelErr = repulsionError(res.embedding, data.n, cfg.dimension, me, backend, o.grid, o.seed + 2);
         }
     }
 
     /** Relative error of the interpolated F_rep / Z against the exact O(m^2) one on m sampled points. */
-    static double repulsionError(double[] y, int n, int dim, int m, Backend backend, long seed) {
+    static double repulsionError(double[] y, int n, int dim, int m, Backend backend,
+            io.sparkgpu.tsne.TsneGridOptions options, long seed) {
         int[] idx = TsneTrainer.sampleIndices(n, m, seed);
         double[] ys = new double[m * dim];
         for (int s = 0; s < m; s++) {
@@ -462,7 +481,7 @@ public final class TsneBenchmark {
                 max[a] = Math.max(max[a], ys[s * dim + a]);
             }
         }
-        InterpGrid grid = TsneForces.plan(min, max, dim, io.sparkgpu.tsne.TsneGridOptions.defaults());
+        InterpGrid grid = TsneForces.plan(min, max, dim, options);
         long[] q = TsneForces.s2g(grid, m, ys, m, backend);
         double[] phi = GridConvolution.convolve(grid, TsneForces.chargesToDouble(grid, m, q),
                 GridConvolution.Method.AUTO, backend);
