@@ -45,8 +45,9 @@ class GpuTsneSparkTest {
     private static GpuTsne estimator() {
         return new GpuTsne().setPerplexity(10).setMaxIter(250).setExaggerationIterations(100).setSeed(3)
                 .setBackend("cpu").setIdCol("name").setQualitySampleSize(120)
-                // a coarse grid keeps the CPU convolution cheap (CI has 2 cores)
-                .setGridMinIntervals(10).setGridIntervalsPerUnit(0.5).setGridMaxIntervals(30);
+                // a small step keeps the embedding compact and a small grid keeps the CPU convolution cheap (CI has
+                // 2 cores); the auto rate max(n / 12, 200) is meant for large n
+                .setLearningRate(24).setGridMinIntervals(10).setGridMaxIntervals(40);
     }
 
     /** kNN-label accuracy of the embedding (labels looked up through the ids). */
@@ -158,7 +159,7 @@ class GpuTsneSparkTest {
                 .add("dst", DataTypes.StringType, false).add("w", DataTypes.DoubleType, false);
         GpuTsneModel m = new GpuTsne().setSrcCol("src").setDstCol("dst").setWeightCol("w").setBackend("cpu")
                 .setMaxIter(250).setExaggerationIterations(100).setLearningRate(10).setSeed(1)
-                .setGridMinIntervals(10).setGridIntervalsPerUnit(0.5).setGridMaxIntervals(30)
+                .setGridMinIntervals(10).setGridMaxIntervals(40)
                 .fit(spark.createDataFrame(rows, schema));
         Object[] ids = m.ids();
         int[] labels = new int[ids.length];
