@@ -350,7 +350,7 @@ final class TsneCommand extends SparkCommand {
             }
             rows.add(RowFactory.create(v.toArray()));
         }
-        DataFrameWriter<Row> w = spark.createDataFrame(rows, schema).write()
+        DataFrameWriter<Row> w = spark.createDataFrame(rows, schema).coalesce(1).write()
                 .mode(overwrite ? SaveMode.Overwrite : SaveMode.ErrorIfExists);
         if (outputFormat == OutputFormat.csv) {
             w.option("header", "true").csv(output);

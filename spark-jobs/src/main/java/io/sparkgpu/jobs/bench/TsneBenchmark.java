@@ -89,6 +89,7 @@ public final class TsneBenchmark {
                 "  --cpu-max-n N       run the CPU twin only for data sets of at most N points  [20000]",
                 "  --max-iter N        gradient iterations                                      [1000]",
                 "  --perplexity P      perplexity (k = 3 P)                                     [30]",
+                "  --learning-rate X   step, or auto = max(n / 12, 200)                         [auto]",
                 "  --dimension D       embedding dimension 1..3                                 [2]",
                 "  --clusters C        clusters of the generated data                           [10]",
                 "  --error-sample M    points of the exact repulsive-force check (0: skip)      [10000]",
@@ -105,6 +106,7 @@ public final class TsneBenchmark {
         long cpuMaxN = 20000;
         int maxIter = 1000;
         double perplexity = 30;
+        double learningRate = TsneConfig.LEARNING_RATE_AUTO;
         int dimension = 2;
         int clusters = 10;
         int errorSample = 10000;
@@ -147,6 +149,10 @@ public final class TsneBenchmark {
                         break;
                     case "--perplexity":
                         o.perplexity = Double.parseDouble(v.trim());
+                        break;
+                    case "--learning-rate":
+                        o.learningRate = v.trim().equalsIgnoreCase("auto") ? TsneConfig.LEARNING_RATE_AUTO
+                                : Double.parseDouble(v.trim());
                         break;
                     case "--dimension":
                         o.dimension = Integer.parseInt(v.trim());
@@ -367,9 +373,10 @@ public final class TsneBenchmark {
         rep.header.add("host: " + Runtime.getRuntime().availableProcessors() + " cores, java "
                 + System.getProperty("java.version") + ", max heap " + (Runtime.getRuntime().maxMemory() >> 20) + " MiB");
         rep.header.add(String.format(Locale.ROOT, "settings: dimension %d, perplexity %s (k = %d), %d iterations "
-                + "(exaggeration 12 for 250, momentum 0.5 -> 0.8, learning rate max(n/12, 200)), random init "
+                + "(exaggeration 12 for min(250, iterations), momentum 0.5 -> 0.8, learning rate %s), random init "
                 + "(std 1e-4, seed %d), grid: p = 3 nodes per box, %s boxes per unit, %d..%d boxes per axis",
-                o.dimension, o.perplexity, (int) Math.ceil(3 * o.perplexity), o.maxIter, o.seed, o.grid.intervalsPerUnit,
+                o.dimension, o.perplexity, (int) Math.ceil(3 * o.perplexity), o.maxIter,
+                o.learningRate > 0 ? Double.toString(o.learningRate) : "max(n/12, 200)", o.seed, o.grid.intervalsPerUnit,
                 o.grid.minIntervals, o.grid.maxIntervals[o.dimension]));
         rep.header.add("single-device mode in one JVM (the distributed mode runs the same calls per row slice and "
                 + "gives the same bits); kNN exact (tiled brute force); times are wall clock of one run, including "
@@ -419,6 +426,7 @@ public final class TsneBenchmark {
         TsneConfig cfg = new TsneConfig();
         cfg.dimension = o.dimension;
         cfg.perplexity = o.perplexity;
+        cfg.learningRate = o.learningRate;
         cfg.maxIter = o.maxIter;
         cfg.seed = o.seed;
         cfg.init = TsneConfig.INIT_RANDOM;
