@@ -1,17 +1,10 @@
 package io.sparkgpu.isotonic;
 
-import static jcuda.driver.JCudaDriver.cuEventCreate;
-import static jcuda.driver.JCudaDriver.cuEventDestroy;
-import static jcuda.driver.JCudaDriver.cuEventElapsedTime;
-import static jcuda.driver.JCudaDriver.cuEventRecord;
-
 import io.sparkgpu.cuda.CudaDevice;
-import io.sparkgpu.cuda.CudaException;
 import io.sparkgpu.cuda.DeviceBuffer;
 import io.sparkgpu.cuda.GpuStream;
 import io.sparkgpu.cuda.KernelLauncher;
-import jcuda.driver.CUevent;
-import jcuda.driver.CUevent_flags;
+import io.sparkgpu.cuda.KernelTimer;
 
 /**
  * GPU isotonic regression (weighted least squares) of one partition's pooled points through the
@@ -69,7 +62,7 @@ public final class IsotonicGpu {
              DeviceBuffer cnt0 = DeviceBuffer.allocate(dev, 4L * chunks);
              DeviceBuffer cnt1 = DeviceBuffer.allocate(dev, 4L * pairsMax);
              DeviceBuffer info = DeviceBuffer.allocate(dev, 12L * pairsMax);
-             Events ev = kernelMillis != null ? new Events(dev) : null) {
+             KernelTimer ev = kernelMillis != null ? new KernelTimer(dev) : null) {
             acc0.upload(p.acc, 0, 4 * n, 0, s);
             if (ev != null) {
                 ev.start(s);
@@ -135,7 +128,7 @@ public final class IsotonicGpu {
              DeviceBuffer out = DeviceBuffer.allocate(dev, 32L * n);
              DeviceBuffer starts = DeviceBuffer.allocate(dev, 4L * n);
              DeviceBuffer count = DeviceBuffer.allocate(dev, 4);
-             Events ev = kernelMillis != null ? new Events(dev) : null) {
+             KernelTimer ev = kernelMillis != null ? new KernelTimer(dev) : null) {
             acc.upload(p.acc, 0, 4 * n, 0, s);
             if (ev != null) {
                 ev.start(s);
@@ -170,48 +163,5 @@ public final class IsotonicGpu {
 
     private static int grid(long items, int block) {
         return (int) Math.max(1, Math.min(Integer.MAX_VALUE, (items + block - 1) / block));
-    }
-
-    /** A pair of CUDA events around the kernels (timing only). */
-    private static final class Events implements AutoCloseable {
-        private final CudaDevice dev;
-        private final CUevent a = new CUevent();
-        private final CUevent b = new CUevent();
-
-        Events(CudaDevice dev) {
-            this.dev = dev;
-            dev.bind();
-            try {
-                cuEventCreate(a, CUevent_flags.CU_EVENT_DEFAULT);
-                cuEventCreate(b, CUevent_flags.CU_EVENT_DEFAULT);
-            } catch (RuntimeException e) {
-                throw new CudaException("cannot create CUDA events on " + dev + ": " + e.getMessage(), e);
-            }
-        }
-
-        void start(GpuStream s) {
-            cuEventRecord(a, s.handle());
-        }
-
-        void stop(GpuStream s) {
-            cuEventRecord(b, s.handle());
-        }
-
-        double millis() {
-            float[] ms = new float[1];
-            cuEventElapsedTime(ms, a, b);
-            return ms[0];
-        }
-
-        @Override
-        public void close() {
-            try {
-                dev.bind();
-                cuEventDestroy(a);
-                cuEventDestroy(b);
-            } catch (RuntimeException ignored) {
-                // a broken context: the original failure is the one to report
-            }
-        }
     }
 }

@@ -138,8 +138,12 @@ public final class ScanLlrExpression extends Expression implements CodegenFallba
             throw new IllegalArgumentException(ScanLlrFunction.NAME + ": total_baseline must be > 0");
         }
         switch (model) {
-            case POISSON:
-                return ScanMath.poisson(c, tc * (b / tb), tc * ((tb - b) / tb), tc, dir);
+            case POISSON: {
+                // expected = baseline * (total_cases / total_baseline), in the scan's order (ScanTables.llr), so
+                // that the LLR of a range has the bits the scan reports for it
+                double f = tc / tb;
+                return ScanMath.poisson(c, b * f, (tb - b) * f, tc, dir);
+            }
             case BERNOULLI:
                 if (c > b) {
                     throw new IllegalArgumentException(ScanLlrFunction.NAME + ": cases (" + c

@@ -64,6 +64,41 @@ class ScanSqlFunctionsTest {
         assertEquals(ScanMath.poisson(10, 5, 15, 20, 0), r.getDouble(0));
     }
 
+    /**
+     * The function's Poisson LLR of a range has the bits of the scan's own LLR for that range (the expected count
+     * is baseline * (total_cases / total_baseline), the scan's order of operations), not just a close value.
+     */
+    @Test
+    void llrHasTheBitsOfTheScansMostLikelyCluster() {
+        Random rnd = new Random(5);
+        int differing = 0;
+        for (int trial = 0; trial < 40; trial++) {
+            ScanShape shape = new ScanShape(9, 7);
+            double[] cases = new double[shape.cells()];
+            double[] pop = new double[shape.cells()];
+            for (int c = 0; c < cases.length; c++) {
+                pop[c] = 200 + rnd.nextInt(800);
+                cases[c] = rnd.nextInt((int) (pop[c] / 25)) + (c % 9 >= 5 && c / 9 <= 2 ? 12 : 0);
+            }
+            ScanCluster best = LocalScan.mostLikely(ScanTables.of(ScanGrid.of(ScanModel.POISSON, shape, cases, pop,
+                    null, null)), new ScanSpec(ScanDirection.HIGH, 1, Long.MAX_VALUE, 0.5));
+            double tc = java.util.Arrays.stream(cases).sum();
+            double tb = java.util.Arrays.stream(pop).sum();
+            double sql = ScanLlrExpression.llr(ScanModel.POISSON, ScanDirection.HIGH.code(), best.observed(),
+                    best.baseline(), tc, tb);
+            assertEquals(best.llr(), sql, 0.0, "trial " + trial + ": " + best);
+            double otherOrder = ScanMath.poisson(best.observed(), tc * (best.baseline() / tb),
+                    tc * ((tb - best.baseline()) / tb), tc, ScanDirection.HIGH.code());
+            differing += otherOrder != best.llr() ? 1 : 0;
+            if (trial == 0) {
+                Row r = spark.sql("SELECT sparkgpu_scan_llr(" + best.observed() + "D, " + best.baseline() + "D, " + tc
+                        + "D, " + tb + "D) AS llr").first();
+                assertEquals(best.llr(), r.getDouble(0), 0.0, "through SQL");
+            }
+        }
+        assertTrue(differing > 0, "the data should include ranges where the order of operations matters");
+    }
+
     @Test
     void llrOverATableAndItsErrors() {
         StructType s = new StructType().add("c", DataTypes.LongType).add("b", DataTypes.DoubleType);

@@ -4,7 +4,6 @@ import io.sparkgpu.isotonic.GpuIsotonicRegressionModel;
 import io.sparkgpu.isotonic.IsotonicConfig;
 import io.sparkgpu.isotonic.IsotonicResult;
 import io.sparkgpu.isotonic.IsotonicTrainer;
-import java.awt.Color;
 import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -23,8 +22,6 @@ import org.apache.spark.sql.SaveMode;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.storage.StorageLevel;
 import org.knowm.xchart.XYChart;
-import org.knowm.xchart.XYSeries;
-import org.knowm.xchart.style.markers.SeriesMarkers;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -313,20 +310,10 @@ final class IsotonicCommand extends SparkCommand {
             xs[k] = vector ? ((Vector) row.get(0)).apply(featureIndex) : ((Number) row.get(0)).doubleValue();
             ys[k++] = ((Number) row.get(1)).doubleValue();
         }
-        XYChart chart = Plots.lines(String.format(Locale.ROOT, "isotonic regression (%s, %d blocks)",
-                new org.apache.hadoop.fs.Path(input).getName(), r.numBlocks),
-                f, l, false);
-        chart.getStyler().setMarkerSize(k > 5000 ? 2 : 4);
-        XYSeries pts = chart.addSeries("data (" + k + " of " + n + ")", java.util.Arrays.copyOf(xs, k),
-                java.util.Arrays.copyOf(ys, k));
-        pts.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
-        pts.setMarker(SeriesMarkers.CIRCLE);
-        pts.setMarkerColor(new Color(0x1f, 0x6f, 0xb4, 90));
-        XYSeries fit = chart.addSeries("fit", r.boundaries, r.predictions);
-        fit.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
-        fit.setMarker(SeriesMarkers.NONE);
-        fit.setLineColor(new Color(0xc9, 0x26, 0x2b));
-        fit.setLineWidth(2.5f);
+        XYChart chart = Plots.fitChart(String.format(Locale.ROOT, "isotonic regression (%s, %d blocks)",
+                new org.apache.hadoop.fs.Path(input).getName(), r.numBlocks), f, l,
+                "data (" + k + " of " + n + ")", java.util.Arrays.copyOf(xs, k), java.util.Arrays.copyOf(ys, k));
+        Plots.addFit(chart, "fit", r.boundaries, r.predictions, Plots.FIT_COLOR);
         Plots.savePng(chart, plot);
         return k;
     }

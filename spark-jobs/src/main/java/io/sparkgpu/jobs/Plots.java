@@ -1,9 +1,13 @@
 package io.sparkgpu.jobs;
 
+import io.sparkgpu.scan.ScanGrid;
+import io.sparkgpu.scan.ScanGridInfo;
+import io.sparkgpu.scan.ScanResult;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.awt.Graphics2D;
 import java.awt.geom.Line2D;
+import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -20,8 +24,9 @@ import org.knowm.xchart.style.markers.Marker;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
- * XChart helpers for the PNG plots of the jobs: scatter plots of labelled points with marked centres, and
- * line charts (for example cost per iteration). Everything renders off-screen ({@code java.awt.headless}).
+ * XChart helpers for the PNG plots of the jobs and the notebooks: scatter plots of labelled points with marked
+ * centres, line charts (for example cost per iteration), data with fitted curves (isotonic regression), and the
+ * scan statistic's heat map. Everything renders off-screen ({@code java.awt.headless}).
  */
 public final class Plots {
     public static final int WIDTH = 1000;
@@ -130,6 +135,47 @@ public final class Plots {
         s.setMarkerColor(color(i));
         s.setMarker(SeriesMarkers.CIRCLE);
         return s;
+    }
+
+    /** Colour of a fitted curve drawn over data points (the CLI's isotonic plot uses it). */
+    public static final Color FIT_COLOR = new Color(0xc9, 0x26, 0x2b);
+
+    /**
+     * A chart of data points, small and translucent so that a dense sample still shows its spread, for fitted
+     * curves to be drawn on top with {@link #addFit} (the plot of {@code sparkgpu isotonic --plot}).
+     */
+    public static XYChart fitChart(String title, String xTitle, String yTitle, String dataName, double[] x,
+                                   double[] y) {
+        XYChart chart = lines(title, xTitle, yTitle, false);
+        chart.getStyler().setMarkerSize(x.length > 5000 ? 2 : 4);
+        XYSeries pts = chart.addSeries(dataName, x, y);
+        pts.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
+        pts.setMarker(SeriesMarkers.CIRCLE);
+        pts.setMarkerColor(new Color(0x1f, 0x6f, 0xb4, 90));
+        return chart;
+    }
+
+    /**
+     * Adds a fitted function as a thick line through ({@code x}, {@code y}) without markers, for example an
+     * isotonic model's boundaries and predictions (it interpolates linearly between them, as the line does).
+     */
+    public static XYSeries addFit(XYChart chart, String name, double[] x, double[] y, Color color) {
+        XYSeries fit = chart.addSeries(name, x, y);
+        fit.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
+        fit.setMarker(SeriesMarkers.NONE);
+        fit.setLineColor(color);
+        fit.setLineWidth(2.5f);
+        return fit;
+    }
+
+    /**
+     * The heat map of {@code sparkgpu scan --heatmap}: the grid coloured by observed / expected per cell with
+     * the reported clusters outlined and labelled with their p-values (see ScanReport). {@code grid} is the
+     * grid the scan ran on, e.g. {@code new GpuScanStatistic()...toInput().build(data, model).grid}, and
+     * {@code info} and {@code result} those of the fitted {@code GpuScanModel}.
+     */
+    public static BufferedImage scanHeatMap(ScanGrid grid, ScanGridInfo info, ScanResult result, String title) {
+        return ScanReport.heatMapImage(grid, info, result, title);
     }
 
     /** Writes {@code chart} as a PNG to exactly {@code file} (parent directories are created). */

@@ -205,6 +205,15 @@ final class ScanReport {
      * grids are summed over z.
      */
     static void heatMap(Path file, ScanGrid grid, ScanGridInfo info, ScanResult r, String title) throws IOException {
+        BufferedImage img = heatMapImage(grid, info, r, title);
+        createParent(file);
+        if (!ImageIO.write(img, "png", file.toFile())) {
+            throw new IOException("no PNG writer available");
+        }
+    }
+
+    /** The image {@link #heatMap} writes (shown inline by the notebooks through {@link Plots#scanHeatMap}). */
+    static BufferedImage heatMapImage(ScanGrid grid, ScanGridInfo info, ScanResult r, String title) {
         ScanShape sh = grid.shape();
         int nx = sh.size(0);
         int ny = sh.dims() >= 2 ? sh.size(1) : 1;
@@ -340,9 +349,6 @@ final class ScanReport {
         } finally {
             g.dispose();
         }
-        createParent(file);
-        if (!ImageIO.write(img, "png", file.toFile())) {
-            throw new IOException("no PNG writer available");
-        }
+        return img;
     }
 }

@@ -33,7 +33,8 @@ import org.junit.jupiter.api.TestFactory;
  * <p>An integration test (maven-failsafe-plugin, {@code integration-test} phase of {@code mvn verify}), because the
  * kernel needs the packaged jars and spark-jobs/target/classpath.txt, which {@code package} writes. When Jupyter or
  * the kernel is missing it runs scripts/setup-notebooks.sh (Debian packages through apt-get, the kernel through
- * Maven) and fails with that script's output if the set-up fails; it never skips.
+ * Maven) and fails with that script's output if the set-up fails; it never skips. {@code -Dnotebooks.include=a,b}
+ * runs only the notebooks a.ipynb and b.ipynb.
  */
 class NotebooksIT {
     /** Per cell, as the issue asks; a whole notebook gets {@link #NOTEBOOK_LIMIT}. */
@@ -46,6 +47,8 @@ class NotebooksIT {
     private static final Pattern ANSI = Pattern.compile("\\x1b\\[[0-9;]*m");
     /** How nbconvert starts the report of a cell that failed. */
     private static final String CELL_ERROR = "An error occurred while executing the following cell";
+    /** System property: run only these notebooks (see {@link #selected}); unset: all. */
+    static final String INCLUDE_PROPERTY = "notebooks.include";
 
     private static Path root;
     private static Path outDir;
@@ -75,9 +78,32 @@ class NotebooksIT {
 
     @TestFactory
     Stream<DynamicTest> everyNotebookRunsAndPlots() {
-        List<Path> notebooks = NotebookPaths.files(NotebookPaths.JUPYTER_DIR, ".ipynb");
+        List<Path> notebooks = selected(NotebookPaths.files(NotebookPaths.JUPYTER_DIR, ".ipynb"),
+                System.getProperty(INCLUDE_PROPERTY, ""));
         assertFalse(notebooks.isEmpty(), "no notebooks under " + NotebookPaths.JUPYTER_DIR);
         return notebooks.stream().map(nb -> DynamicTest.dynamicTest(NotebookPaths.rel(nb), () -> execute(nb)));
+    }
+
+    /**
+     * The notebooks named in {@code include} (comma-separated names without .ipynb, e.g. "isotonic,scan"), or all
+     * of them when it is blank; a name that matches no notebook fails, so a typo cannot pass as a green run.
+     */
+    static List<Path> selected(List<Path> notebooks, String include) {
+        if (include.isBlank()) {
+            return notebooks;
+        }
+        List<Path> out = new ArrayList<>();
+        for (String name : include.split(",")) {
+            String stem = name.strip();
+            Path match = notebooks.stream().filter(nb -> nb.getFileName().toString().equals(stem + ".ipynb"))
+                    .findFirst().orElse(null);
+            if (match == null) {
+                fail("-D" + INCLUDE_PROPERTY + " names '" + stem + "', which is not one of "
+                        + notebooks.stream().map(nb -> nb.getFileName().toString()).collect(Collectors.toList()));
+            }
+            out.add(match);
+        }
+        return out;
     }
 
     private static void execute(Path notebook) throws Exception {

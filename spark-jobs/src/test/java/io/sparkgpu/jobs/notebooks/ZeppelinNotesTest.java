@@ -5,10 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.apache.spark.sql.functions.array;
 import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.rand;
+import static org.apache.spark.sql.functions.randn;
+import static org.apache.spark.sql.functions.round;
+import static org.apache.spark.sql.functions.tanh;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.sparkgpu.isotonic.GpuIsotonicRegression;
 import io.sparkgpu.kmeans.GpuKMeans;
 import io.sparkgpu.kmeans.GpuKMeansModel;
+import io.sparkgpu.sql.IsotonicPredictFunction;
 import io.sparkgpu.sql.KMeansPredictFunction;
 import java.io.IOException;
 import java.io.InputStream;
@@ -19,6 +25,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Random;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -26,7 +33,10 @@ import java.util.stream.Stream;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicContainer;
@@ -39,7 +49,8 @@ import org.junit.jupiter.api.TestFactory;
  * with the spark-gpu SQL extensions, after preparing what the note's {@code %spark} (Scala) paragraphs create:
  * this test has no Scala interpreter, so it builds the same temporary views and saves the same k-means model, at
  * the names and the model path it reads from the note ({@code createOrReplaceTempView("...")} and
- * {@code val modelPath = "..."}). It also checks the {@code %spark.conf} paragraph and that no {@code %sql}
+ * {@code val modelPath = "..."}): the views {@code iris} (kmeans.zpln), {@code iso_data} (isotonic.zpln) and
+ * {@code scan_cells} (scan.zpln), and a k-means or isotonic model, whichever estimator the note fits. It also checks the {@code %spark.conf} paragraph and that no {@code %sql}
  * paragraph uses Zeppelin's {@code ${...}} dynamic forms, which plain Spark SQL would not understand.
  */
 class ZeppelinNotesTest {
@@ -72,6 +83,7 @@ class ZeppelinNotesTest {
     @AfterAll
     static void stop() throws IOException {
         KMeansPredictFunction.clearCache();
+        IsotonicPredictFunction.clearCache();
         if (spark != null) {
             spark.stop();
         }
@@ -166,31 +178,80 @@ class ZeppelinNotesTest {
         return null;
     }
 
-    /** Mirrors the %spark paragraph of kmeans.zpln: the Iris view and a k = 3 model saved at modelPath. */
+    /**
+     * Mirrors the %spark paragraphs: the views they register (the data generated exactly as the note does) and,
+     * when the note saves a model at modelPath, the same model (k-means on iris, isotonic regression on iso_data).
+     */
     private static void prepare(Path note, List<Paragraph> ps) throws IOException {
         Set<String> views = views(ps);
         for (String v : views) {
-            if (!v.equals("iris")) {
-                fail(NotebookPaths.rel(note) + " creates the view '" + v + "', which this test cannot build yet: "
-                        + "teach ZeppelinNotesTest.prepare to create it like the note's %spark paragraph does");
-            }
+            Dataset<Row> df = switch (v) {
+                case "iris" -> iris();
+                case "iso_data" -> isotonicData();
+                case "scan_cells" -> scanCells();
+                default -> throw new AssertionError(NotebookPaths.rel(note) + " creates the view '" + v + "', which "
+                        + "this test cannot build yet: teach ZeppelinNotesTest.prepare to create it like the note's "
+                        + "%spark paragraph does");
+            };
+            df.createOrReplaceTempView(v);
         }
-        if (!views.contains("iris")) {
+        String modelPath = modelPath(ps);
+        if (modelPath == null) {
             return;
         }
-        Dataset<Row> iris = iris();
-        iris.createOrReplaceTempView("iris");
-        String modelPath = modelPath(ps);
-        if (modelPath != null) {
-            Path dir = Path.of(modelPath);
-            Path top = dir.getParent() != null ? dir.getParent() : dir;
-            if (!Files.exists(top)) {
-                createdDirs.add(top);
-            }
-            GpuKMeansModel model = new GpuKMeans().setK(3).setSeed(1L).setMaxIter(50).setBackend("auto").fit(iris);
+        Path dir = Path.of(modelPath);
+        Path top = dir.getParent() != null ? dir.getParent() : dir;
+        if (!Files.exists(top)) {
+            createdDirs.add(top);
+        }
+        String scala = ps.stream().filter(p -> p.interpreter().startsWith("%spark")).map(Paragraph::body)
+                .reduce("", (a, b) -> a + "\n" + b);
+        if (scala.contains("new GpuKMeans()") && views.contains("iris")) {
+            GpuKMeansModel model = new GpuKMeans().setK(3).setSeed(1L).setMaxIter(50).setBackend("auto")
+                    .fit(spark.table("iris"));
             model.write().overwrite().save(modelPath);
             KMeansPredictFunction.clearCache();
+        } else if (scala.contains("new GpuIsotonicRegression()") && views.contains("iso_data")) {
+            new GpuIsotonicRegression().setFeaturesCol("x").setLabelCol("y").setWeightCol("w").setBackend("auto")
+                    .fit(spark.table("iso_data")).write().overwrite().save(modelPath);
+            IsotonicPredictFunction.clearCache();
+        } else {
+            fail(NotebookPaths.rel(note) + " saves a model at " + modelPath + " that this test cannot build yet: "
+                    + "teach ZeppelinNotesTest.prepare to fit it like the note's %spark paragraph does");
         }
+    }
+
+    /** isotonic.zpln's data: 20,000 rows, x on [0, 10] in steps of 0.01, an increasing curve plus noise, weights. */
+    static Dataset<Row> isotonicData() {
+        return spark.range(0, 20000, 1, 4)
+                .withColumn("x", round(rand(11L).multiply(10.0), 2))
+                .withColumn("truth", tanh(col("x").minus(5.0)).multiply(3.0).plus(col("x").multiply(0.4)))
+                .withColumn("y", col("truth").plus(randn(12L).multiply(0.8)))
+                .withColumn("w", col("id").mod(3).plus(1).cast("double"));
+    }
+
+    /** scan.zpln's map: 40 x 30 cells, Poisson cases, twice the rate in x 24..29, y 6..10 (same draws). */
+    static Dataset<Row> scanCells() {
+        Random rnd = new Random(42L);
+        List<Row> rows = new ArrayList<>();
+        for (int y = 0; y < 30; y++) {
+            for (int x = 0; x < 40; x++) {
+                int population = 200 + rnd.nextInt(800);
+                boolean inside = x >= 24 && x <= 29 && y >= 6 && y <= 10;
+                double mean = population * 0.02 * (inside ? 2.0 : 1.0);
+                double limit = Math.exp(-mean);
+                double p = rnd.nextDouble();
+                int cases = 0;
+                while (p > limit) {
+                    cases++;
+                    p *= rnd.nextDouble();
+                }
+                rows.add(RowFactory.create(x, y, population, cases));
+            }
+        }
+        StructType schema = new StructType().add("x", DataTypes.IntegerType).add("y", DataTypes.IntegerType)
+                .add("population", DataTypes.IntegerType).add("cases", DataTypes.IntegerType);
+        return spark.createDataFrame(rows, schema);
     }
 
     static Dataset<Row> iris() throws IOException {
@@ -209,9 +270,11 @@ class ZeppelinNotesTest {
         String where = NotebookPaths.rel(note) + " " + p.name();
         assertFalse(p.body().contains("${"), where + " uses a Zeppelin dynamic form (${...}); keep the SQL plain");
         String modelPath = modelPath(ps);
-        if (p.body().contains("sparkgpu_kmeans_predict")) {
-            assertTrue(modelPath != null && p.body().contains("'" + modelPath + "'"),
-                    where + " must predict with the model the %spark paragraph saves (" + modelPath + ")");
+        for (String fn : List.of("sparkgpu_kmeans_predict", "sparkgpu_isotonic_predict")) {
+            if (p.body().contains(fn)) {
+                assertTrue(modelPath != null && p.body().contains("'" + modelPath + "'"),
+                        where + " must predict with the model the %spark paragraph saves (" + modelPath + ")");
+            }
         }
         for (String statement : STATEMENT_END.split(p.body())) {
             if (statement.lines().allMatch(l -> l.isBlank() || l.trim().startsWith("--"))) {
@@ -227,11 +290,25 @@ class ZeppelinNotesTest {
             }
             assertFalse(rows.isEmpty(), where + " returns no rows:\n" + statement);
             List<String> columns = List.of(result.columns());
-            if (columns.contains("cluster")) {
+            if (statement.contains("sparkgpu_kmeans_predict") && columns.contains("cluster")) {
                 for (Row r : rows) {
                     Object c = r.get(r.fieldIndex("cluster"));
                     assertTrue(c instanceof Integer && (Integer) c >= 0 && (Integer) c < 3,
                             where + ": cluster " + c + " is not one of 0, 1, 2 in " + r);
+                }
+            }
+            if (statement.contains("sparkgpu_isotonic_predict") && columns.contains("prediction")) {
+                for (Row r : rows) {
+                    Object v = r.get(r.fieldIndex("prediction"));
+                    assertTrue(v instanceof Double && Double.isFinite((Double) v),
+                            where + ": prediction " + v + " is not a finite double in " + r);
+                }
+            }
+            if (statement.contains("sparkgpu_scan_") && columns.contains("llr")) {
+                for (Row r : rows) {
+                    Object v = r.get(r.fieldIndex("llr"));
+                    assertTrue(v instanceof Double && (Double) v >= 0,
+                            where + ": llr " + v + " is not a double >= 0 in " + r);
                 }
             }
         }

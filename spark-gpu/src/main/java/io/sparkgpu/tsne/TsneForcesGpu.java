@@ -1,0 +1,211 @@
+package io.sparkgpu.tsne;
+
+import io.sparkgpu.cuda.CudaDevice;
+import io.sparkgpu.cuda.DeviceBuffer;
+import io.sparkgpu.cuda.DeviceResidentCache;
+import io.sparkgpu.cuda.GpuStream;
+import io.sparkgpu.cuda.KernelLauncher;
+import io.sparkgpu.cuda.KernelTimer;
+import io.sparkgpu.cuda.ScratchBuffers;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.WeakHashMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * GPU side of {@link TsneForces} (module {@code tsne}, kernels tsne_attr_sell_d*, tsne_s2g_d*, tsne_g2s_d*). P is
+ * uploaded once per slice and device (SELL-32-256, {@link SellRows}) into the {@link DeviceResidentCache} under a
+ * key bound to the identity of the {@link SparseRows} object; per call only y goes up and the result comes down.
+ * Per-call buffers come from {@link ScratchBuffers}, so iterations do not allocate device memory. Every method is
+ * thread-safe: each call has its own stream and buffers, and resident P is shared read-only.
+ */
+final class TsneForcesGpu {
+    static final int BLOCK = 256;
+    private static final AtomicLong NEXT_ID = new AtomicLong();
+    /** Identity of each P slice seen here (without a caller key) -> its residency id. */
+    private static final Map<SparseRows, Long> IDS = new WeakHashMap<>();
+    /** Padded SELL size of each residency key seen in this JVM. */
+    private static final Map<String, Long> PADDED = new ConcurrentHashMap<>();
+
+    /** Device time of the kernel of this thread's last GPU call, in ms (CUDA events: no transfers). */
+    static final ThreadLocal<double[]> LAST_KERNEL_MS = ThreadLocal.withInitial(() -> new double[] {Double.NaN});
+
+    private TsneForcesGpu() {
+    }
+
+    /** tsne_s2g_d2_p3 style names: kernels specialised for p = 3 and 4 (unrolled), generic ones otherwise. */
+    static String gridKernel(String prefix, InterpGrid g) {
+        return prefix + "_d" + g.dim + (g.p == 3 || g.p == 4 ? "_p" + g.p : "");
+    }
+
+    /** The residency key of P: "tsne-P#<id>/" for an identity-tracked slice, "tsne-P:<caller key>/" otherwise. */
+    static String residencyKey(SparseRows p) {
+        synchronized (IDS) {
+            Long id = IDS.get(p);
+            return id == null ? null : "tsne-P#" + id + "/";
+        }
+    }
+
+    private static String keyOf(SparseRows p, String callerKey) {
+        if (callerKey != null) {
+            return "tsne-P:" + callerKey + ":" + p.rowOffset + ":" + p.rows + ":" + p.nnz() + "/";
+        }
+        synchronized (IDS) {
+            return "tsne-P#" + IDS.computeIfAbsent(p, k -> NEXT_ID.incrementAndGet()) + "/";
+        }
+    }
+
+    static double[] attractive(CudaDevice dev, SparseRows p, String callerKey, double[] y, int dim) {
+        final String key = keyOf(p, callerKey);
+        SellRows sell = null;
+        Long known = PADDED.get(key);
+        if (known == null) {
+            sell = SellRows.of(p);
+            PADDED.put(key, (long) sell.col.length);
+            known = (long) sell.col.length;
+        }
+        final long padded = known;
+        final int nSlices = (p.rows + SellRows.C - 1) / SellRows.C;
+        final long metaBytes = 4L * (nSlices + 1 + 2L * nSlices * SellRows.C);
+        double[] out = new double[p.rows * dim];
+        DeviceResidentCache cache = DeviceResidentCache.of(dev);
+        List<AutoCloseable> held = new ArrayList<>();
+        try (GpuStream s = new GpuStream(dev);
+             KernelTimer timer = new KernelTimer(dev);
+             ScratchBuffers.Lease yb = ScratchBuffers.borrow(dev, 8L * y.length);
+             ScratchBuffers.Lease ob = ScratchBuffers.borrow(dev, 8L * out.length)) {
+            DeviceResidentCache.Lease lm = hold(held, cache.acquire(key + "meta", metaBytes));
+            DeviceResidentCache.Lease lc = hold(held, cache.acquire(key + "col", Math.max(4L * padded, 8)));
+            DeviceResidentCache.Lease lv = hold(held, cache.acquire(key + "val", Math.max(8L * padded, 8)));
+            DeviceBuffer meta;
+            DeviceBuffer col;
+            DeviceBuffer val;
+            if (lm == null || lc == null || lv == null) { // does not fit or being filled by another thread: stream
+                sell = sell != null ? sell : SellRows.of(p);
+                meta = hold(held, DeviceBuffer.allocate(dev, metaBytes));
+                col = hold(held, DeviceBuffer.allocate(dev, Math.max(4L * padded, 8)));
+                val = hold(held, DeviceBuffer.allocate(dev, Math.max(8L * padded, 8)));
+                upload(sell, meta, col, val, true, true, true, s);
+            } else {
+                meta = lm.buffer();
+                col = lc.buffer();
+                val = lv.buffer();
+                if (!lm.wasPresent() || !lc.wasPresent() || !lv.wasPresent()) {
+                    sell = sell != null ? sell : SellRows.of(p);
+                    upload(sell, meta, col, val, !lm.wasPresent(), !lc.wasPresent(), !lv.wasPresent(), s);
+                    s.synchronize("upload of t-SNE P (" + p.nnz() + " entries)");
+                    lm.markFilled();
+                    lc.markFilled();
+                    lv.markFilled();
+                }
+            }
+            yb.buffer().upload(y, s);
+            timer.start(s);
+            KernelLauncher.launch(s, TsneForces.MODULE, "tsne_attr_sell_d" + dim, grid(nSlices * SellRows.C),
+                    BLOCK, 0, meta, nSlices, val, col, p.rowOffset, yb.buffer(), ob.buffer());
+            timer.stop(s);
+            ob.buffer().download(out, out.length, s);
+            s.synchronize("t-SNE attractive term (rows " + p.rows + ", nnz " + p.nnz() + ", dim " + dim + ")");
+            LAST_KERNEL_MS.get()[0] = timer.millis();
+        } finally {
+            for (AutoCloseable c : held) {
+                try {
+                    c.close();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Uploads the chosen SELL arrays (an all-empty slice has no entries to copy). */
+    private static void upload(SellRows sell, DeviceBuffer meta, DeviceBuffer col, DeviceBuffer val, boolean m,
+            boolean c, boolean v, GpuStream s) {
+        if (m) {
+            meta.upload(sell.meta, s);
+        }
+        if (c && sell.col.length > 0) {
+            col.upload(sell.col, s);
+        }
+        if (v && sell.val.length > 0) {
+            val.upload(sell.val, s);
+        }
+    }
+
+    private static <T extends AutoCloseable> T hold(List<AutoCloseable> held, T c) {
+        if (c != null) {
+            held.add(c);
+        }
+        return c;
+    }
+
+    /** Kernel parameters: lo, centre, h, zMax, multiplier pairs (see the tsne.cu section). */
+    static double[] params(InterpGrid g, double zMax, double[] mult) {
+        double[] prm = new double[8 + mult.length];
+        System.arraycopy(g.lo, 0, prm, 0, g.dim);
+        double[] c = TsneForces.centre(g);
+        System.arraycopy(c, 0, prm, 3, 3);
+        prm[6] = g.spacing();
+        prm[7] = zMax;
+        System.arraycopy(mult, 0, prm, 8, mult.length);
+        return prm;
+    }
+
+    static long[] s2g(CudaDevice dev, InterpGrid g, long nTotal, double[] y, int rows) {
+        long[] acc = new long[TsneForces.chargesLength(g)];
+        double[] prm = params(g, 0, TsneForces.multipliers(TsneForces.chargeShifts(g, nTotal)));
+        try (GpuStream s = new GpuStream(dev);
+             KernelTimer timer = new KernelTimer(dev);
+             ScratchBuffers.Lease yb = ScratchBuffers.borrow(dev, 8L * rows * g.dim);
+             ScratchBuffers.Lease pb = ScratchBuffers.borrow(dev, 8L * prm.length);
+             ScratchBuffers.Lease ab = ScratchBuffers.borrow(dev, 8L * acc.length)) {
+            yb.buffer().upload(y, 0, rows * g.dim, 0, s);
+            pb.buffer().upload(prm, s);
+            DeviceBuffer a = ab.buffer();
+            a.zero(s);
+            timer.start(s);
+            KernelLauncher.launch(s, TsneForces.MODULE, gridKernel("tsne_s2g", g), grid(rows), BLOCK, 0,
+                    yb.buffer(), rows, g.p, g.nodesPerDim(), g.nodes(), pb.buffer(), a);
+            timer.stop(s);
+            a.download(acc, acc.length, s);
+            s.synchronize("t-SNE S2G (rows " + rows + ", " + g.nodes() + " nodes, dim " + g.dim + ")");
+            LAST_KERNEL_MS.get()[0] = timer.millis();
+        }
+        return acc;
+    }
+
+    static Repulsion g2s(CudaDevice dev, InterpGrid g, long nTotal, int zShift, double[] phi, double[] y, int rows) {
+        double[] force = new double[rows * g.dim];
+        long[] z = new long[2];
+        double[] prm = params(g, TsneForces.zMax(nTotal), TsneForces.multipliers(new int[] {zShift}));
+        try (GpuStream s = new GpuStream(dev);
+             KernelTimer timer = new KernelTimer(dev);
+             ScratchBuffers.Lease yb = ScratchBuffers.borrow(dev, 8L * rows * g.dim);
+             ScratchBuffers.Lease pb = ScratchBuffers.borrow(dev, 8L * prm.length);
+             ScratchBuffers.Lease phb = ScratchBuffers.borrow(dev, 8L * phi.length);
+             ScratchBuffers.Lease fb = ScratchBuffers.borrow(dev, 8L * force.length);
+             ScratchBuffers.Lease zb = ScratchBuffers.borrow(dev, 16)) {
+            yb.buffer().upload(y, 0, rows * g.dim, 0, s);
+            pb.buffer().upload(prm, s);
+            phb.buffer().upload(phi, s);
+            zb.buffer().upload(z, s);
+            timer.start(s);
+            KernelLauncher.launch(s, TsneForces.MODULE, gridKernel("tsne_g2s", g), grid(rows), BLOCK, 0,
+                    yb.buffer(), rows, g.p, g.nodesPerDim(), g.nodes(), pb.buffer(), phb.buffer(), fb.buffer(),
+                    zb.buffer());
+            timer.stop(s);
+            fb.buffer().download(force, force.length, s);
+            zb.buffer().download(z, 2, s);
+            s.synchronize("t-SNE G2S (rows " + rows + ", " + g.nodes() + " nodes, dim " + g.dim + ")");
+            LAST_KERNEL_MS.get()[0] = timer.millis();
+        }
+        return new Repulsion(force, z, zShift);
+    }
+
+    private static int grid(long items) {
+        return (int) Math.max(1, (items + BLOCK - 1) / BLOCK);
+    }
+}
