@@ -64,6 +64,12 @@ final class LocalGradientSource implements GradientSource {
         return new Forces(attr, rep.force, z(rep.zFixed, rep.zShift, n), kl);
     }
 
+    /** Frees P's device copy (kept resident across iterations by the attractive kernel). */
+    @Override
+    public void close() {
+        TsneForces.release(p);
+    }
+
     /** The grid for positions y: exact per-axis min and max (comparisons only), then {@link TsneForces#plan}. */
     static InterpGrid plan(double[] y, int n, int dim, TsneGridOptions options) {
         double[] min = new double[dim];

@@ -30,6 +30,7 @@ final class SparkGradientSource implements GradientSource {
     private final TsneGridOptions gridOptions;
     private final GridConvolution.Method method;
     private final Backend backend;
+    private final String residencyKey = "tsne-fit-" + java.util.UUID.randomUUID();
     private String phase = "";
 
     /** @param slices cached slices covering rows 0..n-1 (each partition one slice) */
@@ -82,8 +83,9 @@ final class SparkGradientSource implements GradientSource {
             Broadcast<double[]> bp = jsc.broadcast(potentials);
             try {
                 jsc.setJobDescription("spark-gpu t-SNE " + phase + ": attractive + G2S per slice");
-                List<SliceForces> parts = slices.map(s -> SliceForces.of(s, by.value(), grid, nTotal, bp.value(), dim,
-                        backend, withKl)).collect();
+                final String key = residencyKey;
+                List<SliceForces> parts = slices.map(s -> SliceForces.of(s, key, by.value(), grid, nTotal, bp.value(),
+                        dim, backend, withKl)).collect();
                 long t4 = System.nanoTime();
                 double[] attr = new double[n * dim];
                 double[] rep = new double[n * dim];
@@ -129,6 +131,24 @@ final class SparkGradientSource implements GradientSource {
         }
     }
 
+    /**
+     * Frees the slices' device copies of P on the executors that run this job (the resident caches of other
+     * executors evict them when space is needed).
+     */
+    @Override
+    public void close() {
+        final String key = residencyKey;
+        String old = jsc.getLocalProperty("spark.job.description");
+        jsc.setJobDescription("spark-gpu t-SNE: release device copies of P");
+        try {
+            slices.foreachPartition(it -> TsneForces.release(key));
+        } catch (RuntimeException e) {
+            org.slf4j.LoggerFactory.getLogger(SparkGradientSource.class).debug("release of resident P failed", e);
+        } finally {
+            jsc.setJobDescription(old);
+        }
+    }
+
     static double[] rowsOf(double[] y, SparseRows s, int dim) {
         return Arrays.copyOfRange(y, s.rowOffset * dim, (s.rowOffset + s.rows) * dim);
     }
@@ -144,12 +164,12 @@ final class SparkGradientSource implements GradientSource {
         long g2sNs;
         long klNs;
 
-        static SliceForces of(SparseRows s, double[] y, InterpGrid grid, long nTotal, double[] potentials, int dim,
-                Backend backend, boolean withKl) {
+        static SliceForces of(SparseRows s, String residencyKey, double[] y, InterpGrid grid, long nTotal,
+                double[] potentials, int dim, Backend backend, boolean withKl) {
             SliceForces f = new SliceForces();
             f.rowOffset = s.rowOffset;
             long t0 = System.nanoTime();
-            f.attr = TsneForces.attractive(s, y, dim, backend);
+            f.attr = TsneForces.attractive(s, residencyKey, y, dim, backend);
             long t1 = System.nanoTime();
             f.rep = TsneForces.g2s(grid, nTotal, potentials, rowsOf(y, s, dim), s.rows, backend);
             long t2 = System.nanoTime();

@@ -528,8 +528,10 @@ public final class TsneTrainer {
                     progress.onKl(it, kl);
                 }
             };
-            return TsneOptimizer.run(src, y0, cfg, withKl, timings, TsneConfig.MODE_DISTRIBUTED,
-                    (it, max) -> src.setPhase("iteration " + it + "/" + max + lastKl[0]));
+            try (SparkGradientSource s = src) {
+                return TsneOptimizer.run(s, y0, cfg, withKl, timings, TsneConfig.MODE_DISTRIBUTED,
+                        (it, max) -> s.setPhase("iteration " + it + "/" + max + lastKl[0]));
+            }
         } finally {
             rdd.unpersist(false);
         }
