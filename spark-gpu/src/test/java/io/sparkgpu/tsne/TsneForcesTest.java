@@ -130,6 +130,21 @@ class TsneForcesTest {
         assertEquals("", failures.toString(), "relative errors above the bound");
     }
 
+    /** The defaults construct and keep the force error below the 1e-3 in 1-, 2- and 3-D at extent 20. */
+    @Test
+    void defaultGridMeetsTheErrorAim() {
+        TsneGridOptions opt = TsneGridOptions.defaults();
+        for (int dim = 1; dim <= 3; dim++) {
+            int n = dim == 3 ? 250 : 400;
+            double[] y = TsneForcesTestData.clusters(n, dim, 6, 20, 7 * dim);
+            Rep r = repulsion(y, n, dim, opt, new int[] {0, n}, Backend.CPU);
+            double errF = relNorm(r.force, ExactTsne.repulsive(y, n, dim));
+            double errZ = Math.abs(r.z - ExactTsne.z(y, n, dim)) / ExactTsne.z(y, n, dim);
+            assertTrue(errF <= 1e-3 && errZ <= 1e-3, "dim " + dim + ": force error " + errF + ", Z error " + errZ
+                    + " with " + r.grid.intervals + " boxes of width " + r.grid.boxWidth);
+        }
+    }
+
     @Test
     void gridsForcesAndZDoNotDependOnTheRowSplit() {
         for (int dim = 1; dim <= 3; dim++) {

@@ -145,9 +145,8 @@ final class TsneForcesTestData {
     }
 
     /**
-     * The default grid of dim (p = 3, one box per unit, at least 50 boxes, at most 400 / 200 boxes) except in 3-D,
-     * where the minimum is 20 boxes and the maximum 40 (TsneGridOptions.defaults() itself is rejected by its own
-     * constructor: its 3-D maximum 40 is below its minimum 50).
+     * FIt-SNE's usual grid (p = 3, one box per unit, at least 50 boxes, at most 400 / 200 boxes; 20..40 in 3-D):
+     * the coarser grid the error bounds of these tests are stated for (TsneGridOptions.defaults() is finer).
      */
     static TsneGridOptions options(int dim) {
         return dim == 3 ? new TsneGridOptions(3, 1.0, 20, new int[] {0, 400, 200, 40})
