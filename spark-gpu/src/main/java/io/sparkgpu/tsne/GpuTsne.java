@@ -109,7 +109,7 @@ public class GpuTsne extends Estimator<GpuTsneModel> implements MLWritable {
         gridNodesPerInterval = new IntParam(this, "gridNodesPerInterval", "Interpolation nodes per grid box per axis, 1..8.", ParamValidators.<Object>inRange(1, 8));
         gridIntervalsPerUnit = new DoubleParam(this, "gridIntervalsPerUnit", "Grid boxes per unit of embedding extent (> 0).", ParamValidators.<Object>gt(0));
         gridMinIntervals = new IntParam(this, "gridMinIntervals", "Fewest grid boxes per axis (>= 1, <= the most).", ParamValidators.<Object>gtEq(1));
-        gridMaxIntervals = new IntParam(this, "gridMaxIntervals", "Most grid boxes per axis (>= gridMinIntervals); 0 = the default for the dimension (400, 200, 50 in 1-, 2-, 3-D).", ParamValidators.<Object>gtEq(0));
+        gridMaxIntervals = new IntParam(this, "gridMaxIntervals", "Most grid boxes per axis (>= gridMinIntervals); 0 = the default for the dimension (2000, 320, 40 in 1-, 2-, 3-D).", ParamValidators.<Object>gtEq(0));
         convolution = new Param<>(this, "convolution", "Grid convolution: 'auto', 'direct' or 'fft'.", GpuTsneParams.oneOf("auto", "direct", "fft"));
         klEvery = new IntParam(this, "klEvery", "Report KL every this many iterations (0: only the final one).", ParamValidators.<Object>gtEq(0));
         qualitySampleSize = new IntParam(this, "qualitySampleSize", "Points of the seeded sample on which trustworthiness and kNN preservation are computed (0: skip).", ParamValidators.<Object>gtEq(0));
@@ -131,9 +131,9 @@ public class GpuTsne extends Estimator<GpuTsneModel> implements MLWritable {
         setDefault(pcaDimension, 0);
         setDefault(mode, "auto");
         setDefault(singleModeMaxEntries, 1L << 27);
-        setDefault(gridNodesPerInterval, 3);
-        setDefault(gridIntervalsPerUnit, 1.0);
-        setDefault(gridMinIntervals, 50);
+        setDefault(gridNodesPerInterval, TsneGridOptions.defaults().p);
+        setDefault(gridIntervalsPerUnit, TsneGridOptions.defaults().intervalsPerUnit);
+        setDefault(gridMinIntervals, TsneGridOptions.defaults().minIntervals);
         setDefault(gridMaxIntervals, 0);
         setDefault(convolution, "auto");
         setDefault(klEvery, 50);

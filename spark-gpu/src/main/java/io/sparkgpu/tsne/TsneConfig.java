@@ -174,7 +174,7 @@ public final class TsneConfig implements Serializable {
 
     /**
      * Grid options: p nodes per box, boxes per unit of extent, at least {@code minIntervals} boxes per axis and at
-     * most {@code maxIntervals} (0: the defaults 400, 200, 50 for 1-, 2-, 3-D, raised to minIntervals if below).
+     * most {@code maxIntervals} (0: the defaults of {@link TsneGridOptions#defaults()} for 1-, 2-, 3-D, raised to minIntervals if below).
      */
     public static TsneGridOptions gridOptions(int p, double intervalsPerUnit, int minIntervals, int maxIntervals) {
         int[] max = TsneGridOptions.defaults().maxIntervals.clone();

@@ -69,7 +69,7 @@ class TsneInterpolatedGradientTest {
                     + "%.2e%n", dim, scale, zErr, rel);
             // bounds of the interpolation (p = 3 nodes per box) with a margin; a wrong term or factor is far off
             assertTrue(zErr < 2e-2, "dim " + dim + " scale " + scale + ": Z relative error " + zErr);
-            assertTrue(rel < (dim == 3 ? 3e-2 : 1e-2), "dim " + dim + " scale " + scale + ": relative gradient error "
+            assertTrue(rel < (dim == 3 ? 3e-2 : 3e-3), "dim " + dim + " scale " + scale + ": relative gradient error "
                     + rel);
             assertEquals(TsneKl.value(exact.kl, exact.z), TsneKl.value(approx.kl, approx.z), 2e-2);
         }

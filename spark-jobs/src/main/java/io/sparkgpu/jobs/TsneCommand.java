@@ -114,16 +114,16 @@ final class TsneCommand extends SparkCommand {
             description = "auto, gpu or cpu. Default: spark.sparkgpu.backend if set, else auto (GPU when usable).")
     String backend;
 
-    @Option(names = "--grid-per-unit", paramLabel = "X", defaultValue = "1",
+    @Option(names = "--grid-per-unit", paramLabel = "X", defaultValue = "2",
             description = "Interpolation grid boxes per unit of embedding extent. Default: ${DEFAULT-VALUE}.")
     double gridPerUnit;
 
-    @Option(names = "--grid-min-intervals", paramLabel = "N", defaultValue = "50",
+    @Option(names = "--grid-min-intervals", paramLabel = "N", defaultValue = "20",
             description = "Fewest grid boxes per axis. Default: ${DEFAULT-VALUE}.")
     int gridMin;
 
     @Option(names = "--grid-max-intervals", paramLabel = "N", defaultValue = "0",
-            description = "Most grid boxes per axis (0: 400, 200, 50 in 1-, 2-, 3-D). Default: ${DEFAULT-VALUE}.")
+            description = "Most grid boxes per axis (0: 2000, 320, 40 in 1-, 2-, 3-D). Default: ${DEFAULT-VALUE}.")
     int gridMax;
 
     @Option(names = "--quality-sample", paramLabel = "N", defaultValue = "1000",
@@ -191,7 +191,7 @@ final class TsneCommand extends SparkCommand {
         }
         c.backend = parseBackend(backend, "--backend");
         try {
-            c.grid = TsneConfig.gridOptions(3, gridPerUnit, gridMin, gridMax);
+            c.grid = TsneConfig.gridOptions(io.sparkgpu.tsne.TsneGridOptions.defaults().p, gridPerUnit, gridMin, gridMax);
             TsneConfig check = c.copy();
             check.backend = io.sparkgpu.cuda.Backend.AUTO;
             check.validate();

@@ -94,9 +94,9 @@ public final class TsneBenchmark {
                 "  --clusters C        clusters of the generated data                           [10]",
                 "  --error-sample M    points of the exact repulsive-force check (0: skip)      [10000]",
                 "  --quality-sample M  points of the trustworthiness / kNN accuracy sample      [1000]",
-                "  --grid-min N        fewest interpolation boxes per axis                      [50]",
-                "  --grid-max N        most boxes per axis (0: 400, 200, 50 in 1-, 2-, 3-D)      [0]",
-                "  --grid-per-unit X   boxes per unit of embedding extent                       [1]",
+                "  --grid-min N        fewest interpolation boxes per axis                      [20]",
+                "  --grid-max N        most boxes per axis (0: 2000, 320, 40 in 1-, 2-, 3-D)     [0]",
+                "  --grid-per-unit X   boxes per unit of embedding extent                       [2]",
                 "  --seed S            data and initialisation seed                             [42]",
                 "  --markdown FILE     also write the report to FILE",
                 "  --help");
@@ -112,9 +112,9 @@ public final class TsneBenchmark {
         int errorSample = 10000;
         int qualitySample = 1000;
         long seed = 42;
-        int gridMin = 50;
+        int gridMin = 20;
         int gridMax = 0;
-        double gridPerUnit = 1;
+        double gridPerUnit = 2;
         String markdown;
         boolean help;
         io.sparkgpu.tsne.TsneGridOptions grid = io.sparkgpu.tsne.TsneGridOptions.defaults();
@@ -185,7 +185,8 @@ public final class TsneBenchmark {
                         throw new IllegalArgumentException("unknown option " + a);
                 }
             });
-            o.grid = io.sparkgpu.tsne.TsneConfig.gridOptions(3, o.gridPerUnit, o.gridMin, o.gridMax);
+            o.grid = io.sparkgpu.tsne.TsneConfig.gridOptions(io.sparkgpu.tsne.TsneGridOptions.defaults().p, o.gridPerUnit,
+                    o.gridMin, o.gridMax);
             if (o.clusters < 1) {
                 throw new IllegalArgumentException("--clusters must be >= 1");
             }
@@ -374,9 +375,10 @@ public final class TsneBenchmark {
                 + System.getProperty("java.version") + ", max heap " + (Runtime.getRuntime().maxMemory() >> 20) + " MiB");
         rep.header.add(String.format(Locale.ROOT, "settings: dimension %d, perplexity %s (k = %d), %d iterations "
                 + "(exaggeration 12 for min(250, iterations), momentum 0.5 -> 0.8, learning rate %s), random init "
-                + "(std 1e-4, seed %d), grid: p = 3 nodes per box, %s boxes per unit, %d..%d boxes per axis",
+                + "(std 1e-4, seed %d), grid: p = %d nodes per box, %s boxes per unit, %d..%d boxes per axis",
                 o.dimension, o.perplexity, (int) Math.ceil(3 * o.perplexity), o.maxIter,
-                o.learningRate > 0 ? Double.toString(o.learningRate) : "max(n/12, 200)", o.seed, o.grid.intervalsPerUnit,
+                o.learningRate > 0 ? Double.toString(o.learningRate) : "max(n/12, 200)", o.seed, o.grid.p,
+                o.grid.intervalsPerUnit,
                 o.grid.minIntervals, o.grid.maxIntervals[o.dimension]));
         rep.header.add("single-device mode in one JVM (the distributed mode runs the same calls per row slice and "
                 + "gives the same bits); kNN exact (tiled brute force); times are wall clock of one run, including "
