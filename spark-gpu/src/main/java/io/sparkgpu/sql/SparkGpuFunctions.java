@@ -11,7 +11,8 @@ public final class SparkGpuFunctions {
             KMeansPredictFunction.spec(),
             IsotonicPredictFunction.spec(),
             ScanLlrFunction.spec(),
-            ScanBestFunction.spec()
+            ScanBestFunction.spec(),
+            TsneEmbeddingFunction.spec()
     );
 
     private SparkGpuFunctions() {

@@ -13,6 +13,7 @@ import picocli.CommandLine.Spec;
 
 /**
  * Command-line entry point: {@code sparkgpu kmeans ...}, {@code sparkgpu isotonic ...}, {@code sparkgpu scan ...},
+ * {@code sparkgpu tsne ...},
  * {@code sparkgpu demo ...}.
  *
  * <p>Works as a plain {@code java -cp} main class (bin/sparkgpu) and as a spark-submit application class.
@@ -21,7 +22,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "sparkgpu", mixinStandardHelpOptions = true, versionProvider = SparkGpuCli.Version.class,
         description = "GPU-accelerated statistics for Apache Spark.",
-        subcommands = {KMeansCommand.class, IsotonicCommand.class, ScanCommand.class, DemoCommand.class,
+        subcommands = {KMeansCommand.class, IsotonicCommand.class, ScanCommand.class, TsneCommand.class, DemoCommand.class,
                 CommandLine.HelpCommand.class},
         footer = {"", "Run 'sparkgpu COMMAND --help' for the options of a command."})
 public final class SparkGpuCli implements Callable<Integer> {
@@ -34,7 +35,7 @@ public final class SparkGpuCli implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        throw new ParameterException(spec.commandLine(), "Missing command: choose one of kmeans, isotonic, scan, demo");
+        throw new ParameterException(spec.commandLine(), "Missing command: choose one of kmeans, isotonic, scan, tsne, demo");
     }
 
     public static void main(String[] args) {

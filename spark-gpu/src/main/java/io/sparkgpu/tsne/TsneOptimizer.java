@@ -1,0 +1,146 @@
+package io.sparkgpu.tsne;
+
+import io.sparkgpu.common.FixedPoint;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Gradient descent of t-SNE (L. van der Maaten, G. Hinton, "Visualizing Data using t-SNE", JMLR 9:2579-2605, 2008):
+ * with the unnormalised terms attr_i = sum_j p_ij w_ij (y_i - y_j) and rep_i = sum_j w_ij^2 (y_i - y_j),
+ * w_ij = 1 / (1 + |y_i - y_j|^2), the gradient is g = 4 (alpha attr - rep / Z), alpha the early exaggeration during
+ * the first {@code exaggerationIterations} iterations and 1 after. The step uses per-coordinate gains (delta-bar-delta:
+ * gain + 0.2 when the gradient's sign differs from the previous update's, gain * 0.8 otherwise, floored at
+ * {@code minGain}) and momentum (initialMomentum, then finalMomentum once the exaggeration ends):
+ * u = mu u - eta gain g, y = y + u. After the last iteration the exact mean (128-bit fixed-point sums) is subtracted.
+ *
+ * <p>The forces come from a {@link GradientSource}; this class is the only place where positions change, so the
+ * single-device and the distributed mode share every floating-point operation of the update and give the same
+ * bits when their sources do. The update is O(n dim) per iteration on the host, negligible next to the forces.
+ * KL(P || Q) is evaluated every {@code klEvery} iterations and for the final embedding, logged through slf4j and
+ * passed to the {@link TsneProgress} listener.
+ */
+public final class TsneOptimizer {
+    private static final Logger LOG = LoggerFactory.getLogger(TsneOptimizer.class);
+
+    private TsneOptimizer() {
+    }
+
+    /**
+     * Single-device t-SNE on P (one slice of all n rows, symmetric, summing to 1) from the starting positions y0
+     * (n x dim, not modified), with the interpolation pieces on {@code cfg.backend}.
+     */
+    public static TsneResult optimize(SparseRows p, double[] y0, TsneConfig cfg, TsneProgress progress) {
+        cfg.validate(p.n);
+        try (GradientSource src = new LocalGradientSource(p, cfg.dimension, cfg.grid, cfg.convolution, cfg.backend)) {
+            return run(src, y0, cfg, progress, new TsneTimings(), TsneConfig.MODE_SINGLE, null);
+        }
+    }
+
+    /** As {@link #optimize} with the exact O(n^2) forces of {@link ExactTsne} (tiny n: tests and references). */
+    public static TsneResult optimizeExact(SparseRows p, double[] y0, TsneConfig cfg, TsneProgress progress) {
+        cfg.validate(p.n);
+        try (GradientSource src = new ExactGradientSource(p, cfg.dimension)) {
+            return run(src, y0, cfg, progress, new TsneTimings(), TsneConfig.MODE_SINGLE, null);
+        }
+    }
+
+    /** Called before each iteration with the 1-based iteration (the Spark mode sets job descriptions with it). */
+    interface IterationHook {
+        void before(int iteration, int maxIter);
+    }
+
+    static TsneResult run(GradientSource src, double[] y0, TsneConfig cfg, TsneProgress progress, TsneTimings timings,
+            String mode, IterationHook hook) {
+        final int n = src.n();
+        final int dim = src.dim();
+        if (y0.length != n * dim) {
+            throw new IllegalArgumentException("initial positions hold " + y0.length + " values, expected n * dim = "
+                    + n + " * " + dim);
+        }
+        long start = System.nanoTime();
+        double eta = cfg.effectiveLearningRate(n);
+        double[] y = y0.clone();
+        double[] update = new double[y.length];
+        double[] gains = new double[y.length];
+        java.util.Arrays.fill(gains, 1.0);
+        List<double[]> kls = new ArrayList<>();
+        LOG.info("spark-gpu t-SNE: n={} dim={} learningRate={} maxIter={} mode={}", n, dim, eta, cfg.maxIter, mode);
+        for (int it = 0; it < cfg.maxIter; it++) {
+            if (hook != null) {
+                hook.before(it + 1, cfg.maxIter);
+            }
+            boolean exaggerate = it < cfg.exaggerationIterations;
+            double alpha = exaggerate ? cfg.earlyExaggeration : 1.0;
+            double mu = exaggerate ? cfg.initialMomentum : cfg.finalMomentum;
+            boolean withKl = cfg.klEvery > 0 && (it + 1) % cfg.klEvery == 0;
+            GradientSource.Forces f = src.forces(y, withKl, timings);
+            if (!(f.z > 0) || Double.isInfinite(f.z)) {
+                throw new ArithmeticException("t-SNE normalisation Z=" + f.z + " at iteration " + (it + 1));
+            }
+            long t0 = System.nanoTime();
+            step(y, update, gains, f, alpha, mu, eta, cfg.minGain);
+            timings.add(TsneTimings.Phase.UPDATE, System.nanoTime() - t0);
+            if (withKl) {
+                report(kls, it + 1, TsneKl.value(f.kl, f.z), progress);
+            }
+        }
+        timings.setIterations(cfg.maxIter);
+        center(y, n, dim);
+        GradientSource.Forces last = src.forces(y, true, new TsneTimings());
+        report(kls, cfg.maxIter, TsneKl.value(last.kl, last.z), progress);
+        timings.add(TsneTimings.Phase.TOTAL, System.nanoTime() - start);
+        int[] its = new int[kls.size()];
+        double[] vals = new double[kls.size()];
+        for (int i = 0; i < its.length; i++) {
+            its[i] = (int) kls.get(i)[0];
+            vals[i] = kls.get(i)[1];
+        }
+        return new TsneResult(n, dim, y, its, vals, mode, timings);
+    }
+
+    /** One update of all coordinates (identical arithmetic in both modes). */
+    static void step(double[] y, double[] update, double[] gains, GradientSource.Forces f, double alpha, double mu,
+            double eta, double minGain) {
+        double[] attr = f.attr;
+        double[] rep = f.rep;
+        double z = f.z;
+        for (int t = 0; t < y.length; t++) {
+            double g = 4.0 * (alpha * attr[t] - rep[t] / z);
+            double gain = Math.signum(g) != Math.signum(update[t]) ? gains[t] + 0.2 : gains[t] * 0.8;
+            gain = Math.max(gain, minGain);
+            gains[t] = gain;
+            update[t] = mu * update[t] - eta * gain * g;
+            y[t] += update[t];
+        }
+    }
+
+    private static void report(List<double[]> kls, int iteration, double kl, TsneProgress progress) {
+        kls.add(new double[] {iteration, kl});
+        LOG.info("spark-gpu t-SNE iteration {}: KL divergence {}", iteration, kl);
+        if (progress != null) {
+            progress.onKl(iteration, kl);
+        }
+    }
+
+    /** Subtracts the per-axis mean, summed exactly (fixed point) so the result does not depend on summation order. */
+    static void center(double[] y, int n, int dim) {
+        for (int a = 0; a < dim; a++) {
+            double bound = 0;
+            for (int i = 0; i < n; i++) {
+                bound = Math.max(bound, Math.abs(y[i * dim + a]));
+            }
+            int shift = FixedPoint.shiftFor(bound * n);
+            double[] mul = FixedPoint.multipliers(shift);
+            long[] acc = new long[2];
+            for (int i = 0; i < n; i++) {
+                FixedPoint.add(acc, 0, y[i * dim + a], mul[0], mul[1]);
+            }
+            double mean = FixedPoint.toDouble(acc, 0, shift) / n;
+            for (int i = 0; i < n; i++) {
+                y[i * dim + a] -= mean;
+            }
+        }
+    }
+}

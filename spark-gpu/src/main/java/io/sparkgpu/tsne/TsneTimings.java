@@ -1,0 +1,102 @@
+package io.sparkgpu.tsne;
+
+import java.io.Serializable;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Wall-clock time per phase of one t-SNE run, in nanoseconds. In distributed mode the executor phases (attractive,
+ * S2G, G2S) are the driver-observed wall time of their Spark jobs; the attractive and G2S shares of their common job
+ * are split in proportion to the executors' own measurements.
+ */
+public final class TsneTimings implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    /** The phases, in pipeline order. */
+    public enum Phase {
+        /** Input packing, validation, PCA and initialisation. */
+        PREPARE,
+        /** k nearest neighbours. */
+        KNN,
+        /** Perplexity calibration, symmetrisation (or graph normalisation). */
+        AFFINITIES,
+        /** Attractive term, all iterations. */
+        ATTRACTIVE,
+        /** Point-to-grid interpolation (and the exact sum of the partial grids), all iterations. */
+        S2G,
+        /** Grid-to-grid convolution, all iterations. */
+        G2G,
+        /** Grid-to-point interpolation, Phi2Force and Z, all iterations. */
+        G2S,
+        /** Gradient, gains, momentum and position update (and broadcasting Y), all iterations. */
+        UPDATE,
+        /** KL divergence evaluations. */
+        KL,
+        /** The whole run. */
+        TOTAL
+    }
+
+    private final long[] nanos = new long[Phase.values().length];
+    private int iterations;
+
+    public void add(Phase p, long ns) {
+        nanos[p.ordinal()] += ns;
+    }
+
+    public long nanos(Phase p) {
+        return nanos[p.ordinal()];
+    }
+
+    public double seconds(Phase p) {
+        return nanos[p.ordinal()] / 1e9;
+    }
+
+    /** Gradient iterations timed. */
+    public int iterations() {
+        return iterations;
+    }
+
+    void setIterations(int it) {
+        iterations = it;
+    }
+
+    /** Seconds per gradient iteration of phase p (0 when no iteration ran). */
+    public double secondsPerIteration(Phase p) {
+        return iterations == 0 ? 0 : seconds(p) / iterations;
+    }
+
+    /** Phase name (lower case) to seconds, in pipeline order. */
+    public Map<String, Double> toMap() {
+        Map<String, Double> m = new LinkedHashMap<>();
+        for (Phase p : Phase.values()) {
+            m.put(p.name().toLowerCase(Locale.ROOT), seconds(p));
+        }
+        return m;
+    }
+
+    /** Restores timings from {@link #toMap()} output (unknown names are ignored). */
+    public static TsneTimings fromMap(Map<String, Double> m, int iterations) {
+        TsneTimings t = new TsneTimings();
+        for (Phase p : Phase.values()) {
+            Double s = m.get(p.name().toLowerCase(Locale.ROOT));
+            if (s != null) {
+                t.nanos[p.ordinal()] = Math.round(s * 1e9);
+            }
+        }
+        t.iterations = iterations;
+        return t;
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder();
+        for (Phase p : Phase.values()) {
+            if (sb.length() > 0) {
+                sb.append(", ");
+            }
+            sb.append(p.name().toLowerCase(Locale.ROOT)).append(String.format(Locale.ROOT, " %.3f s", seconds(p)));
+        }
+        return sb.append(" (").append(iterations).append(" iterations)").toString();
+    }
+}

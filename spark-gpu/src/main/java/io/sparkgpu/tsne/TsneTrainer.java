@@ -1,0 +1,544 @@
+package io.sparkgpu.tsne;
+
+import io.sparkgpu.common.SchemaColumns;
+import io.sparkgpu.common.SparkErrors;
+import io.sparkgpu.kmeans.Features;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeSet;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.mllib.linalg.Matrix;
+import org.apache.spark.mllib.linalg.Vector;
+import org.apache.spark.mllib.linalg.Vectors;
+import org.apache.spark.mllib.linalg.distributed.RowMatrix;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.NumericType;
+import org.apache.spark.sql.types.StringType;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.storage.StorageLevel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * t-SNE on a DataFrame: input packing and validation, optional PCA, affinities, initialisation, the optimiser in
+ * single-device or distributed mode ({@link TsneConfig#mode}), and quality on a seeded sample.
+ *
+ * <p><b>Rows and ids.</b> Rows are numbered 0..n-1 in DataFrame order (zipWithIndex); the id of a row is its idCol
+ * value (unique, not null) or that number. <b>PCA</b> (the optional reduction to pcaDimension and the "pca"
+ * initialisation) is MLlib's ({@link RowMatrix#computePrincipalComponents}) fitted on a seeded sample of at most
+ * {@link #PCA_SAMPLE} rows held in one partition in row order, so its result does not depend on the partitioning;
+ * every row is then projected on its own. The "pca" initialisation is the projection on the first dim components,
+ * centred and scaled so that the first axis has standard deviation 1e-4 on the sample.
+ *
+ * <p><b>Determinism.</b> The kNN graph and P do not depend on the partitioning, the optimiser's sums are exact, so
+ * the same seed gives the same embedding bits for any partitioning and in both modes (see
+ * {@link SparkGradientSource}).
+ */
+public final class TsneTrainer {
+    private static final Logger LOG = LoggerFactory.getLogger(TsneTrainer.class);
+    /** Rows on which the PCA is fitted (at most). */
+    public static final int PCA_SAMPLE = 20_000;
+    /** Default size of the quality sample. */
+    public static final int QUALITY_SAMPLE = 1000;
+    /** Standard deviation of the first axis of the initial embedding. */
+    public static final double INIT_STD = 1e-4;
+
+    private TsneTrainer() {
+    }
+
+    /**
+     * t-SNE of the dense vectors in {@code featuresCol} (ml Vector or array of numbers).
+     *
+     * @param idCol        column identifying rows (unique, not null), or null for the row index
+     * @param pcaDimension reduce to this many principal components first (0: no reduction)
+     * @param qualitySample points on which trustworthiness and kNN preservation are computed (0: skip)
+     */
+    public static TsneFit fitFeatures(Dataset<?> df, String featuresCol, String idCol, int pcaDimension, TsneConfig cfg,
+            int qualitySample, TsneProgress progress) {
+        cfg.validate();
+        if (pcaDimension < 0) {
+            throw new IllegalArgumentException("pcaDimension must be >= 0 (0: no PCA), got " + pcaDimension);
+        }
+        if (qualitySample < 0) {
+            throw new IllegalArgumentException("qualitySample must be >= 0, got " + qualitySample);
+        }
+        try {
+            return withDescription(df, () -> features(df, featuresCol, idCol, pcaDimension, cfg, qualitySample, progress));
+        } catch (Exception e) {
+            throw SparkErrors.unwrap(e);
+        }
+    }
+
+    /**
+     * Stochastic-graph mode (SG-t-SNE, Pitsianis et al. 2019): the weighted edges (srcCol, dstCol, weightCol) are
+     * used as P after symmetrisation and normalisation ({@link TsneAffinities#fromEdges}). Vertex ids (numbers or
+     * strings) are numbered in ascending order. The "pca" initialisation needs features, so graphs start from the
+     * seeded random initialisation. The edges are collected on the driver (O(edges) memory there).
+     *
+     * @param weightCol non-negative finite weights, or null for weight 1
+     */
+    public static TsneFit fitGraph(Dataset<?> df, String srcCol, String dstCol, String weightCol, TsneConfig cfg,
+            TsneProgress progress) {
+        cfg.validate();
+        try {
+            return withDescription(df, () -> graph(df, srcCol, dstCol, weightCol, cfg, progress));
+        } catch (Exception e) {
+            throw SparkErrors.unwrap(e);
+        }
+    }
+
+    private interface Body {
+        TsneFit run();
+    }
+
+    private static TsneFit withDescription(Dataset<?> df, Body body) {
+        JavaSparkContext jsc = JavaSparkContext.fromSparkContext(df.sparkSession().sparkContext());
+        String old = jsc.getLocalProperty("spark.job.description");
+        try {
+            return body.run();
+        } finally {
+            jsc.setJobDescription(old);
+        }
+    }
+
+    // ------------------------------------------------------------------ features
+
+    /** One input row: its index, id and features. */
+    static final class Point implements Serializable {
+        private static final long serialVersionUID = 1L;
+        final long index;
+        final Object id;
+        final double[] x;
+
+        Point(long index, Object id, double[] x) {
+            this.index = index;
+            this.id = id;
+            this.x = x;
+        }
+    }
+
+    private static TsneFit features(Dataset<?> df, String featuresCol, String idCol, int pcaDimension, TsneConfig cfg,
+            int qualitySample, TsneProgress progress) {
+        long start = System.nanoTime();
+        TsneTimings timings = new TsneTimings();
+        JavaSparkContext jsc = JavaSparkContext.fromSparkContext(df.sparkSession().sparkContext());
+        StructType schema = df.schema();
+        int fIdx = Features.checkFeatures(schema, featuresCol);
+        int iIdx = idCol == null ? -1 : SchemaColumns.index(schema, idCol, "idCol");
+        DataType idType = iIdx < 0 ? DataTypes.LongType : schema.fields()[iIdx].dataType();
+        jsc.setJobDescription("spark-gpu t-SNE: pack and validate " + featuresCol);
+        JavaRDD<Point> points = df.toDF().javaRDD().zipWithIndex().map(t -> {
+            Row r = t._1();
+            double[] x = Features.read(r, fIdx, featuresCol);
+            for (int a = 0; a < x.length; a++) {
+                if (!Double.isFinite(x[a])) {
+                    throw new IllegalArgumentException("featuresCol '" + featuresCol + "' contains " + x[a]
+                            + " (row " + t._2() + ", index " + a + "); t-SNE needs finite features");
+                }
+                x[a] += 0.0;
+            }
+            Object id = t._2();
+            if (iIdx >= 0) {
+                if (r.isNullAt(iIdx)) {
+                    throw new IllegalArgumentException("idCol '" + idCol + "' contains a null value (row " + t._2() + ")");
+                }
+                id = r.get(iIdx);
+            }
+            return new Point(t._2(), id, x);
+        }).persist(StorageLevel.MEMORY_AND_DISK());
+        try {
+            long[] shape = points.map(p -> new long[] {1, p.x.length, p.x.length})
+                    .fold(new long[] {0, Long.MAX_VALUE, 0}, (a, b) -> new long[] {a[0] + b[0], Math.min(a[1], b[1]),
+                        Math.max(a[2], b[2])});
+            long n = shape[0];
+            if (n > 0 && shape[1] != shape[2]) {
+                throw new IllegalArgumentException("featuresCol '" + featuresCol + "' has vectors of different sizes ("
+                        + shape[1] + " and " + shape[2] + ")");
+            }
+            if (n > 0 && shape[1] == 0) {
+                throw new IllegalArgumentException("featuresCol '" + featuresCol + "' contains empty vectors");
+            }
+            cfg.validate(n);
+            if (n > Integer.MAX_VALUE / 4) {
+                throw new IllegalArgumentException("t-SNE supports at most " + Integer.MAX_VALUE / 4 + " rows, got " + n);
+            }
+            if (iIdx >= 0 && points.map(p -> p.id).distinct().count() != n) {
+                throw new IllegalArgumentException("idCol '" + idCol + "' must identify rows, but has duplicate values");
+            }
+            int d = (int) shape[1];
+            if (pcaDimension > 0 && pcaDimension < d) {
+                jsc.setJobDescription("spark-gpu t-SNE: PCA to " + pcaDimension + " dimensions");
+                double[][] sample = sample(points, n, PCA_SAMPLE, cfg.seed);
+                double[] pc = principalComponents(jsc, sample, pcaDimension);
+                Broadcast<double[]> bpc = jsc.broadcast(pc);
+                final int dIn = d;
+                JavaRDD<Point> reduced = points.map(p -> new Point(p.index, p.id, project(p.x, bpc.value(), dIn,
+                        pcaDimension))).persist(StorageLevel.MEMORY_AND_DISK());
+                reduced.count();
+                points.unpersist(false);
+                points = reduced;
+                d = pcaDimension;
+            }
+            final int dim = cfg.dimension;
+            final int nn = (int) n;
+            double[] y0 = initialize(jsc, points, nn, d, cfg);
+            Object[] ids = ids(points, nn);
+            float[] x = gatherFeatures(jsc, points, nn, d);
+            timings.add(TsneTimings.Phase.PREPARE, System.nanoTime() - start);
+
+            SparseRows p = affinities(x, nn, d, cfg, timings, featuresCol);
+            TsneResult r = optimize(jsc, p, y0, cfg, timings, points.getNumPartitions(), d, progress);
+
+            double trust = Double.NaN;
+            double keep = Double.NaN;
+            int m = (int) Math.min(n, qualitySample);
+            int qk = Math.min(10, (m - 1) / 3);
+            if (m >= 4 && qk >= 1) {
+                jsc.setJobDescription("spark-gpu t-SNE: quality on a sample of " + m);
+                int[] idx = sampleIndices(nn, m, cfg.seed ^ 0x5DEECE66DL);
+                double[] xs = new double[m * d];
+                double[] ys = new double[m * dim];
+                for (int s = 0; s < m; s++) {
+                    for (int a = 0; a < d; a++) {
+                        xs[s * d + a] = x[idx[s] * d + a];
+                    }
+                    System.arraycopy(r.embedding, idx[s] * dim, ys, s * dim, dim);
+                }
+                trust = TsneQuality.trustworthiness(xs, d, ys, dim, m, qk);
+                keep = TsneQuality.knnPreservation(xs, d, ys, dim, m, qk);
+            } else {
+                m = 0;
+                qk = 0;
+            }
+            r.timings.add(TsneTimings.Phase.TOTAL, System.nanoTime() - start - r.timings.nanos(TsneTimings.Phase.TOTAL));
+            LOG.info("spark-gpu t-SNE done: n={} KL={} trustworthiness={} kNN preservation={} timings: {}", n,
+                    r.finalKl(), trust, keep, r.timings);
+            return new TsneFit(r, ids, idType, d, trust, keep, m, qk, "features", cfg.effectiveLearningRate(n),
+                    cfg.backend.id());
+        } finally {
+            points.unpersist(false);
+        }
+    }
+
+    /** kNN, conditional P and symmetrisation, timed; rows with all k neighbours at distance 0 are an error. */
+    static SparseRows affinities(float[] x, int n, int d, TsneConfig cfg, TsneTimings timings, String featuresCol) {
+        int k = cfg.effectiveK();
+        long t0 = System.nanoTime();
+        KnnGraph g = TsneAffinities.knn(x, n, d, k, cfg.backend);
+        long t1 = System.nanoTime();
+        timings.add(TsneTimings.Phase.KNN, t1 - t0);
+        checkDuplicates(g, featuresCol);
+        double[] pcond = TsneAffinities.conditional(g, cfg.perplexity, cfg.backend);
+        SparseRows p = TsneAffinities.symmetrize(g, pcond);
+        timings.add(TsneTimings.Phase.AFFINITIES, System.nanoTime() - t1);
+        return p;
+    }
+
+    /** Duplicates are fine unless a point has k or more copies: its affinities are then not defined. */
+    static void checkDuplicates(KnnGraph g, String featuresCol) {
+        for (int r = 0; r < g.rows; r++) {
+            if (g.dist2[r * g.k + g.k - 1] == 0f) {
+                throw new IllegalArgumentException("featuresCol '" + featuresCol + "': row " + (g.rowOffset + r)
+                        + " has at least k=" + g.k + " duplicate points (all its neighbours are at distance 0), so "
+                        + "its perplexity cannot be calibrated; remove duplicate rows (e.g. dropDuplicates) or raise k");
+            }
+        }
+    }
+
+    /** Row-major n x d floats of all points (driver). */
+    private static float[] gatherFeatures(JavaSparkContext jsc, JavaRDD<Point> points, int n, int d) {
+        jsc.setJobDescription("spark-gpu t-SNE: gather " + n + " x " + d + " features");
+        List<Object[]> blocks = points.mapPartitions((Iterator<Point> it) -> {
+            List<Point> ps = new ArrayList<>();
+            it.forEachRemaining(ps::add);
+            if (ps.isEmpty()) {
+                return java.util.Collections.<Object[]>emptyIterator();
+            }
+            float[] xs = new float[ps.size() * d];
+            for (int i = 0; i < ps.size(); i++) {
+                double[] v = ps.get(i).x;
+                for (int a = 0; a < d; a++) {
+                    xs[i * d + a] = (float) v[a];
+                }
+            }
+            return List.<Object[]>of(new Object[] {ps.get(0).index, xs}).iterator();
+        }).collect();
+        float[] x = new float[n * d];
+        for (Object[] b : blocks) {
+            float[] xs = (float[]) b[1];
+            System.arraycopy(xs, 0, x, (int) (long) (Long) b[0] * d, xs.length);
+        }
+        return x;
+    }
+
+    private static Object[] ids(JavaRDD<Point> points, int n) {
+        Object[] ids = new Object[n];
+        for (Object[] b : points.mapPartitions((Iterator<Point> it) -> {
+            List<Object[]> out = new ArrayList<>();
+            it.forEachRemaining(p -> out.add(new Object[] {p.index, p.id}));
+            return out.iterator();
+        }).collect()) {
+            ids[(int) (long) (Long) b[0]] = b[1];
+        }
+        return ids;
+    }
+
+    /** m distinct indices of 0..n-1 chosen with the seed, ascending (all of them when m >= n). */
+    public static int[] sampleIndices(int n, int m, long seed) {
+        if (m >= n) {
+            int[] all = new int[n];
+            for (int i = 0; i < n; i++) {
+                all[i] = i;
+            }
+            return all;
+        }
+        Random rnd = new Random(seed);
+        TreeSet<Integer> chosen = new TreeSet<>();
+        for (int j = n - m; j < n; j++) { // Floyd's algorithm
+            int t = rnd.nextInt(j + 1);
+            if (!chosen.add(t)) {
+                chosen.add(j);
+            }
+        }
+        return chosen.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** The features of a seeded sample of at most m rows, in row order. */
+    private static double[][] sample(JavaRDD<Point> points, long n, int m, long seed) {
+        int[] idx = sampleIndices((int) n, m, seed);
+        Broadcast<int[]> b = JavaSparkContext.fromSparkContext(points.context()).broadcast(idx);
+        List<Point> ps = new ArrayList<>(points.filter(p -> Arrays.binarySearch(b.value(), (int) p.index) >= 0).collect());
+        b.destroy();
+        ps.sort((a, c) -> Long.compare(a.index, c.index));
+        double[][] out = new double[ps.size()][];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = ps.get(i).x;
+        }
+        return out;
+    }
+
+    /** MLlib's top-k principal components (d x k, column-major) of the sample, fitted in one partition. */
+    static double[] principalComponents(JavaSparkContext jsc, double[][] sample, int k) {
+        List<Vector> rows = new ArrayList<>(sample.length);
+        for (double[] s : sample) {
+            rows.add(Vectors.dense(s));
+        }
+        Matrix pc = new RowMatrix(jsc.parallelize(rows, 1).rdd()).computePrincipalComponents(k);
+        return pc.toArray();
+    }
+
+    /** x (d values) times the d x k column-major matrix pc. */
+    static double[] project(double[] x, double[] pc, int d, int k) {
+        double[] out = new double[k];
+        for (int j = 0; j < k; j++) {
+            double s = 0;
+            for (int a = 0; a < d; a++) {
+                s += x[a] * pc[j * d + a];
+            }
+            out[j] = s;
+        }
+        return out;
+    }
+
+    /** Starting positions (n x dim): seeded Gaussian (std 1e-4) or the scaled PCA projection. */
+    private static double[] initialize(JavaSparkContext jsc, JavaRDD<Point> points, int n, int d, TsneConfig cfg) {
+        int dim = cfg.dimension;
+        if (TsneConfig.INIT_RANDOM.equals(cfg.init) || d < dim) {
+            if (!TsneConfig.INIT_RANDOM.equals(cfg.init)) {
+                LOG.info("spark-gpu t-SNE: {} features are fewer than dimension {}; random initialisation", d, dim);
+            }
+            return randomInit(n, dim, cfg.seed);
+        }
+        jsc.setJobDescription("spark-gpu t-SNE: PCA initialisation");
+        double[][] sample = sample(points, n, PCA_SAMPLE, cfg.seed);
+        double[] pc = principalComponents(jsc, sample, dim);
+        double[] mean = new double[dim];
+        double[][] proj = new double[sample.length][];
+        for (int s = 0; s < sample.length; s++) {
+            proj[s] = project(sample[s], pc, d, dim);
+            for (int a = 0; a < dim; a++) {
+                mean[a] += proj[s][a];
+            }
+        }
+        for (int a = 0; a < dim; a++) {
+            mean[a] /= sample.length;
+        }
+        double ss = 0;
+        for (double[] p : proj) {
+            ss += (p[0] - mean[0]) * (p[0] - mean[0]);
+        }
+        double std = Math.sqrt(ss / sample.length);
+        if (!(std > 0)) {
+            LOG.info("spark-gpu t-SNE: the sample has no variance; random initialisation");
+            return randomInit(n, dim, cfg.seed);
+        }
+        double scale = INIT_STD / std;
+        Broadcast<double[]> bpc = jsc.broadcast(pc);
+        double[] y = new double[n * dim];
+        for (Object[] b : points.mapPartitions((Iterator<Point> it) -> {
+            List<Object[]> out = new ArrayList<>();
+            it.forEachRemaining(p -> {
+                double[] v = project(p.x, bpc.value(), d, dim);
+                for (int a = 0; a < dim; a++) {
+                    v[a] = (v[a] - mean[a]) * scale;
+                }
+                out.add(new Object[] {p.index, v});
+            });
+            return out.iterator();
+        }).collect()) {
+            System.arraycopy((double[]) b[1], 0, y, (int) (long) (Long) b[0] * dim, dim);
+        }
+        bpc.destroy();
+        return y;
+    }
+
+    /** n x dim Gaussian values with standard deviation {@link #INIT_STD}, drawn in index order from the seed. */
+    public static double[] randomInit(int n, int dim, long seed) {
+        Random rnd = new Random(seed);
+        double[] y = new double[n * dim];
+        for (int t = 0; t < y.length; t++) {
+            y[t] = rnd.nextGaussian() * INIT_STD;
+        }
+        return y;
+    }
+
+    // ------------------------------------------------------------------ graph
+
+    private static TsneFit graph(Dataset<?> df, String srcCol, String dstCol, String weightCol, TsneConfig cfg,
+            TsneProgress progress) {
+        long start = System.nanoTime();
+        TsneTimings timings = new TsneTimings();
+        JavaSparkContext jsc = JavaSparkContext.fromSparkContext(df.sparkSession().sparkContext());
+        StructType schema = df.schema();
+        DataType idType = vertexType(schema, srcCol, "srcCol");
+        DataType dstType = vertexType(schema, dstCol, "dstCol");
+        if (!idType.equals(dstType)) {
+            throw new IllegalArgumentException("srcCol '" + srcCol + "' (" + idType.simpleString() + ") and dstCol '"
+                    + dstCol + "' (" + dstType.simpleString() + ") must have the same type");
+        }
+        if (weightCol != null) {
+            SchemaColumns.numeric(schema, weightCol, "weightCol");
+        }
+        jsc.setJobDescription("spark-gpu t-SNE: collect graph edges");
+        Dataset<Row> sel = weightCol == null ? df.select(srcCol, dstCol) : df.select(srcCol, dstCol, weightCol);
+        List<Row> edges = sel.collectAsList();
+        TreeSet<Object> vertices = new TreeSet<>();
+        for (Row e : edges) {
+            for (int c = 0; c < 2; c++) {
+                if (e.isNullAt(c)) {
+                    throw new IllegalArgumentException((c == 0 ? "srcCol '" + srcCol : "dstCol '" + dstCol)
+                            + "' contains a null value");
+                }
+                vertices.add(vertexKey(e.get(c)));
+            }
+        }
+        int n = vertices.size();
+        if (n < 4) {
+            throw new IllegalArgumentException("t-SNE needs at least 4 points, got n=" + n + " graph vertices");
+        }
+        Object[] ids = new Object[n];
+        Map<Object, Integer> index = new HashMap<>();
+        int t = 0;
+        for (Object v : vertices) {
+            index.put(v, t);
+            ids[t++] = v;
+        }
+        int[] src = new int[edges.size()];
+        int[] dst = new int[edges.size()];
+        double[] w = new double[edges.size()];
+        for (int e = 0; e < edges.size(); e++) {
+            Row row = edges.get(e);
+            src[e] = index.get(vertexKey(row.get(0)));
+            dst[e] = index.get(vertexKey(row.get(1)));
+            if (weightCol == null) {
+                w[e] = 1.0;
+            } else {
+                if (row.isNullAt(2)) {
+                    throw new IllegalArgumentException("weightCol '" + weightCol + "' contains a null value");
+                }
+                w[e] = ((Number) row.get(2)).doubleValue();
+                if (!Double.isFinite(w[e]) || w[e] < 0) {
+                    throw new IllegalArgumentException("weightCol '" + weightCol + "' must hold finite weights >= 0, "
+                            + "found " + w[e] + " on edge " + ids[src[e]] + " -> " + ids[dst[e]]);
+                }
+            }
+        }
+        timings.add(TsneTimings.Phase.PREPARE, System.nanoTime() - start);
+        long t0 = System.nanoTime();
+        SparseRows p = TsneAffinities.fromEdges(n, src, dst, w);
+        timings.add(TsneTimings.Phase.AFFINITIES, System.nanoTime() - t0);
+        double[] y0 = randomInit(n, cfg.dimension, cfg.seed);
+        int parts = Math.max(1, df.rdd().getNumPartitions());
+        TsneResult r = optimize(jsc, p, y0, cfg, timings, parts, 0, progress);
+        r.timings.add(TsneTimings.Phase.TOTAL, System.nanoTime() - start - r.timings.nanos(TsneTimings.Phase.TOTAL));
+        return new TsneFit(r, ids, idType, 0, Double.NaN, Double.NaN, 0, 0, "graph", cfg.effectiveLearningRate(n),
+                cfg.backend.id());
+    }
+
+    private static DataType vertexType(StructType schema, String col, String param) {
+        DataType type = schema.fields()[SchemaColumns.index(schema, col, param)].dataType();
+        if (!(type instanceof StringType) && !type.equals(DataTypes.LongType) && !type.equals(DataTypes.IntegerType)) {
+            throw new IllegalArgumentException(param + " '" + col + "' must be a string, int or long column, but has type "
+                    + type.simpleString());
+        }
+        return type;
+    }
+
+    private static Object vertexKey(Object v) {
+        return v instanceof Integer ? v : v instanceof Long ? v : v.toString();
+    }
+
+    // ------------------------------------------------------------------ optimisation
+
+    /** Chooses the mode and runs the optimiser on P (all rows). */
+    static TsneResult optimize(JavaSparkContext jsc, SparseRows p, double[] y0, TsneConfig cfg, TsneTimings timings,
+            int partitions, int numFeatures, TsneProgress progress) {
+        int n = p.n;
+        long entries = (long) p.nnz() + (long) n * (cfg.dimension + numFeatures);
+        boolean single = TsneConfig.MODE_SINGLE.equals(cfg.mode)
+                || (TsneConfig.MODE_AUTO.equals(cfg.mode) && entries <= cfg.singleModeMaxEntries);
+        if (single) {
+            jsc.setJobDescription("spark-gpu t-SNE: single-device optimisation of " + n + " points");
+            try (GradientSource src = new LocalGradientSource(p, cfg.dimension, cfg.grid, cfg.convolution, cfg.backend)) {
+                return TsneOptimizer.run(src, y0, cfg, progress, timings, TsneConfig.MODE_SINGLE, null);
+            }
+        }
+        List<SparseRows> slices = SparseRowsOps.split(p, partitions);
+        JavaRDD<SparseRows> rdd = jsc.parallelize(slices, slices.size()).persist(StorageLevel.MEMORY_AND_DISK());
+        try {
+            jsc.setJobDescription("spark-gpu t-SNE: distribute P in " + slices.size() + " row slices");
+            rdd.count();
+            SparkGradientSource src = new SparkGradientSource(jsc, rdd, n, cfg.dimension, cfg.grid, cfg.convolution,
+                    cfg.backend);
+            String[] lastKl = {""};
+            TsneProgress withKl = (it, kl) -> {
+                lastKl[0] = String.format(java.util.Locale.ROOT, ", KL %.5f at %d", kl, it);
+                if (progress != null) {
+                    progress.onKl(it, kl);
+                }
+            };
+            try (SparkGradientSource s = src) {
+                return TsneOptimizer.run(s, y0, cfg, withKl, timings, TsneConfig.MODE_DISTRIBUTED,
+                        (it, max) -> s.setPhase("iteration " + it + "/" + max + lastKl[0]));
+            }
+        } finally {
+            rdd.unpersist(false);
+        }
+    }
+
+    /** Whether a numeric or string column type can hold ids. */
+    static boolean isIdType(DataType t) {
+        return t instanceof NumericType || t instanceof StringType;
+    }
+}

@@ -1,0 +1,423 @@
+package io.sparkgpu.jobs;
+
+import io.sparkgpu.tsne.GpuTsneModel;
+import io.sparkgpu.tsne.TsneConfig;
+import io.sparkgpu.tsne.TsneFit;
+import io.sparkgpu.tsne.TsneResult;
+import io.sparkgpu.tsne.TsneTimings;
+import io.sparkgpu.tsne.TsneTrainer;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.spark.sql.DataFrameWriter;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SaveMode;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.storage.StorageLevel;
+import org.knowm.xchart.XYChart;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code sparkgpu tsne}: embeds the rows of a CSV or Parquet input with t-SNE; writes coordinates, model and plot. */
+@Command(name = "tsne", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Embed the rows of a CSV or Parquet file in 1, 2 or 3 dimensions with t-SNE (GPU when usable, "
+                + "else CPU).", "Prints the KL divergence every 50 iterations, quality on a sample and the time per "
+                + "phase; optionally writes the embedding, the model and a scatter plot."},
+        footer = {"", "Example:",
+                "  sparkgpu tsne --input digits.csv --features p0,p1,...,p63 --label digit \\",
+                "      --output embedding.parquet --plot digits.png"})
+final class TsneCommand extends SparkCommand {
+    enum OutputFormat { parquet, csv }
+
+    @Option(names = "--input", required = true, paramLabel = "PATH",
+            description = "Input file, directory or glob: CSV with a header row, or Parquet.")
+    String input;
+
+    @Option(names = "--format", paramLabel = "FMT", defaultValue = "auto",
+            description = "Input format: csv, parquet or auto (from the file extension). Default: ${DEFAULT-VALUE}.")
+    InputData.Format format;
+
+    @Option(names = "--features", paramLabel = "COLS",
+            description = "Comma-separated numeric columns, or one vector/array column (feature mode).")
+    String features;
+
+    @Option(names = "--graph", paramLabel = "SRC,DST[,W]",
+            description = "Graph mode instead of --features: source, destination and optional weight columns of "
+                    + "the edges of a sparse similarity graph used as P.")
+    String graph;
+
+    @Option(names = "--id", paramLabel = "COL", description = "Column identifying rows (default: the row number).")
+    String id;
+
+    @Option(names = "--label", paramLabel = "COL",
+            description = "Column colouring the plot and copied to --output (feature mode).")
+    String label;
+
+    @Option(names = "--dimension", paramLabel = "D", defaultValue = "2",
+            description = "Embedding dimension: 1, 2 or 3. Default: ${DEFAULT-VALUE}.")
+    int dimension;
+
+    @Option(names = "--perplexity", paramLabel = "P", defaultValue = "30",
+            description = "Perplexity (> 0, < rows). Default: ${DEFAULT-VALUE}.")
+    double perplexity;
+
+    @Option(names = "--neighbors", paramLabel = "K", defaultValue = "0",
+            description = "Neighbours per point (0: 3 x perplexity). Default: ${DEFAULT-VALUE}.")
+    int neighbors;
+
+    @Option(names = "--max-iter", paramLabel = "N", defaultValue = "1000",
+            description = "Gradient iterations. Default: ${DEFAULT-VALUE}.")
+    int maxIter;
+
+    @Option(names = "--learning-rate", paramLabel = "ETA", defaultValue = "auto",
+            description = "Step: auto (max(rows / early exaggeration, 200)) or a number > 0. Default: ${DEFAULT-VALUE}.")
+    String learningRate;
+
+    @Option(names = "--early-exaggeration", paramLabel = "A", defaultValue = "12",
+            description = "Early exaggeration factor. Default: ${DEFAULT-VALUE}.")
+    double earlyExaggeration;
+
+    @Option(names = "--exaggeration-iter", paramLabel = "N", defaultValue = "250",
+            description = "Iterations with early exaggeration. Default: ${DEFAULT-VALUE}.")
+    int exaggerationIter;
+
+    @Option(names = "--init", paramLabel = "INIT", defaultValue = "pca",
+            description = "pca or random. Default: ${DEFAULT-VALUE}.")
+    String init;
+
+    @Option(names = "--pca", paramLabel = "D", defaultValue = "0",
+            description = "Reduce the features to D principal components first (0: no). Default: ${DEFAULT-VALUE}.")
+    int pcaDimension;
+
+    @Option(names = "--seed", paramLabel = "SEED", defaultValue = "42",
+            description = "Seed of the initialisation and samples. Default: ${DEFAULT-VALUE}.")
+    long seed;
+
+    @Option(names = "--mode", paramLabel = "MODE", defaultValue = "auto",
+            description = "auto, single (P and Y on the driver's device) or distributed (P on the executors). "
+                    + "Default: ${DEFAULT-VALUE}.")
+    String mode;
+
+    @Option(names = "--backend", paramLabel = "BACKEND",
+            description = "auto, gpu or cpu. Default: spark.sparkgpu.backend if set, else auto (GPU when usable).")
+    String backend;
+
+    @Option(names = "--grid-per-unit", paramLabel = "X", defaultValue = "2",
+            description = "Interpolation grid boxes per unit of embedding extent. Default: ${DEFAULT-VALUE}.")
+    double gridPerUnit;
+
+    @Option(names = "--grid-min-intervals", paramLabel = "N", defaultValue = "20",
+            description = "Fewest grid boxes per axis. Default: ${DEFAULT-VALUE}.")
+    int gridMin;
+
+    @Option(names = "--grid-max-intervals", paramLabel = "N", defaultValue = "0",
+            description = "Most grid boxes per axis (0: 2000, 320, 40 in 1-, 2-, 3-D). Default: ${DEFAULT-VALUE}.")
+    int gridMax;
+
+    @Option(names = "--quality-sample", paramLabel = "N", defaultValue = "1000",
+            description = "Points on which trustworthiness and kNN preservation are computed (0: skip). "
+                    + "Default: ${DEFAULT-VALUE}.")
+    int qualitySample;
+
+    @Option(names = "--output", paramLabel = "PATH",
+            description = "Write the embedding here: id, label (if --label), tsne_1..tsne_D.")
+    String output;
+
+    @Option(names = "--output-format", paramLabel = "FMT", defaultValue = "parquet",
+            description = "Format of --output: parquet or csv. Default: ${DEFAULT-VALUE}.")
+    OutputFormat outputFormat;
+
+    @Option(names = "--model-out", paramLabel = "DIR",
+            description = "Save the GpuTsneModel (usable by sparkgpu_tsne_embedding) and DIR/summary.json.")
+    String modelOut;
+
+    @Option(names = "--overwrite", description = "Replace --output and --model-out if they exist.")
+    boolean overwrite;
+
+    @Option(names = "--plot", paramLabel = "FILE.png",
+            description = "Write a PNG scatter plot of the first two embedding axes, coloured by --label.")
+    Path plot;
+
+    @Option(names = "--plot-points", paramLabel = "N", defaultValue = "20000",
+            description = "At most this many (sampled) points in --plot. Default: ${DEFAULT-VALUE}.")
+    int plotPoints;
+
+    /** Checks the options and builds the configuration (usage errors name the option). */
+    TsneConfig config() {
+        if ((features == null) == (graph == null)) {
+            throw usage("Pass exactly one of --features (feature mode) and --graph (graph mode)");
+        }
+        if (graph != null && label != null) {
+            throw usage("--label: only in feature mode (graph vertices have no label column)");
+        }
+        if (plotPoints < 1) {
+            throw usage("Invalid value for option '--plot-points': must be >= 1, got " + plotPoints);
+        }
+        if (plot != null && !plot.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".png")) {
+            throw usage("Invalid value for option '--plot': the file name must end in .png, got " + plot);
+        }
+        TsneConfig c = new TsneConfig();
+        c.dimension = dimension;
+        c.perplexity = perplexity;
+        c.k = neighbors;
+        c.maxIter = maxIter;
+        c.earlyExaggeration = earlyExaggeration;
+        c.exaggerationIterations = exaggerationIter;
+        c.init = init;
+        c.seed = seed;
+        c.mode = mode;
+        if (!"auto".equalsIgnoreCase(learningRate.trim())) {
+            try {
+                c.learningRate = Double.parseDouble(learningRate.trim());
+            } catch (NumberFormatException e) {
+                throw usage("Invalid value for option '--learning-rate': expected auto or a number, got '"
+                        + learningRate + "'");
+            }
+            if (!(c.learningRate > 0)) {
+                throw usage("Invalid value for option '--learning-rate': must be > 0, got " + learningRate);
+            }
+        }
+        c.backend = parseBackend(backend, "--backend");
+        try {
+            c.grid = TsneConfig.gridOptions(io.sparkgpu.tsne.TsneGridOptions.defaults().p, gridPerUnit, gridMin, gridMax);
+            TsneConfig check = c.copy();
+            check.backend = io.sparkgpu.cuda.Backend.AUTO;
+            check.validate();
+            c.init = check.init;
+            c.mode = check.mode;
+        } catch (IllegalArgumentException e) {
+            throw usage("Invalid option value: " + e.getMessage());
+        }
+        if (pcaDimension < 0) {
+            throw usage("Invalid value for option '--pca': must be >= 0, got " + pcaDimension);
+        }
+        if (qualitySample < 0) {
+            throw usage("Invalid value for option '--quality-sample': must be >= 0, got " + qualitySample);
+        }
+        return c;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        TsneConfig cfg = config();
+        long t0 = System.nanoTime();
+        PrintWriter out = out();
+        try (SparkSession spark = startSpark("spark-gpu t-SNE")) {
+            Dataset<Row> raw = InputData.read(spark, input, format, commandLine());
+            if (cfg.backend == null) {
+                cfg.backend = backendOrConfigured(null);
+            }
+            checkTarget(spark, output, "--output");
+            checkTarget(spark, modelOut, "--model-out");
+            String idCol = id == null ? null : InputData.field(raw.schema(), id.trim(), "--id", commandLine()).name();
+            String labelCol = label == null ? null
+                    : InputData.field(raw.schema(), label.trim(), "--label", commandLine()).name();
+            TsneFit fit;
+            Object[] labels = null;
+            TsneProgressPrinter progress = new TsneProgressPrinter(out);
+            if (graph != null) {
+                String[] g = graph.split(",", -1);
+                if (g.length < 2 || g.length > 3) {
+                    throw usage("--graph: expected SRC,DST or SRC,DST,WEIGHT, got '" + graph + "'");
+                }
+                String src = InputData.field(raw.schema(), g[0].trim(), "--graph", commandLine()).name();
+                String dst = InputData.field(raw.schema(), g[1].trim(), "--graph", commandLine()).name();
+                String w = g.length == 3 ? InputData.field(raw.schema(), g[2].trim(), "--graph", commandLine()).name()
+                        : null;
+                out.printf(Locale.ROOT, "t-SNE: graph %s -> %s%s from %s, dimension %d, backend %s, master %s%n", src,
+                        dst, w == null ? "" : " (weights " + w + ")", input, cfg.dimension, cfg.backend.id(),
+                        spark.sparkContext().master());
+                out.flush();
+                fit = TsneTrainer.fitGraph(raw, src, dst, w, cfg, progress);
+            } else {
+                InputData.Features feats = InputData.features(raw, features, "--features", commandLine());
+                out.printf(Locale.ROOT, "t-SNE: input %s, features %s, dimension %d, perplexity %s, backend %s, "
+                        + "master %s%n", input, feats.names != null ? String.join(",", feats.names) : feats.column,
+                        cfg.dimension, perplexity, cfg.backend.id(), spark.sparkContext().master());
+                out.flush();
+                Dataset<Row> data = feats.df.persist(StorageLevel.MEMORY_AND_DISK());
+                try {
+                    fit = TsneTrainer.fitFeatures(data, feats.column, idCol, pcaDimension, cfg, qualitySample,
+                            progress);
+                    if (labelCol != null) {
+                        labels = new Object[fit.ids.length];
+                        for (scala.Tuple2<Row, Long> t : data.select(InputData.quote(labelCol)).javaRDD()
+                                .zipWithIndex().collect()) {
+                            labels[(int) (long) t._2()] = t._1().get(0);
+                        }
+                    }
+                } finally {
+                    data.unpersist(false);
+                }
+            }
+            TsneResult r = fit.result;
+            if (output != null) {
+                writeEmbedding(spark, fit, labelCol, labels);
+                out.println("  embedding     " + output + " (" + outputFormat + ")");
+            }
+            if (modelOut != null) {
+                writeModel(spark, fit, idCol);
+                out.println("  model         " + modelOut);
+            }
+            if (plot != null) {
+                int shown = plot(fit, labels, labelCol);
+                out.println("  plot          " + plot + " (" + shown + " points)");
+            }
+            out.println("t-SNE finished");
+            printSummary(out, fit, secondsSince(t0));
+        }
+        return SparkGpuCli.EXIT_OK;
+    }
+
+    /** Prints the KL reports as they come. */
+    static final class TsneProgressPrinter implements io.sparkgpu.tsne.TsneProgress {
+        private final PrintWriter out;
+
+        TsneProgressPrinter(PrintWriter out) {
+            this.out = out;
+        }
+
+        @Override
+        public void onKl(int iteration, double kl) {
+            out.printf(Locale.ROOT, "  iteration %5d  KL %.6f%n", iteration, kl);
+            out.flush();
+        }
+    }
+
+    static void printSummary(PrintWriter out, TsneFit fit, double seconds) {
+        TsneResult r = fit.result;
+        out.printf(Locale.ROOT, "  points        %d (%s, %d features used), dimension %d, mode %s%n", r.n, fit.input,
+                fit.numFeatures, r.dim, r.mode);
+        out.printf(Locale.ROOT, "  final KL      %.6f%n", r.finalKl());
+        if (fit.qualitySample > 0) {
+            out.printf(Locale.ROOT, "  quality       trustworthiness %.4f, kNN preservation %.4f (k=%d, sample %d)%n",
+                    fit.trustworthiness, fit.knnPreservation, fit.qualityK, fit.qualitySample);
+        }
+        StringBuilder sb = new StringBuilder();
+        for (TsneTimings.Phase p : TsneTimings.Phase.values()) {
+            if (p != TsneTimings.Phase.TOTAL) {
+                sb.append(String.format(Locale.ROOT, " %s %.3f", p.name().toLowerCase(Locale.ROOT), r.timings.seconds(p)));
+            }
+        }
+        out.println("  seconds      " + sb);
+        out.printf(Locale.ROOT, "  time          %.3f s total, %.3f s t-SNE%n", seconds,
+                r.timings.seconds(TsneTimings.Phase.TOTAL));
+    }
+
+    private void checkTarget(SparkSession spark, String path, String option) {
+        if (path == null) {
+            return;
+        }
+        if (path.replaceAll("/+$", "").equals(input.replaceAll("/+$", ""))) {
+            throw usage(option + ": must not be the same path as --input (" + input + ")");
+        }
+        if (!overwrite && InputData.exists(spark, path)) {
+            throw usage(option + ": " + path + " already exists (pass --overwrite to replace it)");
+        }
+    }
+
+    private void writeEmbedding(SparkSession spark, TsneFit fit, String labelCol, Object[] labels) {
+        TsneResult r = fit.result;
+        String idName = id != null ? id.trim() : "id";
+        StructType schema = new StructType().add(idName, fit.idType, false);
+        if (labels != null) {
+            schema = schema.add(labelCol, DataTypes.StringType, true);
+        }
+        for (int a = 0; a < r.dim; a++) {
+            schema = schema.add("tsne_" + (a + 1), DataTypes.DoubleType, false);
+        }
+        List<Row> rows = new ArrayList<>(r.n);
+        for (int i = 0; i < r.n; i++) {
+            List<Object> v = new ArrayList<>();
+            v.add(fit.ids[i]);
+            if (labels != null) {
+                v.add(labels[i] == null ? null : labels[i].toString());
+            }
+            for (int a = 0; a < r.dim; a++) {
+                v.add(r.embedding[i * r.dim + a]);
+            }
+            rows.add(RowFactory.create(v.toArray()));
+        }
+        DataFrameWriter<Row> w = spark.createDataFrame(rows, schema).coalesce(1).write()
+                .mode(overwrite ? SaveMode.Overwrite : SaveMode.ErrorIfExists);
+        if (outputFormat == OutputFormat.csv) {
+            w.option("header", "true").csv(output);
+        } else {
+            w.parquet(output);
+        }
+    }
+
+    private void writeModel(SparkSession spark, TsneFit fit, String idCol) throws Exception {
+        org.apache.hadoop.fs.Path root = new org.apache.hadoop.fs.Path(modelOut);
+        FileSystem fs = root.getFileSystem(spark.sparkContext().hadoopConfiguration());
+        if (fs.exists(root)) {
+            fs.delete(root, true);
+        }
+        GpuTsneModel.fromFit(fit, idCol, "embedding").write().save(modelOut);
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("algorithm", "t-SNE");
+        s.put("input", input);
+        s.put("mode", fit.input);
+        s.put("numPoints", fit.result.n);
+        s.put("dimension", fit.result.dim);
+        s.put("perplexity", perplexity);
+        s.put("maxIter", maxIter);
+        s.put("learningRate", fit.learningRate);
+        s.put("seed", seed);
+        s.put("execution", fit.result.mode);
+        s.put("klIterations", fit.result.klIterations);
+        s.put("klValues", fit.result.klValues);
+        s.put("trustworthiness", fit.trustworthiness);
+        s.put("knnPreservation", fit.knnPreservation);
+        s.put("seconds", new LinkedHashMap<>(fit.result.timings.toMap()));
+        try (OutputStream os = fs.create(new org.apache.hadoop.fs.Path(root, ModelOutput.SUMMARY), false)) {
+            os.write((ModelOutput.toJson(s, "") + "\n").getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    private int plot(TsneFit fit, Object[] labels, String labelCol) throws Exception {
+        TsneResult r = fit.result;
+        int[] idx = TsneTrainer.sampleIndices(r.n, plotPoints, seed);
+        double[] x = new double[idx.length];
+        double[] y = new double[idx.length];
+        int[] group = new int[idx.length];
+        Map<String, Integer> groups = new TreeMap<>();
+        if (labels != null) {
+            for (int i : idx) {
+                groups.putIfAbsent(String.valueOf(labels[i]), 0);
+            }
+            int g = 0;
+            for (Map.Entry<String, Integer> e : groups.entrySet()) {
+                e.setValue(g++);
+            }
+        }
+        for (int s = 0; s < idx.length; s++) {
+            int i = idx[s];
+            x[s] = r.embedding[i * r.dim];
+            y[s] = r.dim > 1 ? r.embedding[i * r.dim + 1] : 0.0;
+            group[s] = labels == null ? 0 : groups.get(String.valueOf(labels[i]));
+        }
+        List<String> names = labels == null ? List.of("points") : new ArrayList<>(groups.keySet());
+        if (labels != null) {
+            for (int g = 0; g < names.size(); g++) {
+                names.set(g, labelCol + "=" + names.get(g));
+            }
+        }
+        XYChart chart = Plots.scatter(String.format(Locale.ROOT, "t-SNE of %s (perplexity %s, KL %.3f)", input,
+                perplexity, r.finalKl()), "t-SNE 1", r.dim > 1 ? "t-SNE 2" : "", x, y, group, names);
+        Plots.savePng(chart, plot);
+        return idx.length;
+    }
+}

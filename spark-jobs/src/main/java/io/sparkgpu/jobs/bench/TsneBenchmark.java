@@ -1,0 +1,512 @@
+package io.sparkgpu.jobs.bench;
+
+import io.sparkgpu.cuda.Backend;
+import io.sparkgpu.cuda.CudaRuntime;
+import io.sparkgpu.tsne.ExactTsne;
+import io.sparkgpu.tsne.InterpGrid;
+import io.sparkgpu.tsne.KnnGraph;
+import io.sparkgpu.tsne.Repulsion;
+import io.sparkgpu.tsne.SparseRows;
+import io.sparkgpu.tsne.TsneAffinities;
+import io.sparkgpu.tsne.TsneConfig;
+import io.sparkgpu.tsne.TsneForces;
+import io.sparkgpu.tsne.TsneOptimizer;
+import io.sparkgpu.tsne.TsneQuality;
+import io.sparkgpu.tsne.TsneResult;
+import io.sparkgpu.tsne.TsneTimings;
+import io.sparkgpu.tsne.TsneTrainer;
+import io.sparkgpu.tsne.GridConvolution;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Random;
+import java.util.Set;
+
+/**
+ * t-SNE, one Markdown report from one run: for each data set (generated Gaussian clusters n x d, the shipped UCI
+ * digits, iris) and backend (our GPU kernels, our CPU twins where affordable), the time of the kNN and the
+ * affinities, the time per iteration of the attractive term, S2G, G2G, G2S and the update, end to end; the KL
+ * divergence, trustworthiness and kNN-label accuracy on a sample; and the relative error of the interpolated
+ * repulsive force (F_rep / Z) against the exact O(m^2) one on a sample of m points of the final embedding. Runs in
+ * one process (single-device mode, the path the distributed mode shares bit for bit), needs no Spark.
+ * Usage: {@code --help}. Exit status 3 when GPU and CPU embeddings of one data set differ in any bit.
+ */
+public final class TsneBenchmark {
+    private final Options o;
+
+    TsneBenchmark(Options o) {
+        this.o = o;
+    }
+
+    public static void main(String[] args) throws Exception {
+        Options o;
+        try {
+            o = Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("error: " + e.getMessage());
+            System.err.println(Options.USAGE);
+            System.exit(2);
+            return;
+        }
+        if (o.help) {
+            System.out.println(Options.USAGE);
+            return;
+        }
+        Report report = new TsneBenchmark(o).run();
+        String md = report.markdown();
+        System.out.println(md);
+        if (o.markdown != null) {
+            Path p = Paths.get(o.markdown);
+            if (p.getParent() != null) {
+                Files.createDirectories(p.getParent());
+            }
+            Files.writeString(p, md, StandardCharsets.UTF_8);
+            System.err.println("[bench] wrote " + p.toAbsolutePath());
+        }
+        System.exit(report.mismatch ? 3 : 0);
+    }
+
+    // ------------------------------------------------------------------------------------------ options
+
+    static final class Options {
+        static final String USAGE = String.join("\n",
+                "TsneBenchmark: t-SNE end to end and per phase, ours GPU / ours CPU, one Markdown report.",
+                "  --cases LIST        blobs:NxD (generated Gaussian clusters), digits (UCI, 1797 x 64), iris",
+                "                      [digits,blobs:100000x50,blobs:70000x784,blobs:1000000x50]",
+                "  --backends LIST     any of gpu,cpu                                          [gpu,cpu]",
+                "  --cpu-max-n N       run the CPU twin only for data sets of at most N points  [20000]",
+                "  --max-iter N        gradient iterations                                      [1000]",
+                "  --perplexity P      perplexity (k = 3 P)                                     [30]",
+                "  --learning-rate X   step, or auto = max(n / 12, 200)                         [auto]",
+                "  --dimension D       embedding dimension 1..3                                 [2]",
+                "  --clusters C        clusters of the generated data                           [10]",
+                "  --error-sample M    points of the exact repulsive-force check (0: skip)      [10000]",
+                "  --quality-sample M  points of the trustworthiness / kNN accuracy sample      [1000]",
+                "  --grid-min N        fewest interpolation boxes per axis                      [20]",
+                "  --grid-max N        most boxes per axis (0: 2000, 320, 40 in 1-, 2-, 3-D)     [0]",
+                "  --grid-per-unit X   boxes per unit of embedding extent                       [2]",
+                "  --seed S            data and initialisation seed                             [42]",
+                "  --markdown FILE     also write the report to FILE",
+                "  --help");
+        List<String> cases = new ArrayList<>(List.of("digits", "blobs:100000x50", "blobs:70000x784",
+                "blobs:1000000x50"));
+        Set<String> backends = new LinkedHashSet<>(List.of("gpu", "cpu"));
+        long cpuMaxN = 20000;
+        int maxIter = 1000;
+        double perplexity = 30;
+        double learningRate = TsneConfig.LEARNING_RATE_AUTO;
+        int dimension = 2;
+        int clusters = 10;
+        int errorSample = 10000;
+        int qualitySample = 1000;
+        long seed = 42;
+        int gridMin = 20;
+        int gridMax = 0;
+        double gridPerUnit = 2;
+        String markdown;
+        boolean help;
+        io.sparkgpu.tsne.TsneGridOptions grid = io.sparkgpu.tsne.TsneGridOptions.defaults();
+
+        static Options parse(String[] args) {
+            Options o = new Options();
+            o.help = BenchArgs.forEach(args, (a, v) -> {
+                switch (a) {
+                    case "--cases":
+                        o.cases = new ArrayList<>();
+                        for (String c : v.split(",")) {
+                            String t = c.trim();
+                            parseCase(t);
+                            o.cases.add(t);
+                        }
+                        break;
+                    case "--backends":
+                        o.backends = new LinkedHashSet<>();
+                        for (String b : v.split(",")) {
+                            String t = b.trim().toLowerCase(Locale.ROOT);
+                            if (!t.equals("gpu") && !t.equals("cpu")) {
+                                throw new IllegalArgumentException("--backends: expected gpu or cpu, got '" + b + "'");
+                            }
+                            o.backends.add(t);
+                        }
+                        break;
+                    case "--cpu-max-n":
+                        o.cpuMaxN = KMeansBenchmark.Options.count(v);
+                        break;
+                    case "--max-iter":
+                        o.maxIter = (int) KMeansBenchmark.Options.count(v);
+                        break;
+                    case "--perplexity":
+                        o.perplexity = Double.parseDouble(v.trim());
+                        break;
+                    case "--learning-rate":
+                        o.learningRate = v.trim().equalsIgnoreCase("auto") ? TsneConfig.LEARNING_RATE_AUTO
+                                : Double.parseDouble(v.trim());
+                        break;
+                    case "--dimension":
+                        o.dimension = Integer.parseInt(v.trim());
+                        break;
+                    case "--clusters":
+                        o.clusters = (int) KMeansBenchmark.Options.count(v);
+                        break;
+                    case "--error-sample":
+                        o.errorSample = (int) KMeansBenchmark.Options.count(v);
+                        break;
+                    case "--quality-sample":
+                        o.qualitySample = (int) KMeansBenchmark.Options.count(v);
+                        break;
+                    case "--grid-min":
+                        o.gridMin = (int) KMeansBenchmark.Options.count(v);
+                        break;
+                    case "--grid-max":
+                        o.gridMax = (int) KMeansBenchmark.Options.count(v);
+                        break;
+                    case "--grid-per-unit":
+                        o.gridPerUnit = Double.parseDouble(v.trim());
+                        break;
+                    case "--seed":
+                        o.seed = Long.parseLong(v.trim());
+                        break;
+                    case "--markdown":
+                        o.markdown = v;
+                        break;
+                    default:
+                        throw new IllegalArgumentException("unknown option " + a);
+                }
+            });
+            o.grid = io.sparkgpu.tsne.TsneConfig.gridOptions(io.sparkgpu.tsne.TsneGridOptions.defaults().p, o.gridPerUnit,
+                    o.gridMin, o.gridMax);
+            if (o.clusters < 1) {
+                throw new IllegalArgumentException("--clusters must be >= 1");
+            }
+            return o;
+        }
+
+        /** {n, d} of a "blobs:NxD" case, or null for a shipped data set; other names are an error. */
+        static long[] parseCase(String c) {
+            if (c.equals("digits") || c.equals("iris")) {
+                return null;
+            }
+            if (c.startsWith("blobs:")) {
+                String[] nd = c.substring(6).split("x");
+                if (nd.length == 2) {
+                    long n = KMeansBenchmark.Options.count(nd[0]);
+                    long d = KMeansBenchmark.Options.count(nd[1]);
+                    if (n >= 4 && d >= 1 && n * d <= Integer.MAX_VALUE) {
+                        return new long[] {n, d};
+                    }
+                }
+            }
+            throw new IllegalArgumentException("--cases: expected blobs:NxD (n >= 4, n d < 2^31), digits or iris, got '"
+                    + c + "'");
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ data
+
+    /** One data set: n x d floats (row-major) and labels. */
+    static final class Data {
+        final String name;
+        final int n;
+        final int d;
+        final float[] x;
+        final int[] labels;
+
+        Data(String name, int n, int d, float[] x, int[] labels) {
+            this.name = name;
+            this.n = n;
+            this.d = d;
+            this.x = x;
+            this.labels = labels;
+        }
+    }
+
+    /** C Gaussian clusters (unit spread) with centres drawn uniformly in [-10, 10]^d; cluster i % C for row i. */
+    static Data blobs(int n, int d, int clusters, long seed) {
+        Random rnd = new Random(seed);
+        double[] centres = new double[clusters * d];
+        for (int t = 0; t < centres.length; t++) {
+            centres[t] = 20 * rnd.nextDouble() - 10;
+        }
+        float[] x = new float[n * d];
+        int[] labels = new int[n];
+        for (int i = 0; i < n; i++) {
+            int c = i % clusters;
+            labels[i] = c;
+            for (int a = 0; a < d; a++) {
+                x[i * d + a] = (float) (centres[c * d + a] + rnd.nextGaussian());
+            }
+        }
+        return new Data("blobs " + n + " x " + d + " (" + clusters + " clusters)", n, d, x, labels);
+    }
+
+    /** digits.csv (64 pixel columns, then the digit) or iris.csv (4 measures, then the species). */
+    static Data shipped(String name) throws IOException {
+        String res = "/io/sparkgpu/jobs/data/" + name + ".csv";
+        List<float[]> rows = new ArrayList<>();
+        List<String> labelNames = new ArrayList<>();
+        List<Integer> labels = new ArrayList<>();
+        try (InputStream in = TsneBenchmark.class.getResourceAsStream(res)) {
+            if (in == null) {
+                throw new IOException("resource " + res + " not found");
+            }
+            BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+            r.readLine();
+            for (String line = r.readLine(); line != null; line = r.readLine()) {
+                if (line.isBlank()) {
+                    continue;
+                }
+                String[] f = line.split(",");
+                float[] v = new float[f.length - 1];
+                for (int a = 0; a < v.length; a++) {
+                    v[a] = Float.parseFloat(f[a]);
+                }
+                String lab = f[f.length - 1].trim();
+                int li = labelNames.indexOf(lab);
+                if (li < 0) {
+                    li = labelNames.size();
+                    labelNames.add(lab);
+                }
+                rows.add(v);
+                labels.add(li);
+            }
+        }
+        int n = rows.size();
+        int d = rows.get(0).length;
+        float[] x = new float[n * d];
+        for (int i = 0; i < n; i++) {
+            System.arraycopy(rows.get(i), 0, x, i * d, d);
+        }
+        String title = name.equals("digits") ? "UCI digits 1797 x 64 (real)" : "iris 150 x 4 (real)";
+        return new Data(title, n, d, x, labels.stream().mapToInt(Integer::intValue).toArray());
+    }
+
+    Data load(String c) throws IOException {
+        long[] nd = Options.parseCase(c);
+        return nd == null ? shipped(c) : blobs((int) nd[0], (int) nd[1], o.clusters, o.seed);
+    }
+
+    // ------------------------------------------------------------------------------------------ runs
+
+    /** One (data set, backend) run. */
+    static final class Row {
+        String data;
+        String backend;
+        int n;
+        int d;
+        double knnS;
+        double affS;
+        TsneTimings t;
+        double endToEndS;
+        double kl;
+        double trust = Double.NaN;
+        double labelAcc = Double.NaN;
+        double repRelErr = Double.NaN;
+        int errSample;
+        String note = "";
+        double[] embedding;
+    }
+
+    static final class Report {
+        final List<String> header = new ArrayList<>();
+        final List<Row> rows = new ArrayList<>();
+        final List<String> notes = new ArrayList<>();
+        boolean mismatch;
+
+        String markdown() {
+            StringBuilder sb = new StringBuilder("## t-SNE\n\n");
+            for (String h : header) {
+                sb.append("- ").append(h).append('\n');
+            }
+            sb.append("\n| data | backend | kNN s | affinities s | attractive ms/it | S2G ms/it | G2G ms/it | G2S ms/it "
+                    + "| update ms/it | iterations s | end to end s | KL | trustworthiness | kNN-label acc. "
+                    + "| rep. rel. error | note |\n");
+            sb.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+            for (Row r : rows) {
+                if (r.t == null) {
+                    sb.append(String.format(Locale.ROOT, "| %s | %s | | | | | | | | | | | | | | %s |%n", r.data,
+                            r.backend, r.note));
+                    continue;
+                }
+                double iterS = r.t.seconds(TsneTimings.Phase.ATTRACTIVE) + r.t.seconds(TsneTimings.Phase.S2G)
+                        + r.t.seconds(TsneTimings.Phase.G2G) + r.t.seconds(TsneTimings.Phase.G2S)
+                        + r.t.seconds(TsneTimings.Phase.UPDATE);
+                sb.append(String.format(Locale.ROOT, "| %s | %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f "
+                        + "| %.2f | %.2f | %.4f | %s | %s | %s | %s |%n", r.data, r.backend, r.knnS, r.affS,
+                        ms(r.t, TsneTimings.Phase.ATTRACTIVE), ms(r.t, TsneTimings.Phase.S2G),
+                        ms(r.t, TsneTimings.Phase.G2G), ms(r.t, TsneTimings.Phase.G2S),
+                        ms(r.t, TsneTimings.Phase.UPDATE), iterS, r.endToEndS, r.kl, fmt(r.trust, "%.4f"),
+                        fmt(r.labelAcc, "%.4f"), Double.isNaN(r.repRelErr) ? "" : String.format(Locale.ROOT,
+                                "%.2e (m=%d)", r.repRelErr, r.errSample), r.note));
+            }
+            for (String n : notes) {
+                sb.append('\n').append(n).append('\n');
+            }
+            return sb.toString();
+        }
+
+        private static double ms(TsneTimings t, TsneTimings.Phase p) {
+            return t.secondsPerIteration(p) * 1e3;
+        }
+
+        private static String fmt(double v, String f) {
+            return Double.isNaN(v) ? "" : String.format(Locale.ROOT, f, v);
+        }
+    }
+
+    Report run() throws IOException {
+        Report rep = new Report();
+        rep.header.add("date: " + Instant.now().truncatedTo(ChronoUnit.SECONDS));
+        CudaRuntime.Status st = CudaRuntime.status();
+        rep.header.add("device: " + (st.available ? CudaRuntime.device(CudaRuntime.selectDeviceOrdinal()).toString()
+                : "none (" + KMeansBenchmark.shortReason(st.reason) + ")"));
+        rep.header.add("host: " + Runtime.getRuntime().availableProcessors() + " cores, java "
+                + System.getProperty("java.version") + ", max heap " + (Runtime.getRuntime().maxMemory() >> 20) + " MiB");
+        rep.header.add(String.format(Locale.ROOT, "settings: dimension %d, perplexity %s (k = %d), %d iterations "
+                + "(exaggeration 12 for min(250, iterations), momentum 0.5 -> 0.8, learning rate %s), random init "
+                + "(std 1e-4, seed %d), grid: p = %d nodes per box, %s boxes per unit, %d..%d boxes per axis",
+                o.dimension, o.perplexity, (int) Math.ceil(3 * o.perplexity), o.maxIter,
+                o.learningRate > 0 ? Double.toString(o.learningRate) : "max(n/12, 200)", o.seed, o.grid.p,
+                o.grid.intervalsPerUnit,
+                o.grid.minIntervals, o.grid.maxIntervals[o.dimension]));
+        rep.header.add("single-device mode in one JVM (the distributed mode runs the same calls per row slice and "
+                + "gives the same bits); kNN exact (tiled brute force); times are wall clock of one run, including "
+                + "the first-call kernel loading");
+        for (String c : o.cases) {
+            Data data = load(c);
+            Row gpuRow = null;
+            Row cpuRow = null;
+            for (String b : o.backends) {
+                Row r = new Row();
+                r.data = data.name;
+                r.backend = b.equals("gpu") ? "ours GPU" : "ours CPU";
+                r.n = data.n;
+                r.d = data.d;
+                if (b.equals("gpu") && !st.available) {
+                    r.note = "no GPU";
+                } else if (b.equals("cpu") && data.n > o.cpuMaxN) {
+                    r.note = "CPU skipped (n > --cpu-max-n " + o.cpuMaxN + ")";
+                } else {
+                    System.err.printf(Locale.ROOT, "[bench] %s on %s ...%n", data.name, r.backend);
+                    runOne(data, b.equals("gpu") ? Backend.GPU : Backend.CPU, r);
+                    if (b.equals("gpu")) {
+                        gpuRow = r;
+                    } else {
+                        cpuRow = r;
+                    }
+                }
+                rep.rows.add(r);
+            }
+            if (gpuRow != null && cpuRow != null) {
+                boolean same = Arrays.equals(gpuRow.embedding, cpuRow.embedding);
+                rep.mismatch |= !same;
+                rep.notes.add(data.name + ": GPU and CPU embeddings " + (same ? "are identical (every bit)"
+                        : "DIFFER (they must be bit-identical)"));
+            }
+        }
+        rep.notes.add("Columns: kNN and affinities (perplexity calibration + symmetrisation) once; per-iteration phase "
+                + "times averaged over the iterations; 'iterations s' their sum; end to end = data in memory to "
+                + "centred embedding including the final KL. KL of the final embedding; trustworthiness (k = 10) and "
+                + "leave-one-out 10-NN label accuracy in the embedding on a seeded sample of --quality-sample points; "
+                + "rep. rel. error = |F/Z (interpolated) - F/Z (exact O(m^2))| / |F/Z (exact)| (Euclidean norms over "
+                + "all coordinates) for a seeded sample of m points of the final embedding, treated as a point set.");
+        return rep;
+    }
+
+    private void runOne(Data data, Backend backend, Row r) {
+        TsneConfig cfg = new TsneConfig();
+        cfg.dimension = o.dimension;
+        cfg.perplexity = o.perplexity;
+        cfg.learningRate = o.learningRate;
+        cfg.maxIter = o.maxIter;
+        cfg.seed = o.seed;
+        cfg.init = TsneConfig.INIT_RANDOM;
+        cfg.backend = backend;
+        cfg.grid = o.grid;
+        cfg.validate(data.n);
+        long t0 = System.nanoTime();
+        KnnGraph g = TsneAffinities.knn(data.x, data.n, data.d, cfg.effectiveK(), backend);
+        long t1 = System.nanoTime();
+        double[] pc = TsneAffinities.conditional(g, cfg.perplexity, backend);
+        SparseRows p = TsneAffinities.symmetrize(g, pc);
+        long t2 = System.nanoTime();
+        double[] y0 = TsneTrainer.randomInit(data.n, cfg.dimension, cfg.seed);
+        TsneResult res = TsneOptimizer.optimize(p, y0, cfg, null);
+        long t3 = System.nanoTime();
+        r.knnS = (t1 - t0) / 1e9;
+        r.affS = (t2 - t1) / 1e9;
+        r.t = res.timings;
+        r.endToEndS = (t3 - t0) / 1e9;
+        r.kl = res.finalKl();
+        r.embedding = res.embedding;
+        int m = Math.min(data.n, o.qualitySample);
+        if (m >= 40) {
+            int[] idx = TsneTrainer.sampleIndices(data.n, m, o.seed + 1);
+            double[] xs = new double[m * data.d];
+            double[] ys = new double[m * cfg.dimension];
+            int[] labels = new int[m];
+            for (int s = 0; s < m; s++) {
+                for (int a = 0; a < data.d; a++) {
+                    xs[s * data.d + a] = data.x[idx[s] * data.d + a];
+                }
+                System.arraycopy(res.embedding, idx[s] * cfg.dimension, ys, s * cfg.dimension, cfg.dimension);
+                labels[s] = data.labels[idx[s]];
+            }
+            r.trust = TsneQuality.trustworthiness(xs, data.d, ys, cfg.dimension, m, 10);
+            r.labelAcc = TsneQuality.knnLabelAccuracy(ys, cfg.dimension, labels, 10);
+        }
+        int me = Math.min(data.n, o.errorSample);
+        if (me >= 4) {
+            r.errSample = me;
+            r.repRelErr = repulsionError(res.embedding, data.n, cfg.dimension, me, backend, o.grid, o.seed + 2);
+        }
+    }
+
+    /** Relative error of the interpolated F_rep / Z against the exact O(m^2) one on m sampled points. */
+    static double repulsionError(double[] y, int n, int dim, int m, Backend backend,
+            io.sparkgpu.tsne.TsneGridOptions options, long seed) {
+        int[] idx = TsneTrainer.sampleIndices(n, m, seed);
+        double[] ys = new double[m * dim];
+        for (int s = 0; s < m; s++) {
+            System.arraycopy(y, idx[s] * dim, ys, s * dim, dim);
+        }
+        double[] min = new double[dim];
+        double[] max = new double[dim];
+        Arrays.fill(min, Double.POSITIVE_INFINITY);
+        Arrays.fill(max, Double.NEGATIVE_INFINITY);
+        for (int s = 0; s < m; s++) {
+            for (int a = 0; a < dim; a++) {
+                min[a] = Math.min(min[a], ys[s * dim + a]);
+                max[a] = Math.max(max[a], ys[s * dim + a]);
+            }
+        }
+        InterpGrid grid = TsneForces.plan(min, max, dim, options);
+        long[] q = TsneForces.s2g(grid, m, ys, m, backend);
+        double[] phi = GridConvolution.convolve(grid, TsneForces.chargesToDouble(grid, m, q),
+                GridConvolution.Method.AUTO, backend);
+        Repulsion rep = TsneForces.g2s(grid, m, phi, ys, m, backend);
+        double z = io.sparkgpu.common.FixedPoint.toDouble(rep.zFixed, 0, rep.zShift) - m;
+        double[] exact = ExactTsne.repulsive(ys, m, dim);
+        double zExact = ExactTsne.z(ys, m, dim);
+        double num = 0;
+        double den = 0;
+        for (int t = 0; t < exact.length; t++) {
+            double e = exact[t] / zExact;
+            double diff = rep.force[t] / z - e;
+            num += diff * diff;
+            den += e * e;
+        }
+        return Math.sqrt(num / den);
+    }
+}

@@ -1,0 +1,46 @@
+package io.sparkgpu.jobs.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/** The t-SNE benchmark's options and a tiny CPU-only run (no timing assertions). */
+class TsneBenchmarkTest {
+
+    @Test
+    void optionsParse() {
+        TsneBenchmark.Options o = TsneBenchmark.Options.parse(new String[] {"--cases", "blobs:1e3x5,digits",
+                "--backends", "cpu", "--max-iter", "10", "--perplexity", "5", "--error-sample", "0"});
+        assertEquals(2, o.cases.size());
+        assertFalse(o.backends.contains("gpu"));
+        assertEquals(10, o.maxIter);
+        assertEquals(1000, TsneBenchmark.Options.parseCase("blobs:1e3x5")[0]);
+        assertThrows(IllegalArgumentException.class, () -> TsneBenchmark.Options.parse(new String[] {"--cases", "mnist"}));
+        assertThrows(IllegalArgumentException.class, () -> TsneBenchmark.Options.parse(new String[] {"--backends", "tpu"}));
+    }
+
+    @Test
+    void shippedDigitsLoad() throws Exception {
+        TsneBenchmark.Data d = TsneBenchmark.shipped("digits");
+        assertEquals(1797, d.n);
+        assertEquals(64, d.d);
+        assertEquals(10, java.util.Arrays.stream(d.labels).distinct().count());
+    }
+
+    @Test
+    void smallCpuRun() throws Exception {
+        TsneBenchmark.Options o = TsneBenchmark.Options.parse(new String[] {"--cases", "blobs:240x8", "--backends",
+                "gpu,cpu", "--max-iter", "300", "--perplexity", "10", "--clusters", "4", "--error-sample", "240",
+                "--quality-sample", "240", "--grid-min", "10", "--grid-max", "40", "--learning-rate", "24"});
+        TsneBenchmark.Report rep = new TsneBenchmark(o).run();
+        String md = rep.markdown();
+        assertFalse(rep.mismatch, md);
+        TsneBenchmark.Row cpu = rep.rows.stream().filter(r -> r.backend.equals("ours CPU")).findFirst().orElseThrow();
+        assertTrue(cpu.labelAcc >= 0.95, md);
+        assertTrue(cpu.repRelErr < 0.1, md); // 240 sparse points: the z_i cancellation dominates (see report)
+        assertTrue(md.contains("| blobs 240 x 8 (4 clusters) | ours CPU |"), md);
+    }
+}
