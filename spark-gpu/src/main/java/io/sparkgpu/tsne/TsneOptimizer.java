@@ -100,14 +100,19 @@ public final class TsneOptimizer {
         return new TsneResult(n, dim, y, its, vals, mode, timings);
     }
 
-    /** One update of all coordinates (identical arithmetic in both modes). */
+    /**
+     * One update of all coordinates (identical arithmetic in both modes). The step uses the gradient without its
+     * constant factor 4 (dC/dy_i / 4 = alpha * attr_i - rep_i / Z), the convention of FIt-SNE and openTSNE that the
+     * automatic learning rate max(n / earlyExaggeration, 200) of Belkina et al. (Nat. Commun. 10, 2019) is stated
+     * in; with the factor kept, that rate is 4x too large and large embeddings (10^6 points) diverge.
+     */
     static void step(double[] y, double[] update, double[] gains, GradientSource.Forces f, double alpha, double mu,
             double eta, double minGain) {
         double[] attr = f.attr;
         double[] rep = f.rep;
         double z = f.z;
         for (int t = 0; t < y.length; t++) {
-            double g = 4.0 * (alpha * attr[t] - rep[t] / z);
+            double g = alpha * attr[t] - rep[t] / z;
             double gain = Math.signum(g) != Math.signum(update[t]) ? gains[t] + 0.2 : gains[t] * 0.8;
             gain = Math.max(gain, minGain);
             gains[t] = gain;

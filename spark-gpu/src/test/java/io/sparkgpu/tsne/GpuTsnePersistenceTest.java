@@ -70,7 +70,7 @@ class GpuTsnePersistenceTest {
     void estimatorParamsRoundTripAndValidate(@TempDir Path dir) throws Exception {
         SparkTestSession.get();
         GpuTsne e = new GpuTsne().setDimension(3).setPerplexity(12).setMaxIter(77).setInit("random").setSeed(5)
-                .setIdCol("name").setMode("distributed").setBackend("CPU").setLearningRate(50).setPcaDimension(8);
+                .setIdCol("name").setMode("distributed").setBackend("CPU").setLearningRate(200).setPcaDimension(8);
         String path = dir.resolve("e").toString();
         e.write().save(path);
         GpuTsne back = GpuTsne.load(path);
@@ -85,7 +85,7 @@ class GpuTsnePersistenceTest {
         assertEquals(8, back.getPcaDimension());
         TsneConfig c = back.toConfig();
         assertEquals(3, c.dimension);
-        assertEquals(50, c.learningRate);
+        assertEquals(200, c.learningRate);
         assertFalse(back.graphMode());
         assertThrows(IllegalArgumentException.class, () -> new GpuTsne().setDimension(4));
         assertThrows(IllegalArgumentException.class, () -> new GpuTsne().setInit("spectral"));

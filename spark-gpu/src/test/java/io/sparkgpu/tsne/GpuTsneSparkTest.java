@@ -47,7 +47,7 @@ class GpuTsneSparkTest {
                 .setBackend("cpu").setIdCol("name").setQualitySampleSize(120)
                 // a small step keeps the embedding compact and a small grid keeps the CPU convolution cheap (CI has
                 // 2 cores); the auto rate max(n / 12, 200) is meant for large n
-                .setLearningRate(24).setGridMinIntervals(10).setGridMaxIntervals(40);
+                .setLearningRate(96).setGridMinIntervals(10).setGridMaxIntervals(40);
     }
 
     /** kNN-label accuracy of the embedding (labels looked up through the ids). */
@@ -158,7 +158,7 @@ class GpuTsneSparkTest {
         StructType schema = new StructType().add("src", DataTypes.StringType, false)
                 .add("dst", DataTypes.StringType, false).add("w", DataTypes.DoubleType, false);
         GpuTsneModel m = new GpuTsne().setSrcCol("src").setDstCol("dst").setWeightCol("w").setBackend("cpu")
-                .setMaxIter(250).setExaggerationIterations(100).setLearningRate(10).setSeed(1)
+                .setMaxIter(250).setExaggerationIterations(100).setLearningRate(40).setSeed(1)
                 .setGridMinIntervals(10).setGridMaxIntervals(40)
                 .fit(spark.createDataFrame(rows, schema));
         Object[] ids = m.ids();

@@ -55,7 +55,7 @@ class TsneOptimizerTest {
             cfg.perplexity = 6;
             // exaggeration * learning rate must stay near n for stability (Linderman and Steinerberger 2017);
             // the auto rule max(n / 12, 200) targets large n
-            cfg.learningRate = data.n / 4.0;
+            cfg.learningRate = data.n;
             // a PCA-like start (projection on a fixed direction); random starts can split clusters in 1-D
             double[] y0 = TsneTrainer.randomInit(data.n, dim, 3);
             for (int i = 0; i < data.n; i++) {
@@ -90,11 +90,11 @@ class TsneOptimizerTest {
         double[] gains = {1, 1};
         GradientSource.Forces f = new GradientSource.Forces(new double[] {-1, 1}, new double[] {0, 0}, 1, null);
         TsneOptimizer.step(y, u, gains, f, 1, 0.5, 10, 0.01);
-        // g = 4 * attr: g0 = -4 (sign differs from u0 = 0) -> 1.2; g1 = 4 (same sign as u1) -> 0.8
+        // g = attr (gradient / 4): g0 = -1 (sign differs from u0 = 0) -> 1.2; g1 = 1 (same sign as u1) -> 0.8
         assertEquals(1.2, gains[0], 1e-15);
         assertEquals(0.8, gains[1], 1e-15);
-        assertEquals(0.5 * 0 - 10 * 1.2 * -4, u[0], 1e-12);
-        assertEquals(0.5 * 1 - 10 * 0.8 * 4, u[1], 1e-12);
+        assertEquals(0.5 * 0 - 10 * 1.2 * -1, u[0], 1e-12);
+        assertEquals(0.5 * 1 - 10 * 0.8 * 1, u[1], 1e-12);
         assertEquals(u[0], y[0], 0);
     }
 

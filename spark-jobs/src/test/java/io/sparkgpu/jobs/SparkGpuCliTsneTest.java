@@ -46,7 +46,7 @@ class SparkGpuCliTsneTest {
         Path png = tmp.resolve("out/tsne.png");
         CliRun r = CliRun.of("tsne", "--input", in.toString(), "--features", "x1,x2,x3,x4", "--id", "key", "--label",
                 "group", "--perplexity", "10", "--max-iter", "200", "--exaggeration-iter", "100", "--backend", "cpu",
-                "--grid-min-intervals", "10", "--grid-max-intervals", "40", "--learning-rate", "12",
+                "--grid-min-intervals", "10", "--grid-max-intervals", "40", "--learning-rate", "48",
                 "--output", out.toString(), "--output-format", "csv", "--model-out", model.toString(), "--plot",
                 png.toString(), "--master", "local[2]");
         assertEquals(0, r.exitCode, r::toString);

@@ -34,7 +34,7 @@ class TsneBenchmarkTest {
     void smallCpuRun() throws Exception {
         TsneBenchmark.Options o = TsneBenchmark.Options.parse(new String[] {"--cases", "blobs:240x8", "--backends",
                 "gpu,cpu", "--max-iter", "300", "--perplexity", "10", "--clusters", "4", "--error-sample", "240",
-                "--quality-sample", "240", "--grid-min", "10", "--grid-max", "40", "--learning-rate", "24"});
+                "--quality-sample", "240", "--grid-min", "10", "--grid-max", "40", "--learning-rate", "96"});
         TsneBenchmark.Report rep = new TsneBenchmark(o).run();
         String md = rep.markdown();
         assertFalse(rep.mismatch, md);
