@@ -219,8 +219,8 @@ final class TsneCommand extends SparkCommand {
             if (cfg.backend == null) {
                 cfg.backend = backendOrConfigured(null);
             }
-            checkTarget(spark, output, "--output");
-            checkTarget(spark, modelOut, "--model-out");
+            checkTarget(spark, output, "--output", input, overwrite);
+            checkTarget(spark, modelOut, "--model-out", input, overwrite);
             String idCol = id == null ? null : InputData.field(raw.schema(), id.trim(), "--id", commandLine()).name();
             String labelCol = label == null ? null
                     : InputData.field(raw.schema(), label.trim(), "--label", commandLine()).name();
@@ -314,18 +314,6 @@ final class TsneCommand extends SparkCommand {
         out.println("  seconds      " + sb);
         out.printf(Locale.ROOT, "  time          %.3f s total, %.3f s t-SNE%n", seconds,
                 r.timings.seconds(TsneTimings.Phase.TOTAL));
-    }
-
-    private void checkTarget(SparkSession spark, String path, String option) {
-        if (path == null) {
-            return;
-        }
-        if (path.replaceAll("/+$", "").equals(input.replaceAll("/+$", ""))) {
-            throw usage(option + ": must not be the same path as --input (" + input + ")");
-        }
-        if (!overwrite && InputData.exists(spark, path)) {
-            throw usage(option + ": " + path + " already exists (pass --overwrite to replace it)");
-        }
     }
 
     private void writeEmbedding(SparkSession spark, TsneFit fit, String labelCol, Object[] labels) {
