@@ -15,7 +15,9 @@ import org.apache.spark.broadcast.Broadcast;
  * <li>Y is broadcast (O(n dim) per iteration: every slice's attractive term needs the positions of its rows'
  * neighbours, which may be anywhere, and the G2S step needs its own rows; a broadcast reaches each executor once);
  * the driver plans the grid from the exact min/max of Y; each slice returns its partial S2G charges in exact
- * fixed point, which the driver sums ({@link TsneForces#addCharges}, O(grid) traffic per slice).</li>
+ * fixed point, summed exactly ({@link TsneForces#addCharges}) in a two-level tree so the driver receives a few
+ * grids; the traffic is O(grid) per slice: (dim + 2) charges x 16 bytes per node, e.g. 1280^2 nodes in 2-D give
+ * 100 MiB per slice and iteration, so use few, large slices (one per executor) for large embeddings.</li>
  * <li>The driver convolves (G2G) and broadcasts the potentials (O(grid)); each slice returns the attractive and
  * repulsive forces of its rows (O(rows dim)) and its exact partial sum of z_i (and of KL when asked).</li>
  * </ol>
@@ -73,10 +75,10 @@ final class SparkGradientSource implements GradientSource {
         try {
             jsc.setJobDescription("spark-gpu t-SNE " + phase + ": S2G partial grids");
             long[] charges = slices.map(s -> TsneForces.s2g(grid, nTotal, rowsOf(by.value(), s, dim), s.rows, backend))
-                    .reduce((a, b) -> {
+                    .treeReduce((a, b) -> {
                         TsneForces.addCharges(a, b);
                         return a;
-                    });
+                    }, 2);
             long t2 = System.nanoTime();
             double[] potentials = LocalGradientSource.potentials(grid, n, charges, method, backend);
             long t3 = System.nanoTime();
