@@ -35,7 +35,10 @@ final class SparkGradientSource implements GradientSource {
     private final String residencyKey = "tsne-fit-" + java.util.UUID.randomUUID();
     private String phase = "";
 
-    /** @param slices cached slices covering rows 0..n-1 (each partition one slice) */
+    /**
+     * @param slices cached slices covering rows 0..n-1 (any number per partition: a partition sends one grid, so
+     *               coalescing the slices into fewer partitions cuts the grid traffic)
+     */
     SparkGradientSource(JavaSparkContext jsc, JavaRDD<SparseRows> slices, int n, int dim, TsneGridOptions gridOptions,
             GridConvolution.Method method, Backend backend) {
         this.jsc = jsc;
@@ -74,8 +77,19 @@ final class SparkGradientSource implements GradientSource {
         timings.add(TsneTimings.Phase.UPDATE, t1 - t0);
         try {
             jsc.setJobDescription("spark-gpu t-SNE " + phase + ": S2G partial grids");
-            long[] charges = slices.map(s -> TsneForces.s2g(grid, nTotal, rowsOf(by.value(), s, dim), s.rows, backend))
-                    .treeReduce((a, b) -> {
+            long[] charges = slices.mapPartitions(it -> {
+                long[] acc = null;
+                while (it.hasNext()) { // the slices of one partition sum to one grid before it leaves the executor
+                    SparseRows s = it.next();
+                    long[] q = TsneForces.s2g(grid, nTotal, rowsOf(by.value(), s, dim), s.rows, backend);
+                    if (acc == null) {
+                        acc = q;
+                    } else {
+                        TsneForces.addCharges(acc, q);
+                    }
+                }
+                return acc == null ? java.util.Collections.<long[]>emptyIterator() : List.of(acc).iterator();
+            }).treeReduce((a, b) -> {
                         TsneForces.addCharges(a, b);
                         return a;
                     }, 2);

@@ -579,7 +579,9 @@ public final class TsneTrainer {
                 progress.onKl(it, kl);
             }
         };
-        try (SparkGradientSource s = new SparkGradientSource(jsc, rdd, n, cfg.dimension, cfg.grid, cfg.convolution,
+        JavaRDD<SparseRows> slices = cfg.distributedPartitions > 0 && rdd.getNumPartitions() > cfg.distributedPartitions
+                ? rdd.coalesce(cfg.distributedPartitions) : rdd;
+        try (SparkGradientSource s = new SparkGradientSource(jsc, slices, n, cfg.dimension, cfg.grid, cfg.convolution,
                 cfg.backend)) {
             return TsneOptimizer.run(s, y0, cfg, withKl, timings, TsneConfig.MODE_DISTRIBUTED,
                     (it, max) -> s.setPhase("iteration " + it + "/" + max + lastKl[0]));
