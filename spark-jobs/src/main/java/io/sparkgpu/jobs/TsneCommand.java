@@ -110,6 +110,11 @@ final class TsneCommand extends SparkCommand {
                     + "Default: ${DEFAULT-VALUE}.")
     String mode;
 
+    @Option(names = "--distributed-partitions", paramLabel = "N", defaultValue = "0",
+            description = "Distributed mode: coalesce P into at most N partitions, e.g. one per executor or GPU "
+                    + "(0: keep the input's). Default: ${DEFAULT-VALUE}.")
+    int distributedPartitions;
+
     @Option(names = "--backend", paramLabel = "BACKEND",
             description = "auto, gpu or cpu. Default: spark.sparkgpu.backend if set, else auto (GPU when usable).")
     String backend;
@@ -178,6 +183,7 @@ final class TsneCommand extends SparkCommand {
         c.init = init;
         c.seed = seed;
         c.mode = mode;
+        c.distributedPartitions = distributedPartitions;
         if (!"auto".equalsIgnoreCase(learningRate.trim())) {
             try {
                 c.learningRate = Double.parseDouble(learningRate.trim());
