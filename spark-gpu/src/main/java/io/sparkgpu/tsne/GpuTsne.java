@@ -73,6 +73,7 @@ public class GpuTsne extends Estimator<GpuTsneModel> implements MLWritable {
     private final DoubleParam gridIntervalsPerUnit;
     private final IntParam gridMinIntervals;
     private final IntParam gridMaxIntervals;
+    private final IntParam distributedPartitions;
     private final Param<String> convolution;
     private final IntParam klEvery;
     private final IntParam qualitySampleSize;
@@ -109,6 +110,7 @@ public class GpuTsne extends Estimator<GpuTsneModel> implements MLWritable {
         gridNodesPerInterval = new IntParam(this, "gridNodesPerInterval", "Interpolation nodes per grid box per axis, 1..8.", ParamValidators.<Object>inRange(1, 8));
         gridIntervalsPerUnit = new DoubleParam(this, "gridIntervalsPerUnit", "Grid boxes per unit of embedding extent (> 0).", ParamValidators.<Object>gt(0));
         gridMinIntervals = new IntParam(this, "gridMinIntervals", "Fewest grid boxes per axis (>= 1, <= the most).", ParamValidators.<Object>gtEq(1));
+        distributedPartitions = new IntParam(this, "distributedPartitions", "Distributed mode: coalesce the row slices of P into at most this many partitions (e.g. one per executor or GPU; each sends one grid per iteration); 0 keeps the input's partitions.", ParamValidators.<Object>gtEq(0));
         gridMaxIntervals = new IntParam(this, "gridMaxIntervals", "Most grid boxes per axis (>= gridMinIntervals); 0 = the default for the dimension (2000, 320, 40 in 1-, 2-, 3-D).", ParamValidators.<Object>gtEq(0));
         convolution = new Param<>(this, "convolution", "Grid convolution: 'auto', 'direct' or 'fft'.", GpuTsneParams.oneOf("auto", "direct", "fft"));
         klEvery = new IntParam(this, "klEvery", "Report KL every this many iterations (0: only the final one).", ParamValidators.<Object>gtEq(0));
@@ -135,6 +137,7 @@ public class GpuTsne extends Estimator<GpuTsneModel> implements MLWritable {
         setDefault(gridIntervalsPerUnit, TsneGridOptions.defaults().intervalsPerUnit);
         setDefault(gridMinIntervals, TsneGridOptions.defaults().minIntervals);
         setDefault(gridMaxIntervals, 0);
+        setDefault(distributedPartitions, 0);
         setDefault(convolution, "auto");
         setDefault(klEvery, 50);
         setDefault(qualitySampleSize, 1000);
@@ -488,6 +491,20 @@ public class GpuTsne extends Estimator<GpuTsneModel> implements MLWritable {
         return this;
     }
 
+    /** Distributed mode: at most this many partitions of P slices (0: the input's). */
+    public IntParam distributedPartitions() {
+        return distributedPartitions;
+    }
+
+    public int getDistributedPartitions() {
+        return (Integer) getOrDefault(distributedPartitions);
+    }
+
+    public GpuTsne setDistributedPartitions(int value) {
+        set(distributedPartitions, value);
+        return this;
+    }
+
     /** Most grid boxes per axis; 0 = the default for the dimension. */
     public IntParam gridMaxIntervals() {
         return gridMaxIntervals;
@@ -633,6 +650,7 @@ public class GpuTsne extends Estimator<GpuTsneModel> implements MLWritable {
         c.mode = getMode();
         c.klEvery = getKlEvery();
         c.singleModeMaxEntries = getSingleModeMaxEntries();
+        c.distributedPartitions = getDistributedPartitions();
         c.grid = TsneConfig.gridOptions(getGridNodesPerInterval(), getGridIntervalsPerUnit(), getGridMinIntervals(),
                 getGridMaxIntervals());
         c.convolution = TsneConfig.parseConvolution(getConvolution(), "convolution");

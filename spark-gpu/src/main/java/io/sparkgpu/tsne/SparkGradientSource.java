@@ -15,7 +15,9 @@ import org.apache.spark.broadcast.Broadcast;
  * <li>Y is broadcast (O(n dim) per iteration: every slice's attractive term needs the positions of its rows'
  * neighbours, which may be anywhere, and the G2S step needs its own rows; a broadcast reaches each executor once);
  * the driver plans the grid from the exact min/max of Y; each slice returns its partial S2G charges in exact
- * fixed point, which the driver sums ({@link TsneForces#addCharges}, O(grid) traffic per slice).</li>
+ * fixed point, summed exactly ({@link TsneForces#addCharges}) in a two-level tree so the driver receives a few
+ * grids; the traffic is O(grid) per slice: (dim + 2) charges x 16 bytes per node, e.g. 1280^2 nodes in 2-D give
+ * 100 MiB per slice and iteration, so use few, large slices (one per executor) for large embeddings.</li>
  * <li>The driver convolves (G2G) and broadcasts the potentials (O(grid)); each slice returns the attractive and
  * repulsive forces of its rows (O(rows dim)) and its exact partial sum of z_i (and of KL when asked).</li>
  * </ol>
@@ -33,7 +35,10 @@ final class SparkGradientSource implements GradientSource {
     private final String residencyKey = "tsne-fit-" + java.util.UUID.randomUUID();
     private String phase = "";
 
-    /** @param slices cached slices covering rows 0..n-1 (each partition one slice) */
+    /**
+     * @param slices cached slices covering rows 0..n-1 (any number per partition: a partition sends one grid, so
+     *               coalescing the slices into fewer partitions cuts the grid traffic)
+     */
     SparkGradientSource(JavaSparkContext jsc, JavaRDD<SparseRows> slices, int n, int dim, TsneGridOptions gridOptions,
             GridConvolution.Method method, Backend backend) {
         this.jsc = jsc;
@@ -72,11 +77,22 @@ final class SparkGradientSource implements GradientSource {
         timings.add(TsneTimings.Phase.UPDATE, t1 - t0);
         try {
             jsc.setJobDescription("spark-gpu t-SNE " + phase + ": S2G partial grids");
-            long[] charges = slices.map(s -> TsneForces.s2g(grid, nTotal, rowsOf(by.value(), s, dim), s.rows, backend))
-                    .reduce((a, b) -> {
+            long[] charges = slices.mapPartitions(it -> {
+                long[] acc = null;
+                while (it.hasNext()) { // the slices of one partition sum to one grid before it leaves the executor
+                    SparseRows s = it.next();
+                    long[] q = TsneForces.s2g(grid, nTotal, rowsOf(by.value(), s, dim), s.rows, backend);
+                    if (acc == null) {
+                        acc = q;
+                    } else {
+                        TsneForces.addCharges(acc, q);
+                    }
+                }
+                return acc == null ? java.util.Collections.<long[]>emptyIterator() : List.of(acc).iterator();
+            }).treeReduce((a, b) -> {
                         TsneForces.addCharges(a, b);
                         return a;
-                    });
+                    }, 2);
             long t2 = System.nanoTime();
             double[] potentials = LocalGradientSource.potentials(grid, n, charges, method, backend);
             long t3 = System.nanoTime();

@@ -53,6 +53,11 @@ public final class TsneConfig implements Serializable {
      * (default 2^27: about 1 GiB of doubles on the driver), else distributed.
      */
     public long singleModeMaxEntries = 1L << 27;
+    /**
+     * Distributed mode: coalesce P's row slices into at most this many partitions (0: keep the input's), e.g. one
+     * per executor or GPU; each partition sends one grid per iteration.
+     */
+    public int distributedPartitions;
     public TsneGridOptions grid = TsneGridOptions.defaults();
     public GridConvolution.Method convolution = GridConvolution.Method.AUTO;
 
@@ -75,6 +80,7 @@ public final class TsneConfig implements Serializable {
         c.mode = mode;
         c.klEvery = klEvery;
         c.singleModeMaxEntries = singleModeMaxEntries;
+        c.distributedPartitions = distributedPartitions;
         c.grid = grid;
         c.convolution = convolution;
         return c;
@@ -130,6 +136,10 @@ public final class TsneConfig implements Serializable {
         }
         if (singleModeMaxEntries < 0) {
             throw new IllegalArgumentException("singleModeMaxEntries must be >= 0, got " + singleModeMaxEntries);
+        }
+        if (distributedPartitions < 0) {
+            throw new IllegalArgumentException("distributedPartitions must be >= 0 (0: keep), got "
+                    + distributedPartitions);
         }
         if (grid == null) {
             throw new IllegalArgumentException("grid options must be set");

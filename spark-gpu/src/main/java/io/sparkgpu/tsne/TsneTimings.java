@@ -8,7 +8,8 @@ import java.util.Map;
 /**
  * Wall-clock time per phase of one t-SNE run, in nanoseconds. In distributed mode the executor phases (attractive,
  * S2G, G2S) are the driver-observed wall time of their Spark jobs; the attractive and G2S shares of their common job
- * are split in proportion to the executors' own measurements.
+ * are split in proportion to the executors' own measurements. The distributed kNN and affinities
+ * ({@link TsneAffinitiesSpark}) are one Spark pipeline and are recorded together under {@link Phase#KNN}.
  */
 public final class TsneTimings implements Serializable {
     private static final long serialVersionUID = 1L;

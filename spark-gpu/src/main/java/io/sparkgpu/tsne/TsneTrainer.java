@@ -194,11 +194,19 @@ public final class TsneTrainer {
             final int nn = (int) n;
             double[] y0 = initialize(jsc, points, nn, d, cfg);
             Object[] ids = ids(points, nn);
-            float[] x = gatherFeatures(jsc, points, nn, d);
-            timings.add(TsneTimings.Phase.PREPARE, System.nanoTime() - start);
-
-            SparseRows p = affinities(x, nn, d, cfg, timings, featuresCol);
-            TsneResult r = optimize(jsc, p, y0, cfg, timings, points.getNumPartitions(), d, progress);
+            long entries = 2L * n * cfg.effectiveK() + n * (long) (dim + d);
+            boolean single = TsneConfig.MODE_SINGLE.equals(cfg.mode)
+                    || (TsneConfig.MODE_AUTO.equals(cfg.mode) && entries <= cfg.singleModeMaxEntries);
+            TsneResult r;
+            if (single) {
+                float[] x = gatherFeatures(jsc, points, nn, d);
+                timings.add(TsneTimings.Phase.PREPARE, System.nanoTime() - start);
+                SparseRows p = affinities(x, nn, d, cfg, timings, featuresCol);
+                r = runSingle(jsc, p, y0, cfg, timings, progress);
+            } else {
+                timings.add(TsneTimings.Phase.PREPARE, System.nanoTime() - start);
+                r = distributedFromFeatures(df.sparkSession(), jsc, points, nn, d, y0, cfg, timings, progress);
+            }
 
             double trust = Double.NaN;
             double keep = Double.NaN;
@@ -207,11 +215,12 @@ public final class TsneTrainer {
             if (m >= 4 && qk >= 1) {
                 jsc.setJobDescription("spark-gpu t-SNE: quality on a sample of " + m);
                 int[] idx = sampleIndices(nn, m, cfg.seed ^ 0x5DEECE66DL);
+                double[][] sx = sample(points, idx);
                 double[] xs = new double[m * d];
                 double[] ys = new double[m * dim];
                 for (int s = 0; s < m; s++) {
                     for (int a = 0; a < d; a++) {
-                        xs[s * d + a] = x[idx[s] * d + a];
+                        xs[s * d + a] = (float) sx[s][a]; // the float values the kNN used
                     }
                     System.arraycopy(r.embedding, idx[s] * dim, ys, s * dim, dim);
                 }
@@ -316,7 +325,11 @@ public final class TsneTrainer {
 
     /** The features of a seeded sample of at most m rows, in row order. */
     private static double[][] sample(JavaRDD<Point> points, long n, int m, long seed) {
-        int[] idx = sampleIndices((int) n, m, seed);
+        return sample(points, sampleIndices((int) n, m, seed));
+    }
+
+    /** The features of the rows idx (ascending), in that order. */
+    private static double[][] sample(JavaRDD<Point> points, int[] idx) {
         Broadcast<int[]> b = JavaSparkContext.fromSparkContext(points.context()).broadcast(idx);
         List<Point> ps = new ArrayList<>(points.filter(p -> Arrays.binarySearch(b.value(), (int) p.index) >= 0).collect());
         b.destroy();
@@ -509,31 +522,69 @@ public final class TsneTrainer {
         boolean single = TsneConfig.MODE_SINGLE.equals(cfg.mode)
                 || (TsneConfig.MODE_AUTO.equals(cfg.mode) && entries <= cfg.singleModeMaxEntries);
         if (single) {
-            jsc.setJobDescription("spark-gpu t-SNE: single-device optimisation of " + n + " points");
-            try (GradientSource src = new LocalGradientSource(p, cfg.dimension, cfg.grid, cfg.convolution, cfg.backend)) {
-                return TsneOptimizer.run(src, y0, cfg, progress, timings, TsneConfig.MODE_SINGLE, null);
-            }
+            return runSingle(jsc, p, y0, cfg, timings, progress);
         }
         List<SparseRows> slices = SparseRowsOps.split(p, partitions);
         JavaRDD<SparseRows> rdd = jsc.parallelize(slices, slices.size()).persist(StorageLevel.MEMORY_AND_DISK());
         try {
             jsc.setJobDescription("spark-gpu t-SNE: distribute P in " + slices.size() + " row slices");
             rdd.count();
-            SparkGradientSource src = new SparkGradientSource(jsc, rdd, n, cfg.dimension, cfg.grid, cfg.convolution,
-                    cfg.backend);
-            String[] lastKl = {""};
-            TsneProgress withKl = (it, kl) -> {
-                lastKl[0] = String.format(java.util.Locale.ROOT, ", KL %.5f at %d", kl, it);
-                if (progress != null) {
-                    progress.onKl(it, kl);
-                }
-            };
-            try (SparkGradientSource s = src) {
-                return TsneOptimizer.run(s, y0, cfg, withKl, timings, TsneConfig.MODE_DISTRIBUTED,
-                        (it, max) -> s.setPhase("iteration " + it + "/" + max + lastKl[0]));
-            }
+            return runDistributed(jsc, rdd, n, y0, cfg, timings, progress);
         } finally {
             rdd.unpersist(false);
+        }
+    }
+
+    private static TsneResult runSingle(JavaSparkContext jsc, SparseRows p, double[] y0, TsneConfig cfg,
+            TsneTimings timings, TsneProgress progress) {
+        jsc.setJobDescription("spark-gpu t-SNE: single-device optimisation of " + p.n + " points");
+        try (GradientSource src = new LocalGradientSource(p, cfg.dimension, cfg.grid, cfg.convolution, cfg.backend)) {
+            return TsneOptimizer.run(src, y0, cfg, progress, timings, TsneConfig.MODE_SINGLE, null);
+        }
+    }
+
+    /**
+     * Distributed affinities ({@link TsneAffinitiesSpark}: kNN by broadcast or block pairs, conditional P per
+     * partition, symmetrisation by a shuffle; timed as one phase, under kNN) on the rows' (reduced) features, then
+     * the distributed optimiser on the resulting slices, which stay on the executors.
+     */
+    private static TsneResult distributedFromFeatures(org.apache.spark.sql.SparkSession spark, JavaSparkContext jsc,
+            JavaRDD<Point> points, int n, int d, double[] y0, TsneConfig cfg, TsneTimings timings,
+            TsneProgress progress) {
+        jsc.setJobDescription("spark-gpu t-SNE: distributed kNN and affinities of " + n + " points");
+        long t0 = System.nanoTime();
+        StructType schema = new StructType().add("features", org.apache.spark.ml.linalg.SQLDataTypes.VectorType(),
+                false);
+        Dataset<Row> frame = spark.createDataFrame(points.map(p -> org.apache.spark.sql.RowFactory.create(
+                org.apache.spark.ml.linalg.Vectors.dense(p.x))), schema);
+        TsneAffinitiesSpark.Result aff = TsneAffinitiesSpark.fromVectors(frame, "features", cfg.perplexity,
+                cfg.effectiveK(), cfg.backend, TsneAffinitiesSpark.DEFAULT_BROADCAST_BYTES);
+        timings.add(TsneTimings.Phase.KNN, System.nanoTime() - t0);
+        try {
+            if (aff.n != n) {
+                throw new IllegalStateException("affinities cover " + aff.n + " rows, expected " + n);
+            }
+            return runDistributed(jsc, aff.rows, n, y0, cfg, timings, progress);
+        } finally {
+            aff.unpersist();
+        }
+    }
+
+    private static TsneResult runDistributed(JavaSparkContext jsc, JavaRDD<SparseRows> rdd, int n, double[] y0,
+            TsneConfig cfg, TsneTimings timings, TsneProgress progress) {
+        String[] lastKl = {""};
+        TsneProgress withKl = (it, kl) -> {
+            lastKl[0] = String.format(java.util.Locale.ROOT, ", KL %.5f at %d", kl, it);
+            if (progress != null) {
+                progress.onKl(it, kl);
+            }
+        };
+        JavaRDD<SparseRows> slices = cfg.distributedPartitions > 0 && rdd.getNumPartitions() > cfg.distributedPartitions
+                ? rdd.coalesce(cfg.distributedPartitions) : rdd;
+        try (SparkGradientSource s = new SparkGradientSource(jsc, slices, n, cfg.dimension, cfg.grid, cfg.convolution,
+                cfg.backend)) {
+            return TsneOptimizer.run(s, y0, cfg, withKl, timings, TsneConfig.MODE_DISTRIBUTED,
+                    (it, max) -> s.setPhase("iteration " + it + "/" + max + lastKl[0]));
         }
     }
 

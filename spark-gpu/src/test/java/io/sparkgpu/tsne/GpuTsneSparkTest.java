@@ -85,12 +85,15 @@ class GpuTsneSparkTest {
         GpuTsneModel single3 = e.copy(new org.apache.spark.ml.param.ParamMap()).setMode("single").fit(frame(data, 3));
         GpuTsneModel dist1 = e.copy(new org.apache.spark.ml.param.ParamMap()).setMode("distributed").fit(frame(data, 1));
         GpuTsneModel dist3 = e.copy(new org.apache.spark.ml.param.ParamMap()).setMode("distributed").fit(frame(data, 3));
+        GpuTsneModel dist3to2 = e.copy(new org.apache.spark.ml.param.ParamMap()).setMode("distributed")
+                .setDistributedPartitions(2).fit(frame(data, 3));
         assertEquals("single", single1.summary().mode());
         assertEquals("distributed", dist3.summary().mode());
         double[] ref = byName(single1);
         assertArrayEquals(ref, byName(single3), "single mode, 1 vs 3 partitions");
         assertArrayEquals(ref, byName(dist1), "distributed, 1 partition");
         assertArrayEquals(ref, byName(dist3), "distributed, 3 partitions");
+        assertArrayEquals(ref, byName(dist3to2), "distributed, 3 partitions coalesced to 2");
         assertArrayEquals(single1.summary().klHistory(), dist3.summary().klHistory());
     }
 

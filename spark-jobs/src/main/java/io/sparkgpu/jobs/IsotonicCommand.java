@@ -178,8 +178,8 @@ final class IsotonicCommand extends SparkCommand {
                             + "'; choose another name with --prediction-col");
                 }
             }
-            checkTarget(spark, output, "--output");
-            checkTarget(spark, modelOut, "--model-out");
+            checkTarget(spark, output, "--output", input, overwrite);
+            checkTarget(spark, modelOut, "--model-out", input, overwrite);
             if (cfg.backend == null) {
                 cfg.backend = backendOrConfigured(null);
             }
@@ -246,18 +246,6 @@ final class IsotonicCommand extends SparkCommand {
             m = Math.max(m, v);
         }
         return m;
-    }
-
-    private void checkTarget(SparkSession spark, String path, String option) {
-        if (path == null) {
-            return;
-        }
-        if (path.replaceAll("/+$", "").equals(input.replaceAll("/+$", ""))) {
-            throw usage(option + ": must not be the same path as --input (" + input + ")");
-        }
-        if (!overwrite && InputData.exists(spark, path)) {
-            throw usage(option + ": " + path + " already exists (pass --overwrite to replace it)");
-        }
     }
 
     private void writeModel(SparkSession spark, GpuIsotonicRegressionModel model, IsotonicResult r, IsotonicConfig cfg,

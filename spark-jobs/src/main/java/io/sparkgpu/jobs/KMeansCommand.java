@@ -171,8 +171,8 @@ final class KMeansCommand extends SparkCommand {
                             + "'; choose another name with --prediction-col");
                 }
             }
-            checkTarget(spark, output, "--output");
-            checkTarget(spark, modelOut, "--model-out");
+            checkTarget(spark, output, "--output", input, overwrite);
+            checkTarget(spark, modelOut, "--model-out", input, overwrite);
             if (cfg.backend == null) {
                 cfg.backend = backendOrConfigured(null);
             }
@@ -239,18 +239,6 @@ final class KMeansCommand extends SparkCommand {
                         + "' holds the values of --features " + String.join(",", feats.names) + ")", e);
             }
             throw e;
-        }
-    }
-
-    private void checkTarget(SparkSession spark, String path, String option) {
-        if (path == null) {
-            return;
-        }
-        if (path.replaceAll("/+$", "").equals(input.replaceAll("/+$", ""))) {
-            throw usage(option + ": must not be the same path as --input (" + input + ")");
-        }
-        if (!overwrite && InputData.exists(spark, path)) {
-            throw usage(option + ": " + path + " already exists (pass --overwrite to replace it)");
         }
     }
 

@@ -55,6 +55,22 @@ abstract class SparkCommand implements Callable<Integer> {
         return SparkSessions.builder(appName).master(common.master).ui(common.ui).getOrCreate();
     }
 
+    /**
+     * Checks an output path: null (not asked for) passes; it must differ from {@code input}, and must not exist
+     * unless {@code overwrite}. Usage errors name {@code option}.
+     */
+    void checkTarget(SparkSession spark, String path, String option, String input, boolean overwrite) {
+        if (path == null) {
+            return;
+        }
+        if (path.replaceAll("/+$", "").equals(input.replaceAll("/+$", ""))) {
+            throw usage(option + ": must not be the same path as --input (" + input + ")");
+        }
+        if (!overwrite && InputData.exists(spark, path)) {
+            throw usage(option + ": " + path + " already exists (pass --overwrite to replace it)");
+        }
+    }
+
     /** Seconds since {@code startNanos}. */
     static double secondsSince(long startNanos) {
         return (System.nanoTime() - startNanos) / 1e9;

@@ -110,6 +110,11 @@ final class TsneCommand extends SparkCommand {
                     + "Default: ${DEFAULT-VALUE}.")
     String mode;
 
+    @Option(names = "--distributed-partitions", paramLabel = "N", defaultValue = "0",
+            description = "Distributed mode: coalesce P into at most N partitions, e.g. one per executor or GPU "
+                    + "(0: keep the input's). Default: ${DEFAULT-VALUE}.")
+    int distributedPartitions;
+
     @Option(names = "--backend", paramLabel = "BACKEND",
             description = "auto, gpu or cpu. Default: spark.sparkgpu.backend if set, else auto (GPU when usable).")
     String backend;
@@ -178,6 +183,7 @@ final class TsneCommand extends SparkCommand {
         c.init = init;
         c.seed = seed;
         c.mode = mode;
+        c.distributedPartitions = distributedPartitions;
         if (!"auto".equalsIgnoreCase(learningRate.trim())) {
             try {
                 c.learningRate = Double.parseDouble(learningRate.trim());
@@ -219,8 +225,8 @@ final class TsneCommand extends SparkCommand {
             if (cfg.backend == null) {
                 cfg.backend = backendOrConfigured(null);
             }
-            checkTarget(spark, output, "--output");
-            checkTarget(spark, modelOut, "--model-out");
+            checkTarget(spark, output, "--output", input, overwrite);
+            checkTarget(spark, modelOut, "--model-out", input, overwrite);
             String idCol = id == null ? null : InputData.field(raw.schema(), id.trim(), "--id", commandLine()).name();
             String labelCol = label == null ? null
                     : InputData.field(raw.schema(), label.trim(), "--label", commandLine()).name();
@@ -314,18 +320,6 @@ final class TsneCommand extends SparkCommand {
         out.println("  seconds      " + sb);
         out.printf(Locale.ROOT, "  time          %.3f s total, %.3f s t-SNE%n", seconds,
                 r.timings.seconds(TsneTimings.Phase.TOTAL));
-    }
-
-    private void checkTarget(SparkSession spark, String path, String option) {
-        if (path == null) {
-            return;
-        }
-        if (path.replaceAll("/+$", "").equals(input.replaceAll("/+$", ""))) {
-            throw usage(option + ": must not be the same path as --input (" + input + ")");
-        }
-        if (!overwrite && InputData.exists(spark, path)) {
-            throw usage(option + ": " + path + " already exists (pass --overwrite to replace it)");
-        }
     }
 
     private void writeEmbedding(SparkSession spark, TsneFit fit, String labelCol, Object[] labels) {

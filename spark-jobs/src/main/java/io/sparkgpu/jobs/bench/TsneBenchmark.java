@@ -98,6 +98,9 @@ public final class TsneBenchmark {
                 "  --grid-max N        most boxes per axis (0: 2000, 320, 40 in 1-, 2-, 3-D)     [0]",
                 "  --grid-per-unit X   boxes per unit of embedding extent                       [2]",
                 "  --seed S            data and initialisation seed                             [42]",
+                "  --spark CORES       also run the Spark trainer on local[CORES] in single and distributed mode",
+                "                      (GPU, else CPU; each must give the plain run's bits)    [off]",
+                "  --spark-partitions P  input partitions of those runs (distributed: P slices of P) [CORES]",
                 "  --markdown FILE     also write the report to FILE",
                 "  --help");
         List<String> cases = new ArrayList<>(List.of("digits", "blobs:100000x50", "blobs:70000x784",
@@ -112,6 +115,8 @@ public final class TsneBenchmark {
         int errorSample = 10000;
         int qualitySample = 1000;
         long seed = 42;
+        int sparkCores;
+        int sparkPartitions;
         int gridMin = 20;
         int gridMax = 0;
         double gridPerUnit = 2;
@@ -165,6 +170,12 @@ public final class TsneBenchmark {
                         break;
                     case "--quality-sample":
                         o.qualitySample = (int) KMeansBenchmark.Options.count(v);
+                        break;
+                    case "--spark":
+                        o.sparkCores = (int) KMeansBenchmark.Options.count(v);
+                        break;
+                    case "--spark-partitions":
+                        o.sparkPartitions = (int) KMeansBenchmark.Options.count(v);
                         break;
                     case "--grid-min":
                         o.gridMin = (int) KMeansBenchmark.Options.count(v);
@@ -408,6 +419,27 @@ public final class TsneBenchmark {
                 }
                 rep.rows.add(r);
             }
+            if (o.sparkCores > 0) {
+                Backend sparkBackend = st.available ? Backend.GPU : Backend.CPU;
+                Row plain = st.available ? gpuRow : cpuRow;
+                for (String mode : new String[] {TsneConfig.MODE_SINGLE, TsneConfig.MODE_DISTRIBUTED}) {
+                    Row r = new Row();
+                    r.data = data.name;
+                    r.backend = "Spark local[" + o.sparkCores + "], " + mode + ", " + sparkBackend.id().toUpperCase(
+                            Locale.ROOT);
+                    r.n = data.n;
+                    r.d = data.d;
+                    System.err.printf(Locale.ROOT, "[bench] %s on %s ...%n", data.name, r.backend);
+                    runSpark(data, mode, sparkBackend, r);
+                    rep.rows.add(r);
+                    if (plain != null) {
+                        boolean same = Arrays.equals(plain.embedding, r.embedding);
+                        rep.mismatch |= !same;
+                        rep.notes.add(data.name + ": " + r.backend + " embedding " + (same
+                                ? "is identical to the plain run's (every bit)" : "DIFFERS from the plain run's"));
+                    }
+                }
+            }
             if (gpuRow != null && cpuRow != null) {
                 boolean same = Arrays.equals(gpuRow.embedding, cpuRow.embedding);
                 rep.mismatch |= !same;
@@ -470,6 +502,74 @@ public final class TsneBenchmark {
         if (me >= 4) {
             r.errSample = me;
             r.repRelErr = repulsionError(res.embedding, data.n, cfg.dimension, me, backend, o.grid, o.seed + 2);
+        }
+    }
+
+    /** GpuTsne's trainer through Spark (input DataFrame of P partitions), timed end to end from the DataFrame. */
+    private void runSpark(Data data, String mode, Backend backend, Row r) {
+        org.apache.spark.sql.SparkSession spark = org.apache.spark.sql.SparkSession.builder()
+                .master("local[" + o.sparkCores + "]")
+                .appName("spark-gpu t-SNE benchmark")
+                .config("spark.ui.enabled", "false")
+                .config("spark.ui.showConsoleProgress", "false")
+                .config("spark.driver.host", "127.0.0.1")
+                .config("spark.driver.bindAddress", "127.0.0.1")
+                .config("spark.default.parallelism", String.valueOf(o.sparkCores))
+                .config("spark.sql.shuffle.partitions", String.valueOf(o.sparkCores))
+                .getOrCreate();
+        spark.sparkContext().setLogLevel("WARN");
+        org.apache.spark.api.java.JavaSparkContext jsc =
+                org.apache.spark.api.java.JavaSparkContext.fromSparkContext(spark.sparkContext());
+        int parts = o.sparkPartitions > 0 ? o.sparkPartitions : o.sparkCores;
+        org.apache.spark.broadcast.Broadcast<float[]> bx = jsc.broadcast(data.x);
+        List<Integer> ids = new ArrayList<>();
+        for (int p = 0; p < parts; p++) {
+            ids.add(p);
+        }
+        final int n = data.n;
+        final int d = data.d;
+        org.apache.spark.api.java.JavaRDD<org.apache.spark.sql.Row> rows = jsc.parallelize(ids, parts)
+                .flatMap(p -> {
+                    List<org.apache.spark.sql.Row> out = new ArrayList<>();
+                    float[] x = bx.value();
+                    for (int i = (int) ((long) n * p / parts); i < (int) ((long) n * (p + 1) / parts); i++) {
+                        double[] v = new double[d];
+                        for (int a = 0; a < d; a++) {
+                            v[a] = x[i * d + a];
+                        }
+                        out.add(org.apache.spark.sql.RowFactory.create(org.apache.spark.ml.linalg.Vectors.dense(v)));
+                    }
+                    return out.iterator();
+                });
+        org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> df = spark.createDataFrame(rows,
+                new org.apache.spark.sql.types.StructType().add("features",
+                        org.apache.spark.ml.linalg.SQLDataTypes.VectorType(), false)).cache();
+        df.count();
+        TsneConfig cfg = new TsneConfig();
+        cfg.dimension = o.dimension;
+        cfg.perplexity = o.perplexity;
+        cfg.learningRate = o.learningRate;
+        cfg.maxIter = o.maxIter;
+        cfg.seed = o.seed;
+        cfg.init = TsneConfig.INIT_RANDOM;
+        cfg.backend = backend;
+        cfg.grid = o.grid;
+        cfg.mode = mode;
+        try {
+            long t0 = System.nanoTime();
+            io.sparkgpu.tsne.TsneFit f = TsneTrainer.fitFeatures(df, "features", null, 0, cfg, 0, null);
+            r.endToEndS = (System.nanoTime() - t0) / 1e9;
+            r.t = f.result.timings;
+            r.knnS = r.t.seconds(TsneTimings.Phase.KNN);
+            r.affS = r.t.seconds(TsneTimings.Phase.AFFINITIES);
+            r.kl = f.result.finalKl();
+            r.embedding = f.result.embedding;
+            r.note = mode.equals(TsneConfig.MODE_DISTRIBUTED) ? "kNN column: distributed kNN + affinities; "
+                    + parts + " P slices" : "features gathered to the driver";
+        } finally {
+            df.unpersist();
+            bx.destroy();
+            spark.stop();
         }
     }
 

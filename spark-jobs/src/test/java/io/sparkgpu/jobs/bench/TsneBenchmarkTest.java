@@ -43,4 +43,17 @@ class TsneBenchmarkTest {
         assertTrue(cpu.repRelErr < 0.1, md); // 240 sparse points: the z_i cancellation dominates (see report)
         assertTrue(md.contains("| blobs 240 x 8 (4 clusters) | ours CPU |"), md);
     }
+
+    @Test
+    void sparkRunsGiveThePlainBits() throws Exception {
+        TsneBenchmark.Options o = TsneBenchmark.Options.parse(new String[] {"--cases", "blobs:120x6", "--backends",
+                "gpu,cpu", "--max-iter", "20", "--perplexity", "8", "--clusters", "3", "--error-sample", "0",
+                "--quality-sample", "0", "--grid-min", "10", "--grid-max", "20", "--learning-rate", "12", "--spark", "2",
+                "--spark-partitions", "3"});
+        TsneBenchmark.Report rep = new TsneBenchmark(o).run();
+        String md = rep.markdown();
+        assertFalse(rep.mismatch, md);
+        assertTrue(md.contains("Spark local[2], distributed, CPU embedding is identical to the plain run's"), md);
+        assertTrue(md.contains("Spark local[2], single, CPU embedding is identical to the plain run's"), md);
+    }
 }
