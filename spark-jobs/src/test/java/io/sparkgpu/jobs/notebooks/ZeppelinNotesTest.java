@@ -16,6 +16,8 @@ import io.sparkgpu.kmeans.GpuKMeans;
 import io.sparkgpu.kmeans.GpuKMeansModel;
 import io.sparkgpu.sql.IsotonicPredictFunction;
 import io.sparkgpu.sql.KMeansPredictFunction;
+import io.sparkgpu.sql.TsneEmbeddingFunction;
+import io.sparkgpu.tsne.GpuTsne;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -34,6 +36,8 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
+import org.apache.spark.ml.linalg.SQLDataTypes;
+import org.apache.spark.ml.linalg.Vectors;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
@@ -49,8 +53,9 @@ import org.junit.jupiter.api.TestFactory;
  * with the spark-gpu SQL extensions, after preparing what the note's {@code %spark} (Scala) paragraphs create:
  * this test has no Scala interpreter, so it builds the same temporary views and saves the same k-means model, at
  * the names and the model path it reads from the note ({@code createOrReplaceTempView("...")} and
- * {@code val modelPath = "..."}): the views {@code iris} (kmeans.zpln), {@code iso_data} (isotonic.zpln) and
- * {@code scan_cells} (scan.zpln), and a k-means or isotonic model, whichever estimator the note fits. It also checks the {@code %spark.conf} paragraph and that no {@code %sql}
+ * {@code val modelPath = "..."}): the views {@code iris} (kmeans.zpln), {@code iso_data} (isotonic.zpln),
+ * {@code scan_cells} (scan.zpln) and {@code digits} (tsne.zpln), and a k-means, isotonic or t-SNE model, whichever
+ * estimator the note fits. It also checks the {@code %spark.conf} paragraph and that no {@code %sql}
  * paragraph uses Zeppelin's {@code ${...}} dynamic forms, which plain Spark SQL would not understand.
  */
 class ZeppelinNotesTest {
@@ -84,6 +89,7 @@ class ZeppelinNotesTest {
     static void stop() throws IOException {
         KMeansPredictFunction.clearCache();
         IsotonicPredictFunction.clearCache();
+        TsneEmbeddingFunction.clearCache();
         if (spark != null) {
             spark.stop();
         }
@@ -189,6 +195,7 @@ class ZeppelinNotesTest {
                 case "iris" -> iris();
                 case "iso_data" -> isotonicData();
                 case "scan_cells" -> scanCells();
+                case "digits" -> digits();
                 default -> throw new AssertionError(NotebookPaths.rel(note) + " creates the view '" + v + "', which "
                         + "this test cannot build yet: teach ZeppelinNotesTest.prepare to create it like the note's "
                         + "%spark paragraph does");
@@ -215,6 +222,13 @@ class ZeppelinNotesTest {
             new GpuIsotonicRegression().setFeaturesCol("x").setLabelCol("y").setWeightCol("w").setBackend("auto")
                     .fit(spark.table("iso_data")).write().overwrite().save(modelPath);
             IsotonicPredictFunction.clearCache();
+        } else if (scala.contains("new GpuTsne()") && views.contains("digits")) {
+            // the note's params, but only 50 iterations and no quality sample: the %sql paragraphs look the
+            // coordinates up by id, and the ids are the same for any number of iterations
+            new GpuTsne().setFeaturesCol("features").setIdCol("id").setPerplexity(30.0).setMaxIter(50)
+                    .setGridMaxIntervals(40).setSeed(1L).setQualitySampleSize(0).setBackend("auto")
+                    .fit(spark.table("digits")).write().overwrite().save(modelPath);
+            TsneEmbeddingFunction.clearCache();
         } else {
             fail(NotebookPaths.rel(note) + " saves a model at " + modelPath + " that this test cannot build yet: "
                     + "teach ZeppelinNotesTest.prepare to fit it like the note's %spark paragraph does");
@@ -254,6 +268,27 @@ class ZeppelinNotesTest {
         return spark.createDataFrame(rows, schema);
     }
 
+    /** tsne.zpln's digits: id (0-based line after the header), label, the 64 pixels as an ML vector. */
+    static Dataset<Row> digits() throws IOException {
+        List<String> lines;
+        try (InputStream in = ZeppelinNotesTest.class.getResourceAsStream("/io/sparkgpu/jobs/data/digits.csv")) {
+            assertTrue(in != null, "the digits resource is missing from the test classpath");
+            lines = new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().filter(l -> !l.isBlank()).toList();
+        }
+        List<Row> rows = new ArrayList<>();
+        for (String line : lines.subList(1, lines.size())) {
+            String[] f = line.split(",");
+            double[] pixels = new double[64];
+            for (int j = 0; j < 64; j++) {
+                pixels[j] = Double.parseDouble(f[j]);
+            }
+            rows.add(RowFactory.create(rows.size(), Integer.parseInt(f[64]), Vectors.dense(pixels)));
+        }
+        StructType schema = new StructType().add("id", DataTypes.IntegerType).add("label", DataTypes.IntegerType)
+                .add("features", SQLDataTypes.VectorType());
+        return spark.createDataFrame(rows, schema).repartition(4);
+    }
+
     static Dataset<Row> iris() throws IOException {
         List<String> lines;
         try (InputStream in = ZeppelinNotesTest.class.getResourceAsStream("/io/sparkgpu/jobs/data/iris.csv")) {
@@ -270,7 +305,8 @@ class ZeppelinNotesTest {
         String where = NotebookPaths.rel(note) + " " + p.name();
         assertFalse(p.body().contains("${"), where + " uses a Zeppelin dynamic form (${...}); keep the SQL plain");
         String modelPath = modelPath(ps);
-        for (String fn : List.of("sparkgpu_kmeans_predict", "sparkgpu_isotonic_predict")) {
+        for (String fn : List.of("sparkgpu_kmeans_predict", "sparkgpu_isotonic_predict",
+                "sparkgpu_tsne_embedding")) {
             if (p.body().contains(fn)) {
                 assertTrue(modelPath != null && p.body().contains("'" + modelPath + "'"),
                         where + " must predict with the model the %spark paragraph saves (" + modelPath + ")");
@@ -302,6 +338,16 @@ class ZeppelinNotesTest {
                     Object v = r.get(r.fieldIndex("prediction"));
                     assertTrue(v instanceof Double && Double.isFinite((Double) v),
                             where + ": prediction " + v + " is not a finite double in " + r);
+                }
+            }
+            if (statement.contains("sparkgpu_tsne_embedding")) {
+                for (String c : List.of("x", "y")) {
+                    assertTrue(columns.contains(c), where + " should name the coordinates x and y: " + columns);
+                    for (Row r : rows) {
+                        Object v = r.get(r.fieldIndex(c));
+                        assertTrue(v instanceof Double && Double.isFinite((Double) v),
+                                where + ": " + c + " " + v + " is not a finite double in " + r);
+                    }
                 }
             }
             if (statement.contains("sparkgpu_scan_") && columns.contains("llr")) {
