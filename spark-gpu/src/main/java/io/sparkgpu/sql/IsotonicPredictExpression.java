@@ -1,24 +1,16 @@
 package io.sparkgpu.sql;
 
 import io.sparkgpu.isotonic.IsotonicPredictor;
-import java.io.Serializable;
-import java.util.Objects;
 import org.apache.spark.ml.linalg.Vector;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult;
 import org.apache.spark.sql.catalyst.expressions.Expression;
-import org.apache.spark.sql.catalyst.expressions.codegen.CodegenContext;
-import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback;
-import org.apache.spark.sql.catalyst.expressions.codegen.ExprCode;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.Decimal;
 import org.apache.spark.sql.types.NullType;
 import org.apache.spark.sql.types.NumericType;
 import org.apache.spark.sql.types.UserDefinedType;
-import scala.collection.immutable.IndexedSeq;
-import scala.collection.immutable.Seq;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * {@code sparkgpu_isotonic_predict(model_path, x)}: the prediction (DOUBLE) of a saved
@@ -26,20 +18,17 @@ import scala.jdk.javaapi.CollectionConverters;
  * the model); NULL gives NULL. Same arithmetic as {@code GpuIsotonicRegressionModel.predict}, O(log m) per row.
  * The model reaches executors through a broadcast ({@link IsotonicModelRef}).
  */
-public final class IsotonicPredictExpression extends Expression implements CodegenFallback, Serializable {
+public final class IsotonicPredictExpression extends ModelPathExpression {
     private static final long serialVersionUID = 1L;
 
     private final Expression x;
-    private final String modelPath;
     private final IsotonicModelRef model;
-    private final Seq<Expression> children;
     private transient IsotonicPredictor predictor;
 
     public IsotonicPredictExpression(Expression x, String modelPath, IsotonicModelRef model) {
+        super(x, modelPath, model, model);
         this.x = x;
-        this.modelPath = modelPath;
         this.model = model;
-        this.children = CollectionConverters.asScala(java.util.List.of(x)).toList();
     }
 
     @Override
@@ -55,19 +44,6 @@ public final class IsotonicPredictExpression extends Expression implements Codeg
     @Override
     public boolean nullable() {
         return true;
-    }
-
-    @Override
-    public Seq<Expression> children() {
-        return children;
-    }
-
-    @Override
-    public Expression withNewChildrenInternal(IndexedSeq<Expression> newChildren) {
-        if (newChildren.size() != 1) {
-            throw new IllegalArgumentException(prettyName() + " has one child, got " + newChildren.size());
-        }
-        return new IsotonicPredictExpression(newChildren.apply(0), modelPath, model);
     }
 
     @Override
@@ -117,54 +93,7 @@ public final class IsotonicPredictExpression extends Expression implements Codeg
     }
 
     @Override
-    public ExprCode doGenCode(CodegenContext ctx, ExprCode ev) {
-        return CodegenFallback.super.doGenCode(ctx, ev);
-    }
-
-    @Override
-    public String sql() {
-        return prettyName() + "('" + modelPath.replace("\\", "\\\\").replace("'", "\\'") + "', " + x.sql() + ")";
-    }
-
-    @Override
-    public String toString() {
-        return prettyName() + "(" + modelPath + ", " + x + ")";
-    }
-
-    @Override
-    public int productArity() {
-        return 3;
-    }
-
-    @Override
-    public Object productElement(int n) {
-        switch (n) {
-            case 0: return x;
-            case 1: return modelPath;
-            case 2: return model;
-            default: throw new IndexOutOfBoundsException(String.valueOf(n));
-        }
-    }
-
-    @Override
-    public boolean canEqual(Object that) {
-        return that instanceof IsotonicPredictExpression;
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        if (this == o) {
-            return true;
-        }
-        if (!(o instanceof IsotonicPredictExpression)) {
-            return false;
-        }
-        IsotonicPredictExpression e = (IsotonicPredictExpression) o;
-        return x.equals(e.x) && modelPath.equals(e.modelPath) && model.equals(e.model);
-    }
-
-    @Override
-    public int hashCode() {
-        return Objects.hash(x, modelPath, model);
+    protected Expression withArgument(Expression newArgument) {
+        return new IsotonicPredictExpression(newArgument, modelPath(), model);
     }
 }

@@ -1,16 +1,11 @@
 package io.sparkgpu.sql;
 
 import io.sparkgpu.kmeans.KMeansPredictor;
-import java.io.Serializable;
-import java.util.Objects;
 import org.apache.spark.ml.linalg.SQLDataTypes;
 import org.apache.spark.ml.linalg.Vector;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult;
 import org.apache.spark.sql.catalyst.expressions.Expression;
-import org.apache.spark.sql.catalyst.expressions.codegen.CodegenContext;
-import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback;
-import org.apache.spark.sql.catalyst.expressions.codegen.ExprCode;
 import org.apache.spark.sql.catalyst.util.ArrayData;
 import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataType;
@@ -18,9 +13,6 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.NullType;
 import org.apache.spark.sql.types.NumericType;
 import org.apache.spark.sql.types.UserDefinedType;
-import scala.collection.immutable.IndexedSeq;
-import scala.collection.immutable.Seq;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * {@code sparkgpu_kmeans_predict(model_path, features)}: index (INT) of the centre of a saved
@@ -34,28 +26,21 @@ import scala.jdk.javaapi.CollectionConverters;
  * expressions are serializable because they are case classes; this one says so explicitly, since plans
  * holding it are shipped to executors.
  */
-public final class KMeansPredictExpression extends Expression implements CodegenFallback, Serializable {
+public final class KMeansPredictExpression extends ModelPathExpression {
     private static final long serialVersionUID = 1L;
 
     private final Expression features;
-    private final String modelPath;
     private final KMeansModelRef model;
-    private final Seq<Expression> children;
     private transient KMeansPredictor predictor;
 
     public KMeansPredictExpression(Expression features, String modelPath, KMeansModelRef model) {
+        super(features, modelPath, model, model);
         this.features = features;
-        this.modelPath = modelPath;
         this.model = model;
-        this.children = CollectionConverters.asScala(java.util.List.of(features)).toList();
     }
 
     public Expression features() {
         return features;
-    }
-
-    public String modelPath() {
-        return modelPath;
     }
 
     public KMeansModelRef model() {
@@ -80,19 +65,6 @@ public final class KMeansPredictExpression extends Expression implements Codegen
     @Override
     public boolean nullIntolerant() {
         return true;
-    }
-
-    @Override
-    public Seq<Expression> children() {
-        return children;
-    }
-
-    @Override
-    public Expression withNewChildrenInternal(IndexedSeq<Expression> newChildren) {
-        if (newChildren.size() != 1) {
-            throw new IllegalArgumentException(prettyName() + " has one child, got " + newChildren.size());
-        }
-        return new KMeansPredictExpression(newChildren.apply(0), modelPath, model);
     }
 
     @Override
@@ -133,57 +105,10 @@ public final class KMeansPredictExpression extends Expression implements Codegen
         return SqlNumbers.toDoubles((ArrayData) v, ((ArrayType) t).elementType(), prettyName(), "features");
     }
 
-    @Override
-    public ExprCode doGenCode(CodegenContext ctx, ExprCode ev) {
-        return CodegenFallback.super.doGenCode(ctx, ev);
-    }
-
-    @Override
-    public String sql() {
-        return prettyName() + "('" + modelPath.replace("\\", "\\\\").replace("'", "\\'") + "', " + features.sql() + ")";
-    }
-
-    @Override
-    public String toString() {
-        return prettyName() + "(" + modelPath + ", " + features + ")";
-    }
-
     // ------------------------------------------------------------------ Product, equality
 
     @Override
-    public int productArity() {
-        return 3;
-    }
-
-    @Override
-    public Object productElement(int n) {
-        switch (n) {
-            case 0: return features;
-            case 1: return modelPath;
-            case 2: return model;
-            default: throw new IndexOutOfBoundsException(String.valueOf(n));
-        }
-    }
-
-    @Override
-    public boolean canEqual(Object that) {
-        return that instanceof KMeansPredictExpression;
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        if (this == o) {
-            return true;
-        }
-        if (!(o instanceof KMeansPredictExpression)) {
-            return false;
-        }
-        KMeansPredictExpression e = (KMeansPredictExpression) o;
-        return features.equals(e.features) && modelPath.equals(e.modelPath) && model.equals(e.model);
-    }
-
-    @Override
-    public int hashCode() {
-        return Objects.hash(features, modelPath, model);
+    protected Expression withArgument(Expression newArgument) {
+        return new KMeansPredictExpression(newArgument, modelPath(), model);
     }
 }
