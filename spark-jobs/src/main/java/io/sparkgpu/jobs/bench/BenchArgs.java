@@ -10,6 +10,8 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiConsumer;
+import java.util.function.Function;
+import java.util.function.Predicate;
 
 /** The command-line convention of the benchmarks: {@code --name value} or {@code --name=value}, and --help/-h. */
 final class BenchArgs {
@@ -70,5 +72,39 @@ final class BenchArgs {
                 + "), max heap " + (Runtime.getRuntime().maxMemory() >> 20) + " MiB, Java "
                 + System.getProperty("java.version") + ", load average at start " + KMeansBenchmark.loadAverage());
         return h;
+    }
+
+    /** What one benchmark run returns: its Markdown report and its exit status (0; 3 when GPU and CPU differ; ...). */
+    record Outcome(String markdown, int status) {
+    }
+
+    /** A benchmark's body: runs with parsed options. */
+    interface Body<O> {
+        Outcome run(O options) throws Exception;
+    }
+
+    /**
+     * The benchmarks' main(): a bad argument prints the error and the usage and exits with 2; --help prints the
+     * usage; otherwise runs the body, prints the report (and writes it to the --markdown file) and exits with the
+     * body's status (System.exit: Spark's non-daemon threads could otherwise keep the JVM alive).
+     */
+    static <O> void main(String[] args, String usage, Function<String[], O> parse, Predicate<O> help,
+            Function<O, String> markdownFile, Body<O> body) throws Exception {
+        O o;
+        try {
+            o = parse.apply(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("error: " + e.getMessage());
+            System.err.println(usage);
+            System.exit(2);
+            return;
+        }
+        if (help.test(o)) {
+            System.out.println(usage);
+            return;
+        }
+        Outcome out = body.run(o);
+        emit(out.markdown(), markdownFile.apply(o));
+        System.exit(out.status());
     }
 }

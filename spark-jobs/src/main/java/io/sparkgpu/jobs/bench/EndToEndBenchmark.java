@@ -6,10 +6,6 @@ import io.sparkgpu.kmeans.GpuKMeans;
 import io.sparkgpu.kmeans.GpuKMeansModel;
 import io.sparkgpu.spark.LocalGpuSpark;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -100,23 +96,7 @@ public final class EndToEndBenchmark {
         static Options parse(String[] args) {
             Options o = new Options();
             o.argv = args.clone();
-            for (int i = 0; i < args.length; i++) {
-                String a = args[i];
-                if (a.equals("--help") || a.equals("-h")) {
-                    o.help = true;
-                    continue;
-                }
-                String v;
-                int eq = a.indexOf('=');
-                if (a.startsWith("--") && eq > 0) {
-                    v = a.substring(eq + 1);
-                    a = a.substring(0, eq);
-                } else {
-                    if (i + 1 >= args.length) {
-                        throw new IllegalArgumentException("missing value after " + a);
-                    }
-                    v = args[++i];
-                }
+            o.help = BenchArgs.forEach(args, (a, v) -> {
                 switch (a) {
                     case "--n": o.n = KMeansBenchmark.Options.count(v); break;
                     case "--d": o.d = (int) KMeansBenchmark.Options.count(v); break;
@@ -141,7 +121,7 @@ public final class EndToEndBenchmark {
                     case "--markdown": o.markdown = v; break;
                     default: throw new IllegalArgumentException("unknown option " + a);
                 }
-            }
+            });
             if (o.partitions == 0) {
                 o.partitions = o.cores;
             }
@@ -302,31 +282,10 @@ public final class EndToEndBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        Options o;
-        try {
-            o = Options.parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println("error: " + e.getMessage());
-            System.err.println(Options.USAGE);
-            System.exit(2);
-            return;
-        }
-        if (o.help) {
-            System.out.println(Options.USAGE);
-            return;
-        }
-        Report r = new EndToEndBenchmark(o, System.err).run();
-        String md = r.markdown();
-        System.out.println(md);
-        if (o.markdown != null) {
-            Path p = Paths.get(o.markdown);
-            if (p.getParent() != null) {
-                Files.createDirectories(p.getParent());
-            }
-            Files.writeString(p, md, StandardCharsets.UTF_8);
-            System.err.println("[e2e] wrote " + p.toAbsolutePath());
-        }
-        System.exit(r.exitCode());
+        BenchArgs.main(args, Options.USAGE, Options::parse, x -> x.help, x -> x.markdown, o -> {
+            Report r = new EndToEndBenchmark(o, System.err).run();
+            return new BenchArgs.Outcome(r.markdown(), r.exitCode());
+        });
     }
 
     // ------------------------------------------------------------------------------------------ run

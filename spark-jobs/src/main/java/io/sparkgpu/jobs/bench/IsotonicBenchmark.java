@@ -46,23 +46,11 @@ public final class IsotonicBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        Options o;
-        try {
-            o = Options.parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println("error: " + e.getMessage());
-            System.err.println(Options.USAGE);
-            System.exit(2);
-            return;
-        }
-        if (o.help) {
-            System.out.println(Options.USAGE);
-            return;
-        }
-        IsotonicBenchmark b = new IsotonicBenchmark(o);
-        String md = b.run();
-        BenchArgs.emit(md, o.markdown);
-        System.exit(b.mismatch ? 3 : 0);
+        BenchArgs.main(args, Options.USAGE, Options::parse, x -> x.help, x -> x.markdown, o -> {
+            IsotonicBenchmark b = new IsotonicBenchmark(o);
+            String md = b.run();
+            return new BenchArgs.Outcome(md, b.mismatch ? 3 : 0);
+        });
     }
 
     // ------------------------------------------------------------------ options
@@ -100,23 +88,7 @@ public final class IsotonicBenchmark {
 
         static Options parse(String[] args) {
             Options o = new Options();
-            for (int i = 0; i < args.length; i++) {
-                String a = args[i];
-                if (a.equals("--help") || a.equals("-h")) {
-                    o.help = true;
-                    continue;
-                }
-                String v;
-                int eq = a.indexOf('=');
-                if (a.startsWith("--") && eq > 0) {
-                    v = a.substring(eq + 1);
-                    a = a.substring(0, eq);
-                } else {
-                    if (i + 1 >= args.length) {
-                        throw new IllegalArgumentException("missing value after " + a);
-                    }
-                    v = args[++i];
-                }
+            o.help = BenchArgs.forEach(args, (a, v) -> {
                 switch (a) {
                     case "--n": o.ns = counts(v); break;
                     case "--small-n": o.smallNs = v.isBlank() ? new long[0] : counts(v); break;
@@ -132,7 +104,7 @@ public final class IsotonicBenchmark {
                     case "--markdown": o.markdown = v; break;
                     default: throw new IllegalArgumentException("unknown option " + a);
                 }
-            }
+            });
             for (long n : o.ns) {
                 if (n < 1 || n > Integer.MAX_VALUE - 8) {
                     throw new IllegalArgumentException("--n values must be in [1, 2^31 - 8)");

@@ -50,24 +50,10 @@ public final class KMeansBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        Options o;
-        try {
-            o = Options.parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println("error: " + e.getMessage());
-            System.err.println(Options.USAGE);
-            System.exit(2);
-            return;
-        }
-        if (o.help) {
-            System.out.println(Options.USAGE);
-            return;
-        }
-        Report report = new KMeansBenchmark(o, System.err).run();
-        String md = report.markdown();
-        BenchArgs.emit(md, o.markdown);
-        // Spark's non-daemon threads could keep the JVM alive; a mismatch of our exact results is a failure.
-        System.exit(report.mismatch ? 3 : 0);
+        BenchArgs.main(args, Options.USAGE, Options::parse, x -> x.help, x -> x.markdown, o -> {
+            Report report = new KMeansBenchmark(o, System.err).run();
+            return new BenchArgs.Outcome(report.markdown(), report.mismatch ? 3 : 0);
+        });
     }
 
     // ------------------------------------------------------------------------------------------ options

@@ -40,23 +40,10 @@ public final class ScanBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        Options o;
-        try {
-            o = Options.parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println("error: " + e.getMessage());
-            System.err.println(Options.USAGE);
-            System.exit(2);
-            return;
-        }
-        if (o.help) {
-            System.out.println(Options.USAGE);
-            return;
-        }
-        Report report = new ScanBenchmark(o).run();
-        String md = report.markdown();
-        BenchArgs.emit(md, o.markdown);
-        System.exit(report.mismatch ? 3 : 0);
+        BenchArgs.main(args, Options.USAGE, Options::parse, x -> x.help, x -> x.markdown, o -> {
+            Report report = new ScanBenchmark(o).run();
+            return new BenchArgs.Outcome(report.markdown(), report.mismatch ? 3 : 0);
+        });
     }
 
     // ------------------------------------------------------------------------------------------ options

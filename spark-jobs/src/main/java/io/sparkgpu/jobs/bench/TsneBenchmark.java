@@ -21,9 +21,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -51,31 +48,10 @@ public final class TsneBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        Options o;
-        try {
-            o = Options.parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println("error: " + e.getMessage());
-            System.err.println(Options.USAGE);
-            System.exit(2);
-            return;
-        }
-        if (o.help) {
-            System.out.println(Options.USAGE);
-            return;
-        }
-        Report report = new TsneBenchmark(o).run();
-        String md = report.markdown();
-        System.out.println(md);
-        if (o.markdown != null) {
-            Path p = Paths.get(o.markdown);
-            if (p.getParent() != null) {
-                Files.createDirectories(p.getParent());
-            }
-            Files.writeString(p, md, StandardCharsets.UTF_8);
-            System.err.println("[bench] wrote " + p.toAbsolutePath());
-        }
-        System.exit(report.mismatch ? 3 : 0);
+        BenchArgs.main(args, Options.USAGE, Options::parse, x -> x.help, x -> x.markdown, o -> {
+            Report report = new TsneBenchmark(o).run();
+            return new BenchArgs.Outcome(report.markdown(), report.mismatch ? 3 : 0);
+        });
     }
 
     // ------------------------------------------------------------------------------------------ options
