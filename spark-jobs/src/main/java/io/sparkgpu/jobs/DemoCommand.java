@@ -40,10 +40,6 @@ final class DemoCommand extends SparkCommand {
             description = "Seed of the data generator and of the initialisation. Default: ${DEFAULT-VALUE}.")
     long seed;
 
-    @Option(names = "--backend", paramLabel = "BACKEND",
-            description = "auto, gpu or cpu. Default: spark.sparkgpu.backend if set, else auto (GPU when usable).")
-    String backend;
-
     @Option(names = "--plot-points", paramLabel = "N", defaultValue = "20000",
             description = "At most this many (sampled) generated points in the blob plot. Default: ${DEFAULT-VALUE}.")
     int plotPoints;

@@ -84,10 +84,6 @@ final class IsotonicCommand extends SparkCommand {
             description = "Range partitions (0: as the input). The model does not depend on it. Default: ${DEFAULT-VALUE}.")
     int partitions;
 
-    @Option(names = "--backend", paramLabel = "BACKEND",
-            description = "auto, gpu or cpu. Default: spark.sparkgpu.backend if set, else auto (GPU when usable).")
-    String backend;
-
     @Option(names = "--output", paramLabel = "PATH", description = "Write the input columns plus the prediction here.")
     String output;
 

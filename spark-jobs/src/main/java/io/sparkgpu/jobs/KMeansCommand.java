@@ -81,10 +81,6 @@ final class KMeansCommand extends SparkCommand {
             description = "euclidean or cosine. Default: ${DEFAULT-VALUE}.")
     Distance distance;
 
-    @Option(names = "--backend", paramLabel = "BACKEND",
-            description = "auto, gpu or cpu. Default: spark.sparkgpu.backend if set, else auto (GPU when usable).")
-    String backend;
-
     @Option(names = "--output", paramLabel = "PATH", description = "Write the input columns plus the prediction here.")
     String output;
 

@@ -106,10 +106,6 @@ final class ScanCommand extends SparkCommand {
             description = "Spark tasks per scan (0 = default parallelism). Default: ${DEFAULT-VALUE}.")
     int partitions;
 
-    @Option(names = "--backend", paramLabel = "BACKEND",
-            description = "auto, gpu or cpu. Default: spark.sparkgpu.backend if set, else auto (GPU when usable).")
-    String backend;
-
     @Option(names = "--report", paramLabel = "FILE.json", description = "Write a JSON report.")
     Path report;
 

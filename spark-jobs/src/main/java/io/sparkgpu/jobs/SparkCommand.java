@@ -19,6 +19,10 @@ abstract class SparkCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common = new CommonOptions();
 
+    @CommandLine.Option(names = "--backend", paramLabel = "BACKEND",
+            description = "auto, gpu or cpu. Default: spark.sparkgpu.backend if set, else auto (GPU when usable).")
+    String backend;
+
     boolean verbose() {
         return common.verbose;
     }

@@ -115,10 +115,6 @@ final class TsneCommand extends SparkCommand {
                     + "(0: keep the input's). Default: ${DEFAULT-VALUE}.")
     int distributedPartitions;
 
-    @Option(names = "--backend", paramLabel = "BACKEND",
-            description = "auto, gpu or cpu. Default: spark.sparkgpu.backend if set, else auto (GPU when usable).")
-    String backend;
-
     @Option(names = "--grid-per-unit", paramLabel = "X", defaultValue = "2",
             description = "Interpolation grid boxes per unit of embedding extent. Default: ${DEFAULT-VALUE}.")
     double gridPerUnit;
