@@ -17,7 +17,8 @@ import io.sparkgpu.cuda.CudaDevice;
  *   no-padding scheme); our own mixed-radix Stockham FFT, with two real charges per complex transform:
  *   O(2^dim * ceil(charges/2) * m^dim * log m) time, O(ceil(charges/2) * m^dim) extra memory. Exact in exact
  *   arithmetic; in doubles it agrees with DIRECT to about 1e-14 relative to each charge's potential scale.</li>
- *   <li><b>AUTO</b>: the one with the smaller modelled time ({@link #DIRECT_NS_CPU} etc.).</li>
+ *   <li><b>AUTO</b>: the one with the smaller modelled time on the GPU ({@link #DIRECT_NS_GPU} etc.), also when
+ *   the CPU twin runs, so that the result does not depend on the backend.</li>
  * </ul>
  * GPU and CPU give the same bits for the same method (same operations in the same order, see
  * {@link G2GCpu}); the CPU twin runs when the backend resolves to CPU.
@@ -90,7 +91,9 @@ public final class GridConvolution {
         int c = grid.charges();
         double h = grid.spacing();
         double h2 = h * h;
-        boolean fft = useFft(plan, c, method, dev != null);
+        // AUTO decides by the GPU's cost model whichever backend runs, so the method -- and with it the bits, since
+        // DIRECT and FFT agree only to rounding -- never depends on the backend or on a fallback to the CPU twin.
+        boolean fft = useFft(plan, c, method, true);
         if (dev != null) {
             return G2GGpu.convolve(dev, plan, h2, charges, c, fft, kernelMillis);
         }

@@ -90,15 +90,10 @@ final class LocalGradientSource implements GradientSource {
         return TsneForces.plan(min, max, dim, options);
     }
 
-    /**
-     * G2G on the exactly summed charges. AUTO is resolved here by the GPU cost model whatever the backend, so the
-     * GPU and the CPU twin convolve by the same method and the embedding does not depend on the backend (DIRECT and
-     * FFT agree only to rounding).
-     */
+    /** G2G on the exactly summed charges. */
     static double[] potentials(InterpGrid grid, long n, long[] charges, GridConvolution.Method method,
             Backend backend) {
-        GridConvolution.Method m = method == GridConvolution.Method.AUTO ? GridConvolution.autoChoice(grid, true) : method;
-        return GridConvolution.convolve(grid, TsneForces.chargesToDouble(grid, n, charges), m, backend);
+        return GridConvolution.convolve(grid, TsneForces.chargesToDouble(grid, n, charges), method, backend);
     }
 
     /** Z = sum_i z_i - n from the exact sum of the z_i (the self terms w_ii = 1 removed). */
