@@ -57,7 +57,43 @@ final class TsneForcesGpu {
         }
     }
 
-    static double[] attractive(CudaDevice dev, SparseRows p, String callerKey, double[] y, int dim) {
+    /**
+     * P's SELL-32-256 arrays on the device while this is open: the resident copy under P's key (uploaded on first
+     * use), or a private copy when the resident cache cannot hold it or another thread is filling it.
+     */
+    static final class DeviceP implements AutoCloseable {
+        final SparseRows p;
+        final int nSlices;
+        final DeviceBuffer meta;
+        final DeviceBuffer col;
+        final DeviceBuffer val;
+        private final List<AutoCloseable> held;
+
+        private DeviceP(SparseRows p, int nSlices, DeviceBuffer meta, DeviceBuffer col, DeviceBuffer val,
+                List<AutoCloseable> held) {
+            this.p = p;
+            this.nSlices = nSlices;
+            this.meta = meta;
+            this.col = col;
+            this.val = val;
+            this.held = held;
+        }
+
+        @Override
+        public void close() {
+            for (AutoCloseable c : held) {
+                try {
+                    c.close();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+            held.clear();
+        }
+    }
+
+    /** P on {@code dev}, uploaded through stream {@code s} (synchronised before return when anything was copied). */
+    static DeviceP deviceP(CudaDevice dev, SparseRows p, String callerKey, GpuStream s) {
         final String key = keyOf(p, callerKey);
         SellRows sell = null;
         Long known = PADDED.get(key);
@@ -69,25 +105,23 @@ final class TsneForcesGpu {
         final long padded = known;
         final int nSlices = (p.rows + SellRows.C - 1) / SellRows.C;
         final long metaBytes = 4L * (nSlices + 1 + 2L * nSlices * SellRows.C);
-        double[] out = new double[p.rows * dim];
         DeviceResidentCache cache = DeviceResidentCache.of(dev);
         List<AutoCloseable> held = new ArrayList<>();
-        try (GpuStream s = new GpuStream(dev);
-             KernelTimer timer = new KernelTimer(dev);
-             ScratchBuffers.Lease yb = ScratchBuffers.borrow(dev, 8L * y.length);
-             ScratchBuffers.Lease ob = ScratchBuffers.borrow(dev, 8L * out.length)) {
+        boolean ok = false;
+        try {
             DeviceResidentCache.Lease lm = hold(held, cache.acquire(key + "meta", metaBytes));
             DeviceResidentCache.Lease lc = hold(held, cache.acquire(key + "col", Math.max(4L * padded, 8)));
             DeviceResidentCache.Lease lv = hold(held, cache.acquire(key + "val", Math.max(8L * padded, 8)));
             DeviceBuffer meta;
             DeviceBuffer col;
             DeviceBuffer val;
-            if (lm == null || lc == null || lv == null) { // does not fit or being filled by another thread: stream
+            if (lm == null || lc == null || lv == null) { // does not fit or being filled by another thread: private
                 sell = sell != null ? sell : SellRows.of(p);
                 meta = hold(held, DeviceBuffer.allocate(dev, metaBytes));
                 col = hold(held, DeviceBuffer.allocate(dev, Math.max(4L * padded, 8)));
                 val = hold(held, DeviceBuffer.allocate(dev, Math.max(8L * padded, 8)));
                 upload(sell, meta, col, val, true, true, true, s);
+                s.synchronize("upload of t-SNE P (" + p.nnz() + " entries)");
             } else {
                 meta = lm.buffer();
                 col = lc.buffer();
@@ -101,22 +135,36 @@ final class TsneForcesGpu {
                     lv.markFilled();
                 }
             }
+            DeviceP d = new DeviceP(p, nSlices, meta, col, val, held);
+            ok = true;
+            return d;
+        } finally {
+            if (!ok) {
+                new DeviceP(p, nSlices, null, null, null, held).close();
+            }
+        }
+    }
+
+    /** Queues the attractive kernel: out (slice rows x dim) from y (all n points x dim), both on the device. */
+    static void launchAttractive(GpuStream s, DeviceP dp, int dim, DeviceBuffer y, DeviceBuffer out) {
+        KernelLauncher.launch(s, TsneForces.MODULE, "tsne_attr_sell_d" + dim, grid((long) dp.nSlices * SellRows.C),
+                BLOCK, 0, dp.meta, dp.nSlices, dp.val, dp.col, dp.p.rowOffset, y, out);
+    }
+
+    static double[] attractive(CudaDevice dev, SparseRows p, String callerKey, double[] y, int dim) {
+        double[] out = new double[p.rows * dim];
+        try (GpuStream s = new GpuStream(dev);
+             DeviceP dp = deviceP(dev, p, callerKey, s);
+             KernelTimer timer = new KernelTimer(dev);
+             ScratchBuffers.Lease yb = ScratchBuffers.borrow(dev, 8L * y.length);
+             ScratchBuffers.Lease ob = ScratchBuffers.borrow(dev, 8L * out.length)) {
             yb.buffer().upload(y, s);
             timer.start(s);
-            KernelLauncher.launch(s, TsneForces.MODULE, "tsne_attr_sell_d" + dim, grid(nSlices * SellRows.C),
-                    BLOCK, 0, meta, nSlices, val, col, p.rowOffset, yb.buffer(), ob.buffer());
+            launchAttractive(s, dp, dim, yb.buffer(), ob.buffer());
             timer.stop(s);
             ob.buffer().download(out, out.length, s);
             s.synchronize("t-SNE attractive term (rows " + p.rows + ", nnz " + p.nnz() + ", dim " + dim + ")");
             LAST_KERNEL_MS.get()[0] = timer.millis();
-        } finally {
-            for (AutoCloseable c : held) {
-                try {
-                    c.close();
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            }
         }
         return out;
     }
@@ -154,9 +202,32 @@ final class TsneForcesGpu {
         return prm;
     }
 
+    /** S2G kernel parameters for {@code nTotal} points in all. */
+    static double[] s2gParams(InterpGrid g, long nTotal) {
+        return params(g, 0, TsneForces.multipliers(TsneForces.chargeShifts(g, nTotal)));
+    }
+
+    /** G2S kernel parameters for {@code nTotal} points in all and z sums at {@code zShift}. */
+    static double[] g2sParams(InterpGrid g, long nTotal, int zShift) {
+        return params(g, TsneForces.zMax(nTotal), TsneForces.multipliers(new int[] {zShift}));
+    }
+
+    /** Queues S2G of {@code rows} points of y into acc (fixed-point pairs, added to what acc holds). */
+    static void launchS2G(GpuStream s, InterpGrid g, int rows, DeviceBuffer y, DeviceBuffer prm, DeviceBuffer acc) {
+        KernelLauncher.launch(s, TsneForces.MODULE, gridKernel("tsne_s2g", g), grid(rows), BLOCK, 0,
+                y, rows, g.p, g.nodesPerDim(), g.nodes(), prm, acc);
+    }
+
+    /** Queues G2S + Phi2Force of {@code rows} points: force (rows x dim) and z (fixed-point pair, added to). */
+    static void launchG2S(GpuStream s, InterpGrid g, int rows, DeviceBuffer y, DeviceBuffer prm, DeviceBuffer phi,
+            DeviceBuffer force, DeviceBuffer z) {
+        KernelLauncher.launch(s, TsneForces.MODULE, gridKernel("tsne_g2s", g), grid(rows), BLOCK, 0,
+                y, rows, g.p, g.nodesPerDim(), g.nodes(), prm, phi, force, z);
+    }
+
     static long[] s2g(CudaDevice dev, InterpGrid g, long nTotal, double[] y, int rows) {
         long[] acc = new long[TsneForces.chargesLength(g)];
-        double[] prm = params(g, 0, TsneForces.multipliers(TsneForces.chargeShifts(g, nTotal)));
+        double[] prm = s2gParams(g, nTotal);
         try (GpuStream s = new GpuStream(dev);
              KernelTimer timer = new KernelTimer(dev);
              ScratchBuffers.Lease yb = ScratchBuffers.borrow(dev, 8L * rows * g.dim);
@@ -167,8 +238,7 @@ final class TsneForcesGpu {
             DeviceBuffer a = ab.buffer();
             a.zero(s);
             timer.start(s);
-            KernelLauncher.launch(s, TsneForces.MODULE, gridKernel("tsne_s2g", g), grid(rows), BLOCK, 0,
-                    yb.buffer(), rows, g.p, g.nodesPerDim(), g.nodes(), pb.buffer(), a);
+            launchS2G(s, g, rows, yb.buffer(), pb.buffer(), a);
             timer.stop(s);
             a.download(acc, acc.length, s);
             s.synchronize("t-SNE S2G (rows " + rows + ", " + g.nodes() + " nodes, dim " + g.dim + ")");
@@ -180,7 +250,7 @@ final class TsneForcesGpu {
     static Repulsion g2s(CudaDevice dev, InterpGrid g, long nTotal, int zShift, double[] phi, double[] y, int rows) {
         double[] force = new double[rows * g.dim];
         long[] z = new long[2];
-        double[] prm = params(g, TsneForces.zMax(nTotal), TsneForces.multipliers(new int[] {zShift}));
+        double[] prm = g2sParams(g, nTotal, zShift);
         try (GpuStream s = new GpuStream(dev);
              KernelTimer timer = new KernelTimer(dev);
              ScratchBuffers.Lease yb = ScratchBuffers.borrow(dev, 8L * rows * g.dim);
@@ -193,9 +263,7 @@ final class TsneForcesGpu {
             phb.buffer().upload(phi, s);
             zb.buffer().upload(z, s);
             timer.start(s);
-            KernelLauncher.launch(s, TsneForces.MODULE, gridKernel("tsne_g2s", g), grid(rows), BLOCK, 0,
-                    yb.buffer(), rows, g.p, g.nodesPerDim(), g.nodes(), pb.buffer(), phb.buffer(), fb.buffer(),
-                    zb.buffer());
+            launchG2S(s, g, rows, yb.buffer(), pb.buffer(), phb.buffer(), fb.buffer(), zb.buffer());
             timer.stop(s);
             fb.buffer().download(force, force.length, s);
             zb.buffer().download(z, 2, s);

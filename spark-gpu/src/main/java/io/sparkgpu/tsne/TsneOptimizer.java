@@ -1,8 +1,14 @@
 package io.sparkgpu.tsne;
 
 import io.sparkgpu.common.FixedPoint;
+import io.sparkgpu.cuda.Backend;
+import io.sparkgpu.cuda.BackendChooser;
+import io.sparkgpu.cuda.CudaDevice;
+import io.sparkgpu.cuda.CudaException;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,12 +35,45 @@ public final class TsneOptimizer {
 
     /**
      * Single-device t-SNE on P (one slice of all n rows, symmetric, summing to 1) from the starting positions y0
-     * (n x dim, not modified), with the interpolation pieces on {@code cfg.backend}.
+     * (n x dim, not modified). When {@code cfg.backend} resolves to a GPU the whole iteration stays on it
+     * ({@link TsneDeviceState}); otherwise the interpolation pieces run on the CPU twins. Both give the same bits.
      */
     public static TsneResult optimize(SparseRows p, double[] y0, TsneConfig cfg, TsneProgress progress) {
         cfg.validate(p.n);
-        try (GradientSource src = new LocalGradientSource(p, cfg.dimension, cfg.grid, cfg.convolution, cfg.backend)) {
-            return run(src, y0, cfg, progress, new TsneTimings(), TsneConfig.MODE_SINGLE, null);
+        return single(p, y0, cfg, progress, new TsneTimings());
+    }
+
+    /**
+     * Single-device mode: the device-resident iteration when {@code cfg.backend} resolves to a GPU; with backend
+     * {@code auto}, a GPU failure is logged once and the run is repeated on the CPU twins, which give the same
+     * embedding, so a GPU problem never changes the answer. Phase times are added to {@code timings}.
+     */
+    static TsneResult single(SparseRows p, double[] y0, TsneConfig cfg, TsneProgress progress, TsneTimings timings) {
+        if (p.rowOffset != 0 || p.rows != p.n) {
+            throw new IllegalArgumentException("P must hold all " + p.n + " rows");
+        }
+        CudaDevice dev = p.n == 0 ? null
+                : BackendChooser.resolve(cfg.backend, TsneForces.MODULE, TsneDeviceState.PROBE_KERNEL);
+        if (dev != null) {
+            TsneTimings gpu = new TsneTimings();
+            try {
+                TsneResult r;
+                try (State st = new TsneDeviceState(dev, p, y0, cfg)) {
+                    r = run(st, cfg, progress, gpu, TsneConfig.MODE_SINGLE, null);
+                }
+                timings.addAll(gpu);
+                return new TsneResult(r.n, r.dim, r.embedding, r.klIterations, r.klValues, r.mode, timings);
+            } catch (CudaException | LinkageError e) {
+                if (cfg.backend == Backend.GPU) {
+                    throw e;
+                }
+                BackendChooser.fallback(TsneForces.MODULE, "device-resident t-SNE failed, recomputed on the CPU twins: "
+                        + e.getMessage());
+            }
+        }
+        try (GradientSource src = new LocalGradientSource(p, cfg.dimension, cfg.grid, cfg.convolution,
+                dev != null ? Backend.CPU : cfg.backend)) {
+            return run(src, y0, cfg, progress, timings, TsneConfig.MODE_SINGLE, null);
         }
     }
 
@@ -51,21 +90,120 @@ public final class TsneOptimizer {
         void before(int iteration, int maxIter);
     }
 
+    /**
+     * The positions and optimiser state of one run and where its iterations execute: on the host around a
+     * {@link GradientSource} ({@link HostState}), or on one GPU ({@link TsneDeviceState}).
+     */
+    interface State extends AutoCloseable {
+        int n();
+
+        int dim();
+
+        /**
+         * Forces at the current positions, the Z check ({@link #checkZ}), then the update {@link #step}. Returns Z
+         * and, when {@code withKl}, the exact KL partial sums of the positions before the update (possibly still
+         * being computed on another thread).
+         */
+        Step iterate(int iteration, double alpha, double mu, double eta, double minGain, boolean withKl,
+                TsneTimings timings);
+
+        /** A host copy of the current positions. */
+        double[] positions();
+
+        /** Z and the KL partial sums at positions y (n x dim, host). */
+        GradientSource.Forces evaluate(double[] y);
+
+        @Override
+        void close();
+    }
+
+    /** Z of one iteration and its pending KL partial sums (null when not requested). */
+    static final class Step {
+        final double z;
+        final CompletableFuture<long[]> kl;
+
+        Step(double z, CompletableFuture<long[]> kl) {
+            this.z = z;
+            this.kl = kl;
+        }
+    }
+
+    /** Positions on the host, forces from a {@link GradientSource} (exact, local or distributed). */
+    static final class HostState implements State {
+        private final GradientSource src;
+        private final double[] y;
+        private final double[] update;
+        private final double[] gains;
+
+        HostState(GradientSource src, double[] y0) {
+            this.src = src;
+            this.y = y0.clone();
+            this.update = new double[y.length];
+            this.gains = new double[y.length];
+            java.util.Arrays.fill(gains, 1.0);
+        }
+
+        @Override
+        public int n() {
+            return src.n();
+        }
+
+        @Override
+        public int dim() {
+            return src.dim();
+        }
+
+        @Override
+        public Step iterate(int iteration, double alpha, double mu, double eta, double minGain, boolean withKl,
+                TsneTimings timings) {
+            GradientSource.Forces f = src.forces(y, withKl, timings);
+            checkZ(f.z, iteration);
+            long t0 = System.nanoTime();
+            step(y, update, gains, f, alpha, mu, eta, minGain);
+            timings.add(TsneTimings.Phase.UPDATE, System.nanoTime() - t0);
+            return new Step(f.z, withKl ? CompletableFuture.completedFuture(f.kl) : null);
+        }
+
+        @Override
+        public double[] positions() {
+            return y.clone();
+        }
+
+        @Override
+        public GradientSource.Forces evaluate(double[] pos) {
+            return src.forces(pos, true, new TsneTimings());
+        }
+
+        @Override
+        public void close() {
+            // the source belongs to the caller
+        }
+    }
+
+    /** Throws when Z is not a positive finite number (the embedding collapsed or diverged). */
+    static void checkZ(double z, int iteration) {
+        if (!(z > 0) || Double.isInfinite(z)) {
+            throw new ArithmeticException("t-SNE normalisation Z=" + z + " at iteration " + iteration);
+        }
+    }
+
     static TsneResult run(GradientSource src, double[] y0, TsneConfig cfg, TsneProgress progress, TsneTimings timings,
             String mode, IterationHook hook) {
-        final int n = src.n();
-        final int dim = src.dim();
-        if (y0.length != n * dim) {
+        if (y0.length != (long) src.n() * src.dim()) {
             throw new IllegalArgumentException("initial positions hold " + y0.length + " values, expected n * dim = "
-                    + n + " * " + dim);
+                    + src.n() + " * " + src.dim());
         }
+        return run(new HostState(src, y0), cfg, progress, timings, mode, hook);
+    }
+
+    static TsneResult run(State st, TsneConfig cfg, TsneProgress progress, TsneTimings timings, String mode,
+            IterationHook hook) {
+        final int n = st.n();
+        final int dim = st.dim();
         long start = System.nanoTime();
         double eta = cfg.effectiveLearningRate(n);
-        double[] y = y0.clone();
-        double[] update = new double[y.length];
-        double[] gains = new double[y.length];
-        java.util.Arrays.fill(gains, 1.0);
         List<double[]> kls = new ArrayList<>();
+        ArrayDeque<Object[]> pending = new ArrayDeque<>();
         LOG.info("spark-gpu t-SNE: n={} dim={} learningRate={} maxIter={} mode={}", n, dim, eta, cfg.maxIter, mode);
         for (int it = 0; it < cfg.maxIter; it++) {
             if (hook != null) {
@@ -75,20 +213,19 @@ public final class TsneOptimizer {
             double alpha = exaggerate ? cfg.earlyExaggeration : 1.0;
             double mu = exaggerate ? cfg.initialMomentum : cfg.finalMomentum;
             boolean withKl = cfg.klEvery > 0 && (it + 1) % cfg.klEvery == 0;
-            GradientSource.Forces f = src.forces(y, withKl, timings);
-            if (!(f.z > 0) || Double.isInfinite(f.z)) {
-                throw new ArithmeticException("t-SNE normalisation Z=" + f.z + " at iteration " + (it + 1));
-            }
-            long t0 = System.nanoTime();
-            step(y, update, gains, f, alpha, mu, eta, cfg.minGain);
-            timings.add(TsneTimings.Phase.UPDATE, System.nanoTime() - t0);
+            Step s = st.iterate(it + 1, alpha, mu, eta, cfg.minGain, withKl, timings);
             if (withKl) {
-                report(kls, it + 1, TsneKl.value(f.kl, f.z), progress);
+                pending.add(new Object[] {it + 1, s});
             }
+            drain(pending, kls, progress, false);
         }
+        long k0 = System.nanoTime();
+        drain(pending, kls, progress, true);
+        timings.add(TsneTimings.Phase.KL, System.nanoTime() - k0);
         timings.setIterations(cfg.maxIter);
+        double[] y = st.positions();
         center(y, n, dim);
-        GradientSource.Forces last = src.forces(y, true, new TsneTimings());
+        GradientSource.Forces last = st.evaluate(y);
         report(kls, cfg.maxIter, TsneKl.value(last.kl, last.z), progress);
         timings.add(TsneTimings.Phase.TOTAL, System.nanoTime() - start);
         int[] its = new int[kls.size()];
@@ -98,6 +235,24 @@ public final class TsneOptimizer {
             vals[i] = kls.get(i)[1];
         }
         return new TsneResult(n, dim, y, its, vals, mode, timings);
+    }
+
+    /** Reports the pending KL values in iteration order: those already computed, or all when {@code wait}. */
+    private static void drain(ArrayDeque<Object[]> pending, List<double[]> kls, TsneProgress progress, boolean wait) {
+        while (!pending.isEmpty()) {
+            Step s = (Step) pending.peek()[1];
+            if (!wait && !s.kl.isDone()) {
+                return;
+            }
+            int iteration = (Integer) pending.poll()[0];
+            long[] acc;
+            try {
+                acc = s.kl.join();
+            } catch (java.util.concurrent.CompletionException e) {
+                throw e.getCause() instanceof RuntimeException ? (RuntimeException) e.getCause() : e;
+            }
+            report(kls, iteration, TsneKl.value(acc, s.z), progress);
+        }
     }
 
     /**

@@ -45,6 +45,16 @@ public final class TsneTimings implements Serializable {
         nanos[p.ordinal()] += ns;
     }
 
+    /** Adds every phase of {@code other} (its iteration count replaces this one's when set). */
+    void addAll(TsneTimings other) {
+        for (int i = 0; i < nanos.length; i++) {
+            nanos[i] += other.nanos[i];
+        }
+        if (other.iterations > 0) {
+            iterations = other.iterations;
+        }
+    }
+
     public long nanos(Phase p) {
         return nanos[p.ordinal()];
     }

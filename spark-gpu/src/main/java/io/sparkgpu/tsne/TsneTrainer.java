@@ -538,9 +538,7 @@ public final class TsneTrainer {
     private static TsneResult runSingle(JavaSparkContext jsc, SparseRows p, double[] y0, TsneConfig cfg,
             TsneTimings timings, TsneProgress progress) {
         jsc.setJobDescription("spark-gpu t-SNE: single-device optimisation of " + p.n + " points");
-        try (GradientSource src = new LocalGradientSource(p, cfg.dimension, cfg.grid, cfg.convolution, cfg.backend)) {
-            return TsneOptimizer.run(src, y0, cfg, progress, timings, TsneConfig.MODE_SINGLE, null);
-        }
+        return TsneOptimizer.single(p, y0, cfg, progress, timings);
     }
 
     /**
