@@ -34,9 +34,16 @@ final class TsneKl {
         if (chunks <= 1) {
             return rows(p, y, dim, 0, p.rows);
         }
-        return java.util.stream.IntStream.range(0, chunks).parallel()
+        // each chunk its own accumulator, summed afterwards: add() mutates its first argument, so it must not be
+        // a parallel reduce's shared identity (that made KL wrong and run-dependent beyond one chunk)
+        long[][] parts = java.util.stream.IntStream.range(0, chunks).parallel()
                 .mapToObj(c -> rows(p, y, dim, c * CHUNK, Math.min(p.rows, (c + 1) * CHUNK)))
-                .reduce(empty(), TsneKl::add);
+                .toArray(long[][]::new);
+        long[] acc = empty();
+        for (long[] part : parts) {
+            add(acc, part);
+        }
+        return acc;
     }
 
     private static long[] rows(SparseRows p, double[] y, int dim, int r0, int r1) {

@@ -60,4 +60,24 @@ class TsneGradientCheckTest {
         assertEquals(acc[2], sum[2]);
         assertEquals(acc[3], sum[3]);
     }
+
+    @org.junit.jupiter.api.Test
+    void klOfManyChunksIsTheExactSumOfItsRowsAndRepeats() {
+        // beyond one chunk (TsneKl.CHUNK rows) the partial sums run on several threads
+        int n = 5 * TsneKl.CHUNK + 123;
+        int dim = 2;
+        SparseRows p = TsneForcesTestData.randomRows(n, 0, n, 2, 12, 0, 8);
+        double[] y = TsneForcesTestData.clusters(n, dim, 4, 30, 9);
+        long[] expected = TsneKl.empty();
+        for (SparseRows s : SparseRowsOps.split(p, 40)) { // slices below one chunk each: sequential
+            assertTrue(s.rows <= TsneKl.CHUNK);
+            TsneKl.add(expected, TsneKl.partial(s, y, dim));
+        }
+        for (int rep = 0; rep < 3; rep++) {
+            long[] got = TsneKl.partial(p, y, dim);
+            for (int t = 0; t < 4; t++) {
+                assertEquals(expected[t], got[t], "word " + t + ", repetition " + rep);
+            }
+        }
+    }
 }
