@@ -44,20 +44,6 @@ public final class IsoPoolGpu {
     private IsoPoolGpu() {
     }
 
-    /** Blocks of one partition solved on the device, with the row counts of the pooling. */
-    public static final class Solved {
-        public final L2Blocks blocks;
-        /** Rows pooled (weight > 0) and rows dropped for weight 0. */
-        public final long rows;
-        public final long zeroWeightRows;
-
-        Solved(L2Blocks blocks, long rows, long zeroWeightRows) {
-            this.blocks = blocks;
-            this.rows = rows;
-            this.zeroWeightRows = zeroWeightRows;
-        }
-    }
-
     /**
      * The pooled points of {@code len} rows, computed on {@code dev} and downloaded; equal to
      * {@code IsoPoints.pool(x, y, w, len, negate, sc, false, cols)} (same features, sums and counts).
@@ -83,20 +69,22 @@ public final class IsoPoolGpu {
     }
 
     /**
-     * Sort, pool and PAVA-merge of {@code len} rows on {@code dev}: the same blocks and bits as
-     * {@code IsotonicCpu.pava(IsoPoints.pool(x, y, w, len, negate, sc, false, cols))}.
+     * Sort, pool and PAVA-merge of {@code len} rows on {@code dev}: the same blocks ({@link L2Blocks}) and bits as
+     * {@code IsotonicCpu.pava(IsoPoints.pool(x, y, w, len, negate, sc, false, cols))}, with the pooling's row
+     * counts ({@code gpu} is false only when no row has a positive weight: nothing was solved).
      *
      * @param kernelMillis if not null, element 0 receives the device time from the first kernel to the last
      *                     (CUDA events; the uploads of the rows and the download of the blocks excluded)
      * @throws IllegalArgumentException as {@link IsoPoints#pool}, or for chunk < 1
      */
-    public static Solved solve(CudaDevice dev, double[] x, double[] y, double[] w, int len, boolean negate,
-                               IsoScales sc, IsoColumns cols, int chunk, double[] kernelMillis) {
+    public static IsotonicSolver.Solved solve(CudaDevice dev, double[] x, double[] y, double[] w, int len,
+                                              boolean negate, IsoScales sc, IsoColumns cols, int chunk,
+                                              double[] kernelMillis) {
         if (chunk < 1) {
             throw new IllegalArgumentException("chunk must be >= 1, got " + chunk);
         }
         if (len == 0) {
-            return new Solved(L2Blocks.EMPTY, 0, 0);
+            return new IsotonicSolver.Solved(L2Blocks.EMPTY, 0, 0, false);
         }
         try (KernelTimer ev = kernelMillis != null ? new KernelTimer(dev) : null;
              Pooled p = new Pooled(dev, x, y, w, len, negate, sc, cols, ev)) {
@@ -106,10 +94,10 @@ public final class IsoPoolGpu {
                     p.s.synchronize("isotonic sort and pool");
                     kernelMillis[0] = ev.millis();
                 }
-                return new Solved(L2Blocks.EMPTY, p.rows, p.zero);
+                return new IsotonicSolver.Solved(L2Blocks.EMPTY, p.rows, p.zero, false);
             }
             L2Blocks b = IsotonicGpu.pavaMergeResident(dev, p.s, p.acc, p.n, chunk, ev, kernelMillis, null, p.ux);
-            return new Solved(b, p.rows, p.zero);
+            return new IsotonicSolver.Solved(b, p.rows, p.zero, true);
         }
     }
 

@@ -22,6 +22,8 @@ import io.sparkgpu.cuda.KernelTimer;
  * mean of points i..j (O(n - i), shared-memory tiles), then a max-scan of those j marks the blocks (minimum
  * lower sets: Best and Chakravarti, Math. Programming 47, 1990; lower sets that overlap are nested, so the
  * block of i is the one of the first i whose lower set reaches it). O(n^2) work: fast only for small n.
+ *
+ * <p>{@link IsoPoolGpu} sorts and pools raw rows on the device and runs PAVA-merge on the resident sums.
  */
 public final class IsotonicGpu {
     public static final String MODULE = "isotonic";

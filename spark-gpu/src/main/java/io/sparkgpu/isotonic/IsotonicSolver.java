@@ -58,6 +58,11 @@ public final class IsotonicSolver {
             this.zeroWeightRows = zeroWeightRows;
             this.gpu = gpu;
         }
+
+        /** The least-squares blocks (L2 loss). */
+        public L2Blocks l2() {
+            return (L2Blocks) blocks;
+        }
     }
 
     /**
@@ -75,10 +80,9 @@ public final class IsotonicSolver {
                 ? BackendChooser.resolve(cfg.backend, IsotonicGpu.MODULE, IsotonicGpu.PROBE_KERNEL) : null;
         if (dev != null) {
             try {
-                IsoPoolGpu.Solved r = IsoPoolGpu.solve(dev, x, y, w, len, negate, sc, cols, cfg.chunk, null);
-                boolean gpu = r.blocks.m > 0;
-                LAST.set(gpu ? "gpu" : "cpu");
-                return new Solved(r.blocks, r.rows, r.zeroWeightRows, gpu);
+                Solved r = IsoPoolGpu.solve(dev, x, y, w, len, negate, sc, cols, cfg.chunk, null);
+                LAST.set(r.gpu ? "gpu" : "cpu");
+                return r;
             } catch (CudaException | LinkageError e) {
                 if (cfg.backend == Backend.GPU) {
                     throw e;

@@ -87,14 +87,14 @@ class IsoPoolGpuTest {
                     L2Blocks cpu = IsotonicCpu.pava(p);
                     for (int chunk : new int[] {1, 256}) {
                         double[] ms = new double[1];
-                        IsoPoolGpu.Solved g = IsoPoolGpu.solve(dev, d.x, d.y, d.w, n, negate, sc, IsoColumns.DEFAULT,
+                        IsotonicSolver.Solved g = IsoPoolGpu.solve(dev, d.x, d.y, d.w, n, negate, sc, IsoColumns.DEFAULT,
                                 chunk, ms);
                         String what = "n=" + n + " kind=" + kind + " negate=" + negate + " chunk=" + chunk;
-                        assertTrue(cpu.sameAs(g.blocks), what + ": GPU " + g.blocks + " vs CPU " + cpu);
+                        assertTrue(cpu.sameAs(g.l2()), what + ": GPU " + g.l2() + " vs CPU " + cpu);
                         assertEquals(p.rows, g.rows, what);
                         assertEquals(p.zeroWeightRows, g.zeroWeightRows, what);
                         if (cpu.m > 0) {
-                            IsoTestData.assertKkt(p, g.blocks, sc);
+                            IsoTestData.assertKkt(p, g.l2(), sc);
                         }
                     }
                 }
@@ -118,8 +118,8 @@ class IsoPoolGpuTest {
         assertSamePoints(IsoPoints.pool(x, y, w, n, false, sc, false, IsoColumns.DEFAULT),
                 IsoPoolGpu.pool(dev, x, y, w, n, false, sc, IsoColumns.DEFAULT), "one feature");
         java.util.Arrays.fill(w, 0.0);
-        IsoPoolGpu.Solved g = IsoPoolGpu.solve(dev, x, y, w, n, false, sc, IsoColumns.DEFAULT, 256, null);
-        assertEquals(0, g.blocks.m);
+        IsotonicSolver.Solved g = IsoPoolGpu.solve(dev, x, y, w, n, false, sc, IsoColumns.DEFAULT, 256, null);
+        assertEquals(0, g.l2().m);
         assertEquals(0, g.rows);
         assertEquals(n, g.zeroWeightRows);
     }
@@ -174,7 +174,7 @@ class IsoPoolGpuTest {
         assertEquals("gpu", IsotonicSolver.lastBackend());
         cfg.backend = Backend.CPU;
         IsotonicSolver.Solved c = IsotonicSolver.solveRows(d.x, d.y, d.w, d.x.length, true, sc, IsoColumns.DEFAULT, cfg);
-        assertTrue(((L2Blocks) c.blocks).sameAs((L2Blocks) g.blocks));
+        assertTrue(c.l2().sameAs(g.l2()));
         assertEquals(c.rows, g.rows);
         assertEquals(c.zeroWeightRows, g.zeroWeightRows);
         cfg.backend = Backend.GPU;

@@ -12,6 +12,7 @@ import io.sparkgpu.isotonic.IsotonicCpu;
 import io.sparkgpu.isotonic.IsotonicGpu;
 import io.sparkgpu.isotonic.IsotonicPredictor;
 import io.sparkgpu.isotonic.IsotonicResult;
+import io.sparkgpu.isotonic.IsotonicSolver;
 import io.sparkgpu.isotonic.L2Blocks;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -27,8 +28,9 @@ import java.util.concurrent.Future;
 
 /**
  * Isotonic regression (least squares), one table: ours on the GPU (PAVA-merge of host-pooled points, the whole
- * sort+pool+PAVA-merge on the device from the raw rows, and MLS where n is small enough for O(n^2)), ours on the CPU (serial PAVA on one thread; T range partitions on T threads merged by the
- * decomposition theorem) and MLlib's {@code IsotonicRegression} on local[T] when Spark is on the class path.
+ * sort+pool+PAVA-merge on the device from the raw rows, and MLS where n is small enough for O(n^2)), ours on
+ * the CPU (serial PAVA on one thread; T range partitions on T threads merged by the decomposition theorem) and
+ * MLlib's {@code IsotonicRegression} on local[T] when Spark is on the class path.
  * Data as in the design document's table: noisy monotone, constant and antitone (decreasing data fitted
  * increasingly) labels of uniform random features. Every implementation fits the same rows; ours are checked to
  * be bitwise equal to the one-thread CPU result, MLlib by the largest absolute difference of predictions.
@@ -58,7 +60,8 @@ public final class IsotonicBenchmark {
 
     static final class Options {
         static final String USAGE = String.join("\n",
-                "IsotonicBenchmark: isotonic regression, ours (GPU PAVA-merge, GPU sort+pool+PAVA-merge, GPU MLS, CPU) vs MLlib.",
+                "IsotonicBenchmark: isotonic regression, ours (GPU PAVA-merge, GPU sort+pool+PAVA-merge, GPU MLS, CPU)",
+                "  vs MLlib, one Markdown table.",
                 "  --n LIST          row counts (1e6 style accepted)                    [1e6,1e7,1e8]",
                 "  --small-n LIST    extra small sizes where MLS competes               [4096,16384,65536]",
                 "  --shapes LIST     noisy,constant,antitone                            [all]",
@@ -293,10 +296,10 @@ public final class IsotonicBenchmark {
                                 + String.format(Locale.ROOT, "%.1fx CPU solve", tCpu / tGpu));
                 k[0] = 0;
                 double tDev = median(reps, () -> {
-                    IsoPoolGpu.Solved r = IsoPoolGpu.solve(dv, d[0], d[1], null, n, false, sc, IsoColumns.DEFAULT,
+                    IsotonicSolver.Solved r = IsoPoolGpu.solve(dv, d[0], d[1], null, n, false, sc, IsoColumns.DEFAULT,
                             o.chunk, ms);
                     kms[k[0]++] = ms[0];
-                    return r.blocks;
+                    return r.l2();
                 }, box);
                 Arrays.sort(kms);
                 boolean sameDev = ref.sameAs((L2Blocks) box[0]);
