@@ -397,7 +397,8 @@ extern "C" __global__ void iso_mls_blocks(const u64 *__restrict__ z, const int *
  *   iso_sp_heads     one thread per sorted kept row (block 256).
  *   iso_sp_pool      one thread per run of SP_RUN sorted rows (block 256): sums kept in registers while the group
  *                    does not change, flushed by 128-bit atomic adds (integer sums: order independent).
- *   iso_sp_check_w   one thread per point (block 256).
+ *   iso_sp_check_w   one thread per kept row (block 256), active for the first counters[2] = n (the distinct
+ *                    count written by iso_sp_pool, not known to the host at launch).
  *   iso_sp_bounds    one thread per block of the PAVA-merge result (block 256): first and last feature.
  */
 
@@ -602,9 +603,9 @@ extern "C" __global__ void iso_sp_pool(const u64 *__restrict__ keys, const int *
     sp_atomic_add128(acc + 4 * (long long) cur + 2, w0, w1);
 }
 
-extern "C" __global__ void iso_sp_check_w(const u64 *__restrict__ acc, int n, int *__restrict__ counters) {
+extern "C" __global__ void iso_sp_check_w(const u64 *__restrict__ acc, int *__restrict__ counters) {
     const int p = blockIdx.x * blockDim.x + threadIdx.x;
-    if (p < n && acc[4 * (long long) p + 2] == 0ull && acc[4 * (long long) p + 3] == 0ull) atomicAdd(counters + 3, 1);
+    if (p < counters[2] && acc[4 * (long long) p + 2] == 0ull && acc[4 * (long long) p + 3] == 0ull) atomicAdd(counters + 3, 1);
 }
 
 extern "C" __global__ void iso_sp_bounds(const double *__restrict__ ux, const int *__restrict__ start, int m, int n,

@@ -215,7 +215,7 @@ public final class IsoPoolGpu {
                 KernelLauncher.launch(s, M, "iso_sp_pool", grid((kept + (long) RUN - 1) / RUN, THREADS), THREADS, 0,
                         keys[cur], idx[cur], g, xd, yd, wArg, kept, negate ? 1 : 0, sc.labelMul[0], sc.labelMul[1],
                         sc.weightMul[0], sc.weightMul[1], ux, acc, counters);
-                KernelLauncher.launch(s, M, "iso_sp_check_w", grid(kept, THREADS), THREADS, 0, acc, kept, counters);
+                KernelLauncher.launch(s, M, "iso_sp_check_w", grid(kept, THREADS), THREADS, 0, acc, counters);
                 counters.download(cnt, 4, s);
                 s.synchronize("isotonic pooling (" + kept + " rows)");
                 if (cnt[3] != 0) {
