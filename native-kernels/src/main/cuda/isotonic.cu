@@ -363,3 +363,255 @@ extern "C" __global__ void iso_mls_blocks(const u64 *__restrict__ z, const int *
         sub128(z[4 * e + 2], z[4 * e + 3], z[4 * s + 2], z[4 * s + 3], o[2], o[3]);
     }
 }
+
+/* ------------------------------------------------------------------------------------------ sort and pool */
+/*
+ * Raw rows -> pooled points on the device (the GPU twin of IsoPoints.pool with keepRows = false): validation
+ * flags, 64-bit order-preserving keys, a stable LSD radix sort of (key, row) pairs (8 bits per pass: per-tile
+ * digit histograms, one exclusive scan of them, a stable scatter), group heads by key change and their prefix
+ * scan (distinct-feature index of each sorted row), then the exact fixed-point sums per distinct feature.
+ *
+ * Data layout (structure of arrays; row and point indices are int, len < 2^31)
+ *   x, y, w   double[len]   the partition's rows (w may be NULL: weight 1).
+ *   keys      u64[len]      key of row i: sortKey(x) (IsoPoints.sortKey; -0.0 maps like 0.0); rows of weight 0 and
+ *                           invalid rows get SP_DROP = ~0, above every finite key, so they sort last and the first
+ *                           kept = len - zero sorted rows are exactly the rows of positive weight.
+ *   idx       int[len]      row index travelling with its key.
+ *   digits    int[8*256]    global count of digit d of pass p at [256p + d] (passes where one digit has every
+ *                           key are skipped by the host, as IsoPoints.radixSort does).
+ *   hist      int[256*tiles]  digit-major: [d*tiles + t] = keys of tile t with digit d; its exclusive scan is the
+ *                           first output position of (d, t), so the scatter is stable.
+ *   g         int[kept]     head flag of sorted row r (key differs from row r-1), then its exclusive scan.
+ *   ux        double[n]     distinct features (x + 0.0), n = distinct.
+ *   acc       u64[4n]       (sLo, sHi, wLo, wHi) as in the PAVA-merge section; zeroed by the host first.
+ *   counters  int[4]        [0] invalid rows (NaN/Inf, negative weight), [1] rows of weight 0, [2] distinct,
+ *                           [3] points whose summed weight quantized to 0 ("weight too small").
+ *
+ * Kernels and launch shapes (1-D)
+ *   iso_sp_keys      grid-stride, block 256: keys, idx, digit counts (shared-memory histograms), counters[0..1].
+ *   iso_sp_hist      one block of 256 threads per tile of SP_TILE = 256 * SP_ITEMS keys.
+ *   iso_sp_scan      one block of 256 threads per SP_SCAN_TILE = 2048 ints: in-place exclusive scan, block total
+ *                    to sums[block]; iso_sp_scan_add adds the scanned block totals back (the host recurses).
+ *   iso_sp_scatter   one block of 256 threads per tile, SP_ITEMS rounds of 256 consecutive keys: warp ranks by
+ *                    __match_any_sync, per-warp digit counts scanned in shared memory (order = round, warp, lane).
+ *   iso_sp_heads     one thread per sorted kept row (block 256).
+ *   iso_sp_pool      one thread per run of SP_RUN sorted rows (block 256): sums kept in registers while the group
+ *                    does not change, flushed by 128-bit atomic adds (integer sums: order independent).
+ *   iso_sp_check_w   one thread per kept row (block 256), active for the first counters[2] = n (the distinct
+ *                    count written by iso_sp_pool, not known to the host at launch).
+ *   iso_sp_bounds    one thread per block of the PAVA-merge result (block 256): first and last feature.
+ */
+
+#define SP_THREADS 256
+#define SP_ITEMS 16
+#define SP_TILE (SP_THREADS * SP_ITEMS)
+#define SP_SCAN_ITEMS 8
+#define SP_SCAN_TILE (SP_THREADS * SP_SCAN_ITEMS)
+#define SP_RUN 8
+#define SP_DROP 0xffffffffffffffffull
+
+/* trunc(|v| * s1 * s2 * 2^64) with v's sign as a 128-bit integer: FixedPoint.add, operation for operation */
+__device__ __forceinline__ void sp_quantize(double v, double s1, double s2, u64 &lo, u64 &hi) {
+    const double t = __dmul_rn(__dmul_rn(fabs(v), s1), s2);
+    const double f = floor(t);
+    hi = (u64) (long long) f;
+    lo = __double2ull_rd(__dmul_rn(__dsub_rn(t, f), 18446744073709551616.0));
+    if (v < 0.0) {
+        hi = ~hi + (lo == 0ull ? 1ull : 0ull);
+        lo = 0ull - lo;
+    }
+}
+
+/* p[0..1] += (lo, hi) mod 2^128; the carry comes from the value the low-word atomic saw */
+__device__ __forceinline__ void sp_atomic_add128(u64 *p, u64 lo, u64 hi) {
+    const u64 old = atomicAdd(p, lo);
+    const u64 h = hi + ((old + lo < old) ? 1ull : 0ull);
+    if (h != 0ull) atomicAdd(p + 1, h);
+}
+
+/* warp-aggregated counter increment */
+__device__ __forceinline__ void sp_count(bool pred, int *counter) {
+    const unsigned b = __ballot_sync(0xffffffffu, pred);
+    if ((threadIdx.x & 31) == 0 && b != 0u) atomicAdd(counter, __popc(b));
+}
+
+extern "C" __global__ void iso_sp_keys(const double *__restrict__ x, const double *__restrict__ y,
+                                       const double *__restrict__ w, int len, u64 *__restrict__ keys,
+                                       int *__restrict__ idx, int *__restrict__ digits, int *__restrict__ counters) {
+    __shared__ int h[8 * 256];
+    for (int k = threadIdx.x; k < 8 * 256; k += blockDim.x) h[k] = 0;
+    __syncthreads();
+    const long long stride = (long long) gridDim.x * blockDim.x;
+    const long long end = ((long long) len + 31) / 32 * 32; /* whole warps stay in the loop for the ballots */
+    for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i < end; i += stride) {
+        bool bad = false, zero = false;
+        if (i < len) {
+            const double xi = x[i], yi = y[i], wi = w == NULL ? 1.0 : w[i];
+            bad = !isfinite(xi) || !isfinite(yi) || !isfinite(wi) || wi < 0.0;
+            zero = !bad && wi == 0.0;
+            u64 key = SP_DROP;
+            if (!bad && !zero) {
+                const long long bits = __double_as_longlong(__dadd_rn(xi, 0.0));
+                key = (u64) bits ^ ((u64) (bits >> 63) | 0x8000000000000000ull);
+            }
+            keys[i] = key;
+            idx[i] = (int) i;
+#pragma unroll
+            for (int p = 0; p < 8; p++) atomicAdd(&h[256 * p + (int) ((key >> (8 * p)) & 0xffull)], 1);
+        }
+        sp_count(bad, counters);
+        sp_count(zero, counters + 1);
+    }
+    __syncthreads();
+    for (int k = threadIdx.x; k < 8 * 256; k += blockDim.x) {
+        if (h[k] != 0) atomicAdd(&digits[k], h[k]);
+    }
+}
+
+extern "C" __global__ void iso_sp_hist(const u64 *__restrict__ keys, int len, int shift, int tiles,
+                                       int *__restrict__ hist) {
+    __shared__ int h[256];
+    const int t = blockIdx.x;
+    h[threadIdx.x] = 0;
+    __syncthreads();
+    const long long from = (long long) t * SP_TILE;
+    for (int k = 0; k < SP_ITEMS; k++) {
+        const long long i = from + (long long) k * SP_THREADS + threadIdx.x;
+        if (i < len) atomicAdd(&h[(int) ((keys[i] >> shift) & 0xffull)], 1);
+    }
+    __syncthreads();
+    hist[(long long) threadIdx.x * tiles + t] = h[threadIdx.x];
+}
+
+extern "C" __global__ void iso_sp_scan(int *__restrict__ data, int n, int *__restrict__ sums) {
+    __shared__ int warpSum[SP_THREADS / 32];
+    const long long base = (long long) blockIdx.x * SP_SCAN_TILE + (long long) threadIdx.x * SP_SCAN_ITEMS;
+    int v[SP_SCAN_ITEMS];
+    int mine = 0;
+#pragma unroll
+    for (int k = 0; k < SP_SCAN_ITEMS; k++) {
+        v[k] = base + k < n ? data[base + k] : 0;
+        mine += v[k];
+    }
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    int inc = mine; /* inclusive warp scan of the thread totals */
+    for (int off = 1; off < 32; off <<= 1) {
+        const int o = __shfl_up_sync(0xffffffffu, inc, off);
+        if (lane >= off) inc += o;
+    }
+    if (lane == 31) warpSum[warp] = inc;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        int r = 0;
+        for (int k = 0; k < SP_THREADS / 32; k++) { const int s = warpSum[k]; warpSum[k] = r; r += s; }
+        sums[blockIdx.x] = r;
+    }
+    __syncthreads();
+    int run = warpSum[warp] + inc - mine;
+#pragma unroll
+    for (int k = 0; k < SP_SCAN_ITEMS; k++) {
+        if (base + k < n) data[base + k] = run;
+        run += v[k];
+    }
+}
+
+extern "C" __global__ void iso_sp_scan_add(int *__restrict__ data, int n, const int *__restrict__ offsets) {
+    const long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) data[i] += offsets[i / SP_SCAN_TILE];
+}
+
+extern "C" __global__ void iso_sp_scatter(const u64 *__restrict__ keysIn, const int *__restrict__ idxIn,
+                                          u64 *__restrict__ keysOut, int *__restrict__ idxOut, int len, int shift,
+                                          int tiles, const int *__restrict__ offsets) {
+    __shared__ int wcnt[SP_THREADS / 32][256];
+    __shared__ int next[256];
+    const int t = blockIdx.x;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    next[threadIdx.x] = offsets[(long long) threadIdx.x * tiles + t];
+    const unsigned below = (1u << lane) - 1u;
+    for (int k = 0; k < SP_ITEMS; k++) {
+        const long long i = (long long) t * SP_TILE + (long long) k * SP_THREADS + threadIdx.x;
+        const bool valid = i < len;
+        u64 key = 0;
+        int row = 0, d = 256;
+        if (valid) {
+            key = keysIn[i];
+            row = idxIn[i];
+            d = (int) ((key >> shift) & 0xffull);
+        }
+#pragma unroll
+        for (int q = 0; q < SP_THREADS / 32; q++) wcnt[q][threadIdx.x] = 0;
+        __syncthreads();
+        const unsigned peers = __match_any_sync(0xffffffffu, d);
+        const int rank = __popc(peers & below);
+        if (valid && rank == 0) wcnt[warp][d] = __popc(peers);
+        __syncthreads();
+        { /* thread = digit: exclusive scan over the warps, continuing from the previous rounds */
+            int run = next[threadIdx.x];
+#pragma unroll
+            for (int q = 0; q < SP_THREADS / 32; q++) { const int c = wcnt[q][threadIdx.x]; wcnt[q][threadIdx.x] = run; run += c; }
+            next[threadIdx.x] = run;
+        }
+        __syncthreads();
+        if (valid) {
+            const int dst = wcnt[warp][d] + rank;
+            keysOut[dst] = key;
+            idxOut[dst] = row;
+        }
+        __syncthreads();
+    }
+}
+
+extern "C" __global__ void iso_sp_heads(const u64 *__restrict__ keys, int kept, int *__restrict__ g) {
+    const int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r < kept) g[r] = (r == 0 || keys[r] != keys[r - 1]) ? 1 : 0;
+}
+
+extern "C" __global__ void iso_sp_pool(const u64 *__restrict__ keys, const int *__restrict__ idx,
+                                       const int *__restrict__ g, const double *__restrict__ x,
+                                       const double *__restrict__ y, const double *__restrict__ w, int kept,
+                                       int negate, double ls1, double ls2, double ws1, double ws2,
+                                       double *__restrict__ ux, u64 *__restrict__ acc, int *__restrict__ counters) {
+    const long long from = ((long long) blockIdx.x * blockDim.x + threadIdx.x) * SP_RUN;
+    if (from >= kept) return;
+    const long long to = min((long long) kept, from + SP_RUN);
+    int cur = -1;
+    u64 s0 = 0, s1 = 0, w0 = 0, w1 = 0;
+    for (long long r = from; r < to; r++) {
+        const bool head = r == 0 || keys[r] != keys[r - 1];
+        const int u = g[r] + (head ? 0 : -1);
+        const int i = idx[r];
+        if (u != cur) {
+            if (cur >= 0) {
+                sp_atomic_add128(acc + 4 * (long long) cur, s0, s1);
+                sp_atomic_add128(acc + 4 * (long long) cur + 2, w0, w1);
+            }
+            cur = u;
+            s0 = s1 = w0 = w1 = 0;
+        }
+        if (head) ux[u] = __dadd_rn(x[i], 0.0);
+        const double wi = w == NULL ? 1.0 : w[i];
+        const double yi = negate ? -y[i] : y[i];
+        u64 lo, hi;
+        sp_quantize(__dmul_rn(wi, yi), ls1, ls2, lo, hi);
+        add128(s0, s1, lo, hi);
+        sp_quantize(wi, ws1, ws2, lo, hi);
+        add128(w0, w1, lo, hi);
+        if (r == kept - 1) counters[2] = u + 1;
+    }
+    sp_atomic_add128(acc + 4 * (long long) cur, s0, s1);
+    sp_atomic_add128(acc + 4 * (long long) cur + 2, w0, w1);
+}
+
+extern "C" __global__ void iso_sp_check_w(const u64 *__restrict__ acc, int *__restrict__ counters) {
+    const int p = blockIdx.x * blockDim.x + threadIdx.x;
+    if (p < counters[2] && acc[4 * (long long) p + 2] == 0ull && acc[4 * (long long) p + 3] == 0ull) atomicAdd(counters + 3, 1);
+}
+
+extern "C" __global__ void iso_sp_bounds(const double *__restrict__ ux, const int *__restrict__ start, int m, int n,
+                                         double *__restrict__ xs, double *__restrict__ xe) {
+    const int b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b >= m) return;
+    xs[b] = ux[start[b]];
+    xe[b] = ux[(b + 1 < m ? start[b + 1] : n) - 1];
+}

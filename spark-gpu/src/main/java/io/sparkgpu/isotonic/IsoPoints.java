@@ -132,7 +132,7 @@ public final class IsoPoints implements Serializable {
         return new IsoPoints(distinct, ux, acc, kept, zero, groupStart, labels, rowWeights);
     }
 
-    private static IllegalArgumentException tooSmall(double w, IsoColumns cols) {
+    static IllegalArgumentException tooSmall(double w, IsoColumns cols) {
         return new IllegalArgumentException(cols.weight + ": a positive weight" + (Double.isNaN(w) ? "" : " (" + w + ")")
                 + " is more than 2^100 times smaller than the largest weight times the row count and cannot be "
                 + "represented exactly; rescale or drop such weights");

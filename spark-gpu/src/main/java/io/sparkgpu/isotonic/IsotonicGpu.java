@@ -22,6 +22,8 @@ import io.sparkgpu.cuda.KernelTimer;
  * mean of points i..j (O(n - i), shared-memory tiles), then a max-scan of those j marks the blocks (minimum
  * lower sets: Best and Chakravarti, Math. Programming 47, 1990; lower sets that overlap are nested, so the
  * block of i is the one of the first i whose lower set reaches it). O(n^2) work: fast only for small n.
+ *
+ * <p>{@link IsoPoolGpu} sorts and pools raw rows on the device and runs PAVA-merge on the resident sums.
  */
 public final class IsotonicGpu {
     public static final String MODULE = "isotonic";
@@ -52,21 +54,33 @@ public final class IsotonicGpu {
         if (n == 0) {
             return L2Blocks.EMPTY;
         }
+        try (GpuStream s = new GpuStream(dev);
+             DeviceBuffer acc = DeviceBuffer.allocate(dev, 32L * n);
+             KernelTimer ev = kernelMillis != null ? new KernelTimer(dev) : null) {
+            acc.upload(p.acc, 0, 4 * n, 0, s);
+            if (ev != null) {
+                ev.start(s);
+            }
+            return pavaMergeResident(dev, s, acc, n, chunk, ev, kernelMillis, p, null);
+        }
+    }
+
+    /**
+     * PAVA-merge of {@code n} pooled points already on the device in {@code acc0} (overwritten). The block
+     * bounds come from {@code p.x} or, when {@code p} is null, from the device-resident distinct features
+     * {@code ux}. If {@code ev} is not null it was started by the caller; it is stopped after the last kernel
+     * and its time goes to {@code kernelMillis[0]}.
+     */
+    static L2Blocks pavaMergeResident(CudaDevice dev, GpuStream s, DeviceBuffer acc0, int n, int chunk,
+                                      KernelTimer ev, double[] kernelMillis, IsoPoints p, DeviceBuffer ux) {
         final int chunks = (int) ((n + (long) chunk - 1) / chunk);
         final int pairsMax = (chunks + 1) / 2;
-        try (GpuStream s = new GpuStream(dev);
-             DeviceBuffer acc0 = DeviceBuffer.allocate(dev, 32L * n);
-             DeviceBuffer acc1 = DeviceBuffer.allocate(dev, chunks > 1 ? 32L * n : 8);
+        try (DeviceBuffer acc1 = DeviceBuffer.allocate(dev, chunks > 1 ? 32L * n : 8);
              DeviceBuffer st0 = DeviceBuffer.allocate(dev, 4L * n);
              DeviceBuffer st1 = DeviceBuffer.allocate(dev, chunks > 1 ? 4L * n : 8);
              DeviceBuffer cnt0 = DeviceBuffer.allocate(dev, 4L * chunks);
              DeviceBuffer cnt1 = DeviceBuffer.allocate(dev, 4L * pairsMax);
-             DeviceBuffer info = DeviceBuffer.allocate(dev, 12L * pairsMax);
-             KernelTimer ev = kernelMillis != null ? new KernelTimer(dev) : null) {
-            acc0.upload(p.acc, 0, 4 * n, 0, s);
-            if (ev != null) {
-                ev.start(s);
-            }
+             DeviceBuffer info = DeviceBuffer.allocate(dev, 12L * pairsMax)) {
             KernelLauncher.launch(s, MODULE, "iso_chunk_pava", grid(chunks, CHUNK_BLOCK), CHUNK_BLOCK, 0,
                     acc0, st0, n, chunk, chunks, cnt0);
             DeviceBuffer acc = acc0;
@@ -106,11 +120,24 @@ public final class IsotonicGpu {
                 kernelMillis[0] = ev.millis();
             }
             long[] out = new long[4 * m[0]];
-            int[] start = new int[m[0]];
             acc.download(out, out.length, s);
-            st.download(start, m[0], s);
-            s.synchronize("download of isotonic blocks (" + m[0] + ")");
-            return L2Blocks.fromStarts(p, start, out, m[0]);
+            if (p != null) {
+                int[] start = new int[m[0]];
+                st.download(start, m[0], s);
+                s.synchronize("download of isotonic blocks (" + m[0] + ")");
+                return L2Blocks.fromStarts(p, start, out, m[0]);
+            }
+            double[] xs = new double[m[0]];
+            double[] xe = new double[m[0]];
+            try (DeviceBuffer xsD = DeviceBuffer.ofDoubles(dev, m[0]);
+                 DeviceBuffer xeD = DeviceBuffer.ofDoubles(dev, m[0])) {
+                KernelLauncher.launch(s, MODULE, "iso_sp_bounds", grid(m[0], COPY_BLOCK), COPY_BLOCK, 0,
+                        ux, st, m[0], n, xsD, xeD);
+                xsD.download(xs, m[0], s);
+                xeD.download(xe, m[0], s);
+                s.synchronize("download of isotonic blocks (" + m[0] + ")");
+            }
+            return new L2Blocks(m[0], xs, xe, out);
         }
     }
 

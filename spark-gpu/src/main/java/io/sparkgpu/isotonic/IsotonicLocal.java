@@ -73,16 +73,12 @@ public final class IsotonicLocal {
                     k++;
                 }
             }
-            IsoPoints p = IsoPoints.pool(px, py, pw, cnt, !isotonic, sc, cfg.loss == IsotonicConfig.Loss.L1, cols);
+            IsotonicSolver.Solved p = IsotonicSolver.solveRows(px, py, pw, cnt, !isotonic, sc, cols, cfg);
             rows += p.rows;
             zero += p.zeroWeightRows;
-            if (cfg.loss == IsotonicConfig.Loss.L1) {
-                solved.add(L1Blocks.pava(p));
-            } else {
-                solved.add(IsotonicSolver.solveL2(p, cfg.algorithm, cfg.backend, cfg.chunk));
-                if ("gpu".equals(IsotonicSolver.lastBackend())) {
-                    backend = "gpu";
-                }
+            solved.add(p.blocks);
+            if (p.gpu) {
+                backend = "gpu";
             }
         }
         Object all = treeMerge(solved);

@@ -36,7 +36,8 @@ import scala.Tuple2;
  *       with exact integer rank sums; two extra shuffles.</li>
  *   <li>The rows are range-partitioned by feature (equal features share a partition), and each partition is
  *       read into primitive arrays, radix-sorted, pooled ({@link IsoPoints}) and solved on the GPU or its CPU
- *       twin ({@link IsotonicSolver}; L1: {@link L1Blocks}).</li>
+ *       twin ({@link IsotonicSolver#solveRows}: least squares with PAVA sorts and pools on the GPU too; L1:
+ *       {@link L1Blocks}).</li>
  *   <li>Partition solutions are merged pairwise in a tree by the decomposition theorem (ceil(log2 P) shuffle
  *       rounds, each merge holding two neighbours' blocks); only the final blocks, in compact form, reach the
  *       driver, which builds the model.</li>
@@ -273,16 +274,8 @@ public final class IsotonicTrainer {
                 xs.add(r.getDouble(1));
                 ws.add(r.getDouble(2));
             }
-            IsoPoints p = IsoPoints.pool(xs.a, ys.a, ws.a, xs.n, !isotonic, sc, c.loss == IsotonicConfig.Loss.L1, cols);
-            Object blocks;
-            boolean gpu = false;
-            if (c.loss == IsotonicConfig.Loss.L1) {
-                blocks = L1Blocks.pava(p);
-            } else {
-                blocks = IsotonicSolver.solveL2(p, c.algorithm, c.backend, c.chunk);
-                gpu = p.n > 0 && "gpu".equals(IsotonicSolver.lastBackend());
-            }
-            return Collections.singletonList(new Part(pid, blocks, p.rows, p.zeroWeightRows, gpu)).iterator();
+            IsotonicSolver.Solved p = IsotonicSolver.solveRows(xs.a, ys.a, ws.a, xs.n, !isotonic, sc, cols, c);
+            return Collections.singletonList(new Part(pid, p.blocks, p.rows, p.zeroWeightRows, p.gpu)).iterator();
         }, true).mapToPair(p -> new Tuple2<>(p.index, p));
 
         int count = ranged.getNumPartitions();

@@ -5,12 +5,14 @@ import io.sparkgpu.cuda.CudaRuntime;
 import io.sparkgpu.isotonic.FinalBlocks;
 import io.sparkgpu.isotonic.IsoColumns;
 import io.sparkgpu.isotonic.IsoPoints;
+import io.sparkgpu.isotonic.IsoPoolGpu;
 import io.sparkgpu.isotonic.IsoScales;
 import io.sparkgpu.isotonic.IsotonicConfig;
 import io.sparkgpu.isotonic.IsotonicCpu;
 import io.sparkgpu.isotonic.IsotonicGpu;
 import io.sparkgpu.isotonic.IsotonicPredictor;
 import io.sparkgpu.isotonic.IsotonicResult;
+import io.sparkgpu.isotonic.IsotonicSolver;
 import io.sparkgpu.isotonic.L2Blocks;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -25,9 +27,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /**
- * Isotonic regression (least squares), one table: ours on the GPU (PAVA-merge, and MLS where n is small enough
- * for O(n^2)), ours on the CPU (serial PAVA on one thread; T range partitions on T threads merged by the
- * decomposition theorem) and MLlib's {@code IsotonicRegression} on local[T] when Spark is on the class path.
+ * Isotonic regression (least squares), one table: ours on the GPU (PAVA-merge of host-pooled points, the whole
+ * sort+pool+PAVA-merge on the device from the raw rows, and MLS where n is small enough for O(n^2)), ours on
+ * the CPU (serial PAVA on one thread; T range partitions on T threads merged by the decomposition theorem) and
+ * MLlib's {@code IsotonicRegression} on local[T] when Spark is on the class path.
  * Data as in the design document's table: noisy monotone, constant and antitone (decreasing data fitted
  * increasingly) labels of uniform random features. Every implementation fits the same rows; ours are checked to
  * be bitwise equal to the one-thread CPU result, MLlib by the largest absolute difference of predictions.
@@ -57,7 +60,8 @@ public final class IsotonicBenchmark {
 
     static final class Options {
         static final String USAGE = String.join("\n",
-                "IsotonicBenchmark: isotonic regression, ours (GPU PAVA-merge, GPU MLS, CPU) vs MLlib, one Markdown table.",
+                "IsotonicBenchmark: isotonic regression, ours (GPU PAVA-merge, GPU sort+pool+PAVA-merge, GPU MLS, CPU)",
+                "  vs MLlib, one Markdown table.",
                 "  --n LIST          row counts (1e6 style accepted)                    [1e6,1e7,1e8]",
                 "  --small-n LIST    extra small sizes where MLS competes               [4096,16384,65536]",
                 "  --shapes LIST     noisy,constant,antitone                            [all]",
@@ -206,6 +210,9 @@ public final class IsotonicBenchmark {
                     // warm-up: module load and first launches outside the timings
                     IsotonicGpu.pavaMerge(dev, pool(generate(1000, "noisy", 1), 1000), o.chunk, null);
                     IsotonicGpu.mls(dev, pool(generate(1000, "noisy", 1), 1000), null);
+                    double[][] w = generate(5000, "noisy", 1);
+                    IsoPoolGpu.solve(dev, w[0], w[1], null, 5000, false, IsoScales.forData(w[1], null, 5000),
+                            IsoColumns.DEFAULT, o.chunk, null);
                 } catch (RuntimeException | LinkageError e) {
                     gpuReason = "GPU unusable: " + e.getMessage();
                     dev = null;
@@ -287,6 +294,21 @@ public final class IsotonicBenchmark {
                         String.format(Locale.ROOT, "%.3f", kms[reps / 2]), s(tPool + tGpu), String.valueOf(ref.m),
                         same ? "0 (bitwise)" : "DIFFERENT", "solve = upload + kernels + download; "
                                 + String.format(Locale.ROOT, "%.1fx CPU solve", tCpu / tGpu));
+                k[0] = 0;
+                double tDev = median(reps, () -> {
+                    IsotonicSolver.Solved r = IsoPoolGpu.solve(dv, d[0], d[1], null, n, false, sc, IsoColumns.DEFAULT,
+                            o.chunk, ms);
+                    kms[k[0]++] = ms[0];
+                    return r.l2();
+                }, box);
+                Arrays.sort(kms);
+                boolean sameDev = ref.sameAs((L2Blocks) box[0]);
+                mismatch |= !sameDev;
+                row("ours GPU sort+pool+PAVA-merge (device)", shape, n, p.n, "", "",
+                        String.format(Locale.ROOT, "%.3f", kms[reps / 2]), s(tDev), String.valueOf(ref.m),
+                        sameDev ? "0 (bitwise)" : "DIFFERENT", "total = upload of x, y + validation, radix sort, "
+                                + "pooling, PAVA-merge + download of the blocks; "
+                                + String.format(Locale.ROOT, "%.1fx CPU sort+pool+PAVA", (tPool + tCpu) / tDev));
             }
         }
         if (o.impls.contains("mls")) {

@@ -1,0 +1,272 @@
+package io.sparkgpu.isotonic;
+
+import io.sparkgpu.cuda.CudaDevice;
+import io.sparkgpu.cuda.DeviceBuffer;
+import io.sparkgpu.cuda.GpuStream;
+import io.sparkgpu.cuda.KernelLauncher;
+import io.sparkgpu.cuda.KernelTimer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The GPU twin of {@link IsoPoints#pool} (without {@code keepRows}): validation, sorting and pooling of one
+ * partition's raw rows on the device, optionally followed by PAVA-merge ({@link IsotonicGpu}) on the
+ * device-resident sums, so that only the rows go up and only the blocks come down.
+ *
+ * <p>Steps ({@code isotonic.cu}, section "sort and pool"): a validation flag and the order-preserving 64-bit key
+ * of every row ({@link IsoPoints#sortKey}; rows of weight 0 get a key above every finite one and so sort last);
+ * a stable least-significant-digit radix sort of (key, row) pairs, 8 bits per pass (LSD radix sort: Knuth, TAOCP
+ * vol. 3, 5.2.5; the GPU form, per-tile digit histograms, one exclusive scan of them and a stable scatter, follows
+ * Merrill and Grimshaw, "High performance and scalable radix sorting", Parallel Processing Letters 21, 2011),
+ * skipping the passes whose digit is the same for every key (one global histogram of all eight digits decides);
+ * group heads where the key changes and their exclusive scan (each sorted row's distinct-feature index); then per
+ * distinct feature the exact 128-bit fixed-point sums of w*y and w ({@link io.sparkgpu.common.FixedPoint}, the
+ * same quantization operation for operation), added with 128-bit atomics: integer sums do not depend on the
+ * order, so the result equals the CPU twin's bit for bit (same features with +0.0 normalisation, same sums,
+ * same counts).
+ *
+ * <p>Cost: O(len) work per radix pass (at most 8), O(len) for the heads, scans and pooling; three host
+ * synchronisations (the digit counts and flags, the number of distinct features, the blocks). Device memory
+ * about 48 bytes per row plus 40 per distinct feature (PAVA-merge adds about 40 more per distinct feature): some
+ * 13 GB at 10^8 distinct rows; allocated once per call and freed before returning.
+ *
+ * <p>Bad input: a device flag; when it is set the host check is rerun, so NaN/infinite values and negative
+ * weights give exactly {@link IsoPoints#pool}'s IllegalArgumentException, and so does a point whose summed
+ * weight is too small to be represented at the fit's scale.
+ */
+public final class IsoPoolGpu {
+    static final int THREADS = 256;
+    static final int TILE = THREADS * 16;
+    static final int SCAN_TILE = THREADS * 8;
+    static final int RUN = 8;
+    private static final String M = IsotonicGpu.MODULE;
+
+    private IsoPoolGpu() {
+    }
+
+    /**
+     * The pooled points of {@code len} rows, computed on {@code dev} and downloaded; equal to
+     * {@code IsoPoints.pool(x, y, w, len, negate, sc, false, cols)} (same features, sums and counts).
+     *
+     * @param w null for weight 1
+     * @throws IllegalArgumentException as {@link IsoPoints#pool}
+     */
+    public static IsoPoints pool(CudaDevice dev, double[] x, double[] y, double[] w, int len, boolean negate,
+                                 IsoScales sc, IsoColumns cols) {
+        if (len == 0) {
+            return IsoPoints.pool(x, y, w, 0, negate, sc, false, cols);
+        }
+        try (Pooled p = new Pooled(dev, x, y, w, len, negate, sc, cols, null)) {
+            double[] ux = new double[p.n];
+            long[] acc = new long[4 * p.n];
+            if (p.n > 0) {
+                p.ux.download(ux, p.n, p.s);
+                p.acc.download(acc, 4 * p.n, p.s);
+                p.s.synchronize("download of pooled isotonic points (" + p.n + ")");
+            }
+            return new IsoPoints(p.n, ux, acc, p.rows, p.zero, null, null, null);
+        }
+    }
+
+    /**
+     * Sort, pool and PAVA-merge of {@code len} rows on {@code dev}: the same blocks ({@link L2Blocks}) and bits as
+     * {@code IsotonicCpu.pava(IsoPoints.pool(x, y, w, len, negate, sc, false, cols))}, with the pooling's row
+     * counts ({@code gpu} is false only when no row has a positive weight: nothing was solved).
+     *
+     * @param kernelMillis if not null, element 0 receives the device time from the first kernel to the last
+     *                     (CUDA events; the uploads of the rows and the download of the blocks excluded)
+     * @throws IllegalArgumentException as {@link IsoPoints#pool}, or for chunk < 1
+     */
+    public static IsotonicSolver.Solved solve(CudaDevice dev, double[] x, double[] y, double[] w, int len,
+                                              boolean negate, IsoScales sc, IsoColumns cols, int chunk,
+                                              double[] kernelMillis) {
+        if (chunk < 1) {
+            throw new IllegalArgumentException("chunk must be >= 1, got " + chunk);
+        }
+        if (len == 0) {
+            return new IsotonicSolver.Solved(L2Blocks.EMPTY, 0, 0, false);
+        }
+        try (KernelTimer ev = kernelMillis != null ? new KernelTimer(dev) : null;
+             Pooled p = new Pooled(dev, x, y, w, len, negate, sc, cols, ev)) {
+            if (p.n == 0) {
+                if (ev != null) {
+                    ev.stop(p.s);
+                    p.s.synchronize("isotonic sort and pool");
+                    kernelMillis[0] = ev.millis();
+                }
+                return new IsotonicSolver.Solved(L2Blocks.EMPTY, p.rows, p.zero, false);
+            }
+            L2Blocks b = IsotonicGpu.pavaMergeResident(dev, p.s, p.acc, p.n, chunk, ev, kernelMillis, null, p.ux);
+            return new IsotonicSolver.Solved(b, p.rows, p.zero, true);
+        }
+    }
+
+    /**
+     * Radix passes to run: pass k (bits 8k..8k+7) is skipped when one digit value holds all {@code len} keys, as
+     * {@link IsoPoints#radixSort} does.
+     *
+     * @param digits counts of digit d in pass k at [256k + d]
+     */
+    static int[] passes(int[] digits, int len) {
+        int[] out = new int[8];
+        int m = 0;
+        for (int k = 0; k < 8; k++) {
+            boolean trivial = false;
+            for (int d = 0; d < 256; d++) {
+                if (digits[256 * k + d] == len) {
+                    trivial = true;
+                    break;
+                }
+            }
+            if (!trivial) {
+                out[m++] = 8 * k;
+            }
+        }
+        return java.util.Arrays.copyOf(out, m);
+    }
+
+    /**
+     * Sizes of the block-total buffers of a multi-level exclusive scan of up to {@code n} ints: level k holds one
+     * total per {@link #SCAN_TILE} entries of level k-1 (level -1 being the data), down to a single total.
+     */
+    static int[] scanLevels(long n) {
+        List<Integer> sizes = new ArrayList<>();
+        long m = Math.max(1, n);
+        do {
+            m = (m + SCAN_TILE - 1) / SCAN_TILE;
+            sizes.add((int) m);
+        } while (m > 1);
+        return sizes.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    /** The device state of one sort and pool: stream, buffers, and the pooled points ux, acc of n features. */
+    private static final class Pooled implements AutoCloseable {
+        final GpuStream s;
+        private final List<AutoCloseable> owned = new ArrayList<>();
+        final int n;
+        final long rows;
+        final long zero;
+        DeviceBuffer ux;
+        DeviceBuffer acc;
+        private DeviceBuffer[] levels;
+
+        Pooled(CudaDevice dev, double[] x, double[] y, double[] w, int len, boolean negate, IsoScales sc,
+               IsoColumns cols, KernelTimer ev) {
+            s = new GpuStream(dev);
+            owned.add(s);
+            try {
+                DeviceBuffer xd = alloc(dev, 8L * len);
+                DeviceBuffer yd = alloc(dev, 8L * len);
+                DeviceBuffer wd = w == null ? null : alloc(dev, 8L * len);
+                xd.upload(x, 0, len, 0, s);
+                yd.upload(y, 0, len, 0, s);
+                if (wd != null) {
+                    wd.upload(w, 0, len, 0, s);
+                }
+                Object wArg = KernelLauncher.nullable(wd);
+                int tiles = (int) ((len + (long) TILE - 1) / TILE);
+                DeviceBuffer[] keys = {alloc(dev, 8L * len), alloc(dev, 8L * len)};
+                DeviceBuffer[] idx = {alloc(dev, 4L * len), alloc(dev, 4L * len)};
+                DeviceBuffer hist = alloc(dev, 4L * 256 * tiles);
+                DeviceBuffer digits = alloc(dev, 4L * 8 * 256);
+                DeviceBuffer counters = alloc(dev, 4L * 4);
+                int[] sizes = scanLevels(Math.max(256L * tiles, len));
+                levels = new DeviceBuffer[sizes.length];
+                for (int k = 0; k < sizes.length; k++) {
+                    levels[k] = alloc(dev, 4L * sizes[k]);
+                }
+                digits.zero(s);
+                counters.zero(s);
+                if (ev != null) {
+                    ev.start(s);
+                }
+                int keyGrid = Math.min(grid(len, THREADS), 8 * dev.multiprocessors());
+                KernelLauncher.launch(s, M, "iso_sp_keys", keyGrid, THREADS, 0, xd, yd, wArg, len, keys[0], idx[0],
+                        digits, counters);
+                int[] dc = new int[8 * 256];
+                int[] cnt = new int[4];
+                digits.download(dc, dc.length, s);
+                counters.download(cnt, 4, s);
+                s.synchronize("isotonic sort keys (" + len + " rows)");
+                if (cnt[0] != 0) {
+                    hostCheck(x, y, w, len, cols);
+                }
+                zero = cnt[1];
+                int kept = len - cnt[1];
+                rows = kept;
+                if (kept == 0) {
+                    n = 0;
+                    return;
+                }
+                int cur = 0;
+                for (int shift : passes(dc, len)) {
+                    KernelLauncher.launch(s, M, "iso_sp_hist", tiles, THREADS, 0, keys[cur], len, shift, tiles, hist);
+                    scan(hist, 256 * tiles, 0);
+                    KernelLauncher.launch(s, M, "iso_sp_scatter", tiles, THREADS, 0, keys[cur], idx[cur],
+                            keys[1 - cur], idx[1 - cur], len, shift, tiles, hist);
+                    cur = 1 - cur;
+                }
+                DeviceBuffer g = idx[1 - cur]; // free after the sort
+                ux = alloc(dev, 8L * kept);
+                acc = alloc(dev, 32L * kept);
+                acc.zero(s);
+                KernelLauncher.launch(s, M, "iso_sp_heads", grid(kept, THREADS), THREADS, 0, keys[cur], kept, g);
+                scan(g, kept, 0);
+                KernelLauncher.launch(s, M, "iso_sp_pool", grid((kept + (long) RUN - 1) / RUN, THREADS), THREADS, 0,
+                        keys[cur], idx[cur], g, xd, yd, wArg, kept, negate ? 1 : 0, sc.labelMul[0], sc.labelMul[1],
+                        sc.weightMul[0], sc.weightMul[1], ux, acc, counters);
+                KernelLauncher.launch(s, M, "iso_sp_check_w", grid(kept, THREADS), THREADS, 0, acc, counters);
+                counters.download(cnt, 4, s);
+                s.synchronize("isotonic pooling (" + kept + " rows)");
+                if (cnt[3] != 0) {
+                    throw IsoPoints.tooSmall(Double.NaN, cols);
+                }
+                n = cnt[2];
+            } catch (RuntimeException | Error e) {
+                close();
+                throw e;
+            }
+        }
+
+        private DeviceBuffer alloc(CudaDevice dev, long bytes) {
+            DeviceBuffer b = DeviceBuffer.allocate(dev, bytes);
+            owned.add(b);
+            return b;
+        }
+
+        /** In-place exclusive scan of data[0..n) with the level buffers from {@code level} on. */
+        private void scan(DeviceBuffer data, int count, int level) {
+            int blocks = (int) ((count + (long) SCAN_TILE - 1) / SCAN_TILE);
+            KernelLauncher.launch(s, M, "iso_sp_scan", blocks, THREADS, 0, data, count, levels[level]);
+            if (blocks > 1) {
+                scan(levels[level], blocks, level + 1);
+                KernelLauncher.launch(s, M, "iso_sp_scan_add", grid(count, THREADS), THREADS, 0, data, count,
+                        levels[level]);
+            }
+        }
+
+        @Override
+        public void close() {
+            for (int i = owned.size() - 1; i >= 0; i--) {
+                try {
+                    owned.get(i).close();
+                } catch (Exception e) {
+                    // freeing must go on; the first failure of the computation is what the caller sees
+                }
+            }
+            owned.clear();
+        }
+    }
+
+    /** The device saw an invalid row: the host check throws IsoPoints.pool's exception for the first one. */
+    private static void hostCheck(double[] x, double[] y, double[] w, int len, IsoColumns cols) {
+        for (int i = 0; i < len; i++) {
+            IsoPoints.check(x[i], y[i], w == null ? 1.0 : w[i], cols);
+        }
+        throw new IllegalStateException("the device flagged an invalid isotonic row that the host check accepts");
+    }
+
+    private static int grid(long items, int block) {
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, (items + block - 1) / block));
+    }
+}
