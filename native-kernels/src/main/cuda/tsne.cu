@@ -446,6 +446,23 @@ __device__ __forceinline__ void tsne_s2g_atomic128(u64 *p, i64 hi, u64 lo) {
 
 /* ----------------------------------------------------------------------------------------- attractive */
 
+#define TSNE_ATTR_BATCH 8
+
+/* f += p_ij (y_i - y_j) / (1 + |y_i - y_j|^2): ExactTsne.attractive's operations for one entry. */
+template <int DIM>
+__device__ __forceinline__ void tsne_attr_term(const double *yi, const double *yj, double v, double *f) {
+    double diff[DIM];
+    double d2 = 0.0;
+#pragma unroll
+    for (int a = 0; a < DIM; a++) {
+        diff[a] = __dsub_rn(yi[a], yj[a]);
+        d2 = __dadd_rn(d2, __dmul_rn(diff[a], diff[a]));
+    }
+    const double pw = __ddiv_rn(v, __dadd_rn(1.0, d2));
+#pragma unroll
+    for (int a = 0; a < DIM; a++) f[a] = __dadd_rn(f[a], __dmul_rn(pw, diff[a]));
+}
+
 template <int DIM>
 __device__ __forceinline__ void tsne_attr_body(const int *__restrict__ meta, int nSlices,
         const double *__restrict__ val, const int *__restrict__ col, int rowOffset,
@@ -464,20 +481,33 @@ __device__ __forceinline__ void tsne_attr_body(const int *__restrict__ meta, int
         yi[a] = y[(long long) i * DIM + a];
         f[a] = 0.0;
     }
-    for (int e = 0; e < len; e++) {
+    /* Entries in batches of TSNE_ATTR_BATCH: the batch's column, value and y_j loads are all issued before its
+     * arithmetic, so a long (hub) row waits for one memory latency per batch instead of one per entry; the
+     * arithmetic still runs entry by entry in CSR order, so the bits are those of the twin. */
+    int e = 0;
+    for (; e + TSNE_ATTR_BATCH <= len; e += TSNE_ATTR_BATCH) {
+        int jb[TSNE_ATTR_BATCH];
+        double vb[TSNE_ATTR_BATCH], yb[TSNE_ATTR_BATCH][DIM];
+#pragma unroll
+        for (int u = 0; u < TSNE_ATTR_BATCH; u++) {
+            jb[u] = col[base + 32 * (e + u)];
+            vb[u] = val[base + 32 * (e + u)];
+        }
+#pragma unroll
+        for (int u = 0; u < TSNE_ATTR_BATCH; u++) {
+#pragma unroll
+            for (int a = 0; a < DIM; a++) yb[u][a] = y[(long long) jb[u] * DIM + a];
+        }
+#pragma unroll
+        for (int u = 0; u < TSNE_ATTR_BATCH; u++) tsne_attr_term<DIM>(yi, yb[u], vb[u], f);
+    }
+    for (; e < len; e++) {
         const int at = base + 32 * e;
         const int j = col[at];
-        const double v = val[at];
-        double diff[DIM];
-        double d2 = 0.0;
+        double yj[DIM];
 #pragma unroll
-        for (int a = 0; a < DIM; a++) {
-            diff[a] = __dsub_rn(yi[a], y[(long long) j * DIM + a]);
-            d2 = __dadd_rn(d2, __dmul_rn(diff[a], diff[a]));
-        }
-        const double pw = __ddiv_rn(v, __dadd_rn(1.0, d2));
-#pragma unroll
-        for (int a = 0; a < DIM; a++) f[a] = __dadd_rn(f[a], __dmul_rn(pw, diff[a]));
+        for (int a = 0; a < DIM; a++) yj[a] = y[(long long) j * DIM + a];
+        tsne_attr_term<DIM>(yi, yj, val[at], f);
     }
 #pragma unroll
     for (int a = 0; a < DIM; a++) out[(long long) r * DIM + a] = f[a];
