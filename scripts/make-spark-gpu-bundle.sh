@@ -105,7 +105,8 @@ javac_trim
 # ---------------------------------------------------------------- entry points (traced and self-tested)
 # run_entry_points RUN LOGDIR: every command the bundle is meant to run, at small sizes and on the CPU: the
 # Spark-level GPU tests as a dry run (backend cpu, fake GPU address), the end-to-end benchmark on local[2]
-# and on local-cluster with a fake GPU resource, and info. Fails on a non-zero status (info may exit 1 for
+# and on local-cluster with a fake GPU resource, the isotonic, t-SNE (plain and Spark trainer, both modes)
+# and scan benchmarks, and info. Fails on a non-zero status (info may exit 1 for
 # "no GPU") or a missing class anywhere in the output.
 run_entry_points() {
     local run="$1" logs="$2" rc
@@ -130,6 +131,11 @@ run_entry_points() {
     JAVA_OPTS="-Xmx4g" "$run" bench isotonic --n 20000 --small-n 4096 --threads 2 --reps 1 \
         > "$logs/bench-isotonic.log" 2>&1 \
         || { tail -60 "$logs/bench-isotonic.log" >&2; die "bench isotonic failed (log: $logs/bench-isotonic.log)"; }
+    echo "  bench tsne (plain run, then the Spark trainer in single and distributed mode on local[2])"
+    JAVA_OPTS="-Xmx4g" "$run" bench tsne --cases blobs:3000x10 --backends cpu --cpu-max-n 100000 --spark 2 \
+        --max-iter 30 --error-sample 200 --quality-sample 200 --grid-max 40 \
+        > "$logs/bench-tsne.log" 2>&1 \
+        || { tail -60 "$logs/bench-tsne.log" >&2; die "bench tsne failed (log: $logs/bench-tsne.log)"; }
     echo "  bench scan"
     JAVA_OPTS="-Xmx4g" "$run" bench scan --grids 1d:1000,2d:16 --replicas 9 --threads 2 \
         > "$logs/bench-scan.log" 2>&1 \
