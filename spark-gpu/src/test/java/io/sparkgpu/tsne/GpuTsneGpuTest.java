@@ -47,7 +47,7 @@ class GpuTsneGpuTest {
         TsneTestData data = TsneTestData.clusters(5, 400, 12, 21);
         for (int dim = 1; dim <= 3; dim++) {
             // capped grids keep the CPU twin's convolution affordable (the GPU does not care)
-            TsneGridOptions grid = new TsneGridOptions(4, 2.0, 10, new int[] {0, 2000, 60, 12});
+            TsneGridOptions grid = new TsneGridOptions(4, 2.0, 8, new int[] {0, 2000, 60, 8});
             TsneResult gpu = run(data, dim, Backend.GPU, grid);
             TsneResult cpu = run(data, dim, Backend.CPU, grid);
             assertArrayEquals(cpu.embedding, gpu.embedding, "dim " + dim);
