@@ -6,9 +6,7 @@ final class ExactGradientSource implements GradientSource {
     private final int dim;
 
     ExactGradientSource(SparseRows p, int dim) {
-        if (p.rowOffset != 0 || p.rows != p.n) {
-            throw new IllegalArgumentException("P must hold all " + p.n + " rows");
-        }
+        ExactTsne.requireWhole(p);
         this.p = p;
         this.dim = dim;
     }

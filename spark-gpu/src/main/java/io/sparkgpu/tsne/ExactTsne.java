@@ -104,7 +104,8 @@ public final class ExactTsne {
         return d2;
     }
 
-    private static void requireWhole(SparseRows p) {
+    /** Throws unless P is one slice holding all n rows (the single-process t-SNE paths need every row). */
+    static void requireWhole(SparseRows p) {
         if (p.rowOffset != 0 || p.rows != p.n) {
             throw new IllegalArgumentException("P must hold all " + p.n + " rows, got rows " + p.rowOffset + ".."
                     + (p.rowOffset + p.rows - 1));

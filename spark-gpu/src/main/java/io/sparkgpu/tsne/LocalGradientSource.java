@@ -19,9 +19,7 @@ final class LocalGradientSource implements GradientSource {
 
     LocalGradientSource(SparseRows p, int dim, TsneGridOptions gridOptions, GridConvolution.Method method,
             Backend backend) {
-        if (p.rowOffset != 0 || p.rows != p.n) {
-            throw new IllegalArgumentException("P must hold all " + p.n + " rows");
-        }
+        ExactTsne.requireWhole(p);
         this.p = p;
         this.dim = dim;
         this.gridOptions = gridOptions;

@@ -54,11 +54,8 @@ final class TsneDeviceState implements TsneOptimizer.State {
     private final long[] keyOut;
     private final long[] zOut = new long[2];
 
+    /** P holds all rows and y0 n x dim values (checked by {@link TsneOptimizer#single}). */
     TsneDeviceState(CudaDevice dev, SparseRows p, double[] y0, TsneConfig cfg) {
-        if (y0.length != (long) p.n * cfg.dimension) {
-            throw new IllegalArgumentException("initial positions hold " + y0.length + " values, expected n * dim = "
-                    + p.n + " * " + cfg.dimension);
-        }
         this.dev = dev;
         this.p = p;
         this.n = p.n;

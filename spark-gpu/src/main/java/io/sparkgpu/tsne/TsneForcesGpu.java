@@ -81,14 +81,7 @@ final class TsneForcesGpu {
 
         @Override
         public void close() {
-            for (AutoCloseable c : held) {
-                try {
-                    c.close();
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            }
-            held.clear();
+            closeAll(held);
         }
     }
 
@@ -140,7 +133,7 @@ final class TsneForcesGpu {
             return d;
         } finally {
             if (!ok) {
-                new DeviceP(p, nSlices, null, null, null, held).close();
+                closeAll(held);
             }
         }
     }
@@ -181,6 +174,17 @@ final class TsneForcesGpu {
         if (v && sell.val.length > 0) {
             val.upload(sell.val, s);
         }
+    }
+
+    private static void closeAll(List<AutoCloseable> held) {
+        for (AutoCloseable c : held) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        held.clear();
     }
 
     private static <T extends AutoCloseable> T hold(List<AutoCloseable> held, T c) {

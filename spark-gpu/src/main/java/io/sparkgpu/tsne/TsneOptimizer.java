@@ -49,9 +49,8 @@ public final class TsneOptimizer {
      * embedding, so a GPU problem never changes the answer. Phase times are added to {@code timings}.
      */
     static TsneResult single(SparseRows p, double[] y0, TsneConfig cfg, TsneProgress progress, TsneTimings timings) {
-        if (p.rowOffset != 0 || p.rows != p.n) {
-            throw new IllegalArgumentException("P must hold all " + p.n + " rows");
-        }
+        ExactTsne.requireWhole(p);
+        checkStart(y0, p.n, cfg.dimension);
         CudaDevice dev = p.n == 0 ? null
                 : BackendChooser.resolve(cfg.backend, TsneForces.MODULE, TsneDeviceState.PROBE_KERNEL);
         if (dev != null) {
@@ -180,6 +179,14 @@ public final class TsneOptimizer {
         }
     }
 
+    /** Throws unless the starting positions hold n x dim values. */
+    static void checkStart(double[] y0, int n, int dim) {
+        if (y0.length != (long) n * dim) {
+            throw new IllegalArgumentException("initial positions hold " + y0.length + " values, expected n * dim = "
+                    + n + " * " + dim);
+        }
+    }
+
     /** Throws when Z is not a positive finite number (the embedding collapsed or diverged). */
     static void checkZ(double z, int iteration) {
         if (!(z > 0) || Double.isInfinite(z)) {
@@ -189,10 +196,7 @@ public final class TsneOptimizer {
 
     static TsneResult run(GradientSource src, double[] y0, TsneConfig cfg, TsneProgress progress, TsneTimings timings,
             String mode, IterationHook hook) {
-        if (y0.length != (long) src.n() * src.dim()) {
-            throw new IllegalArgumentException("initial positions hold " + y0.length + " values, expected n * dim = "
-                    + src.n() + " * " + src.dim());
-        }
+        checkStart(y0, src.n(), src.dim());
         return run(new HostState(src, y0), cfg, progress, timings, mode, hook);
     }
 
