@@ -408,7 +408,10 @@ tsne_aff_cond(const float *__restrict__ dist2, int rows, int k, double target, d
  *             (ties by row) and cut into slices of 32 slots; slot s holds row slotRow[s] (-1 = padding) with
  *             slotLen[s] entries. Slice g occupies [sliceOff[g], sliceOff[g+1]) of val/col, entry e of the slot
  *             of lane l at sliceOff[g] + 32*e + l (column-major inside the slice, so a warp's loads coalesce).
- *             meta = int[nSlices+1 | slots | slots] = sliceOff, slotRow, slotLen; col int32 global; val double.
+ *             meta = int[nSlices+1 | slots | slots | nHubs | nHubs+1] = sliceOff, slotRow, slotLen, hubRow,
+ *             hubPtr; col int32 global; val double. Hub rows (more than SellRows.HUB_LEN entries) are padding
+ *             slots in the SELL part and stored after it in CSR order: hub h = row hubRow[h], entries
+ *             [hubPtr[h], hubPtr[h+1]) of col/val.
  *   grid      nodes per axis npd = intervals*p; node = ix + npd*(iy + npd*iz); charges (1, u_1..u_dim, |u|^2)
  *             with u = y - centre; S2G output acc = u64[2*charges*nodes], the (lo, hi) pair of charge c at
  *             node m at 2*(c*nodes + m); G2S input phi = double[charges*nodes] at c*nodes + m.
@@ -421,7 +424,10 @@ tsne_aff_cond(const float *__restrict__ dist2, int rows, int k, double target, d
  * (io.sparkgpu.common.FixedPoint), which is associative: atomics in any order give the twin's bits.
  *
  * Launch shape: one thread per slot (attractive) or per point (S2G, G2S), blockDim.x = 256 (__launch_bounds__(256); G2S
- * needs a multiple of 32 for its block reduction of z), grid = ceil(items / 256).
+ * needs a multiple of 32 for its block reduction of z), grid = ceil(items / 256). The attractive kernel has nHubs
+ * extra blocks in front: block h < nHubs takes hub row h whole (warps 1..7 compute the terms of 224 entries per
+ * round into shared memory, double-buffered, while lanes 0..dim-1 of warp 0 add the previous round's terms in CSR
+ * order), blocks nHubs.. take the SELL slots.
  */
 
 /* trunc(v * s1 * s2 * 2^64) as a two's-complement 128-bit integer (FixedPoint.add). */
@@ -463,12 +469,65 @@ __device__ __forceinline__ void tsne_attr_term(const double *yi, const double *y
     for (int a = 0; a < DIM; a++) f[a] = __dadd_rn(f[a], __dmul_rn(pw, diff[a]));
 }
 
+#define TSNE_HUB_CHUNK 224 /* entries per round of a hub block: threads 32..255 */
+
+/* Hub row hubRow[h]: the same terms as tsne_attr_term, computed in parallel; lane a < DIM of warp 0 forms
+ * f[a] = (((0 + t_0) + t_1) + ...) in CSR order, exactly the twin's sum. blockDim.x must be 256. */
 template <int DIM>
-__device__ __forceinline__ void tsne_attr_body(const int *__restrict__ meta, int nSlices,
+__device__ __forceinline__ void tsne_attr_hub(const int *__restrict__ meta, int nSlices, int nHubs, int h,
         const double *__restrict__ val, const int *__restrict__ col, int rowOffset,
         const double *__restrict__ y, double *__restrict__ out) {
+    __shared__ double terms[2][DIM][TSNE_HUB_CHUNK];
     const int slots = nSlices * 32;
-    const int s = blockIdx.x * blockDim.x + threadIdx.x;
+    const int *hubRow = meta + nSlices + 1 + 2 * slots;
+    const int *hubPtr = hubRow + nHubs;
+    const int r = hubRow[h];
+    const int e0 = hubPtr[h], e1 = hubPtr[h + 1];
+    const int i = rowOffset + r;
+    const int t = threadIdx.x;
+    double yi[DIM];
+#pragma unroll
+    for (int a = 0; a < DIM; a++) yi[a] = y[(long long) i * DIM + a];
+    double f = 0.0; /* axis t of the row, in lanes t < DIM of warp 0 */
+    const int rounds = (e1 - e0 + TSNE_HUB_CHUNK - 1) / TSNE_HUB_CHUNK;
+    for (int k = 0; k <= rounds; k++) {
+        if (t >= 32 && k < rounds) {
+            const int e = e0 + k * TSNE_HUB_CHUNK + (t - 32);
+            if (e < e1) {
+                const int j = col[e];
+                const double v = val[e];
+                double diff[DIM];
+                double d2 = 0.0;
+#pragma unroll
+                for (int a = 0; a < DIM; a++) {
+                    diff[a] = __dsub_rn(yi[a], y[(long long) j * DIM + a]);
+                    d2 = __dadd_rn(d2, __dmul_rn(diff[a], diff[a]));
+                }
+                const double pw = __ddiv_rn(v, __dadd_rn(1.0, d2));
+#pragma unroll
+                for (int a = 0; a < DIM; a++) terms[k & 1][a][t - 32] = __dmul_rn(pw, diff[a]);
+            }
+        }
+        if (t < DIM && k > 0) {
+            const int cnt = min(TSNE_HUB_CHUNK, e1 - e0 - (k - 1) * TSNE_HUB_CHUNK);
+            const double *tk = terms[(k - 1) & 1][t];
+            for (int u = 0; u < cnt; u++) f = __dadd_rn(f, tk[u]);
+        }
+        __syncthreads();
+    }
+    if (t < DIM) out[(long long) r * DIM + t] = f;
+}
+
+template <int DIM>
+__device__ __forceinline__ void tsne_attr_body(const int *__restrict__ meta, int nSlices, int nHubs,
+        const double *__restrict__ val, const int *__restrict__ col, int rowOffset,
+        const double *__restrict__ y, double *__restrict__ out) {
+    if ((int) blockIdx.x < nHubs) {
+        tsne_attr_hub<DIM>(meta, nSlices, nHubs, blockIdx.x, val, col, rowOffset, y, out);
+        return;
+    }
+    const int slots = nSlices * 32;
+    const int s = (blockIdx.x - nHubs) * blockDim.x + threadIdx.x;
     if (s >= slots) return;
     const int r = meta[nSlices + 1 + s];
     if (r < 0) return;
@@ -515,8 +574,8 @@ __device__ __forceinline__ void tsne_attr_body(const int *__restrict__ meta, int
 
 #define TSNE_ATTR_KERNEL(DIM)                                                                                   \
     extern "C" __global__ void __launch_bounds__(256) tsne_attr_sell_d##DIM(const int *meta, int nSlices,     \
-            const double *val, const int *col, int rowOffset, const double *y, double *out) {                 \
-        tsne_attr_body<DIM>(meta, nSlices, val, col, rowOffset, y, out);                                      \
+            int nHubs, const double *val, const int *col, int rowOffset, const double *y, double *out) {      \
+        tsne_attr_body<DIM>(meta, nSlices, nHubs, val, col, rowOffset, y, out);                               \
     }
 TSNE_ATTR_KERNEL(1)
 TSNE_ATTR_KERNEL(2)
@@ -851,14 +910,12 @@ extern "C" __global__ void tsne_g2g_pack(const double *__restrict__ q, const dou
     x[(long long) slots * fn + i] = make_double2(__dmul_rn(k, tw.x), __dmul_rn(k, tw.y));
 }
 
-/* One radix-R Stockham pass (G2GCpu.pass): item g = lo + inner * (j + (m/R) * outer). */
+/* Butterfly g of one radix-R Stockham pass (G2GCpu.butterfly): g = lo + inner * (j + (m/R) * outer). in/out are
+ * global arrays (tsne_g2g_pass_R) or shared-memory lines (tsne_g2g_axis, inner = 1): the same operations. */
 template <int R>
-__device__ __forceinline__ void g2g_pass(const double2 *__restrict__ in, double2 *__restrict__ out,
-                                         const double2 *__restrict__ roots, int m, int ns, int inner,
-                                         long long items, int inverse) {
-    /* items < 2^31 (G2GGpu checks): 32-bit index arithmetic, 64-bit addresses */
-    int g = blockIdx.x * blockDim.x + threadIdx.x;
-    if (g >= items) return;
+__device__ __forceinline__ void g2g_butterfly(const double2 *__restrict__ in, double2 *__restrict__ out,
+                                              const double2 *__restrict__ roots, int m, int ns, int inner, int g,
+                                              int inverse) {
     const int mr = m / R;
     int lo = g % inner;
     int rest = g / inner;
@@ -921,11 +978,14 @@ __device__ __forceinline__ void g2g_pass(const double2 *__restrict__ in, double2
     }
 }
 
+/* One radix-R Stockham pass over global memory: one thread per butterfly. items < 2^31 (G2GGpu checks): 32-bit
+ * index arithmetic, 64-bit addresses. */
 #define G2G_PASS(R)                                                                                                \
     extern "C" __global__ void __launch_bounds__(256) tsne_g2g_pass_##R(                                          \
         const double2 *__restrict__ in, double2 *__restrict__ out, const double2 *__restrict__ roots, int m,       \
         int ns, int inner, long long items, int inverse) {                                                         \
-        g2g_pass<R>(in, out, roots, m, ns, inner, items, inverse);                                                 \
+        const int g = blockIdx.x * blockDim.x + threadIdx.x;                                                       \
+        if (g < items) g2g_butterfly<R>(in, out, roots, m, ns, inner, g, inverse);                                 \
     }
 G2G_PASS(2)
 G2G_PASS(3)
@@ -938,6 +998,63 @@ G2G_PASS(10)
 G2G_PASS(12)
 G2G_PASS(15)
 G2G_PASS(16)
+
+/*
+ * All passes of one axis in shared memory (radices 2..5 only; G2GGpu falls back to tsne_g2g_pass_R otherwise):
+ * block b takes lines [b*L, b*L + L) of the axis (line = lo + inner * outer: the m points lo + inner*(x + m*outer)),
+ * loads them into shared memory, runs every pass of the plan with g2g_butterfly on the lines (inner = 1, line l at
+ * l*m, ping-pong between two buffers, a barrier between passes) and writes them back in place. The butterflies
+ * are those of the global passes, so the bits are too; global memory is read and written once per axis instead
+ * of once per pass. radixCode: 4 bits per pass, first pass lowest. Dynamic shared memory: 2*L*m double2.
+ * Loads: for inner = 1 the L lines are contiguous (x fastest); otherwise adjacent lines are adjacent lo, so a
+ * warp's loads take L consecutive elements per x (L >= 2 fills a 32-byte sector).
+ */
+extern "C" __global__ void __launch_bounds__(256) tsne_g2g_axis(double2 *__restrict__ data,
+        const double2 *__restrict__ roots, int m, int inner, int lines, int L, long long radixCode, int passes,
+        int inverse) {
+    extern __shared__ double2 g2g_lines[];
+    double2 *a = g2g_lines;
+    double2 *b = g2g_lines + L * m;
+    const int line0 = blockIdx.x * L;
+    const int total = L * m;
+    for (int idx = threadIdx.x; idx < total; idx += blockDim.x) {
+        const int l = inner == 1 ? idx / m : idx % L;
+        const int x = inner == 1 ? idx % m : idx / L;
+        const int line = line0 + l;
+        if (line < lines) {
+            const long long base = (long long) (line % inner) + (long long) (line / inner) * inner * m;
+            a[l * m + x] = data[base + (long long) x * inner];
+        }
+    }
+    __syncthreads();
+    int ns = 1;
+    for (int p = 0; p < passes; p++) {
+        const int R = (int) ((radixCode >> (4 * p)) & 15);
+        const int items = total / R;
+        for (int g = threadIdx.x; g < items; g += blockDim.x) {
+            switch (R) {
+                case 2: g2g_butterfly<2>(a, b, roots, m, ns, 1, g, inverse); break;
+                case 3: g2g_butterfly<3>(a, b, roots, m, ns, 1, g, inverse); break;
+                case 4: g2g_butterfly<4>(a, b, roots, m, ns, 1, g, inverse); break;
+                default: g2g_butterfly<5>(a, b, roots, m, ns, 1, g, inverse); break;
+            }
+        }
+        __syncthreads();
+        double2 *t = a;
+        a = b;
+        b = t;
+        ns *= R;
+    }
+    for (int idx = threadIdx.x; idx < total; idx += blockDim.x) {
+        const int l = inner == 1 ? idx / m : idx % L;
+        const int x = inner == 1 ? idx % m : idx / L;
+        const int line = line0 + l;
+        if (line < lines) {
+            const long long base = (long long) (line % inner) + (long long) (line / inner) * inner * m;
+            data[base + (long long) x * inner] = a[l * m + x];
+        }
+    }
+}
 
 extern "C" __global__ void tsne_g2g_multiply(double2 *__restrict__ y, int slots, int fn) {
     long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x;

@@ -121,22 +121,46 @@ public final class G2GGpu {
         }
     }
 
+    /** All passes of the transform of the first {@code arrays} arrays of ab[0]; the result ends in ab[0]. */
     private static void transform(GpuStream s, G2GPlan plan, DeviceBuffer roots, DeviceBuffer[] ab, int arrays,
                                   boolean inverse) {
         int inner = 1;
+        int lines = (int) ((long) arrays * plan.fftNodes / plan.m);
         for (int axis = 0; axis < plan.dim; axis++) {
-            int ns = 1;
-            for (int r : plan.radices) {
-                long items = (long) arrays * plan.fftNodes / r;
-                KernelLauncher.launch(s, MODULE, "tsne_g2g_pass_" + r, grid(items), BLOCK, 0,
-                        ab[0], ab[1], roots, plan.m, ns, inner, items, inverse ? 1 : 0);
-                DeviceBuffer t = ab[0];
-                ab[0] = ab[1];
-                ab[1] = t;
-                ns *= r;
+            int per = plan.fusable() ? fusedLines(s.device(), plan.m, inner == 1) : 0;
+            if (per > 0) { // every pass of the axis in shared memory, in place
+                KernelLauncher.launch(s, MODULE, "tsne_g2g_axis", (lines + per - 1) / per, BLOCK,
+                        fusedBytes(plan.m, per), ab[0], roots, plan.m, inner, lines, per, plan.radixCode(),
+                        plan.radices.length, inverse ? 1 : 0);
+            } else {
+                int ns = 1;
+                for (int r : plan.radices) {
+                    long items = (long) arrays * plan.fftNodes / r;
+                    KernelLauncher.launch(s, MODULE, "tsne_g2g_pass_" + r, grid(items), BLOCK, 0,
+                            ab[0], ab[1], roots, plan.m, ns, inner, items, inverse ? 1 : 0);
+                    DeviceBuffer t = ab[0];
+                    ab[0] = ab[1];
+                    ab[1] = t;
+                    ns *= r;
+                }
             }
             inner *= plan.m;
         }
+    }
+
+    /**
+     * Lines per block of tsne_g2g_axis: enough for about 2048 points per block (256 threads, radix <= 5), at least
+     * 2 on strided axes (two adjacent lines fill a 32-byte sector), fewer if the device's shared memory per block
+     * is smaller; 0 when not even one line fits (the caller then runs the global passes).
+     */
+    static int fusedLines(CudaDevice dev, int m, boolean contiguous) {
+        int lines = Math.max(contiguous ? 1 : 2, 2048 / m);
+        int fit = (int) Math.min(Integer.MAX_VALUE, dev.maxSharedMemoryOptin() / fusedBytes(m, 1));
+        return Math.min(lines, fit);
+    }
+
+    private static int fusedBytes(int m, int lines) {
+        return 2 * 16 * m * lines;
     }
 
     private static int grid(long items) {

@@ -17,13 +17,20 @@ import java.util.concurrent.ConcurrentHashMap;
  * so d dimensions need 2^d parity combinations of m^d-point transforms and no zero-padded (2m)^d array
  * (SG-t-SNE-Pi: Pitsianis, Iliopoulos, Floros, Sun, JOSS 4(39), 2019; thesis summary sections 2.5-2.6, 10.4).
  *
- * <p><b>Passes.</b> m is split into the fewest radices <= {@link #MAX_RADIX} (ties: smallest radix sum); each
- * radix is one Stockham auto-sort pass (no bit reversal) per axis. Twiddles and half-sample shifts are computed
- * once here (Math.cos / Math.sin) and are the only trigonometric values either side uses.
+ * <p><b>Passes.</b> Each radix of m is one Stockham auto-sort pass (no bit reversal) per axis, a direct R-point
+ * DFT, so a pass costs about R - 1 complex multiply-adds per point. For m <= {@link #FUSED_MAX_M} the GPU runs
+ * all passes of an axis in shared memory in one kernel ({@code tsne_g2g_axis}), where arithmetic, not memory
+ * traffic, is the cost: m is split into radices 2..5 (all 5s and 3s, the power of two as 4s and at most one 2),
+ * which takes 1280 from 37 to 21 multiply-adds per point per axis. Larger m (1-D grids only) keep the fewest
+ * radices <= {@link #MAX_RADIX} (ties: smallest radix sum), one global-memory pass each. The CPU twin runs the
+ * same radices, so both sides keep the same bits. Twiddles and half-sample shifts are computed once here
+ * (Math.cos / Math.sin) and are the only trigonometric values either side uses.
  */
 final class G2GPlan {
     /** Largest radix of one pass (a direct R-point DFT in registers on the GPU). */
     static final int MAX_RADIX = 16;
+    /** Largest FFT length split into radices 2..5 for the fused shared-memory axis kernel. */
+    static final int FUSED_MAX_M = 4096;
     private static final Map<Long, G2GPlan> CACHE = new ConcurrentHashMap<>();
 
     final int dim;
@@ -98,10 +105,27 @@ final class G2GPlan {
         }
     }
 
-    /** The fewest factors <= MAX_RADIX whose product is m (ties: smallest sum), largest first. */
+    /**
+     * The pass radices of m, largest first: for m <= FUSED_MAX_M the 5s, the 4s, the 3s and at most one 2 of m;
+     * above it the fewest factors <= MAX_RADIX (ties: smallest sum).
+     */
     static int[] factor(int m) {
         if (m == 1) {
             return new int[0];
+        }
+        if (m <= FUSED_MAX_M) {
+            List<Integer> rs = new ArrayList<>();
+            int x = m;
+            for (int r : new int[] {5, 4, 3, 2}) {
+                while (x % r == 0) {
+                    rs.add(r);
+                    x /= r;
+                }
+            }
+            if (x != 1) {
+                throw new IllegalArgumentException("FFT length " + m + " is not 5-smooth");
+            }
+            return rs.stream().mapToInt(Integer::intValue).toArray();
         }
         List<Integer> best = factorRec(m, new HashMap<>());
         if (best == null) {
@@ -187,8 +211,30 @@ final class G2GPlan {
         return (double) parities * (2.0 * slots(charges) + 1) * fftNodes * Math.max(1, dim * rs);
     }
 
-    /** Launches of the FFT method on the GPU: per parity pack, passes, multiply, passes, accumulate. */
+    /** Whether the GPU may run each axis's passes in one shared-memory kernel (radices 2..5, <= 15 passes). */
+    boolean fusable() {
+        if (m > FUSED_MAX_M || radices.length > 15) {
+            return false;
+        }
+        for (int r : radices) {
+            if (r > 5) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The radices for tsne_g2g_axis: 4 bits per pass, first pass in the lowest bits. */
+    long radixCode() {
+        long code = 0;
+        for (int i = 0; i < radices.length; i++) {
+            code |= (long) radices[i] << (4 * i);
+        }
+        return code;
+    }
+
+    /** Launches of the FFT method on the GPU: per parity pack, passes (one per axis when fused), multiply, accumulate. */
     int fftLaunches() {
-        return parities * (3 + 2 * dim * radices.length);
+        return parities * (3 + 2 * dim * (fusable() ? 1 : radices.length));
     }
 }

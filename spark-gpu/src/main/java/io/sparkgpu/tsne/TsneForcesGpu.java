@@ -26,8 +26,8 @@ final class TsneForcesGpu {
     private static final AtomicLong NEXT_ID = new AtomicLong();
     /** Identity of each P slice seen here (without a caller key) -> its residency id. */
     private static final Map<SparseRows, Long> IDS = new WeakHashMap<>();
-    /** Padded SELL size of each residency key seen in this JVM. */
-    private static final Map<String, Long> PADDED = new ConcurrentHashMap<>();
+    /** Per residency key seen in this JVM: {entries of col/val (SELL padded + hub CSR), meta ints, hub rows}. */
+    private static final Map<String, int[]> SHAPES = new ConcurrentHashMap<>();
 
     /** Device time of the kernel of this thread's last GPU call, in ms (CUDA events: no transfers). */
     static final ThreadLocal<double[]> LAST_KERNEL_MS = ThreadLocal.withInitial(() -> new double[] {Double.NaN});
@@ -64,15 +64,17 @@ final class TsneForcesGpu {
     static final class DeviceP implements AutoCloseable {
         final SparseRows p;
         final int nSlices;
+        final int nHubs;
         final DeviceBuffer meta;
         final DeviceBuffer col;
         final DeviceBuffer val;
         private final List<AutoCloseable> held;
 
-        private DeviceP(SparseRows p, int nSlices, DeviceBuffer meta, DeviceBuffer col, DeviceBuffer val,
+        private DeviceP(SparseRows p, int nSlices, int nHubs, DeviceBuffer meta, DeviceBuffer col, DeviceBuffer val,
                 List<AutoCloseable> held) {
             this.p = p;
             this.nSlices = nSlices;
+            this.nHubs = nHubs;
             this.meta = meta;
             this.col = col;
             this.val = val;
@@ -89,15 +91,16 @@ final class TsneForcesGpu {
     static DeviceP deviceP(CudaDevice dev, SparseRows p, String callerKey, GpuStream s) {
         final String key = keyOf(p, callerKey);
         SellRows sell = null;
-        Long known = PADDED.get(key);
-        if (known == null) {
+        int[] shape = SHAPES.get(key);
+        if (shape == null) {
             sell = SellRows.of(p);
-            PADDED.put(key, (long) sell.col.length);
-            known = (long) sell.col.length;
+            shape = new int[] {sell.col.length, sell.meta.length, sell.nHubs};
+            SHAPES.put(key, shape);
         }
-        final long padded = known;
+        final long padded = shape[0];
         final int nSlices = (p.rows + SellRows.C - 1) / SellRows.C;
-        final long metaBytes = 4L * (nSlices + 1 + 2L * nSlices * SellRows.C);
+        final int nHubs = shape[2];
+        final long metaBytes = 4L * shape[1];
         DeviceResidentCache cache = DeviceResidentCache.of(dev);
         List<AutoCloseable> held = new ArrayList<>();
         boolean ok = false;
@@ -128,7 +131,7 @@ final class TsneForcesGpu {
                     lv.markFilled();
                 }
             }
-            DeviceP d = new DeviceP(p, nSlices, meta, col, val, held);
+            DeviceP d = new DeviceP(p, nSlices, nHubs, meta, col, val, held);
             ok = true;
             return d;
         } finally {
@@ -140,8 +143,13 @@ final class TsneForcesGpu {
 
     /** Queues the attractive kernel: out (slice rows x dim) from y (all n points x dim), both on the device. */
     static void launchAttractive(GpuStream s, DeviceP dp, int dim, DeviceBuffer y, DeviceBuffer out) {
-        KernelLauncher.launch(s, TsneForces.MODULE, "tsne_attr_sell_d" + dim, grid((long) dp.nSlices * SellRows.C),
-                BLOCK, 0, dp.meta, dp.nSlices, dp.val, dp.col, dp.p.rowOffset, y, out);
+        // hub blocks first: they run longest, so they start while the SELL blocks fill the rest of the device
+        long blocks = (long) dp.nHubs + grid((long) dp.nSlices * SellRows.C);
+        if (blocks > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("attractive launch too large: " + blocks + " blocks");
+        }
+        KernelLauncher.launch(s, TsneForces.MODULE, "tsne_attr_sell_d" + dim, (int) blocks,
+                BLOCK, 0, dp.meta, dp.nSlices, dp.nHubs, dp.val, dp.col, dp.p.rowOffset, y, out);
     }
 
     static double[] attractive(CudaDevice dev, SparseRows p, String callerKey, double[] y, int dim) {

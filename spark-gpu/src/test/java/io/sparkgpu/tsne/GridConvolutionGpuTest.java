@@ -52,8 +52,10 @@ class GridConvolutionGpuTest {
     @Test
     void practicalGridSizesEqualCpuTwin() {
         CudaDevice dev = GpuTestSupport.deviceOrSkip();
-        // 1-D 400*3, 2-D (200*3)^2, 3-D (20*3)^3 (the CPU twin of (40*3)^3 is left to the benchmark)
-        int[][] shapes = {{1, 400, 3}, {2, 200, 3}, {3, 20, 3}, {2, 67, 3}};
+        // 1-D 400*3, 2-D (200*3)^2, 3-D (20*3)^3 (the CPU twin of (40*3)^3 is left to the benchmark); 1-D 1700*3
+        // (m = 5120 > FUSED_MAX_M: one global-memory pass per radix), 2-D m = 135 (odd: line pairs of the
+        // strided axis straddle rows), 2-D (320*4)^2 (the 70k x 784 benchmark's grid: 1280 = 5*4*4*4*4, fused)
+        int[][] shapes = {{1, 400, 3}, {2, 200, 3}, {3, 20, 3}, {2, 67, 3}, {1, 1700, 3}, {2, 45, 3}, {2, 320, 4}};
         for (int[] s : shapes) {
             InterpGrid g = GridConvolutionTest.grid(s[0], s[1], s[2], 1.0);
             double[] q = GridConvolutionTest.randomCharges(g, s[1]);

@@ -43,6 +43,12 @@ final class TsneForcesTestData {
             if (q == rows / 2 && longRow > 0) {
                 len = longRow;
             }
+            if (q == rows / 3 && longRow > 0) { // hub rows (SellRows.HUB_LEN): a long one, and one of exactly
+                len = 5 * longRow;              // three 224-entry rounds of the GPU hub block
+            }
+            if (q == rows / 5 && longRow > 0) {
+                len = 3 * 224;
+            }
             len = Math.min(len, n - 1);
             int i = rowOffset + q;
             int[] c = r.ints(0, n).filter(j -> j != i).distinct().limit(len).sorted().toArray();
