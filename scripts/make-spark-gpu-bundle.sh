@@ -131,9 +131,9 @@ run_entry_points() {
     JAVA_OPTS="-Xmx4g" "$run" bench isotonic --n 20000 --small-n 4096 --threads 2 --reps 1 \
         > "$logs/bench-isotonic.log" 2>&1 \
         || { tail -60 "$logs/bench-isotonic.log" >&2; die "bench isotonic failed (log: $logs/bench-isotonic.log)"; }
-    echo "  bench tsne (plain run, then the Spark trainer in single and distributed mode on local[2])"
+    echo "  bench tsne (plain run, then the Spark trainer in single and distributed mode on local[2], PCA start)"
     JAVA_OPTS="-Xmx4g" "$run" bench tsne --cases blobs:3000x10 --backends cpu --cpu-max-n 100000 --spark 2 \
-        --max-iter 30 --error-sample 200 --quality-sample 200 --grid-max 40 \
+        --spark-init pca --max-iter 30 --error-sample 200 --quality-sample 200 --grid-max 40 \
         > "$logs/bench-tsne.log" 2>&1 \
         || { tail -60 "$logs/bench-tsne.log" >&2; die "bench tsne failed (log: $logs/bench-tsne.log)"; }
     echo "  bench scan"

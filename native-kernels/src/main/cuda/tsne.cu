@@ -787,12 +787,19 @@ TSNE_GRID_KERNELS(d3_p4, 3, 4)
  *   acc      double[charges][n^dim]: running sum over parities.
  * FFT without zero-padding: per parity sigma (bit a = axis a odd), pack (shifted charges and folded shifted
  * kernel), forward transform of slots+1 arrays, multiply, inverse transform of `slots` arrays,
- * accumulate conj(shift) z (real part: charge 2s, imaginary part: charge 2s+1); the last parity scales by 1/(2^dim m^dim). Transforms: per axis, one Stockham
- * radix-R pass per factor R of m (direct R-point DFT in registers), ping-pong between two buffers.
+ * accumulate conj(shift) z (real part: charge 2s, imaginary part: charge 2s+1); the last parity scales by
+ * 1/(2^dim m^dim). Transforms: per axis, one Stockham radix-R pass per factor R of m (direct R-point DFT in
+ * registers). When the plan's radices are all <= 5 (m <= 4096, G2GPlan) and a line fits in shared memory, every
+ * pass of an axis runs in one tsne_g2g_axis* kernel on lines held in shared memory, with pack fused into the
+ * first forward axis, multiply into the first inverse axis and accumulate into the last inverse axis (2*dim
+ * launches per parity); otherwise pack, one global tsne_g2g_pass_R per radix and axis (ping-pong between two
+ * buffers), multiply and accumulate are separate kernels.
  *
  * Launch shape: every kernel is a flat 1-D grid of 256-thread blocks, one thread per item (node, complex
- * element or butterfly); item counts stay below 2^31 (G2GGpu checks), addresses are 64-bit. tsne_g2g_direct: one thread per
- * output node, blockDim G2G_TILE, sources staged through shared memory in tiles of G2G_TILE nodes.
+ * element or butterfly); item counts stay below 2^31 (G2GGpu checks), addresses are 64-bit. tsne_g2g_direct: one
+ * thread per output node, blockDim G2G_TILE, sources staged through shared memory in tiles of G2G_TILE nodes.
+ * tsne_g2g_axis*: one block of 256 threads per L lines (G2GGpu.fusedLines), 2*L*m double2 of dynamic shared
+ * memory, threads loop over the lines' elements and butterflies.
  */
 #define G2G_TILE 128
 #define G2G_MAXC 5
@@ -869,23 +876,23 @@ __device__ __forceinline__ double2 g2g_twiddle(const double2 *__restrict__ shift
     return make_double2(re, im);
 }
 
-extern "C" __global__ void tsne_g2g_pack(const double *__restrict__ q, const double *__restrict__ kt,
-                                         const double2 *__restrict__ shift, double2 *__restrict__ x, int dim, int n,
-                                         int m, int fn, int gridNodes, int charges, int sigma) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= fn) return;
+/* Element i of packed array sl (tsne_g2g_pack): sl < slots: (q_{2sl} + i q_{2sl+1}) * twiddle, zero outside the
+ * lattice; sl = slots: the parity-folded kernel times the twiddle. */
+__device__ __forceinline__ double2 g2g_pack_value(const double *__restrict__ q, const double *__restrict__ kt,
+                                                  const double2 *__restrict__ shift, int dim, int n, int m,
+                                                  int gridNodes, int charges, int sigma, int sl, int i) {
     int jx = i % m;
     int jy = dim >= 2 ? (i / m) % m : 0;
     int jz = dim >= 3 ? i / (m * m) : 0;
     double2 tw = g2g_twiddle(shift, sigma, jx, jy, jz);
-    bool inside = jx < n && jy < n && jz < n;
-    int g = inside ? jx + n * (jy + n * jz) : 0;
-    int slots = (charges + 1) / 2;
-    for (int sl = 0; sl < slots; sl++) {
+    const int slots = (charges + 1) / 2;
+    if (sl < slots) {
+        bool inside = jx < n && jy < n && jz < n;
+        int g = inside ? jx + n * (jy + n * jz) : 0;
         double re = inside ? q[(long long) (2 * sl) * gridNodes + g] : 0.0;
         double im = inside && 2 * sl + 1 < charges ? q[(long long) (2 * sl + 1) * gridNodes + g] : 0.0;
-        x[(long long) sl * fn + i] = make_double2(__dsub_rn(__dmul_rn(re, tw.x), __dmul_rn(im, tw.y)),
-                                                  __dadd_rn(__dmul_rn(re, tw.y), __dmul_rn(im, tw.x)));
+        return make_double2(__dsub_rn(__dmul_rn(re, tw.x), __dmul_rn(im, tw.y)),
+                            __dadd_rn(__dmul_rn(re, tw.y), __dmul_rn(im, tw.x)));
     }
     double k = 0.0;
     int parities = 1 << dim;
@@ -907,7 +914,17 @@ extern "C" __global__ void tsne_g2g_pack(const double *__restrict__ q, const dou
         }
         if (valid) k = negative ? __dsub_rn(k, kt[idx]) : __dadd_rn(k, kt[idx]);
     }
-    x[(long long) slots * fn + i] = make_double2(__dmul_rn(k, tw.x), __dmul_rn(k, tw.y));
+    return make_double2(__dmul_rn(k, tw.x), __dmul_rn(k, tw.y));
+}
+
+extern "C" __global__ void tsne_g2g_pack(const double *__restrict__ q, const double *__restrict__ kt,
+                                         const double2 *__restrict__ shift, double2 *__restrict__ x, int dim, int n,
+                                         int m, int fn, int gridNodes, int charges, int sigma) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= fn) return;
+    int slots = (charges + 1) / 2;
+    for (int sl = 0; sl <= slots; sl++)
+        x[(long long) sl * fn + i] = g2g_pack_value(q, kt, shift, dim, n, m, gridNodes, charges, sigma, sl, i);
 }
 
 /* Butterfly g of one radix-R Stockham pass (G2GCpu.butterfly): g = lo + inner * (j + (m/R) * outer). in/out are
@@ -999,31 +1016,88 @@ G2G_PASS(12)
 G2G_PASS(15)
 G2G_PASS(16)
 
+__device__ __forceinline__ double2 g2g_cmul(double2 a, double2 kv) {
+    return make_double2(__dsub_rn(__dmul_rn(a.x, kv.x), __dmul_rn(a.y, kv.y)),
+                        __dadd_rn(__dmul_rn(a.x, kv.y), __dmul_rn(a.y, kv.x)));
+}
+
+extern "C" __global__ void tsne_g2g_multiply(double2 *__restrict__ y, int slots, int fn) {
+    long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= (long long) slots * fn) return;
+    y[i] = g2g_cmul(y[i], y[(long long) slots * fn + i % fn]);
+}
+
+/* Charge c's share of the inverse-transformed value v at grid node o - c*gridNodes: conj(twiddle) v, its real part
+ * for even c and imaginary part for odd c, added to acc (parity 0 starts it); the last parity scales into phi. */
+__device__ __forceinline__ void g2g_accumulate_one(double2 v, double2 tw, int c, long long o, double *__restrict__ acc,
+                                                   double *__restrict__ phi, int sigma, int last, double scale) {
+    double term = (c & 1) == 0 ? __dadd_rn(__dmul_rn(tw.x, v.x), __dmul_rn(tw.y, v.y))
+                               : __dsub_rn(__dmul_rn(tw.x, v.y), __dmul_rn(tw.y, v.x));
+    double s = sigma == 0 ? term : __dadd_rn(acc[o], term);
+    acc[o] = s;
+    if (last) phi[o] = __dmul_rn(s, scale);
+}
+
+extern "C" __global__ void tsne_g2g_accumulate(const double2 *__restrict__ z, const double2 *__restrict__ shift,
+                                               double *__restrict__ acc, double *__restrict__ phi, int dim, int n,
+                                               int m, int fn, int gridNodes, int charges, int sigma, int last,
+                                               double scale) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= gridNodes) return;
+    int jx = i % n;
+    int jy = dim >= 2 ? (i / n) % n : 0;
+    int jz = dim >= 3 ? i / (n * n) : 0;
+    int f = jx + m * (jy + m * jz);
+    double2 tw = g2g_twiddle(shift, sigma, jx, jy, jz);
+    for (int c = 0; c < charges; c++)
+        g2g_accumulate_one(z[(long long) (c >> 1) * fn + f], tw, c, (long long) c * gridNodes + i, acc, phi, sigma,
+                           last, scale);
+}
+
 /*
  * All passes of one axis in shared memory (radices 2..5 only; G2GGpu falls back to tsne_g2g_pass_R otherwise):
- * block b takes lines [b*L, b*L + L) of the axis (line = lo + inner * outer: the m points lo + inner*(x + m*outer)),
- * loads them into shared memory, runs every pass of the plan with g2g_butterfly on the lines (inner = 1, line l at
- * l*m, ping-pong between two buffers, a barrier between passes) and writes them back in place. The butterflies
- * are those of the global passes, so the bits are too; global memory is read and written once per axis instead
- * of once per pass. radixCode: 4 bits per pass, first pass lowest. Dynamic shared memory: 2*L*m double2.
- * Loads: for inner = 1 the L lines are contiguous (x fastest); otherwise adjacent lines are adjacent lo, so a
- * warp's loads take L consecutive elements per x (L >= 2 fills a 32-byte sector).
+ * block b takes lines [b*L, b*L + L) of the axis (line = lo + inner * outer: the m points lo + inner*(x + m*outer);
+ * outer counts the arrays too), loads them into shared memory, runs every pass of the plan with g2g_butterfly on
+ * the lines (inner = 1, line l at l*m, ping-pong between two buffers, a barrier between passes) and writes them
+ * back in place. The butterflies are those of the global passes, so the bits are too; global memory is read and
+ * written once per axis instead of once per pass. radixCode: 4 bits per pass, first pass lowest. Dynamic shared
+ * memory: 2*L*m double2. Loads: for inner = 1 the L lines are contiguous (x fastest); otherwise adjacent lines
+ * are adjacent lo, so a warp's loads take L consecutive elements per x (L >= 2 fills a 32-byte sector).
+ *
+ * Fused neighbours (the same operations as the separate kernels, so the same bits): PRO = 1 (first forward axis)
+ * loads g2g_pack_value instead of data; PRO = 2 (first inverse axis) loads data times the kernel array slot
+ * (tsne_g2g_multiply); EPI = 1 (last inverse axis) adds each value into acc/phi (tsne_g2g_accumulate) instead of
+ * storing it. Element e = lo + inner*(x + m*outer) is array e / fn, position e % fn.
  */
-extern "C" __global__ void __launch_bounds__(256) tsne_g2g_axis(double2 *__restrict__ data,
-        const double2 *__restrict__ roots, int m, int inner, int lines, int L, long long radixCode, int passes,
-        int inverse) {
+template <int PRO, int EPI>
+__device__ __forceinline__ void g2g_axis_body(double2 *__restrict__ data, const double2 *__restrict__ roots, int m,
+        int inner, int lines, int L, long long radixCode, int passes, int inverse, const double *__restrict__ q,
+        const double *__restrict__ kt, const double2 *__restrict__ shift, double *__restrict__ acc,
+        double *__restrict__ phi, int dim, int n, int fn, int gridNodes, int charges, int sigma, int last,
+        double scale) {
     extern __shared__ double2 g2g_lines[];
     double2 *a = g2g_lines;
     double2 *b = g2g_lines + L * m;
     const int line0 = blockIdx.x * L;
     const int total = L * m;
+    const int slots = (charges + 1) / 2;
     for (int idx = threadIdx.x; idx < total; idx += blockDim.x) {
         const int l = inner == 1 ? idx / m : idx % L;
         const int x = inner == 1 ? idx % m : idx / L;
         const int line = line0 + l;
         if (line < lines) {
-            const long long base = (long long) (line % inner) + (long long) (line / inner) * inner * m;
-            a[l * m + x] = data[base + (long long) x * inner];
+            const long long e = (long long) (line % inner) + (long long) (line / inner) * inner * m
+                    + (long long) x * inner;
+            double2 v;
+            if (PRO == 1) {
+                v = g2g_pack_value(q, kt, shift, dim, n, m, gridNodes, charges, sigma, (int) (e / fn),
+                                   (int) (e % fn));
+            } else if (PRO == 2) {
+                v = g2g_cmul(data[e], data[(long long) slots * fn + e % fn]);
+            } else {
+                v = data[e];
+            }
+            a[l * m + x] = v;
         }
     }
     __syncthreads();
@@ -1050,42 +1124,42 @@ extern "C" __global__ void __launch_bounds__(256) tsne_g2g_axis(double2 *__restr
         const int x = inner == 1 ? idx % m : idx / L;
         const int line = line0 + l;
         if (line < lines) {
-            const long long base = (long long) (line % inner) + (long long) (line / inner) * inner * m;
-            data[base + (long long) x * inner] = a[l * m + x];
+            const long long e = (long long) (line % inner) + (long long) (line / inner) * inner * m
+                    + (long long) x * inner;
+            if (EPI == 1) {
+                const int sl = (int) (e / fn);
+                const int f = (int) (e % fn);
+                const int jx = f % m;
+                const int jy = dim >= 2 ? (f / m) % m : 0;
+                const int jz = dim >= 3 ? f / (m * m) : 0;
+                if (jx < n && jy < n && jz < n) {
+                    const double2 tw = g2g_twiddle(shift, sigma, jx, jy, jz);
+                    const long long g = jx + n * (jy + n * jz);
+                    for (int c = 2 * sl; c < 2 * sl + 2 && c < charges; c++)
+                        g2g_accumulate_one(a[l * m + x], tw, c, (long long) c * gridNodes + g, acc, phi, sigma,
+                                           last, scale);
+                }
+            } else {
+                data[e] = a[l * m + x];
+            }
         }
     }
 }
 
-extern "C" __global__ void tsne_g2g_multiply(double2 *__restrict__ y, int slots, int fn) {
-    long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= (long long) slots * fn) return;
-    double2 kv = y[(long long) slots * fn + i % fn];
-    double2 a = y[i];
-    y[i] = make_double2(__dsub_rn(__dmul_rn(a.x, kv.x), __dmul_rn(a.y, kv.y)),
-                        __dadd_rn(__dmul_rn(a.x, kv.y), __dmul_rn(a.y, kv.x)));
-}
-
-extern "C" __global__ void tsne_g2g_accumulate(const double2 *__restrict__ z, const double2 *__restrict__ shift,
-                                               double *__restrict__ acc, double *__restrict__ phi, int dim, int n,
-                                               int m, int fn, int gridNodes, int charges, int sigma, int last,
-                                               double scale) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= gridNodes) return;
-    int jx = i % n;
-    int jy = dim >= 2 ? (i / n) % n : 0;
-    int jz = dim >= 3 ? i / (n * n) : 0;
-    int f = jx + m * (jy + m * jz);
-    double2 tw = g2g_twiddle(shift, sigma, jx, jy, jz);
-    for (int c = 0; c < charges; c++) {
-        double2 v = z[(long long) (c >> 1) * fn + f];
-        double term = (c & 1) == 0 ? __dadd_rn(__dmul_rn(tw.x, v.x), __dmul_rn(tw.y, v.y))
-                                   : __dsub_rn(__dmul_rn(tw.x, v.y), __dmul_rn(tw.y, v.x));
-        long long o = (long long) c * gridNodes + i;
-        double s = sigma == 0 ? term : __dadd_rn(acc[o], term);
-        acc[o] = s;
-        if (last) phi[o] = __dmul_rn(s, scale);
+#define G2G_AXIS(NAME, PRO, EPI)                                                                                   \
+    extern "C" __global__ void __launch_bounds__(256) NAME(double2 *__restrict__ data,                             \
+            const double2 *__restrict__ roots, int m, int inner, int lines, int L, long long radixCode, int passes, \
+            int inverse, const double *__restrict__ q, const double *__restrict__ kt,                              \
+            const double2 *__restrict__ shift, double *__restrict__ acc, double *__restrict__ phi, int dim, int n, \
+            int fn, int gridNodes, int charges, int sigma, int last, double scale) {                               \
+        g2g_axis_body<PRO, EPI>(data, roots, m, inner, lines, L, radixCode, passes, inverse, q, kt, shift, acc,    \
+                                phi, dim, n, fn, gridNodes, charges, sigma, last, scale);                          \
     }
-}
+G2G_AXIS(tsne_g2g_axis, 0, 0)
+G2G_AXIS(tsne_g2g_axis_pack, 1, 0)
+G2G_AXIS(tsne_g2g_axis_mul, 2, 0)
+G2G_AXIS(tsne_g2g_axis_acc, 0, 1)
+G2G_AXIS(tsne_g2g_axis_mul_acc, 2, 1)
 
 /* end of section: G2G */
 

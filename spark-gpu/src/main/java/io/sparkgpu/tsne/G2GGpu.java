@@ -106,6 +106,30 @@ public final class G2GGpu {
         int fn = plan.fftNodes;
         int slots = G2GPlan.slots(charges);
         double scale = 1.0 / ((double) plan.parities * (double) fn);
+        if (plan.fusable() && fusedLines(s.device(), plan.m, false) > 0) {
+            // per parity and axis one shared-memory kernel; pack, multiply and accumulate ride in the first and last
+            for (int sigma = 0; sigma < plan.parities; sigma++) {
+                int last = sigma == plan.parities - 1 ? 1 : 0;
+                for (int inverse = 0; inverse <= 1; inverse++) {
+                    int lines = (int) ((long) (inverse == 0 ? slots + 1 : slots) * fn / plan.m);
+                    int inner = 1;
+                    for (int axis = 0; axis < plan.dim; axis++) {
+                        boolean first = axis == 0;
+                        boolean lastAxis = axis == plan.dim - 1;
+                        String kernel = inverse == 0 ? (first ? "tsne_g2g_axis_pack" : "tsne_g2g_axis")
+                                : first && lastAxis ? "tsne_g2g_axis_mul_acc"
+                                : first ? "tsne_g2g_axis_mul" : lastAxis ? "tsne_g2g_axis_acc" : "tsne_g2g_axis";
+                        int per = fusedLines(s.device(), plan.m, inner == 1);
+                        KernelLauncher.launch(s, MODULE, kernel, (lines + per - 1) / per, BLOCK,
+                                fusedBytes(plan.m, per), ws.a, ws.roots, plan.m, inner, lines, per,
+                                plan.radixCode(), plan.radices.length, inverse, q, ws.kt, ws.shift, ws.acc, phi,
+                                plan.dim, plan.n, fn, nodes, charges, sigma, last, scale);
+                        inner *= plan.m;
+                    }
+                }
+            }
+            return;
+        }
         for (int sigma = 0; sigma < plan.parities; sigma++) {
             KernelLauncher.launch(s, MODULE, "tsne_g2g_pack", grid(fn), BLOCK, 0,
                     q, ws.kt, ws.shift, ws.a, plan.dim, plan.n, plan.m, fn, nodes, charges, sigma);
@@ -121,28 +145,20 @@ public final class G2GGpu {
         }
     }
 
-    /** All passes of the transform of the first {@code arrays} arrays of ab[0]; the result ends in ab[0]. */
+    /** All passes of the transform of the first {@code arrays} arrays of ab[0], one global-memory kernel each. */
     private static void transform(GpuStream s, G2GPlan plan, DeviceBuffer roots, DeviceBuffer[] ab, int arrays,
                                   boolean inverse) {
         int inner = 1;
-        int lines = (int) ((long) arrays * plan.fftNodes / plan.m);
         for (int axis = 0; axis < plan.dim; axis++) {
-            int per = plan.fusable() ? fusedLines(s.device(), plan.m, inner == 1) : 0;
-            if (per > 0) { // every pass of the axis in shared memory, in place
-                KernelLauncher.launch(s, MODULE, "tsne_g2g_axis", (lines + per - 1) / per, BLOCK,
-                        fusedBytes(plan.m, per), ab[0], roots, plan.m, inner, lines, per, plan.radixCode(),
-                        plan.radices.length, inverse ? 1 : 0);
-            } else {
-                int ns = 1;
-                for (int r : plan.radices) {
-                    long items = (long) arrays * plan.fftNodes / r;
-                    KernelLauncher.launch(s, MODULE, "tsne_g2g_pass_" + r, grid(items), BLOCK, 0,
-                            ab[0], ab[1], roots, plan.m, ns, inner, items, inverse ? 1 : 0);
-                    DeviceBuffer t = ab[0];
-                    ab[0] = ab[1];
-                    ab[1] = t;
-                    ns *= r;
-                }
+            int ns = 1;
+            for (int r : plan.radices) {
+                long items = (long) arrays * plan.fftNodes / r;
+                KernelLauncher.launch(s, MODULE, "tsne_g2g_pass_" + r, grid(items), BLOCK, 0,
+                        ab[0], ab[1], roots, plan.m, ns, inner, items, inverse ? 1 : 0);
+                DeviceBuffer t = ab[0];
+                ab[0] = ab[1];
+                ab[1] = t;
+                ns *= r;
             }
             inner *= plan.m;
         }

@@ -233,8 +233,11 @@ final class G2GPlan {
         return code;
     }
 
-    /** Launches of the FFT method on the GPU: per parity pack, passes (one per axis when fused), multiply, accumulate. */
+    /**
+     * Launches of the FFT method on the GPU per call: per parity, fused, one kernel per axis and direction (pack,
+     * multiply and accumulate inside); otherwise pack, one pass per radix and axis, multiply, the same, accumulate.
+     */
     int fftLaunches() {
-        return parities * (3 + 2 * dim * (fusable() ? 1 : radices.length));
+        return parities * (fusable() ? 2 * dim : 3 + 2 * dim * radices.length);
     }
 }
