@@ -1069,6 +1069,18 @@ extern "C" __global__ void tsne_g2g_accumulate(const double2 *__restrict__ z, co
  * (tsne_g2g_multiply); EPI = 1 (last inverse axis) adds each value into acc/phi (tsne_g2g_accumulate) instead of
  * storing it. Element e = lo + inner*(x + m*outer) is array e / fn, position e % fn.
  */
+/* Shared-memory slot idx of a block's L lines: its line l and position x, and the global element
+ * e = lo + inner*(x + m*outer) of line line0 + l (line = lo + inner*outer); -1 past the last line. For inner = 1
+ * the lines are contiguous (x fastest), otherwise adjacent slots are adjacent lines (coalesced strided axes). */
+__device__ __forceinline__ long long g2g_line_element(int idx, int m, int L, int inner, int line0, int lines, int &l,
+                                                      int &x) {
+    l = inner == 1 ? idx / m : idx % L;
+    x = inner == 1 ? idx % m : idx / L;
+    const int line = line0 + l;
+    if (line >= lines) return -1;
+    return (long long) (line % inner) + (long long) (line / inner) * inner * m + (long long) x * inner;
+}
+
 template <int PRO, int EPI>
 __device__ __forceinline__ void g2g_axis_body(double2 *__restrict__ data, const double2 *__restrict__ roots, int m,
         int inner, int lines, int L, long long radixCode, int passes, int inverse, const double *__restrict__ q,
@@ -1082,12 +1094,9 @@ __device__ __forceinline__ void g2g_axis_body(double2 *__restrict__ data, const 
     const int total = L * m;
     const int slots = (charges + 1) / 2;
     for (int idx = threadIdx.x; idx < total; idx += blockDim.x) {
-        const int l = inner == 1 ? idx / m : idx % L;
-        const int x = inner == 1 ? idx % m : idx / L;
-        const int line = line0 + l;
-        if (line < lines) {
-            const long long e = (long long) (line % inner) + (long long) (line / inner) * inner * m
-                    + (long long) x * inner;
+        int l, x;
+        const long long e = g2g_line_element(idx, m, L, inner, line0, lines, l, x);
+        if (e >= 0) {
             double2 v;
             if (PRO == 1) {
                 v = g2g_pack_value(q, kt, shift, dim, n, m, gridNodes, charges, sigma, (int) (e / fn),
@@ -1120,12 +1129,9 @@ __device__ __forceinline__ void g2g_axis_body(double2 *__restrict__ data, const 
         ns *= R;
     }
     for (int idx = threadIdx.x; idx < total; idx += blockDim.x) {
-        const int l = inner == 1 ? idx / m : idx % L;
-        const int x = inner == 1 ? idx % m : idx / L;
-        const int line = line0 + l;
-        if (line < lines) {
-            const long long e = (long long) (line % inner) + (long long) (line / inner) * inner * m
-                    + (long long) x * inner;
+        int l, x;
+        const long long e = g2g_line_element(idx, m, L, inner, line0, lines, l, x);
+        if (e >= 0) {
             if (EPI == 1) {
                 const int sl = (int) (e / fn);
                 const int f = (int) (e % fn);
