@@ -46,6 +46,42 @@ final class BenchArgs {
         return help;
     }
 
+    /**
+     * The comma-separated values of {@code option}, each matched without regard to case against {@code allowed}
+     * and returned in its allowed spelling, in the given order without repeats; blank items are skipped. An
+     * unknown value or an empty list is an IllegalArgumentException naming the option.
+     */
+    static List<String> choices(String option, String value, List<String> allowed) {
+        List<String> out = new ArrayList<>();
+        for (String s : value.split(",")) {
+            String t = s.trim();
+            if (t.isEmpty()) {
+                continue;
+            }
+            String match = allowed.stream().filter(x -> x.equalsIgnoreCase(t)).findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException(option + ": unknown value '" + t
+                            + "' (choose from " + String.join(",", allowed) + ")"));
+            if (!out.contains(match)) {
+                out.add(match);
+            }
+        }
+        if (out.isEmpty()) {
+            throw new IllegalArgumentException(option + ": no value given (choose from " + String.join(",", allowed)
+                    + ")");
+        }
+        return out;
+    }
+
+    /** One value of {@code option} from {@code allowed} (see {@link #choices}). */
+    static String choice(String option, String value, List<String> allowed) {
+        List<String> c = choices(option, value, allowed);
+        if (c.size() != 1) {
+            throw new IllegalArgumentException(option + ": expected one of " + String.join(",", allowed) + ", got '"
+                    + value + "'");
+        }
+        return c.get(0);
+    }
+
     /** Prints the report and, when {@code markdownFile} is set, writes it there too (creating its folder). */
     static void emit(String md, String markdownFile) throws IOException {
         System.out.println(md);

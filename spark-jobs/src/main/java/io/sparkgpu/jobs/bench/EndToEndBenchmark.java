@@ -109,8 +109,10 @@ public final class EndToEndBenchmark {
                         o.gpuAddresses = Arrays.stream(v.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
                         break;
                     case "--executor-memory": o.executorMemoryMb = KMeansBenchmark.Options.count(v); break;
-                    case "--impls": o.impls = impls(v); break;
-                    case "--capabilities": o.capabilities = capabilities(v); break;
+                    case "--impls": o.impls = new LinkedHashSet<>(BenchArgs.choices("--impls", v, ALL_IMPLS)); break;
+                    case "--capabilities":
+                        o.capabilities = new LinkedHashSet<>(BenchArgs.choices("--capabilities", v, ALL_CAPABILITIES));
+                        break;
                     case "--iso-n": o.isoN = KMeansBenchmark.Options.count(v); break;
                     case "--scan-grid": o.scanGrid = (int) KMeansBenchmark.Options.count(v); break;
                     case "--scan-replicas": o.scanReplicas = (int) KMeansBenchmark.Options.count(v); break;
@@ -146,42 +148,6 @@ public final class EndToEndBenchmark {
                 throw new IllegalArgumentException("--gpu-addresses needs --tasks-per-gpu");
             }
             return o;
-        }
-
-        static Set<String> impls(String list) {
-            Set<String> s = new LinkedHashSet<>();
-            for (String t : list.split(",")) {
-                String x = t.trim().toLowerCase(Locale.ROOT);
-                if (x.isEmpty()) {
-                    continue;
-                }
-                if (!ALL_IMPLS.contains(x)) {
-                    throw new IllegalArgumentException("unknown implementation '" + t + "' (known: " + ALL_IMPLS + ")");
-                }
-                s.add(x);
-            }
-            if (s.isEmpty()) {
-                throw new IllegalArgumentException("--impls is empty");
-            }
-            return s;
-        }
-
-        static Set<String> capabilities(String list) {
-            Set<String> s = new LinkedHashSet<>();
-            for (String t : list.split(",")) {
-                String x = t.trim().toLowerCase(Locale.ROOT);
-                if (x.isEmpty()) {
-                    continue;
-                }
-                if (!ALL_CAPABILITIES.contains(x)) {
-                    throw new IllegalArgumentException("unknown capability '" + t + "' (known: " + ALL_CAPABILITIES + ")");
-                }
-                s.add(x);
-            }
-            if (s.isEmpty()) {
-                throw new IllegalArgumentException("--capabilities is empty");
-            }
-            return s;
         }
 
         boolean wants(String impl) {

@@ -96,8 +96,8 @@ public final class IsotonicBenchmark {
                 switch (a) {
                     case "--n": o.ns = counts(v); break;
                     case "--small-n": o.smallNs = v.isBlank() ? new long[0] : counts(v); break;
-                    case "--shapes": o.shapes = list(v, ALL_SHAPES, "--shapes"); break;
-                    case "--impls": o.impls = new LinkedHashSet<>(list(v, ALL_IMPLS, "--impls")); break;
+                    case "--shapes": o.shapes = BenchArgs.choices("--shapes", v, ALL_SHAPES); break;
+                    case "--impls": o.impls = new LinkedHashSet<>(BenchArgs.choices("--impls", v, ALL_IMPLS)); break;
                     case "--threads": o.threads = (int) KMeansBenchmark.Options.count(v); break;
                     case "--chunk": o.chunk = (int) KMeansBenchmark.Options.count(v); break;
                     case "--mls-max": o.mlsMax = KMeansBenchmark.Options.count(v); break;
@@ -123,21 +123,6 @@ public final class IsotonicBenchmark {
         static long[] counts(String v) {
             return Arrays.stream(v.split(",")).map(String::trim).filter(s -> !s.isEmpty())
                     .mapToLong(KMeansBenchmark.Options::count).toArray();
-        }
-
-        static List<String> list(String v, List<String> allowed, String what) {
-            List<String> out = new ArrayList<>();
-            for (String s : v.split(",")) {
-                String t = s.trim();
-                if (t.isEmpty()) {
-                    continue;
-                }
-                if (!allowed.contains(t)) {
-                    throw new IllegalArgumentException(what + ": unknown value '" + t + "' (allowed: " + allowed + ")");
-                }
-                out.add(t);
-            }
-            return out;
         }
     }
 

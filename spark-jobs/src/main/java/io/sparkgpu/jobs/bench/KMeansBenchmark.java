@@ -115,7 +115,7 @@ public final class KMeansBenchmark {
                         o.sigma = Double.parseDouble(v.trim());
                         break;
                     case "--impls":
-                        o.impls = impls(v);
+                        o.impls = new LinkedHashSet<>(BenchArgs.choices("--impls", v, ALL_IMPLS));
                         break;
                     case "--kernel-reps":
                         o.kernelReps = (int) count(v);
@@ -162,21 +162,6 @@ public final class KMeansBenchmark {
                 }
                 return (long) v;
             }
-        }
-
-        static Set<String> impls(String list) {
-            Set<String> out = new LinkedHashSet<>();
-            for (String s : list.split(",")) {
-                String t = s.trim();
-                if (t.isEmpty()) {
-                    continue;
-                }
-                String match = ALL_IMPLS.stream().filter(x -> x.equalsIgnoreCase(t)).findFirst()
-                        .orElseThrow(() -> new IllegalArgumentException("unknown implementation '" + t
-                                + "' (choose from " + String.join(",", ALL_IMPLS) + ")"));
-                out.add(match);
-            }
-            return out;
         }
 
         boolean wants(String impl) {

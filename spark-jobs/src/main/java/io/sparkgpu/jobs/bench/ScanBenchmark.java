@@ -94,7 +94,7 @@ public final class ScanBenchmark {
                         o.threads = (int) KMeansBenchmark.Options.count(v);
                         break;
                     case "--impls":
-                        o.impls = impls(v);
+                        o.impls = new LinkedHashSet<>(BenchArgs.choices("--impls", v, ALL_IMPLS));
                         break;
                     case "--naive-budget":
                         o.naiveBudget = Double.parseDouble(v.trim());
@@ -144,22 +144,6 @@ public final class ScanBenchmark {
             }
             if (out.isEmpty()) {
                 throw new IllegalArgumentException("--grids is empty");
-            }
-            return out;
-        }
-
-        static Set<String> impls(String list) {
-            Set<String> out = new LinkedHashSet<>();
-            for (String s : list.split(",")) {
-                String t = s.trim();
-                if (t.isEmpty()) {
-                    continue;
-                }
-                if (!ALL_IMPLS.contains(t)) {
-                    throw new IllegalArgumentException("unknown implementation '" + t + "' (choose from "
-                            + String.join(",", ALL_IMPLS) + ")");
-                }
-                out.add(t);
             }
             return out;
         }

@@ -116,14 +116,7 @@ public final class TsneBenchmark {
                         }
                         break;
                     case "--backends":
-                        o.backends = new LinkedHashSet<>();
-                        for (String b : v.split(",")) {
-                            String t = b.trim().toLowerCase(Locale.ROOT);
-                            if (!t.equals("gpu") && !t.equals("cpu")) {
-                                throw new IllegalArgumentException("--backends: expected gpu or cpu, got '" + b + "'");
-                            }
-                            o.backends.add(t);
-                        }
+                        o.backends = new LinkedHashSet<>(BenchArgs.choices("--backends", v, List.of("gpu", "cpu")));
                         break;
                     case "--cpu-max-n":
                         o.cpuMaxN = KMeansBenchmark.Options.count(v);
@@ -157,10 +150,8 @@ public final class TsneBenchmark {
                         o.sparkPartitions = (int) KMeansBenchmark.Options.count(v);
                         break;
                     case "--spark-init":
-                        if (!v.trim().equals(TsneConfig.INIT_RANDOM) && !v.trim().equals(TsneConfig.INIT_PCA)) {
-                            throw new IllegalArgumentException("--spark-init: expected random or pca, got '" + v + "'");
-                        }
-                        o.sparkInit = v.trim();
+                        o.sparkInit = BenchArgs.choice("--spark-init", v,
+                                List.of(TsneConfig.INIT_RANDOM, TsneConfig.INIT_PCA));
                         break;
                     case "--grid-min":
                         o.gridMin = (int) KMeansBenchmark.Options.count(v);

@@ -90,25 +90,12 @@ public final class TsneG2GBenchmark {
                     case "--cpu-fft-budget":
                         o.cpuFftBudget = Double.parseDouble(v.trim());
                         break;
-                    case "--impls":
-                        o.gpu = false;
-                        o.cpu = false;
-                        for (String s : v.split(",")) {
-                            switch (s.trim()) {
-                                case "gpu":
-                                    o.gpu = true;
-                                    break;
-                                case "cpu":
-                                    o.cpu = true;
-                                    break;
-                                case "":
-                                    break;
-                                default:
-                                    throw new IllegalArgumentException("unknown implementation '" + s
-                                            + "' (choose from gpu,cpu)");
-                            }
-                        }
+                    case "--impls": {
+                        List<String> impls = BenchArgs.choices("--impls", v, List.of("gpu", "cpu"));
+                        o.gpu = impls.contains("gpu");
+                        o.cpu = impls.contains("cpu");
                         break;
+                    }
                     case "--seed":
                         o.seed = Long.parseLong(v.trim());
                         break;
