@@ -3,7 +3,9 @@ package io.sparkgpu.kmeans;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.types.DataTypes;
@@ -26,6 +28,10 @@ public final class GpuKMeansSummary implements Serializable {
     private final long[] clusterSizes;
     private final double[] costHistory;
     private final double[] maxShiftHistory;
+    /** Not saved with the model: a loaded summary has an empty mode and no timings. */
+    private String mode = "";
+    private Map<String, Double> timings = new LinkedHashMap<>();
+    private double[] iterationSeconds = new double[0];
 
     /**
      * @param trainingCost    cost of the last Lloyd iteration's assignment (MLlib's {@code trainingCost})
@@ -62,8 +68,30 @@ public final class GpuKMeansSummary implements Serializable {
             cost[i] = r.history.get(i)[0];
             shift[i] = r.history.get(i)[1];
         }
-        return new GpuKMeansSummary(r.centers.length, r.numPoints, r.trainingCost, r.finalCost, r.iterations,
-                r.converged, r.backend, r.clusterSizes, cost, shift);
+        GpuKMeansSummary s = new GpuKMeansSummary(r.centers.length, r.numPoints, r.trainingCost, r.finalCost,
+                r.iterations, r.converged, r.backend, r.clusterSizes, cost, shift);
+        s.mode = r.mode;
+        s.timings = new LinkedHashMap<>(r.timings);
+        s.iterationSeconds = r.iterationSeconds.clone();
+        return s;
+    }
+
+    /**
+     * Where the iterations ran: {@code local} (the driver's threads, small data), {@code single-stage} (one barrier
+     * stage, one task per GPU) or {@code job-per-pass}; empty for a loaded model.
+     */
+    public String mode() {
+        return mode;
+    }
+
+    /** Seconds per phase of the fit (pack, initialisation, iterations, final pass, GPU time, ...); empty when loaded. */
+    public Map<String, Double> timings() {
+        return new LinkedHashMap<>(timings);
+    }
+
+    /** Wall seconds of each Lloyd iteration, measured where the loop ran; empty when loaded. */
+    public double[] iterationSeconds() {
+        return iterationSeconds.clone();
     }
 
     /** Number of clusters. */

@@ -297,4 +297,85 @@ public final class KMeansGpu {
         }
         return rows;
     }
+
+    /**
+     * Uploads {@code data} into the device's resident cache under its residency key (nothing when it is already
+     * there or does not fit the budget), so that later passes find it on the device.
+     */
+    static void preload(CudaDevice dev, KMeansData data) {
+        DeviceResidentCache.Lease lease = DeviceResidentCache.of(dev).acquire(data.residencyKey, 8L * (data.d + 1) * data.n);
+        if (lease == null) {
+            return;
+        }
+        try (GpuStream s = new GpuStream(dev)) {
+            ensureUploaded(lease, data, s);
+        } finally {
+            lease.close();
+        }
+    }
+
+    /**
+     * One accumulating pass over several non-empty blocks of dimension {@code scales.d}: centres and scales are
+     * uploaded once, each block (resident when its residency key is cached, else streamed in chunks) is one
+     * launch into the same device accumulator, and the accumulator is downloaded once. Integer sums, so the
+     * result equals the sum of {@link #step} over the blocks.
+     */
+    static long[] stepBlocks(CudaDevice dev, java.util.List<KMeansData> blocks, double[] centres, int k, boolean cosine,
+                             KMeansScales scales) {
+        final int d = scales.d;
+        final int accLen = KMeansAccumulator.length(k, d);
+        long[] acc = new long[accLen];
+        final Plan plan = plan(dev, k, d, true);
+        final int dp = paddedDim(d);
+        final long rowBytes = 8L * (d + 1);
+        java.util.List<DeviceResidentCache.Lease> leases = new java.util.ArrayList<>();
+        java.util.List<DeviceBuffer> streamed = new java.util.ArrayList<>();
+        try (GpuStream s = new GpuStream(dev);
+             DeviceBuffer dCentres = DeviceBuffer.ofDoubles(dev, (long) k * dp);
+             DeviceBuffer dScale = DeviceBuffer.ofDoubles(dev, scales.multipliers.length);
+             DeviceBuffer dAcc = DeviceBuffer.allocate(dev, 8L * accLen)) {
+            try {
+                dCentres.upload(paddedCentres(centres, k, d), 0, k * dp, 0, s);
+                dScale.upload(scales.multipliers, s);
+                dAcc.zero(s);
+                for (KMeansData data : blocks) {
+                    if (data.d != d) {
+                        throw new IllegalArgumentException("block of dimension " + data.d + " in a pass of dimension " + d);
+                    }
+                    DeviceResidentCache.Lease lease = data.residencyKey == null ? null
+                            : DeviceResidentCache.of(dev).acquire(data.residencyKey, rowBytes * data.n);
+                    if (lease != null) {
+                        leases.add(lease);
+                        DeviceBuffer rows = ensureUploaded(lease, data, s);
+                        runChunk(s, plan.kernel, rows, 0, (long) data.n * d, data.n, d, dCentres, k, cosine, dScale, dAcc,
+                                true, plan.centresInShared, plan.accInShared, plan.shared, plan.maxGrid, null, null,
+                                false, 0);
+                        continue;
+                    }
+                    int chunkRows = (int) Math.max(1, Math.min(data.n, chunkBytes / rowBytes));
+                    DeviceBuffer rows = DeviceBuffer.allocate(dev, rowBytes * chunkRows);
+                    streamed.add(rows);
+                    for (int from = 0; from < data.n; from += chunkRows) {
+                        int m = Math.min(chunkRows, data.n - from);
+                        rows.upload(data.x, from * d, m * d, 0, s);
+                        rows.upload(data.w, from, m, (long) m * d, s);
+                        runChunk(s, plan.kernel, rows, 0, (long) m * d, m, d, dCentres, k, cosine, dScale, dAcc, true,
+                                plan.centresInShared, plan.accInShared, plan.shared, plan.maxGrid, null, null, false,
+                                from);
+                    }
+                }
+                dAcc.download(acc, s);
+                s.synchronize("k-means pass over " + blocks.size() + " blocks (" + plan.kernel + ", d=" + d + ", k="
+                        + k + ")");
+            } finally {
+                for (DeviceBuffer b : streamed) {
+                    b.close();
+                }
+                for (DeviceResidentCache.Lease l : leases) {
+                    l.close(); // after the synchronisation: no kernel reads a released entry
+                }
+            }
+        }
+        return acc;
+    }
 }

@@ -1,6 +1,8 @@
 package io.sparkgpu.kmeans;
 
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /** Outcome of {@link KMeansTrainer#train}. */
 public final class KMeansResult {
@@ -19,6 +21,12 @@ public final class KMeansResult {
     /** Per iteration: {cost, maxShift}. */
     public final List<double[]> history;
     public final long numPoints;
+    /** Where the iterations ran: "local" (driver), "single-stage" (one barrier stage on GPUs) or "job-per-pass". */
+    public String mode = "";
+    /** Seconds per phase of the fit, in order (pack, initialisation, iterations, final pass, ...); not saved. */
+    public Map<String, Double> timings = new LinkedHashMap<>();
+    /** Wall seconds of each Lloyd iteration where the loop ran. */
+    public double[] iterationSeconds = new double[0];
 
     public KMeansResult(double[][] centers, double trainingCost, long[] clusterSizes, double finalCost, int iterations,
                         boolean converged, String backend, List<double[]> history, long numPoints) {
@@ -31,5 +39,12 @@ public final class KMeansResult {
         this.backend = backend;
         this.history = history;
         this.numPoints = numPoints;
+    }
+
+    KMeansResult withTimings(String mode, Map<String, Double> timings, double[] iterationSeconds) {
+        this.mode = mode;
+        this.timings = new LinkedHashMap<>(timings);
+        this.iterationSeconds = iterationSeconds.clone();
+        return this;
     }
 }

@@ -39,4 +39,65 @@ public final class KMeansStep {
         LAST.set("cpu");
         return KMeansCpu.step(data, centres, k, cosine, scales, accumulate, labels, dists, minUpdate);
     }
+
+    /**
+     * One accumulating pass over several non-empty blocks of the same dimension: on a GPU one launch per block
+     * into one device accumulator and one download (blocks resident from packing are not copied again);
+     * otherwise, or after a GPU failure under {@code auto}, the CPU twin per block. Sums are exact, so the
+     * result equals the sum of per-block passes on either backend.
+     */
+    static KMeansLloyd.Partial runBlocks(Backend backend, java.util.List<KMeansData> blocks, double[] centres, int k,
+                                         boolean cosine, KMeansScales scales) {
+        final int d = scales.d;
+        if (!blocks.isEmpty()) {
+            CudaDevice dev = BackendChooser.resolve(backend, KMeansGpu.MODULE, KMeansGpu.PROBE_KERNEL);
+            if (dev != null) {
+                try {
+                    long t0 = System.nanoTime();
+                    KMeansLloyd.Partial p = new KMeansLloyd.Partial(
+                            KMeansGpu.stepBlocks(dev, blocks, centres, k, cosine, scales));
+                    p.gpu = blocks.size();
+                    p.gpuSeconds = (System.nanoTime() - t0) / 1e9;
+                    LAST.set("gpu");
+                    return p;
+                } catch (CudaException | LinkageError e) {
+                    if (backend == Backend.GPU) {
+                        throw e;
+                    }
+                    BackendChooser.fallback(KMeansGpu.MODULE, "GPU pass failed, recomputed on CPU: " + e.getMessage());
+                }
+            }
+        }
+        KMeansLloyd.Partial sum = new KMeansLloyd.Partial(new long[KMeansAccumulator.length(k, d)]);
+        for (KMeansData b : blocks) {
+            KMeansAccumulator.merge(sum.acc, KMeansCpu.step(b, centres, k, cosine, scales, true, null, null, false), k, d);
+            sum.cpu++;
+        }
+        LAST.set("cpu");
+        return sum;
+    }
+
+    /**
+     * Copies a packed block to the GPU's resident cache ahead of its passes, in the task that packed it, so
+     * that many tasks upload in parallel. Returns the seconds spent; 0 when no GPU resolves, the block does not
+     * fit the resident budget, or the copy fails (the passes then upload or fall back as usual).
+     */
+    static double preload(Backend backend, KMeansData data) {
+        if (data.n == 0 || data.residencyKey == null || backend == Backend.CPU) {
+            return 0;
+        }
+        try {
+            CudaDevice dev = BackendChooser.resolve(backend, KMeansGpu.MODULE, KMeansGpu.PROBE_KERNEL);
+            if (dev == null) {
+                return 0;
+            }
+            long t0 = System.nanoTime();
+            KMeansGpu.preload(dev, data);
+            return (System.nanoTime() - t0) / 1e9;
+        } catch (CudaException | LinkageError e) {
+            BackendChooser.fallback(KMeansGpu.MODULE, "upload while packing failed (the passes upload again): "
+                    + e.getMessage());
+            return 0;
+        }
+    }
 }

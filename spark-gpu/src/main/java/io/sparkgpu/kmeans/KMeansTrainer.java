@@ -1,6 +1,5 @@
 package io.sparkgpu.kmeans;
 
-import io.sparkgpu.common.FixedPoint;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -11,7 +10,12 @@ import java.util.TreeSet;
 import java.util.UUID;
 import io.sparkgpu.common.SparkErrors;
 import io.sparkgpu.cuda.Backend;
+import io.sparkgpu.cuda.BackendChooser;
 import io.sparkgpu.cuda.DeviceResidentCache;
+import io.sparkgpu.cuda.SparkGpuConf;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.Dataset;
@@ -25,13 +29,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Distributed Lloyd k-means (Lloyd 1982) with per-partition GPU passes and an exact driver combiner.
+ * Distributed Lloyd k-means (Lloyd 1982) with per-partition GPU passes and an exact combiner.
  *
- * <p>Each partition is packed once into primitive arrays ({@link KMeansData}) and cached. Every iteration
- * runs one pass per partition (GPU kernel or CPU twin, O(n k d)) that returns per-cluster sums, weights,
- * counts and cost as 128-bit fixed-point integers; the driver adds them exactly (O(P k d) for P
- * partitions) and recomputes the centres. Because the combined sums are exact, the result does not depend
- * on the number of partitions, their order, or which backend ran each one. Initialisation is
+ * <p>Each partition is packed once into primitive arrays ({@link KMeansData}) and cached; with a GPU the
+ * packing task also copies its block to the device, so all partitions upload in parallel. A pass over a
+ * block (GPU kernel or CPU twin, O(n k d)) returns per-cluster sums, weights, counts and cost as 128-bit
+ * fixed-point integers, which are added exactly, and the centres are recomputed from the sum
+ * ({@link KMeansLloyd}). Where the passes run ({@link Mode}): small data (n*d at most
+ * {@value #LOCAL_VALUES}) on the driver's threads over the collected blocks, with no Spark job after the
+ * packing; with a GPU, all iterations inside one barrier stage with one task per GPU
+ * ({@link KMeansBarrier}); otherwise one Spark job per pass. Because the combined sums are exact, the result
+ * does not depend on the number of partitions, their order, where the loop ran, or which backend ran each
+ * block. Initialisation is
  * {@code random} (k distinct points chosen by a seeded hash of their values) or {@code k-means||}
  * (Bahmani, Moseley, Vattani, Kumar, Vassilvitskii, "Scalable K-Means++", VLDB 2012) with sampling
  * decisions derived from point values, so the same seed gives the same centres for any partitioning.
@@ -101,6 +110,8 @@ public final class KMeansTrainer {
         double maxW;
         double[] maxAbs;
         TreeSet<Cand> cands = new TreeSet<>();
+        /** Seconds the packing tasks spent copying their blocks to the GPU (summed over tasks). */
+        double uploadSeconds;
 
         Stats merge(Stats o, int k, String featuresCol) {
             if (o.d >= 0) {
@@ -119,6 +130,7 @@ public final class KMeansTrainer {
             }
             n += o.n;
             maxW = Math.max(maxW, o.maxW);
+            uploadSeconds += o.uploadSeconds;
             for (Cand c : o.cands) {
                 addCand(cands, c, k);
             }
@@ -132,14 +144,6 @@ public final class KMeansTrainer {
         } else if (c.compareTo(set.last()) < 0 && set.add(c)) {
             set.pollLast();
         }
-    }
-
-    /** Partial result of one pass: exact accumulator plus which backend ran. */
-    static final class Partial implements Serializable {
-        private static final long serialVersionUID = 1L;
-        long[] acc;
-        int gpu;
-        int cpu;
     }
 
     // ---------------------------------------------------------------- packing
@@ -205,6 +209,11 @@ public final class KMeansTrainer {
 
     // ---------------------------------------------------------------- training
 
+    /** Setting: largest n*d (feature values) fitted on the driver's threads without Spark jobs. */
+    static final String LOCAL_VALUES = "spark.sparkgpu.kmeans.localValues";
+    /** Default of {@link #LOCAL_VALUES}: 2^22 values (32 MiB), e.g. 131,072 points of 32 dimensions. */
+    static final long DEFAULT_LOCAL_VALUES = 1L << 22;
+
     public static KMeansResult train(Dataset<?> df, String featuresCol, String weightCol, KMeansConfig cfg,
                                      KMeansProgress progress) {
         cfg.validate();
@@ -215,19 +224,107 @@ public final class KMeansTrainer {
         }
     }
 
+    /** Where the Lloyd iterations of a fit run. */
+    enum Mode {
+        /** Small data: the driver's threads over blocks collected from the packing job, no further Spark job. */
+        LOCAL,
+        /** GPU: every iteration inside one barrier stage, one task per GPU. */
+        SINGLE_STAGE,
+        /** One Spark job per pass (the CPU twin spread over all partitions, or when a barrier stage cannot run). */
+        JOB_PER_PASS
+    }
+
+    /** True when the GPU is the backend a pass would use on this cluster (decided on the driver). */
+    static boolean gpuFit(SparkContext sc, Backend backend) {
+        if (backend == Backend.GPU) {
+            return true;
+        }
+        if (backend == Backend.CPU) {
+            return false;
+        }
+        if (sc.isLocal()) {
+            return BackendChooser.gpuUsable(KMeansGpu.MODULE, KMeansGpu.PROBE_KERNEL);
+        }
+        return sc.getConf().getDouble("spark.executor.resource.gpu.amount", 0) > 0;
+    }
+
+    /** Setting: {@code auto} (default), or force {@code local}, {@code single-stage} or {@code job-per-pass}. */
+    static final String MODE = "spark.sparkgpu.kmeans.mode";
+
+    static Mode chooseMode(long values, boolean gpu, int barrierTasks, int partitions, SparkContext sc, int k, int d) {
+        String m = SparkGpuConf.get(MODE, "auto").trim().toLowerCase(java.util.Locale.ROOT);
+        switch (m) {
+            case "auto":
+                return values <= localValues() ? Mode.LOCAL : gpu && barrierTasks > 0 ? Mode.SINGLE_STAGE
+                        : Mode.JOB_PER_PASS;
+            case "local":
+                return Mode.LOCAL;
+            case "job-per-pass":
+                return Mode.JOB_PER_PASS;
+            case "single-stage":
+                if (KMeansBarrier.tasks(sc, partitions, k, d) == 0) {
+                    throw new IllegalArgumentException(MODE + "=single-stage cannot run here: dynamic allocation is on, "
+                            + "or the exact accumulator of k=" + k + ", d=" + d + " is too large to exchange per iteration");
+                }
+                return Mode.SINGLE_STAGE;
+            default:
+                throw new IllegalArgumentException(MODE + " must be auto, local, single-stage or job-per-pass, got '"
+                        + m + "'");
+        }
+    }
+
+    static boolean causedBy(Throwable t, Class<? extends Throwable> type) {
+        for (int depth = 0; t != null && depth < 20; t = t.getCause(), depth++) {
+            if (type.isInstance(t) || (t.getMessage() != null && t.getMessage().contains(type.getSimpleName()))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static long localValues() {
+        String v = SparkGpuConf.get(LOCAL_VALUES, String.valueOf(DEFAULT_LOCAL_VALUES));
+        try {
+            long n = Long.parseLong(v.trim());
+            if (n >= 0) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException(LOCAL_VALUES + " must be an integer >= 0 (0 turns the driver path off), got '"
+                + v + "'");
+    }
+
     private static KMeansResult trainUnwrapped(Dataset<?> df, String featuresCol, String weightCol, KMeansConfig cfg,
                                                KMeansProgress progress) {
+        final long fit0 = System.nanoTime();
         final String fitId = "kmeans-" + UUID.randomUUID();
-        JavaSparkContext jsc = JavaSparkContext.fromSparkContext(df.sparkSession().sparkContext());
+        SparkContext sc = df.sparkSession().sparkContext();
+        JavaSparkContext jsc = JavaSparkContext.fromSparkContext(sc);
         String oldDesc = jsc.getLocalProperty("spark.job.description");
         final int k = cfg.k;
         final boolean cosine = cfg.cosine;
         final Backend backend = cfg.backend;
+        final boolean gpu = gpuFit(sc, backend);
+        Map<String, Double> timings = new LinkedHashMap<>();
         JavaRDD<KMeansData> packed = pack(df, featuresCol, weightCol, cosine, fitId).persist(StorageLevel.MEMORY_AND_DISK());
+        KMeansBlocks blocks = null;
         try {
             jsc.setJobDescription("spark-gpu k-means: pack and validate");
             final long seed = cfg.seed;
-            Stats total = packed.map(p -> stats(p, k, seed)).reduce((a, b) -> a.merge(b, k, featuresCol));
+            long p0 = System.nanoTime();
+            Stats total = packed.map(p -> {
+                Stats st = stats(p, k, seed);
+                if (gpu) {
+                    st.uploadSeconds = KMeansStep.preload(backend, p);
+                }
+                return st;
+            }).reduce((a, b) -> a.merge(b, k, featuresCol));
+            timings.put("pack", (System.nanoTime() - p0) / 1e9);
+            if (gpu) {
+                timings.put("upload while packing (sum over tasks)", total.uploadSeconds);
+            }
             if (total.n == 0) {
                 throw new IllegalArgumentException("k-means needs at least one row, but the dataset (featuresCol '"
                         + featuresCol + "') is empty");
@@ -238,6 +335,17 @@ public final class KMeansTrainer {
             }
             final int d = total.d;
             final KMeansScales scales = KMeansScales.fromBounds(total.n, total.maxW, total.maxAbs, cosine);
+            final int parts = packed.getNumPartitions();
+            Mode mode = chooseMode(total.n * d, gpu, gpu ? KMeansBarrier.tasks(sc, parts, k, d) : 0, parts, sc, k, d);
+            final int barrierTasks = mode == Mode.SINGLE_STAGE ? KMeansBarrier.tasks(sc, parts, k, d) : 0;
+            if (mode == Mode.LOCAL) {
+                long c0 = System.nanoTime();
+                blocks = KMeansBlocks.local(packed.collect(), k, cosine, scales, backend);
+                timings.put("collect to the driver", (System.nanoTime() - c0) / 1e9);
+            } else {
+                blocks = KMeansBlocks.spark(packed, k, cosine, scales, backend);
+            }
+            long i0 = System.nanoTime();
             double[] centres;
             if (cfg.initialCenters != null) {
                 centres = flattenInitial(cfg.initialCenters, d, cosine);
@@ -249,64 +357,104 @@ public final class KMeansTrainer {
                 }
             } else {
                 jsc.setJobDescription("spark-gpu k-means: k-means|| initialisation");
-                centres = initParallel(packed, total, cfg, scales, d);
+                centres = KMeansBlocks.initParallel(blocks, total.cands, cfg, d);
             }
+            timings.put("initialisation", (System.nanoTime() - i0) / 1e9);
 
-            List<double[]> history = new ArrayList<>();
-            int iteration = 0;
-            boolean converged = false;
-            double trainingCost = 0;
-            int gpuPasses = 0;
-            int cpuPasses = 0;
-            while (iteration < cfg.maxIter && !converged) {
-                jsc.setJobDescription("spark-gpu k-means: iteration " + (iteration + 1) + "/" + cfg.maxIter);
-                Partial part = pass(packed, centres, k, cosine, scales, backend);
-                gpuPasses += part.gpu;
-                cpuPasses += part.cpu;
-                long[] acc = part.acc;
-                double[] next = updateCentres(acc, centres, k, d, cosine, scales);
-                double maxShift = 0;
-                converged = true;
-                for (int c = 0; c < k; c++) {
-                    double moved = cosine ? KMeansCpu.cosineDistance(centres, c * d, next, c * d, d)
-                            : KMeansCpu.fullSquared(centres, c * d, next, c * d, d);
-                    boolean ok = cosine ? moved <= cfg.tol : moved <= cfg.tol * cfg.tol;
-                    converged &= ok;
-                    maxShift = Math.max(maxShift, cosine ? moved : Math.sqrt(moved));
-                }
-                centres = next;
-                trainingCost = FixedPoint.toDouble(acc, KMeansAccumulator.costAt(k, d), scales.costShift());
-                iteration++;
-                history.add(new double[] {trainingCost, maxShift});
-                LOG.info("spark-gpu k-means iteration {}: cost {} max centre shift {}", iteration, trainingCost, maxShift);
-                if (progress != null) {
-                    progress.onIteration(iteration, trainingCost, maxShift);
+            KMeansLloyd.Spec spec = new KMeansLloyd.Spec(k, d, cfg.maxIter, cfg.tol, cosine, scales);
+            KMeansLloyd.Outcome o;
+            long l0 = System.nanoTime();
+            o = null;
+            if (mode == Mode.SINGLE_STAGE) {
+                jsc.setJobDescription("spark-gpu k-means: " + cfg.maxIter + " iterations in one stage ("
+                        + barrierTasks + " GPU task(s))");
+                try {
+                    o = KMeansBarrier.fit(packed, barrierTasks, spec, centres, backend, fitId);
+                } catch (RuntimeException e) {
+                    if (!causedBy(e, KMeansBarrier.MissingBlock.class)) {
+                        throw e;
+                    }
+                    LOG.warn("spark-gpu k-means: a cached block was not readable in the single-stage fit ({}); "
+                            + "running one Spark job per pass instead", e.getMessage());
+                    mode = Mode.JOB_PER_PASS;
                 }
             }
-            jsc.setJobDescription("spark-gpu k-means: cluster sizes");
-            Partial fin = pass(packed, centres, k, cosine, scales, backend);
-            gpuPasses += fin.gpu;
-            cpuPasses += fin.cpu;
-            long[] sizes = new long[k];
-            for (int c = 0; c < k; c++) {
-                sizes[c] = fin.acc[KMeansAccumulator.countAt(c, k, d)];
+            if (o != null) {
+                for (int i = 0; i < o.iterations; i++) {
+                    double[] h = o.history.get(i);
+                    LOG.info("spark-gpu k-means iteration {}: cost {} max centre shift {}", i + 1, h[0], h[1]);
+                    if (progress != null) {
+                        progress.onIteration(i + 1, h[0], h[1]);
+                    }
+                }
+            } else {
+                final KMeansBlocks bl = blocks;
+                jsc.setJobDescription(cfg.maxIter > 0 ? "spark-gpu k-means: iteration 1/" + cfg.maxIter
+                        : "spark-gpu k-means: cluster sizes");
+                o = KMeansLloyd.run(spec, centres, bl::pass, (i, cost, shift) -> {
+                    LOG.info("spark-gpu k-means iteration {}: cost {} max centre shift {}", i, cost, shift);
+                    if (progress != null) {
+                        progress.onIteration(i, cost, shift);
+                    }
+                    if (i < cfg.maxIter) {
+                        jsc.setJobDescription("spark-gpu k-means: iteration " + (i + 1) + "/" + cfg.maxIter);
+                    } else {
+                        jsc.setJobDescription("spark-gpu k-means: cluster sizes");
+                    }
+                });
             }
-            double finalCost = FixedPoint.toDouble(fin.acc, KMeansAccumulator.costAt(k, d), scales.costShift());
+            double loop = (System.nanoTime() - l0) / 1e9;
+            double iterSum = 0;
+            for (double t : o.iterationSeconds) {
+                iterSum += t;
+            }
+            timings.put("iterations", iterSum);
+            timings.put("final pass", o.finalPassSeconds);
+            timings.put("GPU time in passes", o.gpuSeconds);
+            if (mode == Mode.SINGLE_STAGE) {
+                timings.put("stage scheduling and result", Math.max(0, loop - iterSum - o.finalPassSeconds));
+            }
             double[][] out = new double[k][];
             for (int c = 0; c < k; c++) {
-                out[c] = Arrays.copyOfRange(centres, c * d, c * d + d);
+                out[c] = Arrays.copyOfRange(o.centres, c * d, c * d + d);
             }
-            String used = gpuPasses > 0 && cpuPasses == 0 ? "gpu" : gpuPasses == 0 ? "cpu" : "mixed";
-            return new KMeansResult(out, trainingCost, sizes, finalCost, iteration, converged, used, history, total.n);
+            long e0 = System.nanoTime();
+            cleanUp(sc, packed, fitId, mode);
+            packed = null;
+            timings.put("clean-up", (System.nanoTime() - e0) / 1e9);
+            timings.put("total", (System.nanoTime() - fit0) / 1e9);
+            double[] iterSeconds = new double[o.iterationSeconds.size()];
+            for (int i = 0; i < iterSeconds.length; i++) {
+                iterSeconds[i] = o.iterationSeconds.get(i);
+            }
+            return new KMeansResult(out, o.trainingCost, o.sizes, o.finalCost, o.iterations, o.converged,
+                    KMeansLloyd.backendName(o.gpuPasses, o.cpuPasses), o.history, total.n)
+                    .withTimings(mode.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'), timings, iterSeconds);
         } finally {
             jsc.setJobDescription(oldDesc);
-            try {
-                packed.foreachPartition(it -> DeviceResidentCache.forEach(c -> c.evictPrefix(fitId)));
-            } catch (RuntimeException e) {
-                LOG.debug("eviction of resident k-means data failed", e);
+            if (blocks != null) {
+                blocks.close();
             }
-            packed.unpersist(false);
+            if (packed != null) {
+                cleanUp(sc, packed, fitId, Mode.JOB_PER_PASS);
+            }
         }
+    }
+
+    /**
+     * Frees the fit's device-resident blocks and the cached packing. In local mode every task ran in this JVM,
+     * so the driver evicts directly; on a cluster one small job visits the executors.
+     */
+    private static void cleanUp(SparkContext sc, JavaRDD<KMeansData> packed, String fitId, Mode mode) {
+        try {
+            DeviceResidentCache.forEach(c -> c.evictPrefix(fitId));
+            if (!sc.isLocal()) {
+                packed.foreachPartition(it -> DeviceResidentCache.forEach(c -> c.evictPrefix(fitId)));
+            }
+        } catch (RuntimeException e) {
+            LOG.debug("eviction of resident k-means data failed", e);
+        }
+        packed.unpersist(false);
     }
 
     static double[] flattenInitial(double[][] init, int d, boolean cosine) {
@@ -321,151 +469,6 @@ public final class KMeansTrainer {
             System.arraycopy(p, 0, c, i * d, d);
         }
         return c;
-    }
-
-    static Partial pass(JavaRDD<KMeansData> packed, double[] centres, int k, boolean cosine, KMeansScales scales,
-                        Backend backend) {
-        return packed.map(p -> {
-            Partial r = new Partial();
-            if (p.n == 0) { // an empty partition does not know the dimension
-                r.acc = new long[KMeansAccumulator.length(k, scales.d)];
-                return r;
-            }
-            r.acc = KMeansStep.run(backend, p, centres, k, cosine, scales, true, null, null, false);
-            {
-                if ("gpu".equals(KMeansStep.lastBackend())) {
-                    r.gpu = 1;
-                } else {
-                    r.cpu = 1;
-                }
-            }
-            return r;
-        }).treeReduce((a, b) -> {
-            KMeansAccumulator.merge(a.acc, b.acc, k, scales.d);
-            a.gpu += b.gpu;
-            a.cpu += b.cpu;
-            return a;
-        }, 2);
-    }
-
-    /** New centres from an exact accumulator; empty (or zero-weight) clusters keep their centre. */
-    static double[] updateCentres(long[] acc, double[] old, int k, int d, boolean cosine, KMeansScales scales) {
-        return KMeansAccumulator.centres(acc, old, k, d, cosine, scales);
-    }
-
-    // ---------------------------------------------------------------- k-means||
-
-    static double[] initParallel(JavaRDD<KMeansData> packed, Stats total, KMeansConfig cfg, KMeansScales scales, int d) {
-        final int k = cfg.k;
-        final boolean cosine = cfg.cosine;
-        final Backend backend = cfg.backend;
-        final long seed = cfg.seed;
-        final int costShift = scales.costShift();
-        final double cm1 = scales.multipliers[2 * d + 2];
-        final double cm2 = scales.multipliers[2 * d + 3];
-        TreeSet<Cand> chosen = new TreeSet<>();
-        chosen.add(total.cands.first());
-        double[] batch = total.cands.first().p.clone();
-        int batchSize = 1;
-        JavaRDD<double[]> costs = packed.map(p -> {
-            double[] c = new double[p.n];
-            Arrays.fill(c, Double.POSITIVE_INFINITY);
-            return c;
-        });
-        List<JavaRDD<double[]>> toRelease = new ArrayList<>();
-        try {
-            for (int step = 0; step < cfg.initSteps; step++) {
-                final double[] b = batch;
-                final int bs = batchSize;
-                JavaRDD<double[]> updated = packed.zip(costs).map(t -> {
-                    double[] c = t._2().clone();
-                    KMeansStep.run(backend, t._1(), b, bs, cosine, null, false, null, c, true);
-                    return c;
-                }).persist(StorageLevel.MEMORY_AND_DISK());
-                toRelease.add(updated);
-                long[] sum = packed.zip(updated).map(t -> {
-                    long[] acc = new long[2];
-                    KMeansData p = t._1();
-                    for (int i = 0; i < p.n; i++) {
-                        FixedPoint.add(acc, 0, p.w[i] * Math.max(0.0, t._2()[i]), cm1, cm2);
-                    }
-                    return acc;
-                }).reduce((a, c) -> {
-                    FixedPoint.addPair(a, 0, c[1], c[0]);
-                    return a;
-                });
-                double sumCost = FixedPoint.toDouble(sum, 0, costShift);
-                costs = updated;
-                if (!(sumCost > 0)) {
-                    break;
-                }
-                final int st = step;
-                List<Cand> sampled = packed.zip(updated).flatMap(t -> {
-                    KMeansData p = t._1();
-                    double[] c = t._2();
-                    List<Cand> out = new ArrayList<>();
-                    for (int i = 0; i < p.n; i++) {
-                        double cost = p.w[i] * Math.max(0.0, c[i]);
-                        if (cost <= 0) {
-                            continue;
-                        }
-                        long h = valueHash(p.x, i * p.d, p.d, seed);
-                        if (uniform(seed, st, h) < 2.0 * k * cost / sumCost) {
-                            out.add(new Cand(h, Arrays.copyOfRange(p.x, i * p.d, i * p.d + p.d)));
-                        }
-                    }
-                    return out.iterator();
-                }).collect();
-                TreeSet<Cand> fresh = new TreeSet<>();
-                for (Cand c : sampled) {
-                    if (!chosen.contains(c)) {
-                        fresh.add(c);
-                    }
-                }
-                if (fresh.isEmpty()) {
-                    break;
-                }
-                chosen.addAll(fresh);
-                batch = new double[fresh.size() * d];
-                int i = 0;
-                for (Cand c : fresh) {
-                    System.arraycopy(c.p, 0, batch, i++ * d, d);
-                }
-                batchSize = fresh.size();
-            }
-        } finally {
-            for (JavaRDD<double[]> r : toRelease) {
-                r.unpersist(false);
-            }
-        }
-        List<Cand> cands = new ArrayList<>(chosen);
-        if (cands.size() <= k) {
-            for (Cand c : total.cands) {
-                if (cands.size() >= k) {
-                    break;
-                }
-                if (!chosen.contains(c)) {
-                    cands.add(c);
-                }
-            }
-            double[] centres = new double[k * d];
-            for (int i = 0; i < k; i++) {
-                System.arraycopy(cands.get(i).p, 0, centres, i * d, d);
-            }
-            return centres;
-        }
-        // weight every candidate by the total weight of the points nearest to it
-        final int m = cands.size();
-        final double[] candArr = new double[m * d];
-        for (int i = 0; i < m; i++) {
-            System.arraycopy(cands.get(i).p, 0, candArr, i * d, d);
-        }
-        long[] acc = pass(packed, candArr, m, cosine, scales, backend).acc;
-        double[] weights = new double[m];
-        for (int i = 0; i < m; i++) {
-            weights[i] = FixedPoint.toDouble(acc, KMeansAccumulator.weightAt(i, m, d), scales.weightShift());
-        }
-        return LocalKMeans.kMeansPlusPlus(candArr, weights, m, d, k, cosine, seed, 30);
     }
 
     // ---------------------------------------------------------------- prediction

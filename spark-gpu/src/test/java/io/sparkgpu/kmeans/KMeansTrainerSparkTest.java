@@ -100,6 +100,64 @@ class KMeansTrainerSparkTest {
         }
     }
 
+    /** Runs {@code fit} with the k-means mode (and barrier task count) forced through system properties. */
+    static KMeansResult inMode(String mode, String tasks, java.util.function.Supplier<KMeansResult> fit) {
+        System.setProperty(KMeansTrainer.MODE, mode);
+        if (tasks != null) {
+            System.setProperty(KMeansBarrier.TASKS, tasks);
+        }
+        try {
+            return fit.get();
+        } finally {
+            System.clearProperty(KMeansTrainer.MODE);
+            System.clearProperty(KMeansBarrier.TASKS);
+        }
+    }
+
+    @Test
+    void everyModeGivesTheSameBits() {
+        List<Row> rows = blobs(900, 3, 4, 3);
+        for (boolean cosine : new boolean[] {false, true}) {
+            for (String init : List.of(KMeansConfig.INIT_PARALLEL, KMeansConfig.INIT_RANDOM)) {
+                KMeansConfig cfg = config(4);
+                cfg.initMode = init;
+                cfg.cosine = cosine;
+                String what = (cosine ? "cosine " : "euclidean ") + init;
+                KMeansResult ref = inMode("job-per-pass", null, () -> KMeansTrainer.train(frame(rows, 3), "features", "w", cfg, null));
+                assertEquals("job-per-pass", ref.mode, what);
+                List<KMeansResult> others = List.of(
+                        inMode("local", null, () -> KMeansTrainer.train(frame(rows, 3), "features", "w", cfg, null)),
+                        inMode("single-stage", "1", () -> KMeansTrainer.train(frame(rows, 3), "features", "w", cfg, null)),
+                        inMode("single-stage", "2", () -> KMeansTrainer.train(frame(rows, 5), "features", "w", cfg, null)),
+                        inMode("auto", null, () -> KMeansTrainer.train(frame(rows, 2), "features", "w", cfg, null)));
+                assertEquals(List.of("local", "single-stage", "single-stage", "local"),
+                        others.stream().map(r -> r.mode).toList(), what);
+                for (KMeansResult o : others) {
+                    for (int c = 0; c < 4; c++) {
+                        assertArrayEquals(ref.centers[c], o.centers[c], 0.0, what + " " + o.mode + ": centre " + c);
+                    }
+                    assertEquals(ref.trainingCost, o.trainingCost, 0.0, what + " " + o.mode);
+                    assertEquals(ref.finalCost, o.finalCost, 0.0, what + " " + o.mode);
+                    assertArrayEquals(ref.clusterSizes, o.clusterSizes, what + " " + o.mode);
+                    assertEquals(ref.iterations, o.iterations, what + " " + o.mode);
+                    assertEquals(ref.iterations, o.iterationSeconds.length, what + " " + o.mode);
+                    assertTrue(o.timings.containsKey("pack") && o.timings.containsKey("total"), o.timings.toString());
+                }
+            }
+        }
+    }
+
+    @Test
+    void aBadModeSettingNamesTheSetting() {
+        List<Row> rows = blobs(100, 2, 2, 1);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> inMode("fast", null,
+                () -> KMeansTrainer.train(frame(rows, 2), "features", "w", config(2), null)));
+        assertTrue(e.getMessage().contains(KMeansTrainer.MODE), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> inMode("single-stage", "0",
+                () -> KMeansTrainer.train(frame(rows, 2), "features", "w", config(2), null)));
+        assertTrue(e.getMessage().contains(KMeansBarrier.TASKS), e.getMessage());
+    }
+
     @Test
     void equalsMllibFromTheSameInitialCentres() {
         List<Row> rows = blobs(2000, 4, 5, 2);
