@@ -157,63 +157,6 @@ public final class EndToEndBenchmark {
 
     // ------------------------------------------------------------------------------------------ timing
 
-    /** Start and end of every Spark job with its description (our trainer names each of its jobs). */
-    static final class JobTimeline extends SparkListener {
-        static final class Job {
-            final String description;
-            final long start;
-            long end = -1;
-
-            Job(String description, long start) {
-                this.description = description;
-                this.start = start;
-            }
-        }
-
-        private final TreeMap<Integer, Job> jobs = new TreeMap<>();
-
-        @Override
-        public synchronized void onJobStart(SparkListenerJobStart e) {
-            Properties p = e.properties();
-            String desc = p == null ? null : p.getProperty("spark.job.description");
-            jobs.put(e.jobId(), new Job(desc == null ? "" : desc, e.time()));
-        }
-
-        @Override
-        public synchronized void onJobEnd(SparkListenerJobEnd e) {
-            Job j = jobs.get(e.jobId());
-            if (j != null) {
-                j.end = e.time();
-            }
-        }
-
-        synchronized int nextId() {
-            return jobs.isEmpty() ? 0 : jobs.lastKey() + 1;
-        }
-
-        /** The first job with id >= fromId whose description starts with {@code prefix}, or null. */
-        synchronized Job find(int fromId, String prefix) {
-            for (Map.Entry<Integer, Job> en : jobs.tailMap(fromId).entrySet()) {
-                if (en.getValue().description.startsWith(prefix)) {
-                    return en.getValue();
-                }
-            }
-            return null;
-        }
-    }
-
-    /** Where the time of one of our fits went (seconds; NaN where a job could not be found). */
-    static final class Breakdown {
-        double setup = Double.NaN;
-        double pack = Double.NaN;
-        double firstIteration = Double.NaN;
-        double[] iterations = new double[0];
-        double[] executorPart = new double[0];
-        double[] driverAfterJob = new double[0];
-        double finalPass = Double.NaN;
-        double cleanup = Double.NaN;
-    }
-
     /** One implementation's outcome. */
     static final class Result {
         final String name;
@@ -224,7 +167,9 @@ public final class EndToEndBenchmark {
         double cost = Double.NaN;
         double[] perIteration;
         String backend = "";
-        Breakdown breakdown;
+        /** Ours: where the iterations ran and the fit's own per-phase seconds (GpuKMeansSummary.timings). */
+        String mode = "";
+        Map<String, Double> timings = new java.util.LinkedHashMap<>();
 
         Result(String name) {
             this.name = name;
@@ -291,11 +236,9 @@ public final class EndToEndBenchmark {
         r.master = spark.sparkContext().master();
         r.sparkVersion = spark.version();
         r.gpuNote = gpuNote();
-        JobTimeline timeline = new JobTimeline();
-        spark.sparkContext().addSparkListener(timeline);
         try {
             if (o.capabilities.contains("kmeans")) {
-                kmeans(spark, r, timeline);
+                kmeans(spark, r);
             }
             EndToEndJobs jobs = new EndToEndJobs(spark, log, o.partitions, o.seed, o.gpuBackend);
             r.jobs = jobs;
@@ -307,7 +250,6 @@ public final class EndToEndBenchmark {
                 jobs.scan(o.scanGrid, o.scanReplicas, o.wants("ours-gpu"), o.wants("ours-cpu"));
             }
         } finally {
-            spark.sparkContext().removeSparkListener(timeline);
             if (ownsSession) {
                 spark.stop();
             }
@@ -315,7 +257,7 @@ public final class EndToEndBenchmark {
         return r;
     }
 
-    private void kmeans(SparkSession spark, Report r, JobTimeline timeline) {
+    private void kmeans(SparkSession spark, Report r) {
         r.kmeansRan = true;
         BlobData data = new BlobData(o.seed, o.d, o.k, o.sigma);
         try (MllibKMeansRunner mllib = new MllibKMeansRunner(spark)) {
@@ -342,10 +284,10 @@ public final class EndToEndBenchmark {
                     r.initSeconds);
 
             if (o.wants("ours-gpu")) {
-                r.results.add(ours("ours-gpu", o.gpuBackend, spark, df, init, timeline));
+                r.results.add(ours("ours-gpu", o.gpuBackend, spark, df, init));
             }
             if (o.wants("ours-cpu")) {
-                r.results.add(ours("ours-cpu", "cpu", spark, df, init, timeline));
+                r.results.add(ours("ours-cpu", "cpu", spark, df, init));
             }
             for (String solver : new String[] {"row", "block"}) {
                 if (o.wants("mllib-" + solver)) {
@@ -399,22 +341,15 @@ public final class EndToEndBenchmark {
         log.printf(Locale.ROOT, "[e2e] warm-up on %d rows: %.3f s%n", Math.min(o.n, o.warmupN), (System.nanoTime() - w0) / 1e9);
     }
 
-    private Result ours(String name, String backend, SparkSession spark, Dataset<Row> df, double[][] init,
-                        JobTimeline timeline) {
+    private Result ours(String name, String backend, SparkSession spark, Dataset<Row> df, double[][] init) {
         Result res = new Result(name);
         log.printf(Locale.ROOT, "[e2e] %s: GpuKMeans backend=%s, %d iterations%n", name, backend, o.iters);
-        long[] progressAt = new long[o.iters + 1];
-        int firstJob = timeline.nextId();
-        long start = System.currentTimeMillis();
         long t0 = System.nanoTime();
         GpuKMeansModel m;
         try {
             m = new GpuKMeans().setK(o.k).setMaxIter(o.iters).setTol(0).setSeed(o.seed).setInitialCenters(init)
                     .setBackend(backend)
                     .setProgress((it, cost, shift) -> {
-                        if (it <= o.iters) {
-                            progressAt[it] = System.currentTimeMillis();
-                        }
                         log.printf(Locale.ROOT, "[e2e] %s iteration %d: cost %.10e, max shift %.3e%n", name, it, cost, shift);
                     })
                     .fit(df);
@@ -424,7 +359,6 @@ public final class EndToEndBenchmark {
             return res;
         }
         res.seconds = (System.nanoTime() - t0) / 1e9;
-        long end = System.currentTimeMillis();
         waitForListeners(spark);
         res.iterations = m.summary().numIter();
         res.cost = m.summary().trainingCost();
@@ -434,40 +368,12 @@ public final class EndToEndBenchmark {
         for (int c = 0; c < o.k; c++) {
             System.arraycopy(cs[c], 0, res.centres, c * o.d, o.d);
         }
-        res.breakdown = breakdown(timeline, firstJob, start, end, progressAt);
-        res.perIteration = res.breakdown.iterations;
+        res.mode = m.summary().mode();
+        res.timings = m.summary().timings();
+        // per-iteration seconds as measured where the loop ran (the driver, or the barrier task of a single-stage fit)
+        res.perIteration = m.summary().iterationSeconds();
         log.printf(Locale.ROOT, "[e2e] %s: %.3f s (backend %s)%n", name, res.seconds, res.backend);
         return res;
-    }
-
-    Breakdown breakdown(JobTimeline timeline, int firstJob, long start, long end, long[] progressAt) {
-        Breakdown b = new Breakdown();
-        JobTimeline.Job pack = timeline.find(firstJob, "spark-gpu k-means: pack");
-        JobTimeline.Job fin = timeline.find(firstJob, "spark-gpu k-means: cluster sizes");
-        int iters = o.iters;
-        if (pack != null && pack.end > 0) {
-            b.setup = (pack.start - start) / 1e3;
-            b.pack = (pack.end - pack.start) / 1e3;
-        }
-        b.iterations = new double[iters];
-        b.executorPart = new double[iters];
-        b.driverAfterJob = new double[iters];
-        long prev = pack != null && pack.end > 0 ? pack.end : start;
-        for (int i = 1; i <= iters; i++) {
-            JobTimeline.Job j = timeline.find(firstJob, "spark-gpu k-means: iteration " + i + "/");
-            b.iterations[i - 1] = progressAt[i] > 0 ? (progressAt[i] - prev) / 1e3 : Double.NaN;
-            b.executorPart[i - 1] = j != null && j.end > 0 ? (j.end - j.start) / 1e3 : Double.NaN;
-            b.driverAfterJob[i - 1] = j != null && j.end > 0 && progressAt[i] > 0 ? (progressAt[i] - j.end) / 1e3 : Double.NaN;
-            if (progressAt[i] > 0) {
-                prev = progressAt[i];
-            }
-        }
-        b.firstIteration = b.iterations.length > 0 ? b.iterations[0] : Double.NaN;
-        if (fin != null && fin.end > 0) {
-            b.finalPass = (fin.end - prev) / 1e3;
-            b.cleanup = (end - fin.end) / 1e3;
-        }
-        return b;
     }
 
     private Result mllibFit(MllibKMeansRunner mllib, String solver) {
@@ -599,7 +505,7 @@ public final class EndToEndBenchmark {
                     .append("; MLlib ").append(blas.substring(blas.indexOf("netlib") < 0 ? 0 : blas.indexOf("netlib")))
                     .append('\n');
             sb.append("- GPU: ").append(gpuNote).append('\n');
-            sb.append(String.format(Locale.ROOT, "- Spark start %.3f s; data generation (Spark tasks, cached RDD of rows) "
+            sb.append(String.format(Locale.ROOT, "- Spark start %.3f s; data generation (Spark tasks, cached DataFrame) "
                     + "%.3f s; initial centres (MLlib random init, maxIter 0) %.3f s; same input, same initial centres, "
                     + "tol 0 for every row%s%n", sparkStart, generation, initSeconds,
                     loadNote.isEmpty() ? "" : "; WARNING " + loadNote));
@@ -636,13 +542,13 @@ public final class EndToEndBenchmark {
             sb.append('\n');
             List<Result> ours = new ArrayList<>();
             for (Result r : results) {
-                if (r.breakdown != null) {
+                if (r.name.startsWith("ours-")) {
                     ours.add(r);
                 }
             }
             if (!ours.isEmpty()) {
-                sb.append("Where the time of our fits goes (seconds; from Spark job start/end events and the "
-                        + "per-iteration progress callback on the driver):\n\n");
+                sb.append("Where the time of our fits goes (seconds, from the fit's own timings: "
+                        + "GpuKMeansSummary.timings(); the GPU busy share is a ratio):\n\n");
                 sb.append("| phase |");
                 for (Result r : ours) {
                     sb.append(' ').append(label(r)).append(" |");
@@ -650,16 +556,26 @@ public final class EndToEndBenchmark {
                 sb.append('\n').append("| --- |").append(" ---: |".repeat(ours.size())).append('\n');
                 phase(sb, ours, "shared: Spark start", r -> sparkStart);
                 phase(sb, ours, "shared: data generation + cache", r -> generation);
-                phase(sb, ours, "fit: setup before the first job", r -> r.breakdown.setup);
-                phase(sb, ours, "fit: pack rows into primitive arrays (+ bounds, cache)", r -> r.breakdown.pack);
-                phase(sb, ours, "fit: iteration 1 (incl. upload to the GPU)", r -> r.breakdown.firstIteration);
-                phase(sb, ours, "fit: steady iteration, mean of 2..I", r -> KMeansBenchmark.steady(r.breakdown.iterations));
-                phase(sb, ours, "  of which the iteration's Spark job (tasks + tree reduce)",
-                        r -> mean(r.breakdown.executorPart, 1));
-                phase(sb, ours, "  of which driver after the job (centre update)", r -> mean(r.breakdown.driverAfterJob, 1));
-                phase(sb, ours, "fit: all iterations", r -> KMeansBenchmark.sum(r.breakdown.iterations));
-                phase(sb, ours, "fit: final pass (cluster sizes, cost)", r -> r.breakdown.finalPass);
-                phase(sb, ours, "fit: clean-up (evict device data, unpersist)", r -> r.breakdown.cleanup);
+                sb.append("| where the iterations ran |");
+                for (Result r : ours) {
+                    sb.append(' ').append(r.mode).append(" |");
+                }
+                sb.append('\n');
+                java.util.LinkedHashSet<String> keys = new java.util.LinkedHashSet<>();
+                for (Result r : ours) {
+                    keys.addAll(r.timings.keySet());
+                }
+                keys.remove("total");
+                for (String key : keys) {
+                    phase(sb, ours, "fit: " + key, r -> r.timings.getOrDefault(key, Double.NaN));
+                    if (key.equals("iterations")) {
+                        phase(sb, ours, "  first iteration", r -> r.firstIter());
+                        phase(sb, ours, "  steady iteration, mean of 2..I", r -> r.steady());
+                    }
+                }
+                phase(sb, ours, "GPU busy share (GPU time in passes + uploads while packing) / total fit",
+                        r -> (r.timings.getOrDefault("GPU time in passes", 0.0)
+                                + r.timings.getOrDefault("upload while packing (sum over tasks)", 0.0)) / r.seconds);
                 phase(sb, ours, "fit: total", r -> r.seconds);
                 sb.append('\n');
             }

@@ -15,7 +15,6 @@ import org.apache.spark.ml.clustering.KMeansModel;
 import org.apache.spark.ml.linalg.SQLDataTypes;
 import org.apache.spark.ml.linalg.Vector;
 import org.apache.spark.ml.linalg.Vectors;
-import org.apache.spark.rdd.RDD;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerJobEnd;
 import org.apache.spark.scheduler.SparkListenerJobStart;
@@ -179,9 +178,16 @@ public final class MllibKMeansRunner implements MllibBaseline {
         if (count != n) {
             throw new IllegalStateException("generated " + count + " rows, expected " + n);
         }
-        cacheNote = cacheState(rows.rdd());
         StructType schema = new StructType().add("features", SQLDataTypes.VectorType(), false);
-        df = spark.createDataFrame(rows, schema);
+        // a cached DataFrame (Spark's in-memory columnar cache), as a user's df.cache() gives: every
+        // implementation reads the same cached plan
+        df = spark.createDataFrame(rows, schema).persist(StorageLevel.MEMORY_ONLY());
+        long cached = df.count();
+        if (cached != n) {
+            throw new IllegalStateException("cached " + cached + " rows, expected " + n);
+        }
+        cacheNote = cacheState(partitions);
+        rows.unpersist(true);
     }
 
     @Override
@@ -189,17 +195,14 @@ public final class MllibKMeansRunner implements MllibBaseline {
         return cacheNote;
     }
 
-    private String cacheState(RDD<?> rdd) {
+    /** Empty when a fully cached RDD of {@code partitions} partitions (the DataFrame's cache) exists, else a warning. */
+    private String cacheState(int partitions) {
         for (RDDInfo info : spark.sparkContext().getRDDStorageInfo()) {
-            if (info.id() == rdd.id()) {
-                if (info.numCachedPartitions() == info.numPartitions()) {
-                    return "";
-                }
-                return "input only partly cached (" + info.numCachedPartitions() + "/" + info.numPartitions()
-                        + " partitions): raise -Xmx";
+            if (info.numPartitions() == partitions && info.numCachedPartitions() == partitions) {
+                return "";
             }
         }
-        return "input not cached: raise -Xmx";
+        return "input DataFrame not (fully) cached: raise -Xmx";
     }
 
     private static FlatMapFunction<long[], Row> generator(BlobData data) {
@@ -261,6 +264,9 @@ public final class MllibKMeansRunner implements MllibBaseline {
         if (rows != null) {
             rows.unpersist(true);
             rows = null;
+        }
+        if (df != null) {
+            df.unpersist(true);
             df = null;
         }
     }
