@@ -51,7 +51,8 @@ import scala.jdk.javaapi.CollectionConverters;
  * <li>{@link Path#COLUMNAR} when the physical plan of {@code df.select(features[, weight])} is a
  * {@code ColumnarToRowExec} (inside whole-stage codegen or not, optionally under a {@code ProjectExec} of plain
  * column references) over a columnar source: Parquet or ORC scans with the vectorized reader (in Spark 4 also
- * for nested arrays and structs, so vector columns too), or an in-memory cache whose serializer outputs
+ * for nested arrays and structs, so Parquet vector columns too; ORC keeps no ml vector type, its struct is rejected
+ * by the schema check like before), or an in-memory cache whose serializer outputs
  * columnar batches (the default serializer does so only for flat primitive columns, so a cached vector or
  * array column is read as rows). The {@code ColumnarBatch}es of the source's {@code executeColumnar()} are
  * read column by column; arrays of doubles are copied in bulk.</li>

@@ -318,6 +318,18 @@ class FeatureIngestTest {
     }
 
     @Test
+    void orcGivesTheRowPathsBitsToo() {
+        for (Kind k : new Kind[] {Kind.DOUBLE, Kind.FLOAT, Kind.INT}) { // ORC keeps no ml vector UDT (reads back a struct)
+            Dataset<Row> df = frame(k, DataTypes.DoubleType, 200, 6, 3, 40 + k.ordinal());
+            String dir = tmp.resolve("orc" + (parquetCount++)).toString();
+            df.write().orc(dir);
+            Dataset<Row> orc = spark.read().orc(dir);
+            assertEquals(FeatureIngest.Path.COLUMNAR, FeatureIngest.path(orc, "features", "w"), "ORC " + k);
+            assertSameAsRowPath(orc, "w", CLEAN, "ORC " + k);
+        }
+    }
+
+    @Test
     void emptyPartitionsGiveEmptyBlocks() {
         Dataset<Row> df = frame(Kind.VECTOR, null, 3, 4, 7, 9);
         List<FeatureBlock> got = assertSameAsRowPath(df, null, CLEAN, "3 rows in 7 partitions");
