@@ -106,7 +106,7 @@ javac_trim
 # run_entry_points RUN LOGDIR: every command the bundle is meant to run, at small sizes and on the CPU: the
 # Spark-level GPU tests as a dry run (backend cpu, fake GPU address), the end-to-end benchmark on local[2]
 # and on local-cluster with a fake GPU resource, the isotonic, t-SNE (plain and Spark trainer, both modes)
-# and scan benchmarks, and info. Fails on a non-zero status (info may exit 1 for
+# scan and ingest benchmarks, and info. Fails on a non-zero status (info may exit 1 for
 # "no GPU") or a missing class anywhere in the output.
 run_entry_points() {
     local run="$1" logs="$2" rc
@@ -140,6 +140,10 @@ run_entry_points() {
     JAVA_OPTS="-Xmx4g" "$run" bench scan --grids 1d:1000,2d:16 --replicas 9 --threads 2 \
         > "$logs/bench-scan.log" 2>&1 \
         || { tail -60 "$logs/bench-scan.log" >&2; die "bench scan failed (log: $logs/bench-scan.log)"; }
+    echo "  bench ingest (Row path vs FeatureIngest on local[2]; upload rows skip without a GPU)"
+    JAVA_OPTS="-Xmx4g" "$run" bench ingest --n 20000 --d 8 --cores 2 --reps 1 \
+        > "$logs/bench-ingest.log" 2>&1 \
+        || { tail -60 "$logs/bench-ingest.log" >&2; die "bench ingest failed (log: $logs/bench-ingest.log)"; }
     echo "  info"
     rc=0
     "$run" info > "$logs/info.log" 2>&1 || rc=$?

@@ -38,10 +38,42 @@ public final class Features {
         return idx;
     }
 
+    // The input errors of the row path (read, readWeight, KMeansTrainer.pack) and of the Row-free path
+    // (io.sparkgpu.spark.FeatureIngest): one wording for both.
+
+    public static IllegalArgumentException nullFeatures(String featuresCol) {
+        return new IllegalArgumentException("featuresCol '" + featuresCol + "' contains a null value");
+    }
+
+    public static IllegalArgumentException nullElement(String featuresCol) {
+        return new IllegalArgumentException("featuresCol '" + featuresCol + "' contains an array with a null element");
+    }
+
+    public static IllegalArgumentException emptyVectors(String featuresCol) {
+        return new IllegalArgumentException("featuresCol '" + featuresCol + "' contains empty vectors");
+    }
+
+    public static IllegalArgumentException differentSizes(String featuresCol, int d, int other) {
+        return new IllegalArgumentException("featuresCol '" + featuresCol + "' has vectors of different sizes ("
+                + d + " and " + other + ")");
+    }
+
+    public static IllegalArgumentException nullWeight(String weightCol) {
+        return new IllegalArgumentException("weightCol '" + weightCol + "' contains a null value");
+    }
+
+    /** {@code w} if it is a finite weight >= 0, else the error naming the column. */
+    public static double checkWeightValue(double w, String weightCol) {
+        if (Double.isNaN(w) || Double.isInfinite(w) || w < 0) {
+            throw new IllegalArgumentException("weightCol '" + weightCol + "' must hold finite weights >= 0, found " + w);
+        }
+        return w;
+    }
+
     /** The feature values of {@code row} at {@code idx}; null values are an error naming the column. */
     public static double[] read(Row row, int idx, String featuresCol) {
         if (row.isNullAt(idx)) {
-            throw new IllegalArgumentException("featuresCol '" + featuresCol + "' contains a null value");
+            throw nullFeatures(featuresCol);
         }
         Object v = row.get(idx);
         if (v instanceof Vector) {
@@ -52,7 +84,7 @@ public final class Features {
         for (int i = 0; i < out.length; i++) {
             Object e = list.get(i);
             if (e == null) {
-                throw new IllegalArgumentException("featuresCol '" + featuresCol + "' contains an array with a null element");
+                throw nullElement(featuresCol);
             }
             out[i] = ((Number) e).doubleValue();
         }
@@ -61,13 +93,9 @@ public final class Features {
 
     public static double readWeight(Row row, int idx, String weightCol) {
         if (row.isNullAt(idx)) {
-            throw new IllegalArgumentException("weightCol '" + weightCol + "' contains a null value");
+            throw nullWeight(weightCol);
         }
-        double w = ((Number) row.get(idx)).doubleValue();
-        if (Double.isNaN(w) || Double.isInfinite(w) || w < 0) {
-            throw new IllegalArgumentException("weightCol '" + weightCol + "' must hold finite weights >= 0, found " + w);
-        }
-        return w;
+        return checkWeightValue(((Number) row.get(idx)).doubleValue(), weightCol);
     }
 
     /**
@@ -75,14 +103,19 @@ public final class Features {
      * have equal bits; for cosine normalises to a unit vector (zero vectors are rejected).
      */
     public static void clean(double[] p, String featuresCol, boolean cosine) {
+        clean(p, 0, p.length, featuresCol, cosine);
+    }
+
+    /** {@link #clean(double[], String, boolean)} for the point {@code x[off, off + d)} of a packed block. */
+    public static void clean(double[] x, int off, int d, String featuresCol, boolean cosine) {
         double ss = 0;
-        for (int j = 0; j < p.length; j++) {
-            double v = p[j];
+        for (int j = 0; j < d; j++) {
+            double v = x[off + j];
             if (Double.isNaN(v) || Double.isInfinite(v)) {
                 throw new IllegalArgumentException("featuresCol '" + featuresCol + "' contains " + v
                         + " (at index " + j + "); k-means needs finite features");
             }
-            p[j] = v + 0.0;
+            x[off + j] = v + 0.0;
             ss += v * v;
         }
         if (cosine) {
@@ -91,8 +124,8 @@ public final class Features {
                         + "' contains a zero vector; the cosine distance is not defined for it");
             }
             double norm = Math.sqrt(ss);
-            for (int j = 0; j < p.length; j++) {
-                p[j] = p[j] / norm + 0.0;
+            for (int j = 0; j < d; j++) {
+                x[off + j] = x[off + j] / norm + 0.0;
             }
         }
     }

@@ -163,11 +163,10 @@ public final class KMeansTrainer {
                 if (d < 0) {
                     d = p.length;
                     if (d == 0) {
-                        throw new IllegalArgumentException("featuresCol '" + featuresCol + "' contains empty vectors");
+                        throw Features.emptyVectors(featuresCol);
                     }
                 } else if (p.length != d) {
-                    throw new IllegalArgumentException("featuresCol '" + featuresCol + "' has vectors of different sizes ("
-                            + d + " and " + p.length + ")");
+                    throw Features.differentSizes(featuresCol, d, p.length);
                 }
                 Features.clean(p, featuresCol, cosine);
                 xs.add(p);
