@@ -290,8 +290,9 @@ public final class KMeansGpu {
     private static DeviceBuffer ensureUploaded(DeviceResidentCache.Lease lease, KMeansData data, GpuStream s) {
         DeviceBuffer rows = lease.buffer();
         if (!lease.wasPresent()) {
-            rows.upload(data.x, 0, data.n * data.d, 0, s);
-            rows.upload(data.w, 0, data.n, (long) data.n * data.d, s);
+            // through pinned staging: a pageable copy from a Java array is effectively synchronous and slow
+            io.sparkgpu.cuda.HostToDevice.copy(data.x, 0, data.n * data.d, rows, 0, s);
+            io.sparkgpu.cuda.HostToDevice.copy(data.w, 0, data.n, rows, 8L * data.n * data.d, s);
             s.synchronize("upload of k-means partition " + data.residencyKey);
             lease.markFilled();
         }

@@ -13,6 +13,7 @@ import io.sparkgpu.cuda.Backend;
 import io.sparkgpu.cuda.BackendChooser;
 import io.sparkgpu.cuda.DeviceResidentCache;
 import io.sparkgpu.cuda.SparkGpuConf;
+import io.sparkgpu.spark.FeatureIngest;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.spark.SparkContext;
@@ -148,35 +149,14 @@ public final class KMeansTrainer {
 
     // ---------------------------------------------------------------- packing
 
-    /** Packs the rows of each partition into {@link KMeansData}, validating every value. */
+    /**
+     * Packs each partition into {@link KMeansData} without Row objects ({@link FeatureIngest}: from Spark's
+     * internal rows or columnar batches), validating every value (errors name the column).
+     */
     public static JavaRDD<KMeansData> pack(Dataset<?> df, String featuresCol, String weightCol, boolean cosine, String fitId) {
-        StructType schema = df.schema();
-        int fIdx = Features.checkFeatures(schema, featuresCol);
-        int wIdx = weightCol == null || weightCol.isEmpty() ? -1 : Features.checkWeight(schema, weightCol);
-        return df.toDF().javaRDD().mapPartitionsWithIndex((pid, rows) -> {
-            DoubleBuilder xs = new DoubleBuilder();
-            DoubleBuilder ws = new DoubleBuilder();
-            int d = -1;
-            while (rows.hasNext()) {
-                Row r = rows.next();
-                double[] p = Features.read(r, fIdx, featuresCol);
-                if (d < 0) {
-                    d = p.length;
-                    if (d == 0) {
-                        throw Features.emptyVectors(featuresCol);
-                    }
-                } else if (p.length != d) {
-                    throw Features.differentSizes(featuresCol, d, p.length);
-                }
-                Features.clean(p, featuresCol, cosine);
-                xs.add(p);
-                ws.add(wIdx < 0 ? 1.0 : Features.readWeight(r, wIdx, weightCol));
-            }
-            int n = ws.size();
-            KMeansData data = new KMeansData(xs.toArray(), ws.toArray(), n, Math.max(d, 0),
-                    fitId == null ? null : fitId + "/" + pid);
-            return List.of(data).iterator();
-        }, true);
+        String w = weightCol == null || weightCol.isEmpty() ? null : weightCol;
+        return FeatureIngest.read(df, featuresCol, w, (x, off, d) -> Features.clean(x, off, d, featuresCol, cosine))
+                .map(b -> new KMeansData(b.x, b.w, b.n, b.d, fitId == null ? null : fitId + "/" + b.partition));
     }
 
     static Stats stats(KMeansData p, int k, long seed) {
