@@ -2,6 +2,12 @@
  * k-means step kernel: nearest centre per point, then per-cluster sums, weights, counts and cost
  * accumulated in exact fixed point.
  *
+ * Two families with one contract: kmeans_step_* compute every distance in FP64 (cosine, d > 64, and
+ * centre sets whose FP32 copy does not fit in shared memory); kmeans_filt_* (euclidean, d <= 64; see
+ * "FP32 screening kernels" below) screen all centres in FP32 with a rigorous error bound and compute in
+ * FP64 only the winner's distance and, for the points the screening cannot decide, the candidates'.
+ * KMeansGpu.plan chooses; both give the CPU twin's bits.
+ *
  * Data layout
  *   x        double[n*d]  row-major (AoS): point i occupies x[i*d .. i*d+d). Row index int (n < 2^31),
  *                         element offsets are computed in 64 bits.
