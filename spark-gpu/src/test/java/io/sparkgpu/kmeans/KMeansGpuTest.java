@@ -304,6 +304,7 @@ class KMeansGpuTest {
                 cases++;
             }
         }
+        System.out.println("GPU screening rechecks per kind (k > 1): " + rechecks);
         for (String kind : new String[] {"ties", "duplicates", "neartie"}) {
             assertTrue(rechecks.get(kind) > 0, "the recheck path never ran on " + kind + " data: " + rechecks);
         }
@@ -331,6 +332,8 @@ class KMeansGpuTest {
             KMeansAdversarialData a = KMeansAdversarialData.blobs(r, 100_003, d, 64, 1.0);
             long rc = compareAdversarial(dev, a);
             assertTrue(KMeansGpu.lastKernel().startsWith("kmeans_filt_"), KMeansGpu.lastKernel());
+            System.out.printf("GPU screening on blobs d=%d k=64: %s, %d rechecks of %d points%n", d,
+                    KMeansGpu.lastKernel(), rc, a.data.n);
             assertTrue(rc < a.data.n / 100, "rechecks " + rc + " of " + a.data.n + " at d=" + d);
         }
         // and near-ties do trigger it, counted by the device counter
