@@ -2,6 +2,12 @@
  * k-means step kernel: nearest centre per point, then per-cluster sums, weights, counts and cost
  * accumulated in exact fixed point.
  *
+ * Two families with one contract: kmeans_step_* compute every distance in FP64 (cosine, d > 64, and
+ * centre sets whose FP32 copy does not fit in shared memory); kmeans_filt_* (euclidean, d <= 64; see
+ * "FP32 screening kernels" below) screen all centres in FP32 with a rigorous error bound and compute in
+ * FP64 only the winner's distance and, for the points the screening cannot decide, the candidates'.
+ * KMeansGpu.plan chooses; both give the CPU twin's bits.
+ *
  * Data layout
  *   x        double[n*d]  row-major (AoS): point i occupies x[i*d .. i*d+d). Row index int (n < 2^31),
  *                         element offsets are computed in 64 bits.
@@ -359,3 +365,264 @@ KMEANS_ENTRY(kmeans_step_d16, 16)
 KMEANS_ENTRY(kmeans_step_d32, 32)
 KMEANS_ENTRY(kmeans_step_d64, 64)
 KMEANS_ENTRY(kmeans_step_dany, 0)
+
+/* ======================================================================================================
+ * FP32 screening kernels (euclidean, d <= 64): kmeans_filt_d8 / d16 / d32 / d64
+ *
+ * Same contract and bit-identical results as kmeans_step_* (labels, dists, accumulator); the FP64 work
+ * per point drops from k*d to d (the winner's distance) except for the points whose FP32 screening
+ * cannot prove the FP64 argmin ("rechecks", counted in *recheck).
+ *
+ * Host-side inputs (KMeansGpu.FilterSetup): an origin m (double[d], the mean of the centres), a power
+ * of two s, and for every centre c (k2 = k rounded up to even; the extra centre is a dummy):
+ *   c'_c  = (float)((c - m) * s)            (FP64 subtract and exact power-of-two scaling, one rounding)
+ *   fc    = -2 * c'_c as float[k2*dp]       (exact; rows zero-padded to dp like the FP64 centres)
+ *   fnc_c = (float) ||c'_c||^2              (dummy: +inf, so it never wins and never is a candidate)
+ *   C    >= max_c ||c'_c||  and the bound coefficients c2, c1, c0 and the limit Rlim (below).
+ * Per point:  x'_j = (float)((x_j - m_j) * s) in the same way, e_c = fnc_c + sum_j x'_j * fc_cj as an
+ * FP32 fma chain (one FMA per dimension per centre), X = sqrt_ru(sum_ru x'_j^2) >= ||x'|| (every
+ * operation rounded up, so X is an upper bound), R = X + C (rounded up) and
+ *   B = c2*R^2 + c1*R + c0   (Horner, every operation rounded up).
+ *
+ * Claim: with T_c = s^2 D_c - ||x'||^2 (D_c the FP64 distance of the twin; exact reals; the shift
+ * ||x'||^2 is the same for every centre, so the order of the T_c is that of the D_c),
+ * |e_c - T_c| <= B for every real centre c, provided R <= Rlim. Derivation (u = 2^-24, v = 2^-53,
+ * gamma_n = n*u/(1-n*u), a = s(x - m), g = s(c - m) exact reals, so s^2*||x - c||^2 = ||a - g||^2):
+ *  (i)  input rounding: x'_j = fl32(fl64(x_j - m_j)*s) has |x'_j - a_j| <= rho|a_j| + 2^-149 with
+ *       rho = (1+u)(1+v)-1 (the FP64 product by s is exact unless it underflows, which adds <= 2^-1075;
+ *       the FP32 rounding adds <= 2^-150 when it underflows), hence |x'_j - a_j| <= ex|x'_j| + eta with
+ *       ex = rho/(1-rho) <= 2^-23 and eta = 2^-148; the same for c'. With r = ||x' - c'|| and
+ *       delta = ||x' - a|| + ||c' - g|| <= ex*R + h, h = 2*sqrt(d)*eta, the triangle inequality gives
+ *       | ||a - g||^2 - r^2 | <= 2*r*delta + delta^2 <= 2.01*ex*R^2 + 2.01*h*R + h^2 (r <= R).
+ *  (ii) the FP32 chain e_c = fnc_c + sum x'_j*fc_cj (d roundings, all products exact inside the fma)
+ *       is within gamma_d*(|fnc_c| + 2*sum|x'_j c'_j|) + d*2^-150 of fnc_c - 2 x'.c', and
+ *       |fnc_c| + 2 sum|x'_j c'_j| <= 1.01*(C^2 + 2XC) <= 1.01 R^2; the rounding of fnc_c itself
+ *       adds <= 1.01*u*C^2 + 2^-150. Since ||x'||^2 + ||c'||^2 - 2x'.c' = r^2 exactly, e_c is within
+ *       (1.01*gamma_d + 1.01*u)*R^2 + (d+1)*2^-150 of r^2 - ||x'||^2.
+ *  (iii) the twin's D_c (t = fl(x - c), fma chain of d terms t^2: d+2 relative roundings per term, or
+ *       2^-1075 absolute per step when a result is subnormal) satisfies
+ *       |D_c - S| <= gamma64_{d+2}*S + d*2^-1075, S = ||x - c||^2, and s^2*S <= (R*(1+ex) + h)^2
+ *       <= 2.01*R^2 + 2*h^2; so |s^2 D_c - s^2 S| <= 2.01*gamma64_{d+2}*R^2 + 2*gamma64*h^2 + s^2*d*2^-1075.
+ *       This needs no FP64 overflow: R <= Rlim = min(2^62, s*2^499) keeps s^2*S <= 2^1000, and also
+ *       keeps every FP32 partial sum of (ii) below 2^126, so no FP32 value is infinite or NaN.
+ *  Sum: c2 = F*(1.01u + 1.01*gamma_d + 2.01*ex + 2.01*gamma64_{d+2}), c1 = F*2.01*h,
+ *       c0 = F*(h^2 + (d+1)*2^-150 + 2*gamma64*h^2 + s^2*d*2^-1075), with a safety factor F = 4 (the
+ *       derived bound is nearly attained at d = 1: measured up to ~0.85 of it); the host computes them in
+ *       double and rounds them up to float (KMeansGpu.Filter).
+ * Decision: let e1 = min_c e_c (index i1, the first one reaching it) and e2 = the second smallest value
+ * (over the other centres). If rd(e2 - B) > ru(e1 + B), every c != i1 has T_c >= e_c - B > e1 + B >= T_i1,
+ * so i1 is the strict FP64 argmin: no tie question. Otherwise (a "recheck") U = ru(e1 + B) >= T_i1 >=
+ * min T, and every centre whose D equals the FP64 minimum has e_c - B <= T_c = min T <= U, so the
+ * candidates {c : !(rd(e_c - B) > U)} contain all of them; evaluating the candidates' FP64 distances in
+ * increasing centre order with the twin's rule (first taken, later ones only when strictly smaller)
+ * gives the twin's answer. When R <= Rlim fails (or anything is NaN) U is NaN, every centre is a
+ * candidate, and that is the twin's full search. The winner's FP64 distance is always computed in the
+ * twin's order, so dists, cost and everything accumulated are the same bits.
+ *
+ * Shared memory: fc (k2*dp floats), fnc (k2 rounded up to 4 floats), then the FP64 centres (k*dp) when
+ * centresInShared, then the accumulator when accInShared. Points per thread NP = 4 (d <= 16), 2 (d <= 32),
+ * 1 (d <= 64); each thread searches two centres at once, so every float4 of a centre feeds 2*NP chains.
+ * The FP64 values of x are read again from global memory (L1/L2) for the winner's distance and the
+ * accumulation instead of being held in registers.
+ * ====================================================================================================== */
+
+/* The twin's FP64 squared distance of the point at xi to the centre at ci (dimension order). */
+__device__ __forceinline__ double dist64(const double *__restrict__ xi, const double *ci, int d) {
+    double acc = 0.0;
+    for (int j = 0; j < d; j++) {
+        const double t = __dsub_rn(xi[j], ci[j]);
+        acc = __fma_rn(t, t, acc);
+    }
+    return acc;
+}
+
+__device__ __forceinline__ float4 load4f(const float *p) {
+    return *reinterpret_cast<const float4 *>(p);
+}
+
+/* Recheck of one point: FP64 distances of every candidate centre, in increasing order, twin's rule. */
+template <int DMAX>
+__device__ __forceinline__ void recheckPoint(const float (&xr)[DMAX], const double *__restrict__ xi, const double *C64,
+                                          const float *FC, const float *FNC, int k, int d, int dp, float B, float U,
+                                          int &best, double &bestD) {
+    bool first = true;
+    best = 0;
+    bestD = 0.0;
+    for (int c = 0; c < k; c++) {
+        const float *fc = FC + (long long) c * dp;
+        float e = FNC[c];
+#pragma unroll
+        for (int j = 0; j < DMAX; j++)
+            if (j < d) e = __fmaf_rn(xr[j], fc[j], e);
+        if (!(__fsub_rd(e, B) > U)) {
+            const double dc = dist64(xi, C64 + (long long) c * dp, d);
+            consider(dc, c, first, bestD, best);
+            first = false;
+        }
+    }
+}
+
+template <int DMAX>
+__device__ void kmeans_filt(const double *__restrict__ x, const double *__restrict__ w, int n, int d,
+                            const double *__restrict__ centres, int k, const float *__restrict__ fcG,
+                            const float *__restrict__ fncG, const double *__restrict__ origin, double s, float Cn,
+                            float c2, float c1, float c0, float Rlim, const double *__restrict__ scale,
+                            u64 *__restrict__ acc, int accumulate, int centresInShared, int accInShared,
+                            int *__restrict__ labels, double *__restrict__ dists, int minUpdate,
+                            u64 *__restrict__ recheck) {
+    constexpr int NP = DMAX <= 16 ? 4 : (DMAX <= 32 ? 2 : 1);
+    extern __shared__ __align__(16) unsigned char smem[];
+    const int dp = (d + 3) & ~3;
+    const int k2 = (k + 1) & ~1;
+    const long long kd = (long long) k * d;
+    const long long kdp = (long long) k * dp;
+    const long long accLen = 2 * kd + 2 * (long long) k + 2 + k;
+    const long long nfc = (long long) k2 * dp;
+    const int nfnc = (k2 + 3) & ~3;
+
+    float *FC = (float *) smem;
+    float *FNC = FC + nfc;
+    for (long long t = threadIdx.x; t < nfc; t += blockDim.x) FC[t] = fcG[t];
+    for (int t = threadIdx.x; t < k2; t += blockDim.x) FNC[t] = fncG[t];
+    unsigned char *next = (unsigned char *) (FNC + nfnc);
+    const double *C64 = centres;
+    if (centresInShared) {
+        double *sc = (double *) next;
+        for (long long t = threadIdx.x; t < kdp; t += blockDim.x) sc[t] = centres[t];
+        C64 = sc;
+        next += kdp * sizeof(double);
+    }
+    u64 *A = acc;
+    if (accumulate && accInShared) {
+        A = (u64 *) next;
+        for (long long t = threadIdx.x; t < accLen; t += blockDim.x) A[t] = 0ull;
+    }
+    __syncthreads();
+
+    u64 costLo = 0ull, costHi = 0ull;
+    unsigned int rechecks = 0;
+    const long long stride = (long long) gridDim.x * blockDim.x * NP;
+    for (long long i = (long long) blockIdx.x * blockDim.x * NP + threadIdx.x; i < n; i += stride) {
+        long long ip[NP];
+        bool valid[NP];
+#pragma unroll
+        for (int p = 0; p < NP; p++) {
+            ip[p] = i + (long long) p * blockDim.x;
+            valid[p] = ip[p] < n;
+        }
+#pragma unroll
+        for (int p = 0; p < NP; p++) {
+            const long long nx = ip[p] + stride;
+            if (nx < n) {
+                prefetchRowL2(x + nx * d, d);
+                if (accumulate) prefetchRowL2(w + nx, 1);
+            }
+        }
+        /* x' = (float)((x - m) * s); invalid points become zero vectors (searched, never used) */
+        float xr[NP][DMAX];
+        float B[NP];
+        bool ok[NP];
+#pragma unroll
+        for (int p = 0; p < NP; p++) {
+            const double *xi = x + (valid[p] ? ip[p] : 0) * d;
+            float nx = 0.0f;
+#pragma unroll
+            for (int j = 0; j < DMAX; j++) {
+                float v = 0.0f;
+                if (valid[p] && j < d) v = __double2float_rn(__dmul_rn(__dsub_rn(xi[j], origin[j]), s));
+                xr[p][j] = v;
+                nx = __fmaf_ru(v, v, nx);
+            }
+            const float R = __fadd_ru(__fsqrt_ru(nx), Cn);
+            ok[p] = R <= Rlim; /* false for NaN */
+            B[p] = __fmaf_ru(__fmaf_ru(c2, R, c1), R, c0);
+        }
+        float e1[NP], e2[NP];
+        int i1[NP];
+#pragma unroll
+        for (int p = 0; p < NP; p++) {
+            e1[p] = __int_as_float(0x7f800000);
+            e2[p] = e1[p];
+            i1[p] = 0;
+        }
+        const float *ca = FC;
+        for (int c = 0; c < k2; c += 2, ca += 2 * dp) {
+            const float *cb = ca + dp;
+            float a0[NP], a1[NP];
+            const float na = FNC[c], nb = FNC[c + 1];
+#pragma unroll
+            for (int p = 0; p < NP; p++) { a0[p] = na; a1[p] = nb; }
+#pragma unroll
+            for (int b = 0; b < DMAX; b += 4) {
+                if (b < d) {
+                    const float4 av = load4f(ca + b), bv = load4f(cb + b);
+                    const float aa[4] = {av.x, av.y, av.z, av.w};
+                    const float bb[4] = {bv.x, bv.y, bv.z, bv.w};
+#pragma unroll
+                    for (int u = 0; u < 4; u++) {
+#pragma unroll
+                        for (int p = 0; p < NP; p++) {
+                            a0[p] = __fmaf_rn(xr[p][b + u], aa[u], a0[p]);
+                            a1[p] = __fmaf_rn(xr[p][b + u], bb[u], a1[p]);
+                        }
+                    }
+                }
+            }
+#pragma unroll
+            for (int p = 0; p < NP; p++) {
+                if (a0[p] < e1[p]) { e2[p] = e1[p]; e1[p] = a0[p]; i1[p] = c; }
+                else e2[p] = fminf(e2[p], a0[p]);
+                if (a1[p] < e1[p]) { e2[p] = e1[p]; e1[p] = a1[p]; i1[p] = c + 1; }
+                else e2[p] = fminf(e2[p], a1[p]);
+            }
+        }
+#pragma unroll
+        for (int p = 0; p < NP; p++) {
+            if (!valid[p]) continue;
+            const long long ii = ip[p];
+            const double *xi = x + ii * d;
+            int best;
+            double bestD;
+            /* NaN anywhere makes the comparison false: a recheck */
+            if (ok[p] && __fsub_rd(e2[p], B[p]) > __fadd_ru(e1[p], B[p])) {
+                best = i1[p];
+                bestD = dist64(xi, C64 + (long long) best * dp, d);
+            } else {
+                rechecks++;
+                const float U = ok[p] ? __fadd_ru(e1[p], B[p]) : __int_as_float(0x7fffffff);
+                recheckPoint<DMAX>(xr[p], xi, C64, FC, FNC, k, d, dp, B[p], U, best, bestD);
+            }
+            if (labels) labels[ii] = best;
+            if (dists) dists[ii] = (minUpdate && dists[ii] <= bestD) ? dists[ii] : bestD;
+            if (accumulate) accumulatePoint<0>(xi, w[ii], bestD, best, d, kd, k, scale, A, costLo, costHi);
+        }
+    }
+    if (recheck && rechecks) atomicAdd(recheck, (u64) rechecks);
+    if (!accumulate) return;
+    atomicAdd128(A + 2 * kd + 2 * k, (long long) costHi, costLo);
+    if (accInShared) {
+        __syncthreads();
+        const long long pairs = kd + k + 1;
+        for (long long t = threadIdx.x; t < pairs; t += blockDim.x)
+            atomicAdd128(acc + 2 * t, (long long) A[2 * t + 1], A[2 * t]);
+        for (long long t = threadIdx.x; t < k; t += blockDim.x) {
+            u64 v = A[2 * pairs + t];
+            if (v) atomicAdd(acc + 2 * pairs + t, v);
+        }
+    }
+}
+
+#define KMEANS_FILT_ENTRY(NAME, DMAX)                                                                       \
+    extern "C" __global__ void __launch_bounds__(256) NAME(                                                 \
+        const double *x, const double *w, int n, int d, const double *centres, int k, const float *fc,      \
+        const float *fnc, const double *origin, double s, float Cn, float c2, float c1, float c0, float Rlim, \
+        const double *scale, u64 *acc, int accumulate, int centresInShared, int accInShared, int *labels,    \
+        double *dists, int minUpdate, u64 *recheck) {                                                       \
+        kmeans_filt<DMAX>(x, w, n, d, centres, k, fc, fnc, origin, s, Cn, c2, c1, c0, Rlim, scale, acc,     \
+                          accumulate, centresInShared, accInShared, labels, dists, minUpdate, recheck);     \
+    }
+
+KMEANS_FILT_ENTRY(kmeans_filt_d8, 8)
+KMEANS_FILT_ENTRY(kmeans_filt_d16, 16)
+KMEANS_FILT_ENTRY(kmeans_filt_d32, 32)
+KMEANS_FILT_ENTRY(kmeans_filt_d64, 64)

@@ -75,33 +75,303 @@ public final class KMeansGpu {
         return (int) Math.max(1, Math.min(maxGrid, (m + perBlock - 1) / perBlock));
     }
 
+    /**
+     * The FP32 screening kernels (kmeans_filt_*) are used when this is true and {@link #plan} finds them
+     * applicable; tests turn it off to compare against the FP64 kernels. Not final: tests and benchmarks switch it.
+     */
+    static volatile boolean useFilter = true;
+    /** Largest d of the FP32 screening kernels (their x' rows live in registers). */
+    static final int FILTER_MAX_D = 64;
+
+    /** The FP32 screening kernel for d <= {@link #FILTER_MAX_D}. */
+    static String filterKernelFor(int d) {
+        if (d <= 8) {
+            return "kmeans_filt_d8";
+        } else if (d <= 16) {
+            return "kmeans_filt_d16";
+        } else if (d <= 32) {
+            return "kmeans_filt_d32";
+        }
+        return "kmeans_filt_d64";
+    }
+
+    /** Points per thread and grid-stride step of the FP32 screening kernels: 4 (d <= 16), 2 (d <= 32), else 1. */
+    static int filterPointsPerThread(int d) {
+        return d <= 16 ? 4 : d <= 32 ? 2 : 1;
+    }
+
+    /** Bytes of shared memory the screening kernels need for the FP32 centres -2c' and their norms. */
+    static long filterFloatBytes(int k, int d) {
+        long k2 = (k + 1) & ~1L;
+        return 4L * (k2 * paddedDim(d) + ((k2 + 3) & ~3L));
+    }
+
     /** Launch configuration of a step: which kernel, what goes to shared memory, and the grid limit. */
-    private static final class Plan {
+    static final class Plan {
         final String kernel;
+        final boolean filter;
+        final int pointsPerThread;
         final boolean centresInShared;
         final boolean accInShared;
         final int shared;
         final int maxGrid;
 
-        Plan(String kernel, boolean centresInShared, boolean accInShared, int shared, int maxGrid) {
+        Plan(String kernel, boolean filter, int pointsPerThread, boolean centresInShared, boolean accInShared,
+             int shared, int maxGrid) {
             this.kernel = kernel;
+            this.filter = filter;
+            this.pointsPerThread = pointsPerThread;
             this.centresInShared = centresInShared;
             this.accInShared = accInShared;
             this.shared = shared;
             this.maxGrid = maxGrid;
         }
+
+        int grid(int m) {
+            long perBlock = (long) BLOCK * pointsPerThread;
+            return (int) Math.max(1, Math.min(maxGrid, (m + perBlock - 1) / perBlock));
+        }
     }
 
-    private static Plan plan(CudaDevice dev, int k, int d, boolean accumulate) {
-        final String kernel = kernelFor(d);
+    /**
+     * Which kernel runs a step. The FP32 screening kernels (see kmeans.cu, "FP32 screening kernels") are
+     * chosen for the Euclidean distance with d <= {@link #FILTER_MAX_D} when their FP32 centres fit in shared
+     * memory and the centres give a finite {@link Filter} (null {@code filter} here means they did not);
+     * the accumulator and then the FP64 centres go to shared memory as far as they fit. Everything else
+     * (cosine, d > 64, e.g. the 10^6 x 3000, k = 1000 shape, k*d too large for shared memory, non-finite
+     * centres) runs the FP64 kernels kmeans_step_*, where every distance is computed in FP64.
+     */
+    static Plan plan(CudaDevice dev, int k, int d, boolean accumulate, Filter filter) {
+        return plan(k, d, accumulate, filter, dev.maxSharedMemoryOptin() - 1024, dev);
+    }
+
+    /** {@link #plan} for a given shared-memory limit; dev may be null (no occupancy query, maxGrid unbounded). */
+    static Plan plan(int k, int d, boolean accumulate, Filter filter, long maxShared, CudaDevice dev) {
         final long centresBytes = 8L * k * paddedDim(d);
         final long accBytes = 8L * KMeansAccumulator.length(k, d);
-        final int maxShared = dev.maxSharedMemoryOptin() - 1024;
+        final long fBytes = filterFloatBytes(k, d);
+        if (filter != null && fBytes <= maxShared) {
+            final String kernel = filterKernelFor(d);
+            final boolean accInShared = accumulate && fBytes + accBytes <= maxShared;
+            final long used = fBytes + (accInShared ? accBytes : 0);
+            final boolean centresInShared = used + centresBytes <= maxShared;
+            final int shared = (int) (used + (centresInShared ? centresBytes : 0));
+            final int maxGrid = dev == null ? Integer.MAX_VALUE
+                    : KernelLauncher.residentBlocks(dev, MODULE, kernel, BLOCK, shared);
+            return new Plan(kernel, true, filterPointsPerThread(d), centresInShared, accInShared, shared, maxGrid);
+        }
+        final String kernel = kernelFor(d);
         final boolean accInShared = accumulate && accBytes <= maxShared;
         final boolean centresInShared = centresBytes + (accInShared ? accBytes : 0) <= maxShared;
         final int shared = (int) ((centresInShared ? centresBytes : 0) + (accInShared ? accBytes : 0));
-        final int maxGrid = KernelLauncher.residentBlocks(dev, MODULE, kernel, BLOCK, shared);
-        return new Plan(kernel, centresInShared, accInShared, shared, maxGrid);
+        final int maxGrid = dev == null ? Integer.MAX_VALUE
+                : KernelLauncher.residentBlocks(dev, MODULE, kernel, BLOCK, shared);
+        return new Plan(kernel, false, pointsPerThread(d), centresInShared, accInShared, shared, maxGrid);
+    }
+
+    /** The screening data of a centre set, or null where the FP32 kernels do not apply (cosine, d, switch). */
+    static Filter filterFor(double[] centres, int k, int d, boolean cosine) {
+        if (!useFilter || cosine || d > FILTER_MAX_D || k < 1) {
+            return null;
+        }
+        return Filter.of(centres, k, d);
+    }
+
+    /**
+     * Host side of the FP32 screening kernels: origin m, scale s, FP32 centres and the coefficients of the
+     * error bound B = c2*R^2 + c1*R + c0 derived in kmeans.cu. Every coefficient is computed in double and
+     * rounded up to float (Rlim down), so the kernel's bound is at least the derived one.
+     */
+    static final class Filter {
+        /**
+         * Safety factor on the whole derived bound: a looser bound costs rechecks only (the recheck rate grows
+         * in proportion, and is ~0 on separated data), a bound that is too tight would break exactness. At
+         * d = 1 the derived bound is nearly attained (KMeansFilterBoundTest measures up to ~0.85 of it), so
+         * the margin is 4x rather than 2x.
+         */
+        static final double SAFETY = 4.0;
+        final double[] origin;
+        final double s;
+        /** -2c' as float bits, k2 rows of paddedDim(d), zero-padded; k2 = k rounded up to even. */
+        final int[] fcBits;
+        /** ||c'||^2 as float bits, k2 entries (the dummy centre: +inf), padded to a multiple of 4. */
+        final int[] fncBits;
+        final float cn;
+        final float c2;
+        final float c1;
+        final float c0;
+        final float rlim;
+
+        private Filter(double[] origin, double s, int[] fcBits, int[] fncBits, float cn, float c2, float c1, float c0,
+                       float rlim) {
+            this.origin = origin;
+            this.s = s;
+            this.fcBits = fcBits;
+            this.fncBits = fncBits;
+            this.cn = cn;
+            this.c2 = c2;
+            this.c1 = c1;
+            this.c0 = c0;
+            this.rlim = rlim;
+        }
+
+        static float roundUp(double v) {
+            float f = (float) v;
+            return f < v ? Math.nextUp(f) : f;
+        }
+
+        static float roundDown(double v) {
+            float f = (float) v;
+            return f > v ? Math.nextDown(f) : f;
+        }
+
+        /** Null when the centres are not all finite (or their mean or spread is not): the FP64 kernels then run. */
+        static Filter of(double[] centres, int k, int d) {
+            final int dp = paddedDim(d);
+            final int k2 = (k + 1) & ~1;
+            double[] m = new double[d];
+            for (int c = 0; c < k; c++) {
+                for (int j = 0; j < d; j++) {
+                    m[j] += centres[c * d + j];
+                }
+            }
+            double maxAbs = 0;
+            for (int j = 0; j < d; j++) {
+                m[j] /= k;
+                if (!Double.isFinite(m[j])) {
+                    return null;
+                }
+                for (int c = 0; c < k; c++) {
+                    double t = centres[c * d + j] - m[j];
+                    if (!Double.isFinite(t)) {
+                        return null;
+                    }
+                    maxAbs = Math.max(maxAbs, Math.abs(t));
+                }
+            }
+            // power of two bringing the largest |c - m| into [1, 2): keeps FP32 values away from under/overflow
+            final int sExp = maxAbs > 0 ? -Math.getExponent(maxAbs) : 0;
+            final double s = Math.scalb(1.0, sExp);
+            int[] fc = new int[k2 * dp];
+            int[] fnc = new int[(k2 + 3) & ~3];
+            double maxNorm2 = 0;
+            for (int c = 0; c < k; c++) {
+                double n2 = 0;
+                for (int j = 0; j < d; j++) {
+                    float cp = (float) ((centres[c * d + j] - m[j]) * s); // the kernel's x' formula
+                    if (!Float.isFinite(cp)) {
+                        return null;
+                    }
+                    fc[c * dp + j] = Float.floatToRawIntBits(-2.0f * cp);
+                    n2 += (double) cp * cp; // exact products; d <= 64 roundings of 2^-53
+                }
+                fnc[c] = Float.floatToRawIntBits((float) n2);
+                maxNorm2 = Math.max(maxNorm2, n2);
+            }
+            for (int c = k; c < fnc.length; c++) {
+                fnc[c] = Float.floatToRawIntBits(Float.POSITIVE_INFINITY); // dummy (odd k) and padding
+            }
+            final float cn = roundUp(Math.sqrt(maxNorm2) * (1 + 1e-9));
+            final double u = 0x1p-24;
+            final double v = 0x1p-53;
+            final double gamma = d * u / (1 - d * u);
+            final double gamma64 = (d + 2) * v / (1 - (d + 2) * v);
+            final double rho = (1 + u) * (1 + v) - 1;
+            final double ex = rho / (1 - rho);
+            final double h = 2 * Math.sqrt(d) * 0x1p-148 * (1 + 1e-9);
+            final double c2 = SAFETY * (1.01 * u + 1.01 * gamma + 2.01 * ex + 2.01 * gamma64);
+            final double c1 = SAFETY * 2.01 * h;
+            final double twinUnderflow = Math.scalb((double) d, 2 * sExp - 1075); // s^2 * d * 2^-1075
+            final double c0 = SAFETY * (h * h + (d + 1) * 0x1p-150 + 2 * gamma64 * h * h + twinUnderflow);
+            final double rlim = Math.min(0x1p62, Math.scalb(s, 499));
+            return new Filter(m, s, fc, fnc, cn, roundUp(c2), roundUp(c1), roundUp(c0), roundDown(rlim));
+        }
+    }
+
+    private static final ThreadLocal<long[]> LAST = ThreadLocal.withInitial(() -> new long[2]);
+    private static final ThreadLocal<String> LAST_KERNEL = ThreadLocal.withInitial(() -> "");
+
+    /**
+     * Points of the calling thread's last {@link #step} or {@link #kernelMillis} launch (the last timed
+     * launch) whose FP32 screening could not prove the nearest centre and that were rechecked in FP64; 0 after
+     * an FP64 kernel.
+     */
+    public static long lastRecheckCount() {
+        return LAST.get()[0];
+    }
+
+    /** Points that launch processed (the denominator of {@link #lastRecheckCount}). */
+    public static long lastPointCount() {
+        return LAST.get()[1];
+    }
+
+    /** Name of the kernel the calling thread's last step or timing ran. */
+    public static String lastKernel() {
+        return LAST_KERNEL.get();
+    }
+
+    /** Device buffers of a filter launch. */
+    private static final class FilterBuffers implements AutoCloseable {
+        final DeviceBuffer fc;
+        final DeviceBuffer fnc;
+        final DeviceBuffer origin;
+        final DeviceBuffer recheck;
+
+        FilterBuffers(CudaDevice dev, Filter f, GpuStream s) {
+            DeviceBuffer a = null;
+            DeviceBuffer b = null;
+            DeviceBuffer c = null;
+            DeviceBuffer r = null;
+            try {
+                a = DeviceBuffer.allocate(dev, 4L * f.fcBits.length);
+                b = DeviceBuffer.allocate(dev, 4L * f.fncBits.length);
+                c = DeviceBuffer.ofDoubles(dev, Math.max(1, f.origin.length));
+                r = DeviceBuffer.allocate(dev, 8);
+                a.upload(f.fcBits, s);
+                b.upload(f.fncBits, s);
+                c.upload(f.origin, s);
+                r.zero(s);
+            } catch (RuntimeException e) {
+                for (DeviceBuffer x : new DeviceBuffer[] {a, b, c, r}) {
+                    if (x != null) {
+                        x.close();
+                    }
+                }
+                throw e;
+            }
+            fc = a;
+            fnc = b;
+            origin = c;
+            recheck = r;
+        }
+
+        long rechecks(GpuStream s) {
+            long[] v = new long[1];
+            recheck.download(v, 1, s);
+            s.synchronize("k-means recheck counter");
+            return v[0];
+        }
+
+        @Override
+        public void close() {
+            fc.close();
+            fnc.close();
+            origin.close();
+            recheck.close();
+        }
+    }
+
+    /** Kernel arguments of one launch over m rows at x / w. */
+    private static Object[] args(Plan plan, Filter f, FilterBuffers fb, Pointer x, Pointer w, int m, int d,
+                                 DeviceBuffer dCentres, int k, boolean cosine, DeviceBuffer dScale, DeviceBuffer dAcc,
+                                 boolean accumulate, Object labels, Object dists, boolean minUpdate) {
+        if (plan.filter) {
+            return new Object[] {x, w, m, d, dCentres, k, fb.fc, fb.fnc, fb.origin, f.s, f.cn, f.c2, f.c1, f.c0,
+                    f.rlim, dScale, dAcc, accumulate ? 1 : 0, plan.centresInShared ? 1 : 0, plan.accInShared ? 1 : 0,
+                    labels, dists, minUpdate ? 1 : 0, fb.recheck};
+        }
+        return new Object[] {x, w, m, d, dCentres, k, cosine ? 1 : 0, dScale, dAcc, accumulate ? 1 : 0,
+                plan.centresInShared ? 1 : 0, plan.accInShared ? 1 : 0, labels, dists, minUpdate ? 1 : 0};
     }
 
     /** Same contract as {@link KMeansCpu#step}. */
@@ -111,15 +381,14 @@ public final class KMeansGpu {
         final int d = data.d;
         final int accLen = KMeansAccumulator.length(k, d);
         long[] acc = accumulate ? new long[accLen] : null;
+        LAST.get()[0] = 0;
+        LAST.get()[1] = n;
         if (n == 0) {
             return acc;
         }
-        final Plan plan = plan(dev, k, d, accumulate);
-        final String kernel = plan.kernel;
-        final boolean accInShared = plan.accInShared;
-        final boolean centresInShared = plan.centresInShared;
-        final int shared = plan.shared;
-        final int maxGrid = plan.maxGrid;
+        final Filter filter = filterFor(centres, k, d, cosine);
+        final Plan plan = plan(dev, k, d, accumulate, filter);
+        LAST_KERNEL.set(plan.kernel);
         final long accBytes = 8L * accLen;
         final double[] scaleArr = scales != null ? scales.multipliers : new double[2 * (d + 2)];
 
@@ -127,7 +396,8 @@ public final class KMeansGpu {
         try (GpuStream s = new GpuStream(dev);
              DeviceBuffer dCentres = DeviceBuffer.ofDoubles(dev, (long) k * dp);
              DeviceBuffer dScale = DeviceBuffer.ofDoubles(dev, scaleArr.length);
-             DeviceBuffer dAcc = DeviceBuffer.allocate(dev, accumulate ? accBytes : 8)) {
+             DeviceBuffer dAcc = DeviceBuffer.allocate(dev, accumulate ? accBytes : 8);
+             FilterBuffers fb = plan.filter ? new FilterBuffers(dev, filter, s) : null) {
             dCentres.upload(paddedCentres(centres, k, d), 0, k * dp, 0, s);
             dScale.upload(scaleArr, s);
             dAcc.zero(s);
@@ -139,8 +409,8 @@ public final class KMeansGpu {
             try {
                 if (lease != null) {
                     DeviceBuffer rows = ensureUploaded(lease, data, s);
-                    runChunk(s, kernel, rows, 0, (long) n * d, n, d, dCentres, k, cosine, dScale, dAcc, accumulate,
-                            centresInShared, accInShared, shared, maxGrid, labels, dists, minUpdate, 0);
+                    runChunk(s, plan, filter, fb, rows, 0, (long) n * d, n, d, dCentres, k, cosine, dScale, dAcc,
+                            accumulate, labels, dists, minUpdate, 0);
                 } else {
                     int chunkRows = (int) Math.max(1, Math.min(n, chunkBytes / rowBytes));
                     try (DeviceBuffer rows = DeviceBuffer.allocate(dev, rowBytes * chunkRows)) {
@@ -148,9 +418,8 @@ public final class KMeansGpu {
                             int m = Math.min(chunkRows, n - from);
                             rows.upload(data.x, from * d, m * d, 0, s);
                             rows.upload(data.w, from, m, (long) m * d, s);
-                            runChunk(s, kernel, rows, 0, (long) m * d, m, d, dCentres, k, cosine, dScale, dAcc,
-                                    accumulate, centresInShared, accInShared, shared, maxGrid, labels, dists, minUpdate,
-                                    from);
+                            runChunk(s, plan, filter, fb, rows, 0, (long) m * d, m, d, dCentres, k, cosine, dScale,
+                                    dAcc, accumulate, labels, dists, minUpdate, from);
                         }
                     }
                 }
@@ -162,15 +431,18 @@ public final class KMeansGpu {
             if (accumulate) {
                 dAcc.download(acc, s);
             }
-            s.synchronize("k-means step (" + kernel + ", n=" + n + ", d=" + d + ", k=" + k + ")");
+            s.synchronize("k-means step (" + plan.kernel + ", n=" + n + ", d=" + d + ", k=" + k + ")");
+            if (fb != null) {
+                LAST.get()[0] = fb.rechecks(s);
+            }
         }
         return acc;
     }
 
-    private static void runChunk(GpuStream s, String kernel, DeviceBuffer rows, long xOffset, long wOffset, int m, int d,
-                                 DeviceBuffer dCentres, int k, boolean cosine, DeviceBuffer dScale, DeviceBuffer dAcc,
-                                 boolean accumulate, boolean centresInShared, boolean accInShared, int shared,
-                                 int maxGrid, int[] labels, double[] dists, boolean minUpdate, int from) {
+    private static void runChunk(GpuStream s, Plan plan, Filter filter, FilterBuffers fb, DeviceBuffer rows,
+                                 long xOffset, long wOffset, int m, int d, DeviceBuffer dCentres, int k, boolean cosine,
+                                 DeviceBuffer dScale, DeviceBuffer dAcc, boolean accumulate, int[] labels,
+                                 double[] dists, boolean minUpdate, int from) {
         CudaDevice dev = s.device();
         DeviceBuffer dLabels = labels != null ? DeviceBuffer.allocate(dev, 4L * m) : null;
         DeviceBuffer dDists = dists != null ? DeviceBuffer.ofDoubles(dev, m) : null;
@@ -178,12 +450,10 @@ public final class KMeansGpu {
             if (dDists != null && minUpdate) {
                 dDists.upload(dists, from, m, 0, s);
             }
-            int grid = gridFor(m, d, maxGrid);
-            KernelLauncher.launch(s, MODULE, kernel, grid, BLOCK, shared,
-                    rows.pointer().withByteOffset(8 * xOffset), rows.pointer().withByteOffset(8 * wOffset),
-                    m, d, dCentres, k, cosine ? 1 : 0, dScale, dAcc, accumulate ? 1 : 0,
-                    centresInShared ? 1 : 0, accInShared ? 1 : 0,
-                    KernelLauncher.nullable(dLabels), KernelLauncher.nullable(dDists), minUpdate ? 1 : 0);
+            KernelLauncher.launch(s, MODULE, plan.kernel, plan.grid(m), BLOCK, plan.shared,
+                    args(plan, filter, fb, rows.pointer().withByteOffset(8 * xOffset),
+                            rows.pointer().withByteOffset(8 * wOffset), m, d, dCentres, k, cosine, dScale, dAcc,
+                            accumulate, KernelLauncher.nullable(dLabels), KernelLauncher.nullable(dDists), minUpdate));
             if (dLabels != null || dDists != null) {
                 int[] lab = labels != null ? new int[m] : null;
                 double[] dis = dists != null ? new double[m] : null;
@@ -193,7 +463,7 @@ public final class KMeansGpu {
                 if (dDists != null) {
                     dDists.download(dis, m, s);
                 }
-                s.synchronize("k-means assignment (" + kernel + ")");
+                s.synchronize("k-means assignment (" + plan.kernel + ")");
                 if (lab != null) {
                     System.arraycopy(lab, 0, labels, from, m);
                 }
@@ -216,7 +486,9 @@ public final class KMeansGpu {
      * allocation, centre upload, result download or host work is inside the measured interval. The rows are
      * uploaded into the {@link DeviceResidentCache} under {@code data.residencyKey} first if they are not
      * there yet. Each of {@code reps} launches (after one untimed launch) starts from a zeroed accumulator
-     * and is timed with CUDA events.
+     * (and recheck counter) and is timed with CUDA events. The kernel is the one {@link #step} would choose;
+     * afterwards {@link #lastKernel}, {@link #lastRecheckCount} and {@link #lastPointCount} describe the last
+     * timed launch.
      *
      * @return the milliseconds of each timed launch
      * @throws IllegalArgumentException if {@code data} has no residency key
@@ -229,15 +501,20 @@ public final class KMeansGpu {
         }
         final int n = data.n;
         final int d = data.d;
-        final Plan plan = plan(dev, k, d, true);
-        final int grid = gridFor(n, d, plan.maxGrid);
+        final Filter filter = filterFor(centres, k, d, cosine);
+        final Plan plan = plan(dev, k, d, true, filter);
+        final int grid = plan.grid(n);
         final long rowBytes = 8L * (d + 1);
         double[] millis = new double[reps];
         final int dp = paddedDim(d);
+        LAST_KERNEL.set(plan.kernel);
+        LAST.get()[0] = 0;
+        LAST.get()[1] = n;
         try (GpuStream s = new GpuStream(dev);
              DeviceBuffer dCentres = DeviceBuffer.ofDoubles(dev, (long) k * dp);
              DeviceBuffer dScale = DeviceBuffer.ofDoubles(dev, scales.multipliers.length);
-             DeviceBuffer dAcc = DeviceBuffer.allocate(dev, 8L * KMeansAccumulator.length(k, d))) {
+             DeviceBuffer dAcc = DeviceBuffer.allocate(dev, 8L * KMeansAccumulator.length(k, d));
+             FilterBuffers fb = plan.filter ? new FilterBuffers(dev, filter, s) : null) {
             dCentres.upload(paddedCentres(centres, k, d), 0, k * dp, 0, s);
             dScale.upload(scales.multipliers, s);
             DeviceResidentCache.Lease lease = DeviceResidentCache.of(dev).acquire(data.residencyKey, rowBytes * n);
@@ -255,19 +532,24 @@ public final class KMeansGpu {
                 cuEventCreate(stop, CUevent_flags.CU_EVENT_DEFAULT);
                 eventsCreated = true;
                 float[] ms = new float[1];
+                Object[] a = args(plan, filter, fb, rows.pointer(), rows.pointer().withByteOffset(8L * n * d), n, d,
+                        dCentres, k, cosine, dScale, dAcc, true, new Pointer(), new Pointer(), false);
                 for (int r = -1; r < reps; r++) {
                     dAcc.zero(s);
+                    if (fb != null) {
+                        fb.recheck.zero(s);
+                    }
                     cuEventRecord(start, s.handle());
-                    KernelLauncher.launch(s, MODULE, plan.kernel, grid, BLOCK, plan.shared,
-                            rows.pointer(), rows.pointer().withByteOffset(8L * n * d), n, d, dCentres, k,
-                            cosine ? 1 : 0, dScale, dAcc, 1, plan.centresInShared ? 1 : 0, plan.accInShared ? 1 : 0,
-                            new Pointer(), new Pointer(), 0);
+                    KernelLauncher.launch(s, MODULE, plan.kernel, grid, BLOCK, plan.shared, a);
                     cuEventRecord(stop, s.handle());
                     s.synchronize("timed k-means kernel (" + plan.kernel + ", n=" + n + ", d=" + d + ", k=" + k + ")");
                     cuEventElapsedTime(ms, start, stop);
                     if (r >= 0) {
                         millis[r] = ms[0];
                     }
+                }
+                if (fb != null) {
+                    LAST.get()[0] = fb.rechecks(s);
                 }
             } catch (jcuda.CudaException e) {
                 throw new io.sparkgpu.cuda.CudaException("CUDA event timing failed on " + dev + ": " + e.getMessage(), e);

@@ -2,6 +2,8 @@ package io.sparkgpu.kmeans;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -37,6 +39,35 @@ class KMeansGpuLayoutTest {
                 assertTrue((long) grid * KMeansGpu.BLOCK * ppt >= m, "m=" + m + " d=" + d);
                 assertTrue((long) (grid - 1) * KMeansGpu.BLOCK * ppt < m, "a block without work: m=" + m + " d=" + d);
                 assertEquals(Math.min(grid, 7), KMeansGpu.gridFor(m, d, 7), "capped by the resident limit");
+            }
+        }
+    }
+
+    @Test
+    void planUsesTheScreeningKernelOnlyWhereItApplies() {
+        long shared = 227 * 1024 - 1024;
+        KMeansGpu.Filter f = KMeansGpu.Filter.of(new double[64 * 32], 64, 32);
+        KMeansGpu.Plan p = KMeansGpu.plan(64, 32, true, f, shared, null);
+        assertTrue(p.filter);
+        assertEquals("kmeans_filt_d32", p.kernel);
+        assertTrue(p.accInShared && p.centresInShared, "k=64, d=32 keeps everything in shared memory");
+        assertEquals(2, p.pointsPerThread);
+        assertFalse(KMeansGpu.plan(64, 32, true, null, shared, null).filter, "no filter data: FP64 kernel");
+        assertNull(KMeansGpu.filterFor(new double[64 * 32], 64, 32, true), "cosine");
+        assertNull(KMeansGpu.filterFor(new double[2 * 65], 2, 65, false), "d > 64");
+        KMeansGpu.Plan big = KMeansGpu.plan(1000, 64, true, KMeansGpu.Filter.of(new double[1000 * 64], 1000, 64),
+                shared, null);
+        assertFalse(big.filter, "256 KB of FP32 centres do not fit: FP64 kernel");
+        KMeansGpu.Plan mid = KMeansGpu.plan(1000, 32, true, KMeansGpu.Filter.of(new double[1000 * 32], 1000, 32),
+                shared, null);
+        assertTrue(mid.filter && !mid.accInShared && !mid.centresInShared, "FP32 centres only in shared memory");
+        for (int d : new int[] {1, 8, 9, 16, 17, 32, 33, 64}) {
+            KMeansGpu.Plan q = KMeansGpu.plan(3, d, true, KMeansGpu.Filter.of(new double[3 * d], 3, d), shared, null);
+            assertEquals(KMeansGpu.filterPointsPerThread(d), q.pointsPerThread);
+            for (int m : new int[] {1, 255, 256, 257, 1023, 1025, 1_000_003}) {
+                long g = q.grid(m);
+                assertTrue(g * KMeansGpu.BLOCK * q.pointsPerThread >= m, "d=" + d + " m=" + m);
+                assertTrue((g - 1) * KMeansGpu.BLOCK * q.pointsPerThread < m, "d=" + d + " m=" + m);
             }
         }
     }

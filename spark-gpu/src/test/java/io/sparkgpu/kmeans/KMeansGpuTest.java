@@ -262,4 +262,130 @@ class KMeansGpuTest {
         }
         assertEquals(baseline, dev.allocatedBytes(), "device memory held by buffers after the passes");
     }
+
+    /** GPU vs twin on one adversarial set: labels, distances and accumulator; returns the recheck count. */
+    private static long compareAdversarial(CudaDevice dev, KMeansAdversarialData a) {
+        compare(dev, a.data, a.centres, a.k, false);
+        boolean screened = KMeansGpu.lastKernel().startsWith("kmeans_filt_");
+        boolean expectScreened = a.data.d <= KMeansGpu.FILTER_MAX_D && KMeansGpu.useFilter
+                && KMeansGpu.filterFloatBytes(a.k, a.data.d) <= dev.maxSharedMemoryOptin() - 1024;
+        assertEquals(expectScreened, screened, "kernel " + KMeansGpu.lastKernel() + " for " + a);
+        assertEquals(a.data.n, KMeansGpu.lastPointCount());
+        assertTrue(KMeansGpu.lastRecheckCount() <= a.data.n);
+        return KMeansGpu.lastRecheckCount();
+    }
+
+    /**
+     * The FP32 screening kernels against the twin on adversarial data: exact ties on integer grids, duplicate
+     * centres, data far from the origin (1e6 + 1e-3 noise), 1e30 and 1e-30 scales, dimensions of scale 1e-20
+     * to 1e20, points within ulps of a bisector, zero weights. d covers every screening kernel and its
+     * padding (and 100, 3000: the FP64 generic kernel), k = 1, 2, 3, 64, 1000. The recheck path must
+     * actually run on the tie data (otherwise this test would prove nothing about it).
+     */
+    @Test
+    void screeningKernelsEqualTheTwinOnAdversarialData() {
+        CudaDevice dev = GpuTestSupport.deviceOrSkip();
+        Random r = new Random(2024);
+        java.util.Map<String, Long> rechecks = new java.util.TreeMap<>();
+        int cases = 0;
+        for (String kind : KMeansAdversarialData.KINDS) {
+            for (int d : new int[] {1, 3, 5, 8, 16, 31, 32, 33, 64, 100}) {
+                for (int k : new int[] {1, 2, 3, 64}) {
+                    int n = 700 + 37 * d + k; // never a multiple of the block size
+                    long rc = compareAdversarial(dev, KMeansAdversarialData.make(kind, r, n, d, k));
+                    if (k > 1) {
+                        rechecks.merge(kind, rc, Long::sum);
+                    }
+                    cases++;
+                }
+            }
+            for (int d : new int[] {3, 32}) {
+                compareAdversarial(dev, KMeansAdversarialData.make(kind, r, 2500, d, 1000));
+                cases++;
+            }
+        }
+        System.out.println("GPU screening rechecks per kind (k > 1): " + rechecks);
+        for (String kind : new String[] {"ties", "duplicates", "neartie"}) {
+            assertTrue(rechecks.get(kind) > 0, "the recheck path never ran on " + kind + " data: " + rechecks);
+        }
+        assertTrue(cases >= KMeansAdversarialData.KINDS.length * 42, "cases " + cases);
+    }
+
+    /** d = 3000 (spark-rapids-ml's benchmark width) runs the FP64 generic kernel and equals the twin. */
+    @Test
+    void wideRowsUseTheGenericKernel() {
+        CudaDevice dev = GpuTestSupport.deviceOrSkip();
+        Random r = new Random(3000);
+        for (int k : new int[] {1, 2, 1000}) {
+            KMeansAdversarialData a = KMeansAdversarialData.make("gauss", r, k == 1000 ? 300 : 1100, 3000, k);
+            assertEquals(0, compareAdversarial(dev, a));
+            assertEquals("kmeans_step_dany", KMeansGpu.lastKernel());
+        }
+    }
+
+    /** Separated blobs: almost no point needs the FP64 recheck (< 1%), at the benchmark's d = 32, k = 64. */
+    @Test
+    void rechecksAreRareOnSeparatedBlobs() {
+        CudaDevice dev = GpuTestSupport.deviceOrSkip();
+        Random r = new Random(31);
+        for (int d : new int[] {8, 32, 64}) {
+            KMeansAdversarialData a = KMeansAdversarialData.blobs(r, 100_003, d, 64, 1.0);
+            long rc = compareAdversarial(dev, a);
+            assertTrue(KMeansGpu.lastKernel().startsWith("kmeans_filt_"), KMeansGpu.lastKernel());
+            System.out.printf("GPU screening on blobs d=%d k=64: %s, %d rechecks of %d points%n", d,
+                    KMeansGpu.lastKernel(), rc, a.data.n);
+            assertTrue(rc < a.data.n / 100, "rechecks " + rc + " of " + a.data.n + " at d=" + d);
+        }
+        // and near-ties do trigger it, counted by the device counter
+        KMeansAdversarialData t = KMeansAdversarialData.make("neartie", r, 20_000, 32, 64);
+        assertTrue(compareAdversarial(dev, t) > 0, "near-tie points must be rechecked");
+    }
+
+    /** The screening kernels and the FP64 kernels give the same bits (both equal the twin). */
+    @Test
+    void screeningAndFp64KernelsAgree() {
+        CudaDevice dev = GpuTestSupport.deviceOrSkip();
+        Random r = new Random(32);
+        for (String kind : new String[] {"far", "neartie", "gauss"}) {
+            KMeansAdversarialData a = KMeansAdversarialData.make(kind, r, 5003, 32, 64);
+            KMeansScales s = a.scales();
+            int[] l1 = new int[a.data.n];
+            int[] l2 = new int[a.data.n];
+            double[] d1 = new double[a.data.n];
+            double[] d2 = new double[a.data.n];
+            long[] f = KMeansGpu.step(dev, a.data, a.centres, a.k, false, s, true, l1, d1, false);
+            assertTrue(KMeansGpu.lastKernel().startsWith("kmeans_filt_"));
+            KMeansGpu.useFilter = false;
+            try {
+                long[] g = KMeansGpu.step(dev, a.data, a.centres, a.k, false, s, true, l2, d2, false);
+                assertEquals("kmeans_step_d32", KMeansGpu.lastKernel());
+                assertArrayEquals(g, f, kind);
+            } finally {
+                KMeansGpu.useFilter = true;
+            }
+            assertArrayEquals(l2, l1, kind);
+            assertArrayEquals(d2, d1, 0.0, kind);
+        }
+    }
+
+    /** k-means|| cost passes (no accumulator, distances min-updated) through the screening kernels. */
+    @Test
+    void minUpdateThroughTheScreeningKernels() {
+        CudaDevice dev = GpuTestSupport.deviceOrSkip();
+        Random r = new Random(33);
+        for (String kind : KMeansAdversarialData.KINDS) {
+            for (int d : new int[] {3, 32, 64}) {
+                KMeansAdversarialData a = KMeansAdversarialData.make(kind, r, 3001, d, 5);
+                double[] dc = new double[a.data.n];
+                for (int i = 0; i < dc.length; i++) {
+                    dc[i] = i % 3 == 0 ? Double.POSITIVE_INFINITY : i % 3 == 1 ? 0.0 : r.nextDouble();
+                }
+                double[] dg = dc.clone();
+                KMeansCpu.step(a.data, a.centres, a.k, false, null, false, null, dc, true);
+                KMeansGpu.step(dev, a.data, a.centres, a.k, false, null, false, null, dg, true);
+                assertTrue(KMeansGpu.lastKernel().startsWith("kmeans_filt_"));
+                assertArrayEquals(dc, dg, 0.0, a.toString());
+            }
+        }
+    }
 }

@@ -51,6 +51,38 @@ class KMeansBenchmarkTest {
                 () -> KMeansBenchmark.Options.parse(new String[] {"--n", "100000000", "--d", "32"}));
     }
 
+    /** spark-rapids-ml's published shape: 10^6 x 3000, k = 1000; n*d > 2^31 runs the kernel row alone. */
+    @Test
+    void rapidsMlShapePreset() {
+        KMeansBenchmark.Options o = KMeansBenchmark.Options.parse(new String[] {"--shape", "rapids-ml"});
+        assertArrayEquals(new long[] {1_000_000L}, o.ns);
+        assertEquals(3000, o.d);
+        assertEquals(1000, o.k);
+        assertTrue(o.wants("kernel") && !o.wants("gpu") && !o.wants("cpu1"));
+        KMeansBenchmark.Options small = KMeansBenchmark.Options.parse(new String[] {"--shape", "RAPIDS-ML", "--n", "5000",
+                "--impls", "kernel,cpu1"});
+        assertArrayEquals(new long[] {5000L}, small.ns);
+        assertEquals(3000, small.d);
+        assertTrue(small.wants("cpu1"));
+        assertThrows(IllegalArgumentException.class, () -> KMeansBenchmark.Options.parse(
+                new String[] {"--shape", "rapids-ml", "--impls", "kernel,gpu"}), "n*d > 2^31 needs kernel only");
+        assertThrows(IllegalArgumentException.class, () -> KMeansBenchmark.Options.parse(new String[] {"--shape", "x"}));
+    }
+
+    @Test
+    void partitionedKernelRowExplainsAMissingGpu() {
+        if (gpuExpected()) {
+            return; // the real run is the lead's: --shape rapids-ml on the GPU host
+        }
+        KMeansBenchmark.Options o = KMeansBenchmark.Options.parse(new String[] {"--n", "800000", "--d", "3000",
+                "--k", "3", "--impls", "kernel"});
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        String md = new KMeansBenchmark(o, new PrintStream(log, true, StandardCharsets.UTF_8)).run().markdown();
+        assertTrue(md.contains("| ours GPU kernel only (10 launches per partition)"), md);
+        assertTrue(md.contains("| 800000 ") && md.contains("| 3000 "), md);
+        assertTrue(md.contains("n/a: "), md);
+    }
+
     @Test
     void cpuRowsAgreeBitwiseAndGpuRowExplainsItsAbsence() {
         KMeansBenchmark.Options o = KMeansBenchmark.Options.parse(new String[] {"--n", "3000", "--d", "4", "--k", "6",
