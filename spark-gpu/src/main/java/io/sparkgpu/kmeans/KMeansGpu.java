@@ -608,7 +608,15 @@ public final class KMeansGpu {
         final int d = scales.d;
         final int accLen = KMeansAccumulator.length(k, d);
         long[] acc = new long[accLen];
-        final Plan plan = plan(dev, k, d, true);
+        long points = 0;
+        for (KMeansData b : blocks) {
+            points += b.n;
+        }
+        LAST.get()[0] = 0;
+        LAST.get()[1] = (int) Math.min(Integer.MAX_VALUE, points);
+        final Filter filter = filterFor(centres, k, d, cosine);
+        final Plan plan = plan(dev, k, d, true, filter);
+        LAST_KERNEL.set(plan.kernel);
         final int dp = paddedDim(d);
         final long rowBytes = 8L * (d + 1);
         java.util.List<DeviceResidentCache.Lease> leases = new java.util.ArrayList<>();
@@ -616,7 +624,8 @@ public final class KMeansGpu {
         try (GpuStream s = new GpuStream(dev);
              DeviceBuffer dCentres = DeviceBuffer.ofDoubles(dev, (long) k * dp);
              DeviceBuffer dScale = DeviceBuffer.ofDoubles(dev, scales.multipliers.length);
-             DeviceBuffer dAcc = DeviceBuffer.allocate(dev, 8L * accLen)) {
+             DeviceBuffer dAcc = DeviceBuffer.allocate(dev, 8L * accLen);
+             FilterBuffers fb = plan.filter ? new FilterBuffers(dev, filter, s) : null) {
             try {
                 dCentres.upload(paddedCentres(centres, k, d), 0, k * dp, 0, s);
                 dScale.upload(scales.multipliers, s);
@@ -630,9 +639,8 @@ public final class KMeansGpu {
                     if (lease != null) {
                         leases.add(lease);
                         DeviceBuffer rows = ensureUploaded(lease, data, s);
-                        runChunk(s, plan.kernel, rows, 0, (long) data.n * d, data.n, d, dCentres, k, cosine, dScale, dAcc,
-                                true, plan.centresInShared, plan.accInShared, plan.shared, plan.maxGrid, null, null,
-                                false, 0);
+                        runChunk(s, plan, filter, fb, rows, 0, (long) data.n * d, data.n, d, dCentres, k, cosine, dScale,
+                                dAcc, true, null, null, false, 0);
                         continue;
                     }
                     int chunkRows = (int) Math.max(1, Math.min(data.n, chunkBytes / rowBytes));
@@ -642,14 +650,16 @@ public final class KMeansGpu {
                         int m = Math.min(chunkRows, data.n - from);
                         rows.upload(data.x, from * d, m * d, 0, s);
                         rows.upload(data.w, from, m, (long) m * d, s);
-                        runChunk(s, plan.kernel, rows, 0, (long) m * d, m, d, dCentres, k, cosine, dScale, dAcc, true,
-                                plan.centresInShared, plan.accInShared, plan.shared, plan.maxGrid, null, null, false,
-                                from);
+                        runChunk(s, plan, filter, fb, rows, 0, (long) m * d, m, d, dCentres, k, cosine, dScale, dAcc,
+                                true, null, null, false, from);
                     }
                 }
                 dAcc.download(acc, s);
                 s.synchronize("k-means pass over " + blocks.size() + " blocks (" + plan.kernel + ", d=" + d + ", k="
                         + k + ")");
+                if (fb != null) {
+                    LAST.get()[0] = fb.rechecks(s);
+                }
             } finally {
                 for (DeviceBuffer b : streamed) {
                     b.close();
