@@ -8,15 +8,14 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
+import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.ml.linalg.SQLDataTypes;
-import org.apache.spark.ml.linalg.Vector;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.RowFactory;
-import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
@@ -57,12 +56,16 @@ public final class IsotonicTrainer {
         long positive;
         double maxAbsWY;
         double maxW;
+        double minX = Double.POSITIVE_INFINITY;
+        double maxX = Double.NEGATIVE_INFINITY;
 
         Stats add(Stats o) {
             rows += o.rows;
             positive += o.positive;
             maxAbsWY = Math.max(maxAbsWY, o.maxAbsWY);
             maxW = Math.max(maxW, o.maxW);
+            minX = Math.min(minX, o.minX);
+            maxX = Math.max(maxX, o.maxX);
             return this;
         }
     }
@@ -121,32 +124,6 @@ public final class IsotonicTrainer {
             this.featureIndex = featureIndex;
             this.cols = cols;
             this.featuresCol = featuresCol;
-        }
-
-        /** (y, x, w) of a row of the selected frame (label, feature, weight); errors name the column. */
-        void read(Row r, double[] out) {
-            if (r.isNullAt(0)) {
-                throw new IllegalArgumentException(cols.label + " contains a null value");
-            }
-            if (r.isNullAt(1)) {
-                throw new IllegalArgumentException(cols.feature + " contains a null value");
-            }
-            if (r.isNullAt(2)) {
-                throw new IllegalArgumentException(cols.weight + " contains a null value");
-            }
-            out[0] = r.getDouble(0);
-            if (vector) {
-                Vector v = (Vector) r.get(1);
-                if (featureIndex >= v.size()) {
-                    throw new IllegalArgumentException("featureIndex " + featureIndex + " is out of range for a vector of size "
-                            + v.size() + " in featuresCol '" + featuresCol + "'");
-                }
-                out[1] = v.apply(featureIndex);
-            } else {
-                out[1] = r.getDouble(1);
-            }
-            out[2] = r.getDouble(2);
-            IsoPoints.check(out[1], out[0], out[2], cols);
         }
     }
 
@@ -221,175 +198,453 @@ public final class IsotonicTrainer {
                 (vector ? f : f.cast(DataTypes.DoubleType)).as("f"),
                 (weightCol == null ? functions.lit(1.0) : df.col(quote(weightCol)).cast(DataTypes.DoubleType)).as("w"));
         try {
-            return run(raw, in, cfg);
+            return run(raw, in, weightCol != null, cfg);
         } catch (Exception e) { // Spark's job failures are checked SparkExceptions thrown undeclared
             throw SparkErrors.unwrap(e);
         }
     }
 
-    private static IsotonicResult run(Dataset<Row> raw, Inputs in, IsotonicConfig cfg) {
-        Stats st = raw.javaRDD().mapPartitions((Iterator<Row> rows) -> {
-            Stats s = new Stats();
-            double[] v = new double[3];
-            while (rows.hasNext()) {
-                in.read(rows.next(), v);
-                s.rows++;
-                if (v[2] > 0) {
-                    s.positive++;
-                }
-                s.maxAbsWY = Math.max(s.maxAbsWY, Math.abs(v[2] * v[0]));
-                s.maxW = Math.max(s.maxW, v[2]);
+    /** Rows at or below which the fit runs on the driver (see {@link #LOCAL_ROWS}). */
+    static final long DEFAULT_LOCAL_ROWS = 1L << 20;
+
+    /**
+     * {@value}: inputs of at most this many rows (default 2^20) are collected to the driver as primitive arrays
+     * and solved there in one piece, with no shuffle and no merge tree; 0 always takes the range path. Why 2^20:
+     * the collected arrays are at most 24 MiB, which any driver holds, and the driver's sort+pool+PAVA of 2^20
+     * rows takes some 0.1 s on the CPU twin (milliseconds on a GPU) whereas the range path costs at least three
+     * extra Spark jobs with a shuffle and a merge tree (about 0.3-1 s of scheduling on local[16]); above a few
+     * million rows the parallel range path wins. {@link IsotonicConfig#localRows} overrides it per fit.
+     */
+    public static final String LOCAL_ROWS = "spark.sparkgpu.isotonic.localRows";
+
+    /** The small-input threshold: the config's when set, else {@link #LOCAL_ROWS}. */
+    static long localRows(IsotonicConfig cfg) {
+        if (cfg.localRows >= 0) {
+            return cfg.localRows;
+        }
+        String v = io.sparkgpu.cuda.SparkGpuConf.get(LOCAL_ROWS, Long.toString(DEFAULT_LOCAL_ROWS));
+        try {
+            long r = Long.parseLong(v.trim());
+            if (r < 0) {
+                throw new IllegalArgumentException(LOCAL_ROWS + " must be >= 0, got " + v);
             }
-            return Collections.singletonList(s).iterator();
-        }).reduce(Stats::add);
-        if (st.rows == 0) {
-            throw new IllegalArgumentException("isotonic regression needs at least one row; the input is empty");
+            return r;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(LOCAL_ROWS + " must be a row count >= 0, got '" + v + "'", e);
         }
-        if (st.positive == 0) {
-            throw new IllegalArgumentException(in.cols.weight + ": every weight is 0; isotonic regression needs at least "
-                    + "one row with a positive weight");
-        }
-        final IsoScales sc = IsoScales.fromBounds(st.rows, st.maxAbsWY, st.maxW);
-        int parts = cfg.numPartitions > 0 ? cfg.numPartitions : Math.max(1, raw.rdd().getNumPartitions());
-
-        Column xExpr = in.vector
-                ? org.apache.spark.ml.functions.vector_to_array(raw.col("f"), "float64").getItem(in.featureIndex)
-                : raw.col("f");
-        Dataset<Row> xyw = raw.select(raw.col("y"), xExpr.as("x"), raw.col("w"));
-
-        final boolean isotonic = cfg.direction == IsotonicConfig.Direction.AUTO
-                ? spearmanIncreasing(xyw.select("x", "y"), parts)
-                : cfg.direction == IsotonicConfig.Direction.INCREASING;
-        final IsotonicConfig c = cfg.copy();
-        final IsoColumns cols = in.cols;
-
-        JavaRDD<Row> ranged = xyw.repartitionByRange(parts, xyw.col("x")).javaRDD();
-        JavaPairRDD<Integer, Part> level = ranged.mapPartitionsWithIndex((Integer pid, Iterator<Row> rows) -> {
-            Doubles xs = new Doubles();
-            Doubles ys = new Doubles();
-            Doubles ws = new Doubles();
-            while (rows.hasNext()) {
-                Row r = rows.next();
-                ys.add(r.getDouble(0));
-                xs.add(r.getDouble(1));
-                ws.add(r.getDouble(2));
-            }
-            IsotonicSolver.Solved p = IsotonicSolver.solveRows(xs.a, ys.a, ws.a, xs.n, !isotonic, sc, cols, c);
-            return Collections.singletonList(new Part(pid, p.blocks, p.rows, p.zeroWeightRows, p.gpu)).iterator();
-        }, true).mapToPair(p -> new Tuple2<>(p.index, p));
-
-        int count = ranged.getNumPartitions();
-        while (count > 1) {
-            int next = (count + 1) / 2;
-            level = level.mapToPair(t -> new Tuple2<>(t._1() / 2, t._2())).reduceByKey(Part::merge, next);
-            count = next;
-        }
-        List<Done> out = level.values().map(p -> new Done(p.blocks instanceof L1Blocks
-                ? FinalBlocks.of((L1Blocks) p.blocks, sc, !isotonic)
-                : FinalBlocks.of((L2Blocks) p.blocks, sc, !isotonic), p.rows, p.zeroRows, p.gpu)).collect();
-        if (out.size() != 1) {
-            throw new IllegalStateException("the merge tree ended with " + out.size() + " ranges instead of one");
-        }
-        Done d = out.get(0);
-        return IsotonicResult.from(d.blocks, isotonic, c.yMin, c.yMax, d.rows, d.zeroRows, d.gpu ? "gpu" : "cpu");
     }
 
-    /** Growable primitive array. */
-    static final class Doubles {
-        double[] a = new double[1024];
-        int n;
+    /** What each input partition reports after packing: stats, a deterministic sample, and its rows if small. */
+    static final class Summary implements Serializable {
+        private static final long serialVersionUID = 1L;
+        final int pid;
+        final Stats stats;
+        final double[] sampleX;
+        final double[] sampleY;
+        /** The partition's rows when it is small enough to ship with the summary, else null. */
+        final IsoBlock rows;
 
-        void add(double v) {
-            if (n == a.length) {
-                a = Arrays.copyOf(a, 2 * n);
+        Summary(int pid, Stats stats, double[] sampleX, double[] sampleY, IsoBlock rows) {
+            this.pid = pid;
+            this.stats = stats;
+            this.sampleX = sampleX;
+            this.sampleY = sampleY;
+            this.rows = rows;
+        }
+    }
+
+    /** A packed input partition: its rows and what reading them learnt. */
+    static final class Packed implements Serializable {
+        private static final long serialVersionUID = 1L;
+        final IsoBlock rows;
+        final Stats stats;
+
+        Packed(IsoBlock rows, Stats stats) {
+            this.rows = rows;
+            this.stats = stats;
+        }
+    }
+
+    /** Ordered phase timings of one fit, in seconds. */
+    static final class Clock {
+        final java.util.LinkedHashMap<String, Double> phases = new java.util.LinkedHashMap<>();
+        final java.util.LinkedHashMap<String, String> backends = new java.util.LinkedHashMap<>();
+        private long t = System.nanoTime();
+
+        void lap(String phase) {
+            long now = System.nanoTime();
+            phases.merge(phase, (now - t) / 1e9, Double::sum);
+            t = now;
+        }
+    }
+
+    private static IsotonicResult run(Dataset<Row> raw, Inputs in, boolean weighted, IsotonicConfig cfg) {
+        Clock clock = new Clock();
+        final IsotonicConfig c = cfg.copy();
+        final IsoColumns cols = in.cols;
+        int inputParts = Math.max(1, raw.rdd().getNumPartitions());
+        long localRows = localRows(c);
+        SparkContext sc = raw.sparkSession().sparkContext();
+
+        // 1. one pass: InternalRow -> validated primitive arrays (persisted), with stats and a sample
+        JavaRDD<Packed> packed = raw.queryExecution().toRdd().toJavaRDD().mapPartitions((Iterator<InternalRow> it) -> {
+            Stats s = new Stats();
+            IsoBlock b = IsoBlock.read(it, in, weighted, s);
+            return Collections.singletonList(new Packed(b, s)).iterator();
+        }).persist(StorageLevel.MEMORY_AND_DISK());
+        try {
+            int planned = c.numPartitions > 0 ? c.numPartitions : inputParts;
+            final int perPart = (int) Math.min(1 << 16, Math.max(64, (64L * planned + inputParts - 1) / inputParts));
+            final long shipCap = localRows / inputParts;
+            List<Summary> sums = packed.mapPartitionsWithIndex((Integer pid, Iterator<Packed> it) -> {
+                Packed p = it.next();
+                IsoBlock b = p.rows;
+                return Collections.singletonList(new Summary(pid, p.stats, IsoBlock.sample(b.x, b.n, perPart),
+                        IsoBlock.sample(b.y, b.n, perPart), b.n <= shipCap ? b : null)).iterator();
+            }, true).collect();
+            Stats st = new Stats();
+            for (Summary s : sums) {
+                st.add(s.stats);
             }
-            a[n++] = v;
+            clock.lap("pack+validate");
+            if (st.rows == 0) {
+                throw new IllegalArgumentException("isotonic regression needs at least one row; the input is empty");
+            }
+            if (st.positive == 0) {
+                throw new IllegalArgumentException(cols.weight + ": every weight is 0; isotonic regression needs at least "
+                        + "one row with a positive weight");
+            }
+            final IsoScales scales = IsoScales.fromBounds(st.rows, st.maxAbsWY, st.maxW);
+            if (st.rows <= localRows) {
+                return small(packed, sums, scales, cols, c, clock);
+            }
+            return ranged(packed, sums, st, scales, cols, c, clock, gpuRanges(sc, st.rows, c), inputParts);
+        } finally {
+            packed.unpersist(false);
+        }
+    }
+
+    /** Small input: every row to the driver, one solve there (GPU if the driver has one), no shuffle. */
+    private static IsotonicResult small(JavaRDD<Packed> packed, List<Summary> sums, IsoScales sc, IsoColumns cols,
+                                        IsotonicConfig c, Clock clock) {
+        List<IsoBlock> blocks = new ArrayList<>();
+        List<Integer> missing = new ArrayList<>();
+        for (Summary s : sums) {
+            if (s.rows == null) {
+                missing.add(s.pid);
+            }
+            blocks.add(s.rows);
+        }
+        if (!missing.isEmpty()) { // skewed partitions too large to ship with the summaries: fetch them now
+            java.util.Set<Integer> want = new java.util.HashSet<>(missing);
+            List<Tuple2<Integer, IsoBlock>> got = packed.mapPartitionsWithIndex((Integer pid, Iterator<Packed> it) ->
+                    want.contains(pid) ? Collections.singletonList(new Tuple2<>(pid, it.next().rows)).iterator()
+                            : Collections.<Tuple2<Integer, IsoBlock>>emptyIterator(), true).collect();
+            for (Tuple2<Integer, IsoBlock> t : got) {
+                blocks.set(t._1(), t._2());
+            }
+        }
+        IsoBlock all = IsoBlock.concat(blocks);
+        clock.lap("collect");
+        boolean isotonic = c.direction == IsotonicConfig.Direction.AUTO ? Spearman.increasing(all.x, all.y, all.n)
+                : c.direction == IsotonicConfig.Direction.INCREASING;
+        if (c.direction == IsotonicConfig.Direction.AUTO) {
+            clock.lap("spearman");
+            clock.backends.put("spearman", "cpu");
+        }
+        IsotonicSolver.Solved p = IsotonicSolver.solveRows(all.x, all.y, all.w, all.n, !isotonic, sc, cols, c);
+        clock.lap("solve");
+        clock.backends.put("solve", (p.gpu ? "gpu" : "cpu") + " (driver)");
+        FinalBlocks fb = p.blocks instanceof L1Blocks ? FinalBlocks.of((L1Blocks) p.blocks, sc, !isotonic)
+                : FinalBlocks.of((L2Blocks) p.blocks, sc, !isotonic);
+        IsotonicResult r = IsotonicResult.from(fb, isotonic, c.yMin, c.yMax, p.rows, p.zeroWeightRows,
+                p.gpu ? "gpu" : "cpu");
+        clock.lap("model");
+        return r.withTimings(clock.phases, clock.backends);
+    }
+
+    /**
+     * Ranges for a GPU backend: one per GPU while a range fits in device memory (about 128 bytes per row for
+     * sort, pool and PAVA-merge, {@link IsoPoolGpu}, within 60% of the device; and Java's array limit), more
+     * when it does not. 0 when the fit will not run on GPUs (CPU backend, L1, MLS, or no GPU to be seen).
+     */
+    static int gpuRanges(SparkContext sc, long rows, IsotonicConfig c) {
+        if (c.backend == io.sparkgpu.cuda.Backend.CPU || c.loss != IsotonicConfig.Loss.L2
+                || c.algorithm != IsotonicConfig.Algorithm.PAVA) {
+            return 0;
+        }
+        io.sparkgpu.cuda.CudaDevice dev = null;
+        try {
+            dev = io.sparkgpu.cuda.BackendChooser.resolve(io.sparkgpu.cuda.Backend.AUTO, IsotonicGpu.MODULE,
+                    IsotonicGpu.PROBE_KERNEL);
+        } catch (RuntimeException e) {
+            dev = null;
+        }
+        long gpus;
+        if (sc.isLocal()) {
+            gpus = dev != null ? 1 : 0; // local mode: every task uses the driver's configured device
+        } else {
+            long perExecutor = sc.getConf().getLong("spark.executor.resource.gpu.amount", 0L);
+            long executors = Math.max(0, sc.statusTracker().getExecutorInfos().length - 1);
+            gpus = perExecutor * executors;
+        }
+        if (gpus <= 0) {
+            return 0;
+        }
+        long mem = dev != null ? dev.totalMemory() : 16L << 30; // a driver without a GPU: assume 16 GiB devices
+        long perRange = Math.min(Integer.MAX_VALUE - 16L, (long) (0.6 * mem / 128));
+        long perGpu = (rows + gpus - 1) / gpus;
+        long rounds = (perGpu + perRange - 1) / perRange;
+        return (int) Math.min(1 << 16, gpus * rounds);
+    }
+
+    /** Up to {@code parts - 1} strictly increasing upper bounds at the quantiles of the sorted sample. */
+    static double[] bounds(double[] sorted, int parts) {
+        int m = sorted.length;
+        double[] b = new double[Math.max(0, parts - 1)];
+        int k = 0;
+        for (int r = 1; r < parts && m > 0; r++) {
+            double v = sorted[(int) Math.min(m - 1, Math.max(0, ((long) r * m + parts - 1) / parts - 1))];
+            if (k == 0 || v > b[k - 1]) {
+                b[k++] = v;
+            }
+        }
+        return Arrays.copyOf(b, k);
+    }
+
+    private static double[] sortedSample(List<Summary> sums, boolean ofX) {
+        int total = 0;
+        for (Summary s : sums) {
+            total += (ofX ? s.sampleX : s.sampleY).length;
+        }
+        double[] all = new double[total];
+        int at = 0;
+        for (Summary s : sums) {
+            double[] v = ofX ? s.sampleX : s.sampleY;
+            System.arraycopy(v, 0, all, at, v.length);
+            at += v.length;
+        }
+        Arrays.sort(all);
+        return all;
+    }
+
+    /** Large input: range-partition the packed arrays by feature, solve each range, merge in a tree. */
+    private static IsotonicResult ranged(JavaRDD<Packed> packed, List<Summary> sums, Stats st, IsoScales sc,
+                                         IsoColumns cols, IsotonicConfig c, Clock clock, int gpuRanges,
+                                         int inputParts) {
+        int want = c.numPartitions > 0 ? c.numPartitions : gpuRanges > 0 ? gpuRanges : inputParts;
+        final double[] upper = bounds(sortedSample(sums, true), want);
+        int parts = upper.length + 1;
+        JavaRDD<IsoBlock> ranges;
+        if (parts == 1) { // one range: no shuffle, the packed blocks are concatenated in one task
+            ranges = packed.coalesce(1, false).mapPartitions((Iterator<Packed> it) -> {
+                List<IsoBlock> l = new ArrayList<>();
+                it.forEachRemaining(p -> l.add(p.rows));
+                return Collections.singletonList(IsoBlock.concat(l)).iterator();
+            });
+        } else {
+            ranges = packed.flatMapToPair((Packed p) -> p.rows.split(upper).iterator())
+                    .partitionBy(new org.apache.spark.HashPartitioner(parts)) // key r < parts goes to partition r
+                    .mapPartitions((Iterator<Tuple2<Integer, IsoBlock>> it) -> {
+                        List<IsoBlock> l = new ArrayList<>();
+                        it.forEachRemaining(t -> l.add(t._2()));
+                        return Collections.singletonList(IsoBlock.concat(l)).iterator();
+                    }, true);
+        }
+        ranges = ranges.persist(StorageLevel.MEMORY_AND_DISK());
+        JavaRDD<Part> solved = null;
+        try {
+            List<Integer> counts = ranges.map(b -> b.n).collect();
+            packed.unpersist(false); // the ranges hold every row now
+            clock.lap("range split+shuffle");
+            clock.backends.put("range split+shuffle", parts == 1 ? "cpu (coalesce, no shuffle)" : "cpu (" + parts
+                    + " ranges)");
+
+            final boolean isotonic;
+            if (c.direction == IsotonicConfig.Direction.AUTO) {
+                isotonic = spearmanIncreasing(ranges, counts, sortedSample(sums, false));
+                clock.lap("spearman");
+                clock.backends.put("spearman", "cpu");
+            } else {
+                isotonic = c.direction == IsotonicConfig.Direction.INCREASING;
+            }
+
+            solved = ranges.mapPartitionsWithIndex((Integer pid, Iterator<IsoBlock> it) -> {
+                IsoBlock b = it.next();
+                IsotonicSolver.Solved p = IsotonicSolver.solveRows(b.x, b.y, b.w, b.n, !isotonic, sc, cols, c);
+                return Collections.singletonList(new Part(pid, p.blocks, p.rows, p.zeroWeightRows, p.gpu)).iterator();
+            }, true).persist(StorageLevel.MEMORY_AND_DISK());
+            List<Boolean> onGpu = solved.map(p -> p.gpu).collect();
+            ranges.unpersist(false);
+            long g = onGpu.stream().filter(Boolean::booleanValue).count();
+            clock.lap("solve");
+            clock.backends.put("solve", g == parts ? "gpu" : g == 0 ? "cpu" : "mixed (" + g + "/" + parts + " ranges on gpu)");
+
+            JavaPairRDD<Integer, Part> level = solved.mapToPair(p -> new Tuple2<>(p.index, p));
+            int count = parts;
+            while (count > 1) {
+                int next = (count + 1) / 2;
+                level = level.mapToPair(t -> new Tuple2<>(t._1() / 2, t._2())).reduceByKey(Part::merge, next);
+                count = next;
+            }
+            List<Done> out = level.values().map(p -> new Done(p.blocks instanceof L1Blocks
+                    ? FinalBlocks.of((L1Blocks) p.blocks, sc, !isotonic)
+                    : FinalBlocks.of((L2Blocks) p.blocks, sc, !isotonic), p.rows, p.zeroRows, p.gpu)).collect();
+            if (out.size() != 1) {
+                throw new IllegalStateException("the merge tree ended with " + out.size() + " ranges instead of one");
+            }
+            clock.lap("merge+collect");
+            Done d = out.get(0);
+            IsotonicResult r = IsotonicResult.from(d.blocks, isotonic, c.yMin, c.yMax, d.rows, d.zeroRows,
+                    d.gpu ? "gpu" : "cpu");
+            clock.lap("model");
+            return r.withTimings(clock.phases, clock.backends);
+        } finally {
+            ranges.unpersist(false);
+            if (solved != null) {
+                solved.unpersist(false);
+            }
         }
     }
 
     // ------------------------------------------------------------------ increasing=auto
 
+    /** (label, doubled x-rank) pairs of some rows. */
+    static final class YRanks implements Serializable {
+        private static final long serialVersionUID = 1L;
+        final double[] y;
+        final long[] rx;
+        final int n;
+
+        YRanks(double[] y, long[] rx, int n) {
+            this.y = y;
+            this.rx = rx;
+            this.n = n;
+        }
+    }
+
     /**
-     * Sign of Spearman's rho of columns (x, y), distributed: rows sorted by x get doubled average ranks, then
-     * sorted by y get theirs; the sum of rank products is an exact integer. Rows of weight 0 count, as in
-     * scikit-learn (which ignores weights here).
+     * Sign of Spearman's rho of (x, y) over the feature ranges (range r holds {@code counts[r]} rows, all of its
+     * features above those of range r-1), with {@link Spearman}'s doubled average ranks and exact integer sums:
+     * a range's doubled x-ranks are its local ones plus twice the rows before it; the (y, x-rank) pairs are then
+     * range-partitioned by label at bounds from the label sample, and label range r contributes
+     * 2 offY[r] sum(rx) + sum(rx * local doubled y-rank). One range: {@link Spearman#increasing} in its task.
+     * Rows of weight 0 count, as in scikit-learn (which ignores weights here).
      */
-    static boolean spearmanIncreasing(Dataset<Row> xy, int parts) {
-        SparkSession spark = xy.sparkSession();
-        JavaRDD<Row> byX = xy.repartitionByRange(parts, xy.col("x")).sortWithinPartitions("x").javaRDD()
-                .persist(StorageLevel.MEMORY_AND_DISK());
-        JavaRDD<Row> byY = null;
-        try {
-            long[] offX = offsets(byX);
-            JavaRDD<Row> rx = byX.mapPartitionsWithIndex((Integer pid, Iterator<Row> it) -> {
-                List<Row> rows = new ArrayList<>();
-                it.forEachRemaining(rows::add);
-                long[] r = ranks(rows, 0, offX[pid]);
-                List<Row> out = new ArrayList<>(rows.size());
-                for (int i = 0; i < rows.size(); i++) {
-                    out.add(RowFactory.create(rows.get(i).getDouble(1), r[i]));
-                }
-                return out.iterator();
-            }, true);
-            StructType s = new StructType().add("y", DataTypes.DoubleType, false).add("rx", DataTypes.LongType, false);
-            Dataset<Row> yr = spark.createDataFrame(rx, s);
-            byY = yr.repartitionByRange(parts, yr.col("y")).sortWithinPartitions("y").javaRDD()
-                    .persist(StorageLevel.MEMORY_AND_DISK());
-            long[] offY = offsets(byY);
-            long n = offY[offY.length - 1];
-            BigInteger sum = byY.mapPartitionsWithIndex((Integer pid, Iterator<Row> it) -> {
-                List<Row> rows = new ArrayList<>();
-                it.forEachRemaining(rows::add);
-                long[] r = ranks(rows, 0, offY[pid]);
-                BigInteger acc = BigInteger.ZERO;
-                for (int i = 0; i < rows.size(); i++) {
-                    acc = acc.add(BigInteger.valueOf(rows.get(i).getLong(1)).multiply(BigInteger.valueOf(r[i])));
-                }
-                return Collections.singletonList(acc).iterator();
-            }, true).reduce(BigInteger::add);
-            return Spearman.signOfNumerator(sum, n) >= 0;
-        } finally {
-            byX.unpersist(false);
-            if (byY != null) {
-                byY.unpersist(false);
-            }
+    static boolean spearmanIncreasing(JavaRDD<IsoBlock> ranges, List<Integer> counts, double[] ySample) {
+        int parts = counts.size();
+        if (parts == 1) {
+            return ranges.map(b -> Spearman.increasing(b.x, b.y, b.n)).collect().get(0);
         }
+        long[] offX = new long[parts];
+        long n = 0;
+        for (int r = 0; r < parts; r++) {
+            offX[r] = n;
+            n += counts.get(r);
+        }
+        final double[] upper = bounds(ySample, parts);
+        int yParts = upper.length + 1;
+        List<YSum> sums = ranges.mapPartitionsWithIndex((Integer pid, Iterator<IsoBlock> it) -> {
+            IsoBlock b = it.next();
+            long[] rx = Spearman.doubledRanks(b.x, b.n);
+            long twice = 2 * offX[pid];
+            for (int i = 0; i < b.n; i++) {
+                rx[i] += twice;
+            }
+            // split (y, rx) by label range
+            int[] rid = new int[b.n];
+            int[] cnt = new int[yParts];
+            for (int i = 0; i < b.n; i++) {
+                rid[i] = IsoBlock.range(upper, b.y[i]);
+                cnt[rid[i]]++;
+            }
+            double[][] ys = new double[yParts][];
+            long[][] rs = new long[yParts][];
+            for (int r = 0; r < yParts; r++) {
+                ys[r] = new double[cnt[r]];
+                rs[r] = new long[cnt[r]];
+            }
+            int[] at = new int[yParts];
+            for (int i = 0; i < b.n; i++) {
+                int r = rid[i];
+                int k = at[r]++;
+                ys[r][k] = b.y[i];
+                rs[r][k] = rx[i];
+            }
+            List<Tuple2<Integer, YRanks>> out = new ArrayList<>();
+            for (int r = 0; r < yParts; r++) {
+                if (cnt[r] > 0) {
+                    out.add(new Tuple2<>(r, new YRanks(ys[r], rs[r], cnt[r])));
+                }
+            }
+            return out.iterator();
+        }, true).mapToPair(t -> t).partitionBy(new org.apache.spark.HashPartitioner(yParts))
+                .mapPartitionsWithIndex((Integer pid, Iterator<Tuple2<Integer, YRanks>> it) -> {
+                    List<YRanks> l = new ArrayList<>();
+                    int m = 0;
+                    while (it.hasNext()) {
+                        YRanks v = it.next()._2();
+                        l.add(v);
+                        m += v.n;
+                    }
+                    double[] y = new double[m];
+                    long[] rx = new long[m];
+                    int at = 0;
+                    for (YRanks v : l) {
+                        System.arraycopy(v.y, 0, y, at, v.n);
+                        System.arraycopy(v.rx, 0, rx, at, v.n);
+                        at += v.n;
+                    }
+                    long[] ry = Spearman.doubledRanks(y, m);
+                    BigInteger sumRx = BigInteger.ZERO;
+                    BigInteger sumProd = BigInteger.ZERO;
+                    long a = 0;
+                    long p = 0;
+                    for (int i = 0; i < m; i++) {
+                        if (a > Long.MAX_VALUE - rx[i]) {
+                            sumRx = sumRx.add(BigInteger.valueOf(a));
+                            a = 0;
+                        }
+                        a += rx[i];
+                        long q = rx[i] * ry[i]; // < (2n)^2: fits while n < 1.5e9
+                        if (p > Long.MAX_VALUE - q) {
+                            sumProd = sumProd.add(BigInteger.valueOf(p));
+                            p = 0;
+                        }
+                        p += q;
+                    }
+                    sumRx = sumRx.add(BigInteger.valueOf(a));
+                    sumProd = sumProd.add(BigInteger.valueOf(p));
+                    return Collections.singletonList(new YSum(pid, m, sumRx, sumProd)).iterator();
+                }, true).collect();
+        long[] offY = new long[yParts];
+        long[] cnt = new long[yParts];
+        for (YSum s : sums) {
+            cnt[s.range] = s.count;
+        }
+        for (int r = 1; r < yParts; r++) {
+            offY[r] = offY[r - 1] + cnt[r - 1];
+        }
+        BigInteger total = BigInteger.ZERO;
+        for (YSum s : sums) {
+            total = total.add(BigInteger.valueOf(2 * offY[s.range]).multiply(s.sumRx)).add(s.sumProducts);
+        }
+        return Spearman.signOfNumerator(total, n) >= 0;
     }
 
-    /** Exclusive prefix sums of the partition sizes, with the total last. */
-    private static long[] offsets(JavaRDD<Row> rdd) {
-        List<Long> counts = rdd.mapPartitions(it -> {
-            long c = 0;
-            while (it.hasNext()) {
-                it.next();
-                c++;
-            }
-            return Collections.singletonList(c).iterator();
-        }).collect();
-        long[] off = new long[counts.size() + 1];
-        for (int i = 0; i < counts.size(); i++) {
-            off[i + 1] = off[i] + counts.get(i);
-        }
-        return off;
-    }
+    /** What one label range contributes to the Spearman sum. */
+    static final class YSum implements Serializable {
+        private static final long serialVersionUID = 1L;
+        final int range;
+        final long count;
+        final BigInteger sumRx;
+        final BigInteger sumProducts;
 
-    /** Doubled average 1-based ranks of sorted rows by their double column {@code col}, starting after {@code offset}. */
-    private static long[] ranks(List<Row> rows, int col, long offset) {
-        int n = rows.size();
-        long[] r = new long[n];
-        int a = 0;
-        while (a < n) {
-            double v = rows.get(a).getDouble(col);
-            int b = a;
-            while (b + 1 < n && rows.get(b + 1).getDouble(col) == v) {
-                b++;
-            }
-            long twice = (offset + a + 1) + (offset + b + 1);
-            for (int k = a; k <= b; k++) {
-                r[k] = twice;
-            }
-            a = b + 1;
+        YSum(int range, long count, BigInteger sumRx, BigInteger sumProducts) {
+            this.range = range;
+            this.count = count;
+            this.sumRx = sumRx;
+            this.sumProducts = sumProducts;
         }
-        return r;
     }
 }
