@@ -532,10 +532,23 @@ public final class IsotonicTrainer {
      * Rows of weight 0 count, as in scikit-learn (which ignores weights here).
      */
     static boolean spearmanIncreasing(JavaRDD<IsoBlock> ranges, List<Integer> counts, double[] ySample) {
-        int parts = counts.size();
-        if (parts == 1) {
+        if (counts.size() == 1) {
             return ranges.map(b -> Spearman.increasing(b.x, b.y, b.n)).collect().get(0);
         }
+        long n = 0;
+        for (int c : counts) {
+            n += c;
+        }
+        return Spearman.signOfNumerator(spearmanSum(ranges, counts, ySample), n) >= 0;
+    }
+
+    /**
+     * The exact sum of doubled-rank products (x-rank times y-rank) over the rows of {@code ranges} (feature
+     * ranges in order, range r holding {@code counts[r]} rows), label ranges cut at quantiles of the sorted
+     * {@code ySample}.
+     */
+    static BigInteger spearmanSum(JavaRDD<IsoBlock> ranges, List<Integer> counts, double[] ySample) {
+        int parts = counts.size();
         long[] offX = new long[parts];
         long n = 0;
         for (int r = 0; r < parts; r++) {
@@ -629,7 +642,7 @@ public final class IsotonicTrainer {
         for (YSum s : sums) {
             total = total.add(BigInteger.valueOf(2 * offY[s.range]).multiply(s.sumRx)).add(s.sumProducts);
         }
-        return Spearman.signOfNumerator(total, n) >= 0;
+        return total;
     }
 
     /** What one label range contributes to the Spearman sum. */
