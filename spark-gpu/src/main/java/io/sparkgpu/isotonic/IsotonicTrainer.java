@@ -26,24 +26,42 @@ import org.apache.spark.storage.StorageLevel;
 import scala.Tuple2;
 
 /**
- * Distributed isotonic regression with bounded driver memory.
+ * Distributed isotonic regression with bounded driver memory. No phase handles Spark {@code Row}s.
  *
  * <ol>
- *   <li>One pass validates every row (errors name the column or parameter) and takes the bounds that fix the
- *       exact fixed-point scales ({@link IsoScales}).</li>
- *   <li>{@code increasing=auto} only: the sign of Spearman's rho from two range-partitioned sorts (x, then y)
- *       with exact integer rank sums; two extra shuffles.</li>
- *   <li>The rows are range-partitioned by feature (equal features share a partition), and each partition is
- *       read into primitive arrays, radix-sorted, pooled ({@link IsoPoints}) and solved on the GPU or its CPU
+ *   <li><b>pack+validate</b>: one pass over the projected input's {@code InternalRow}s
+ *       ({@code queryExecution().toRdd()}) reads (y, x, w) of each partition into primitive arrays
+ *       ({@link IsoBlock}; x a double column or element {@code featureIndex} of an ml Vector in its internal
+ *       struct form), validating every row as before (nulls name the column, {@link IsoPoints#check}, featureIndex
+ *       against the vector size), and gathers in the same task the bounds of the exact fixed-point scales
+ *       ({@link IsoScales}), min/max of x and a deterministic sample (evenly spaced rows) of x and y. The packed
+ *       blocks are persisted (MEMORY_AND_DISK) and everything after reads them. Partitions small enough ship their
+ *       arrays with this job's result.</li>
+ *   <li><b>small inputs</b> (at most {@link #LOCAL_ROWS} rows, default 2^20): the arrays are concatenated on the
+ *       driver and solved there by {@link IsotonicSolver#solveRows} (GPU if the driver resolves one, else the
+ *       CPU twin); {@code increasing=auto} is {@link Spearman#increasing} on the same arrays. One Spark job, no
+ *       shuffle, no merge tree.</li>
+ *   <li><b>range split+shuffle</b> (larger inputs): R ranges with upper bounds taken from the sorted x sample
+ *       (a row goes to the first range whose bound is >= x, so equal features share a range). R is
+ *       {@link IsotonicConfig#numPartitions} when set, else with a GPU backend (L2, PAVA) one per GPU while a
+ *       range fits in device memory, else the number of input partitions. R = 1 coalesces the packed blocks into
+ *       one task (no shuffle: one GPU in one JVM); otherwise each block splits its rows into per-range primitive
+ *       chunks, shuffled as (range, chunk) pairs into one partition per range and concatenated. The ranges are
+ *       persisted and the packed blocks dropped.</li>
+ *   <li><b>spearman</b> ({@code increasing=auto} only): x-ranks per range (plus the rows before it), then (y,
+ *       x-rank) arrays range-partitioned by y; exact integer rank-product sums ({@link #spearmanSum}).</li>
+ *   <li><b>solve</b>: each range is radix-sorted, pooled ({@link IsoPoints}) and solved on the GPU or its CPU
  *       twin ({@link IsotonicSolver#solveRows}: least squares with PAVA sorts and pools on the GPU too; L1:
  *       {@link L1Blocks}).</li>
- *   <li>Partition solutions are merged pairwise in a tree by the decomposition theorem (ceil(log2 P) shuffle
- *       rounds, each merge holding two neighbours' blocks); only the final blocks, in compact form, reach the
- *       driver, which builds the model.</li>
+ *   <li><b>merge+collect</b>: range solutions are merged pairwise in a tree by the decomposition theorem
+ *       (ceil(log2 R) shuffle rounds of blocks, each merge holding two neighbours' blocks); only the final blocks,
+ *       in compact form, reach the driver, which builds the <b>model</b>.</li>
  * </ol>
- * Cost: O(n) per partition for sorting, pooling and PAVA (MLS: O(n_p^2)), O(m log P) for the merges, where m
- * is the number of blocks. All sums are exact integers and all comparisons exact, so the model has the same bits
- * for any number of partitions, any partition boundaries and either backend.
+ * The seconds of each phase, and the backend of the solve, are in {@link IsotonicResult#timings()} and
+ * {@link IsotonicResult#phaseBackends()}. Cost: O(n) per range for sorting, pooling and PAVA (MLS: O(n_r^2)),
+ * O(m log R) for the merges, where m is the number of blocks. All sums are exact integers and all comparisons
+ * exact, so the model has the same bits on either path, for any number of ranges, any range bounds and either
+ * backend.
  */
 public final class IsotonicTrainer {
     private IsotonicTrainer() {
