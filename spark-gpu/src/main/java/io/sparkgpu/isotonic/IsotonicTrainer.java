@@ -294,6 +294,18 @@ public final class IsotonicTrainer {
             phases.merge(phase, (now - t) / 1e9, Double::sum);
             t = now;
         }
+
+        /** Seconds since the last lap, starting a new lap (for a job whose parts are split by task times). */
+        double peek() {
+            long now = System.nanoTime();
+            double s = (now - t) / 1e9;
+            t = now;
+            return s;
+        }
+
+        void put(String phase, double seconds) {
+            phases.merge(phase, seconds, Double::sum);
+        }
     }
 
     private static IsotonicResult run(Dataset<Row> raw, Inputs in, boolean weighted, IsotonicConfig cfg) {
@@ -446,73 +458,146 @@ public final class IsotonicTrainer {
         return all;
     }
 
+    /** The packed rows split into {@code upper.length + 1} feature ranges, range r in partition r. */
+    static JavaRDD<IsoBlock> split(JavaRDD<Packed> packed, double[] upper) {
+        if (upper.length == 0) { // one range: no shuffle, the packed blocks are concatenated in one task
+            return packed.coalesce(1, false).mapPartitions((Iterator<Packed> it) -> {
+                List<IsoBlock> l = new ArrayList<>();
+                it.forEachRemaining(p -> l.add(p.rows));
+                return Collections.singletonList(IsoBlock.concat(l)).iterator();
+            });
+        }
+        return packed.flatMapToPair((Packed p) -> p.rows.split(upper).iterator())
+                .partitionBy(new org.apache.spark.HashPartitioner(upper.length + 1)) // key r goes to partition r
+                .mapPartitions((Iterator<Tuple2<Integer, IsoBlock>> it) -> {
+                    List<IsoBlock> l = new ArrayList<>();
+                    it.forEachRemaining(t -> l.add(t._2()));
+                    return Collections.singletonList(IsoBlock.concat(l)).iterator();
+                }, true);
+    }
+
+    /** What solving one range gives: its Part, or with a single range directly the final blocks; task seconds. */
+    static final class Solved implements Serializable {
+        private static final long serialVersionUID = 1L;
+        final Part part;
+        final Done done;
+        final boolean gpu;
+        final double solveSeconds;
+        final double finalSeconds;
+
+        Solved(Part part, Done done, boolean gpu, double solveSeconds, double finalSeconds) {
+            this.part = part;
+            this.done = done;
+            this.gpu = gpu;
+            this.solveSeconds = solveSeconds;
+            this.finalSeconds = finalSeconds;
+        }
+
+        Solved light() {
+            return new Solved(null, null, gpu, solveSeconds, finalSeconds);
+        }
+    }
+
+    static Done done(Object blocks, IsoScales sc, boolean isotonic, long rows, long zeroRows, boolean gpu) {
+        return new Done(blocks instanceof L1Blocks ? FinalBlocks.of((L1Blocks) blocks, sc, !isotonic)
+                : FinalBlocks.of((L2Blocks) blocks, sc, !isotonic), rows, zeroRows, gpu);
+    }
+
     /** Large input: range-partition the packed arrays by feature, solve each range, merge in a tree. */
     private static IsotonicResult ranged(JavaRDD<Packed> packed, List<Summary> sums, Stats st, IsoScales sc,
                                          IsoColumns cols, IsotonicConfig c, Clock clock, int gpuRanges,
                                          int inputParts) {
         int want = c.numPartitions > 0 ? c.numPartitions : gpuRanges > 0 ? gpuRanges : inputParts;
-        final double[] upper = bounds(sortedSample(sums, true), want);
-        int parts = upper.length + 1;
-        JavaRDD<IsoBlock> ranges;
-        if (parts == 1) { // one range: no shuffle, the packed blocks are concatenated in one task
-            ranges = packed.coalesce(1, false).mapPartitions((Iterator<Packed> it) -> {
-                List<IsoBlock> l = new ArrayList<>();
-                it.forEachRemaining(p -> l.add(p.rows));
-                return Collections.singletonList(IsoBlock.concat(l)).iterator();
-            });
-        } else {
-            ranges = packed.flatMapToPair((Packed p) -> p.rows.split(upper).iterator())
-                    .partitionBy(new org.apache.spark.HashPartitioner(parts)) // key r < parts goes to partition r
-                    .mapPartitions((Iterator<Tuple2<Integer, IsoBlock>> it) -> {
-                        List<IsoBlock> l = new ArrayList<>();
-                        it.forEachRemaining(t -> l.add(t._2()));
-                        return Collections.singletonList(IsoBlock.concat(l)).iterator();
-                    }, true);
-        }
-        ranges = ranges.persist(StorageLevel.MEMORY_AND_DISK());
-        JavaRDD<Part> solved = null;
+        double[] xSample = sortedSample(sums, true);
+        final double[] upper = bounds(xSample, want);
+        final int parts = upper.length + 1;
+        JavaRDD<IsoBlock> ranges = split(packed, upper);
+        String splitNote = parts == 1 ? "cpu (coalesce, no shuffle)" : "cpu (" + parts + " ranges)";
+        boolean splitDone = false;
+        JavaRDD<Solved> solved = null;
         try {
-            List<Integer> counts = ranges.map(b -> b.n).collect();
-            packed.unpersist(false); // the ranges hold every row now
-            clock.lap("range split+shuffle");
-            clock.backends.put("range split+shuffle", parts == 1 ? "cpu (coalesce, no shuffle)" : "cpu (" + parts
-                    + " ranges)");
-
             final boolean isotonic;
             if (c.direction == IsotonicConfig.Direction.AUTO) {
-                isotonic = spearmanIncreasing(ranges, counts, sortedSample(sums, false));
+                // Spearman needs feature ranges; reuse the solve's, or with a single one split by input partitions
+                double[] su = parts > 1 ? upper : bounds(xSample, inputParts);
+                JavaRDD<IsoBlock> sr = (parts > 1 ? ranges : split(packed, su)).persist(StorageLevel.MEMORY_AND_DISK());
+                try {
+                    List<Integer> counts = sr.map(b -> b.n).collect();
+                    if (parts > 1) {
+                        ranges = sr;
+                        splitDone = true;
+                        packed.unpersist(false); // the persisted ranges hold every row now
+                        clock.lap("range split+shuffle");
+                        clock.backends.put("range split+shuffle", splitNote);
+                    }
+                    isotonic = spearmanIncreasing(sr, counts, sortedSample(sums, false));
+                } finally {
+                    if (parts == 1) {
+                        sr.unpersist(false);
+                    }
+                }
                 clock.lap("spearman");
-                clock.backends.put("spearman", "cpu");
+                clock.backends.put("spearman", "cpu (" + (su.length + 1) + " ranges)");
             } else {
                 isotonic = c.direction == IsotonicConfig.Direction.INCREASING;
             }
 
             solved = ranges.mapPartitionsWithIndex((Integer pid, Iterator<IsoBlock> it) -> {
                 IsoBlock b = it.next();
+                long t0 = System.nanoTime();
                 IsotonicSolver.Solved p = IsotonicSolver.solveRows(b.x, b.y, b.w, b.n, !isotonic, sc, cols, c);
-                return Collections.singletonList(new Part(pid, p.blocks, p.rows, p.zeroWeightRows, p.gpu)).iterator();
-            }, true).persist(StorageLevel.MEMORY_AND_DISK());
-            List<Boolean> onGpu = solved.map(p -> p.gpu).collect();
-            ranges.unpersist(false);
-            long g = onGpu.stream().filter(Boolean::booleanValue).count();
-            clock.lap("solve");
-            clock.backends.put("solve", g == parts ? "gpu" : g == 0 ? "cpu" : "mixed (" + g + "/" + parts + " ranges on gpu)");
-
-            JavaPairRDD<Integer, Part> level = solved.mapToPair(p -> new Tuple2<>(p.index, p));
-            int count = parts;
-            while (count > 1) {
-                int next = (count + 1) / 2;
-                level = level.mapToPair(t -> new Tuple2<>(t._1() / 2, t._2())).reduceByKey(Part::merge, next);
-                count = next;
+                long t1 = System.nanoTime();
+                Part part = new Part(pid, p.blocks, p.rows, p.zeroWeightRows, p.gpu);
+                Done d = parts == 1 ? done(p.blocks, sc, isotonic, p.rows, p.zeroWeightRows, p.gpu) : null;
+                long t2 = System.nanoTime();
+                return Collections.singletonList(new Solved(parts == 1 ? null : part, d, p.gpu, (t1 - t0) / 1e9,
+                        (t2 - t1) / 1e9)).iterator();
+            }, true);
+            List<Solved> out;
+            if (parts == 1) {
+                out = solved.collect(); // the final blocks come back with the solve: no persist, no tree
+            } else {
+                solved = solved.persist(StorageLevel.MEMORY_AND_DISK());
+                out = solved.map(Solved::light).collect();
             }
-            List<Done> out = level.values().map(p -> new Done(p.blocks instanceof L1Blocks
-                    ? FinalBlocks.of((L1Blocks) p.blocks, sc, !isotonic)
-                    : FinalBlocks.of((L2Blocks) p.blocks, sc, !isotonic), p.rows, p.zeroRows, p.gpu)).collect();
-            if (out.size() != 1) {
-                throw new IllegalStateException("the merge tree ended with " + out.size() + " ranges instead of one");
+            double solveS = 0;
+            double finalS = 0;
+            long g = 0;
+            for (Solved o : out) {
+                solveS = Math.max(solveS, o.solveSeconds);
+                finalS = Math.max(finalS, o.finalSeconds);
+                g += o.gpu ? 1 : 0;
             }
-            clock.lap("merge+collect");
-            Done d = out.get(0);
+            if (!splitDone) { // split/shuffle and solve ran in one job: the slowest range's solve is the solve phase
+                Double jobS = clock.peek();
+                clock.put("range split+shuffle", Math.max(0, jobS - solveS - finalS));
+                clock.backends.put("range split+shuffle", splitNote);
+                clock.put("solve", solveS);
+            } else {
+                clock.lap("solve");
+            }
+            clock.backends.put("solve", g == parts ? "gpu" : g == 0 ? "cpu" : "mixed (" + g + "/" + parts
+                    + " ranges on gpu)");
+            Done d;
+            if (parts == 1) {
+                clock.put("merge+collect", finalS);
+                d = out.get(0).done;
+            } else {
+                JavaPairRDD<Integer, Part> level = solved.mapToPair(o -> new Tuple2<>(o.part.index, o.part));
+                int count = parts;
+                while (count > 1) {
+                    int next = (count + 1) / 2;
+                    level = level.mapToPair(t -> new Tuple2<>(t._1() / 2, t._2())).reduceByKey(Part::merge, next);
+                    count = next;
+                }
+                List<Done> fin = level.values().map(p -> done(p.blocks, sc, isotonic, p.rows, p.zeroRows, p.gpu))
+                        .collect();
+                if (fin.size() != 1) {
+                    throw new IllegalStateException("the merge tree ended with " + fin.size() + " ranges instead of one");
+                }
+                d = fin.get(0);
+                clock.lap("merge+collect");
+            }
             IsotonicResult r = IsotonicResult.from(d.blocks, isotonic, c.yMin, c.yMax, d.rows, d.zeroRows,
                     d.gpu ? "gpu" : "cpu");
             clock.lap("model");
