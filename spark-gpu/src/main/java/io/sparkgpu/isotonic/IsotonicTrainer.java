@@ -39,8 +39,9 @@ import scala.Tuple2;
  *       arrays with this job's result.</li>
  *   <li><b>small inputs</b> (at most {@link #LOCAL_ROWS} rows, default 2^20): the arrays are concatenated on the
  *       driver and solved there by {@link IsotonicSolver#solveRows} (GPU if the driver resolves one, else the
- *       CPU twin); {@code increasing=auto} is {@link Spearman#increasing} on the same arrays. One Spark job, no
- *       shuffle, no merge tree.</li>
+ *       CPU twin; with {@code backend=gpu} and no GPU on the driver, the range path instead);
+ *       {@code increasing=auto} is {@link Spearman#increasing} on the same arrays. One Spark job, no shuffle, no
+ *       merge tree.</li>
  *   <li><b>range split+shuffle</b> (larger inputs): R ranges with upper bounds taken from the sorted x sample
  *       (a row goes to the first range whose bound is >= x, so equal features share a range). R is
  *       {@link IsotonicConfig#numPartitions} when set, else with a GPU backend (L2, PAVA) one per GPU while a
@@ -312,19 +313,21 @@ public final class IsotonicTrainer {
         Clock clock = new Clock();
         final IsotonicConfig c = cfg.copy();
         final IsoColumns cols = in.cols;
-        int inputParts = Math.max(1, raw.rdd().getNumPartitions());
+        org.apache.spark.rdd.RDD<InternalRow> internal = raw.queryExecution().toRdd();
+        int inputParts = Math.max(1, internal.getNumPartitions());
         long localRows = localRows(c);
         SparkContext sc = raw.sparkSession().sparkContext();
 
         // 1. one pass: InternalRow -> validated primitive arrays (persisted), with stats and a sample
-        JavaRDD<Packed> packed = raw.queryExecution().toRdd().toJavaRDD().mapPartitions((Iterator<InternalRow> it) -> {
+        JavaRDD<Packed> packed = internal.toJavaRDD().mapPartitions((Iterator<InternalRow> it) -> {
             Stats s = new Stats();
             IsoBlock b = IsoBlock.read(it, in, weighted, s);
             return Collections.singletonList(new Packed(b, s)).iterator();
         }).persist(StorageLevel.MEMORY_AND_DISK());
         try {
             int planned = c.numPartitions > 0 ? c.numPartitions : inputParts;
-            final int perPart = (int) Math.min(1 << 16, Math.max(64, (64L * planned + inputParts - 1) / inputParts));
+            // about 256 sampled rows per planned range (range sizes then within some 10-20% of each other)
+            final int perPart = (int) Math.min(1 << 16, Math.max(64, (256L * planned + inputParts - 1) / inputParts));
             final long shipCap = localRows / inputParts;
             List<Summary> sums = packed.mapPartitionsWithIndex((Integer pid, Iterator<Packed> it) -> {
                 Packed p = it.next();
@@ -345,7 +348,7 @@ public final class IsotonicTrainer {
                         + "one row with a positive weight");
             }
             final IsoScales scales = IsoScales.fromBounds(st.rows, st.maxAbsWY, st.maxW);
-            if (st.rows <= localRows) {
+            if (st.rows <= localRows && driverCanSolve(c)) {
                 return small(packed, sums, scales, cols, c, clock);
             }
             return ranged(packed, sums, st, scales, cols, c, clock, gpuRanges(sc, st.rows, c), inputParts);
@@ -391,6 +394,17 @@ public final class IsotonicTrainer {
                 p.gpu ? "gpu" : "cpu");
         clock.lap("model");
         return r.withTimings(clock.phases, clock.backends);
+    }
+
+    /**
+     * False only when the fit demands a GPU ({@code backend=gpu}, least squares) and the driver has none: then
+     * small inputs take the range path with one range, solved by an executor's GPU.
+     */
+    static boolean driverCanSolve(IsotonicConfig c) {
+        if (c.backend != io.sparkgpu.cuda.Backend.GPU || c.loss == IsotonicConfig.Loss.L1) {
+            return true;
+        }
+        return io.sparkgpu.cuda.BackendChooser.gpuUsable(IsotonicGpu.MODULE, IsotonicGpu.PROBE_KERNEL);
     }
 
     /**
