@@ -15,6 +15,8 @@ import org.apache.spark.sql.catalyst.util.ArrayData;
 final class IsoBlock implements Serializable {
     private static final long serialVersionUID = 1L;
     static final IsoBlock EMPTY = new IsoBlock(new double[0], new double[0], null, 0);
+    /** Concatenations of at least this many rows copy the blocks in parallel. */
+    static final int PARALLEL_COPY_ROWS = 1 << 22;
 
     final double[] x;
     final double[] y;
@@ -138,19 +140,24 @@ final class IsoBlock implements Serializable {
         double[] x = new double[n];
         double[] y = new double[n];
         double[] w = weighted ? new double[n] : null;
-        int at = 0;
-        for (IsoBlock b : blocks) {
-            System.arraycopy(b.x, 0, x, at, b.n);
-            System.arraycopy(b.y, 0, y, at, b.n);
+        int[] at = new int[blocks.size()];
+        for (int k = 1; k < at.length; k++) {
+            at[k] = at[k - 1] + blocks.get(k - 1).n;
+        }
+        java.util.stream.IntStream ks = java.util.stream.IntStream.range(0, blocks.size());
+        // large single ranges (one GPU takes everything) are copied by several threads: memory bandwidth bound
+        (n >= PARALLEL_COPY_ROWS ? ks.parallel() : ks).forEach(k -> {
+            IsoBlock b = blocks.get(k);
+            System.arraycopy(b.x, 0, x, at[k], b.n);
+            System.arraycopy(b.y, 0, y, at[k], b.n);
             if (w != null) {
                 if (b.w != null) {
-                    System.arraycopy(b.w, 0, w, at, b.n);
+                    System.arraycopy(b.w, 0, w, at[k], b.n);
                 } else {
-                    java.util.Arrays.fill(w, at, at + b.n, 1.0);
+                    java.util.Arrays.fill(w, at[k], at[k] + b.n, 1.0);
                 }
             }
-            at += b.n;
-        }
+        });
         return new IsoBlock(x, y, w, n);
     }
 
