@@ -343,9 +343,11 @@ final class EndToEndJobs {
                 sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s |%n", label(j),
                         KMeansBenchmark.seconds(j.seconds), speed, j.summary, agree));
             }
+            String sep = "\n";
             for (Job j : js) {
                 if (j.phases != null) {
-                    sb.append("- ").append(label(j)).append(" phases: ").append(j.phases).append('\n');
+                    sb.append(sep).append("- ").append(label(j)).append(" phases: ").append(j.phases).append('\n');
+                    sep = "";
                 }
             }
             sb.append('\n');
