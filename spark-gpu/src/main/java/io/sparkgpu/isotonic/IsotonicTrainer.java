@@ -46,8 +46,10 @@ import scala.Tuple2;
  *       (a row goes to the first range whose bound is >= x, so equal features share a range). R is
  *       {@link IsotonicConfig#numPartitions} when set, else with a GPU backend (L2, PAVA) one per GPU while a
  *       range fits in device memory, else the number of input partitions. R = 1 coalesces the packed blocks into
- *       one task (no shuffle: one GPU in one JVM); otherwise each block splits its rows into per-range primitive
- *       chunks, shuffled as (range, chunk) pairs into one partition per range and concatenated. The ranges are
+ *       one task (no shuffle: one GPU in one JVM); input partitions already ordered by feature (per-partition
+ *       min/max of x, no tie across an edge) are the ranges as they are when R is their number; otherwise each
+ *       block splits its rows into per-range primitive chunks, shuffled as (range, chunk) pairs into one
+ *       partition per range and concatenated. The ranges are
  *       persisted and the packed blocks dropped.</li>
  *   <li><b>spearman</b> ({@code increasing=auto} only): x-ranks per range (plus the rows before it), then (y,
  *       x-rank) arrays range-partitioned by y; exact integer rank-product sums ({@link #spearmanSum}).</li>
@@ -442,6 +444,27 @@ public final class IsotonicTrainer {
         return (int) Math.min(1 << 16, gpus * rounds);
     }
 
+    /**
+     * True when the input partitions are already feature ranges in order: every non-empty partition's features lie
+     * strictly above those of the partitions before it (from the per-partition min/max of the first pass), so
+     * equal features never straddle two partitions. Then each packed block is its own range and nothing moves.
+     */
+    static boolean orderedByFeature(List<Summary> sums) {
+        double prevMax = Double.NEGATIVE_INFINITY;
+        boolean any = false;
+        for (Summary s : sums) {
+            if (s.stats.rows == 0) {
+                continue;
+            }
+            if (any && !(s.stats.minX > prevMax)) {
+                return false;
+            }
+            prevMax = s.stats.maxX;
+            any = true;
+        }
+        return true;
+    }
+
     /** Up to {@code parts - 1} strictly increasing upper bounds at the quantiles of the sorted sample. */
     static double[] bounds(double[] sorted, int parts) {
         int m = sorted.length;
@@ -523,10 +546,12 @@ public final class IsotonicTrainer {
                                          int inputParts) {
         int want = c.numPartitions > 0 ? c.numPartitions : gpuRanges > 0 ? gpuRanges : inputParts;
         double[] xSample = sortedSample(sums, true);
-        final double[] upper = bounds(xSample, want);
+        boolean ordered = want == inputParts && inputParts > 1 && orderedByFeature(sums);
+        final double[] upper = ordered ? new double[inputParts - 1] : bounds(xSample, want);
         final int parts = upper.length + 1;
-        JavaRDD<IsoBlock> ranges = split(packed, upper);
-        String splitNote = parts == 1 ? "cpu (coalesce, no shuffle)" : "cpu (" + parts + " ranges)";
+        JavaRDD<IsoBlock> ranges = ordered ? packed.map(p -> p.rows) : split(packed, upper);
+        String splitNote = ordered ? "cpu (input partitions already ordered by feature, no shuffle)"
+                : parts == 1 ? "cpu (coalesce, no shuffle)" : "cpu (" + parts + " ranges)";
         boolean splitDone = false;
         JavaRDD<Solved> solved = null;
         try {

@@ -211,6 +211,8 @@ class IsotonicTrainerPathsTest {
         final AtomicInteger jobs = new AtomicInteger();
         final AtomicLong shuffleBytes = new AtomicLong();
         final AtomicInteger shuffleStages = new AtomicInteger();
+        /** Names (call sites) of the stages that wrote shuffle data. */
+        final List<String> shuffleWriters = java.util.Collections.synchronizedList(new ArrayList<>());
 
         @Override
         public void onJobStart(SparkListenerJobStart e) {
@@ -223,6 +225,7 @@ class IsotonicTrainerPathsTest {
             shuffleBytes.addAndGet(b);
             if (b > 0 || !e.stageInfo().shuffleDepId().isEmpty()) {
                 shuffleStages.incrementAndGet();
+                shuffleWriters.add(e.stageInfo().name());
             }
         }
     }
@@ -256,6 +259,39 @@ class IsotonicTrainerPathsTest {
         Jobs ranged = count(() -> IsotonicTrainer.train(df, "features", 0, "label", "w",
                 cfg(IsotonicConfig.Loss.L2, auto, 0, 2)));
         assertTrue(ranged.shuffleBytes.get() > 0, "the listener sees the range path's shuffle");
+    }
+
+    /** Input partitions already ordered by feature are the ranges (no shuffle); a tie across an edge is not. */
+    @Test
+    void orderedInputPartitionsAreTheRanges() throws Exception {
+        for (int group : new int[] {3, 7}) { // 900 rows in 3 slices of 300: groups of 3 never straddle, of 7 do
+            int n = 900;
+            double[] x = new double[n];
+            double[] y = new double[n];
+            double[] w = new double[n];
+            SplittableRandom r = new SplittableRandom(group);
+            for (int i = 0; i < n; i++) {
+                x[i] = i / group;
+                y[i] = Math.sqrt(x[i]) + r.nextGaussian();
+                w[i] = r.nextInt(6) == 0 ? 0 : 1 + r.nextDouble();
+            }
+            Dataset<Row> df = frame(x, y, w, 3);
+            IsotonicResult ref = IsotonicLocal.fit(x, y, w, cfg(IsotonicConfig.Loss.L2, IsotonicConfig.Direction.INCREASING, -1, 0));
+            IsotonicResult[] got = new IsotonicResult[1];
+            Jobs j = count(() -> got[0] = IsotonicTrainer.train(df, "features", 0, "label", "w",
+                    cfg(IsotonicConfig.Loss.L2, IsotonicConfig.Direction.INCREASING, 0, 0)));
+            assertSame(ref, got[0], "group " + group);
+            String split = got[0].phaseBackends().get("range split+shuffle");
+            // the split's map stage is named after the call that builds it, IsoBlock.split via flatMapToPair
+            boolean splitShuffled = j.shuffleWriters.stream().anyMatch(nm -> nm.startsWith("flatMapToPair"));
+            if (group == 3) {
+                assertTrue(split.contains("already ordered"), split);
+                assertFalse(splitShuffled, "ordered partitions: no split shuffle, stages " + j.shuffleWriters);
+            } else {
+                assertTrue(split.contains("3 ranges"), split);
+                assertTrue(splitShuffled, "a tie across partitions: the rows are split, stages " + j.shuffleWriters);
+            }
+        }
     }
 
     @Test
