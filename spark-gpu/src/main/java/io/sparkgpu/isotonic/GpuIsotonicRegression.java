@@ -27,9 +27,10 @@ import org.apache.spark.sql.types.StructType;
  * (Best and Chakravarti, Math. Programming 47, 1990; O(n^2)); on the CPU twin serial PAVA, O(n). L1: PAVA with
  * lower weighted medians, O(n log^2 n), exact maximin solution u_i = max_{k<=i} min_{l>=i} med(k..l).
  *
- * <p><b>Distribution and exactness.</b> Rows are range-partitioned by feature, sorted and pooled per partition in
- * primitive arrays (MLlib's duplicate pooling: weighted mean label, summed weight, zero weights dropped), solved,
- * and merged pairwise in a tree by the decomposition theorem; the driver only receives the final blocks. Block
+ * <p><b>Distribution and exactness.</b> One pass packs the rows into primitive arrays; small inputs are solved
+ * on the driver, larger ones are range-partitioned by feature as arrays, each range sorted and pooled (MLlib's
+ * duplicate pooling: weighted mean label, summed weight, zero weights dropped), solved, and merged pairwise in a
+ * tree by the decomposition theorem; the driver only receives the final blocks. Block
  * sums are 128-bit fixed-point integers and every comparison is exact, so the model is bitwise identical for any
  * number of partitions and either backend. See {@link IsotonicTrainer}.
  *
@@ -117,8 +118,9 @@ public class GpuIsotonicRegression extends Estimator<GpuIsotonicRegressionModel>
     }
 
     /**
-     * Range partitions used by the fit (not a Param: it does not change the model, only how the work is split);
-     * 0 (default) uses the input's number of partitions.
+     * Feature ranges of the fit's range path (not a Param: it does not change the model, only how the work is
+     * split); 0 (default): one range per GPU with a GPU backend (least squares, PAVA), else the input's number of
+     * partitions. Inputs of at most {@value IsotonicTrainer#LOCAL_ROWS} rows are solved on the driver regardless.
      */
     public GpuIsotonicRegression setNumPartitions(int n) {
         if (n < 0) {

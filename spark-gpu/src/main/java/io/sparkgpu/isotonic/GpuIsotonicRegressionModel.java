@@ -122,6 +122,14 @@ public class GpuIsotonicRegressionModel extends Model<GpuIsotonicRegressionModel
         return trainingInfo;
     }
 
+    /**
+     * Seconds of each phase of the fit that produced this model, in order ({@link IsotonicResult#timings()}); empty
+     * for a loaded or built model.
+     */
+    public Map<String, Double> timings() {
+        return trainingInfo == null ? Map.of() : trainingInfo.timings();
+    }
+
     /** The boundaries as an ml vector (as MLlib's model). */
     public Vector boundaries() {
         return Vectors.dense(boundaries.clone());

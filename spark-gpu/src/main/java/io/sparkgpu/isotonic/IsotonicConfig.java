@@ -25,8 +25,18 @@ public final class IsotonicConfig implements Serializable {
     public double yMax = Double.NaN;
     /** Points per GPU chunk of PAVA-merge. */
     public int chunk = IsotonicGpu.DEFAULT_CHUNK;
-    /** Partitions of the range partitioning; 0: as many as the input has. */
+    /**
+     * Feature ranges of the range path ({@link IsotonicTrainer}), each solved on its own and then merged exactly;
+     * it changes only how the work is split, never the model. 0 (default): one range per GPU (more when a range
+     * would not fit in device memory) with a GPU backend for L2/PAVA, else as many as the input has partitions.
+     * Inputs of at most {@link #localRows} rows are solved on the driver whatever this says.
+     */
     public int numPartitions;
+    /**
+     * Inputs of at most this many rows are solved on the driver in one piece (no shuffle); -1 (default): the
+     * setting {@value IsotonicTrainer#LOCAL_ROWS} (default 2^20); 0: always the range path.
+     */
+    public long localRows = -1;
 
     public static Loss parseLoss(String v) {
         switch (lower(v, "loss")) {
@@ -87,6 +97,9 @@ public final class IsotonicConfig implements Serializable {
         if (chunk < 1) {
             throw new IllegalArgumentException("chunk must be >= 1, got " + chunk);
         }
+        if (localRows < -1) {
+            throw new IllegalArgumentException("localRows must be >= 0, or -1 for the setting, got " + localRows);
+        }
         if (numPartitions < 0) {
             throw new IllegalArgumentException("numPartitions must be >= 0, got " + numPartitions);
         }
@@ -103,6 +116,7 @@ public final class IsotonicConfig implements Serializable {
         c.yMax = yMax;
         c.chunk = chunk;
         c.numPartitions = numPartitions;
+        c.localRows = localRows;
         return c;
     }
 }

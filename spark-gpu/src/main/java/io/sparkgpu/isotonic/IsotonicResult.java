@@ -2,6 +2,9 @@ package io.sparkgpu.isotonic;
 
 import java.io.Serializable;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * A fitted isotonic function in MLlib's form: strictly increasing {@code boundaries} and {@code predictions}
@@ -21,6 +24,8 @@ public final class IsotonicResult implements Serializable {
     public final long zeroWeightRows;
     public final int numBlocks;
     public final String backend;
+    private final LinkedHashMap<String, Double> timings;
+    private final LinkedHashMap<String, String> phaseBackends;
 
     public IsotonicResult(double[] boundaries, double[] predictions, boolean isotonic, long numRows,
                           long zeroWeightRows, int numBlocks, String backend) {
@@ -31,6 +36,52 @@ public final class IsotonicResult implements Serializable {
         this.zeroWeightRows = zeroWeightRows;
         this.numBlocks = numBlocks;
         this.backend = backend;
+        this.timings = new LinkedHashMap<>();
+        this.phaseBackends = new LinkedHashMap<>();
+    }
+
+    private IsotonicResult(IsotonicResult r, Map<String, Double> timings, Map<String, String> phaseBackends) {
+        this(r.boundaries, r.predictions, r.isotonic, r.numRows, r.zeroWeightRows, r.numBlocks, r.backend);
+        this.timings.putAll(timings);
+        this.phaseBackends.putAll(phaseBackends);
+    }
+
+    /** This result with the fit's phase timings (seconds, in order) and the backend of the phases that have one. */
+    public IsotonicResult withTimings(Map<String, Double> timings, Map<String, String> phaseBackends) {
+        return new IsotonicResult(this, timings, phaseBackends);
+    }
+
+    /**
+     * Seconds of each phase of the fit, in the order they ran (empty for local fits). The Spark trainer's phases:
+     * {@code pack+validate} (the pass reading rows into primitive arrays, with stats and sample), then for small
+     * inputs {@code collect} (rows not shipped with the first job), {@code spearman} (increasing=auto only),
+     * {@code solve} (on the driver) and {@code model}; for the range path {@code range split+shuffle},
+     * {@code spearman} (auto only), {@code solve} (every range), {@code merge+collect} (merge tree and the final
+     * blocks to the driver) and {@code model}.
+     */
+    public Map<String, Double> timings() {
+        return Collections.unmodifiableMap(new LinkedHashMap<>(timings));
+    }
+
+    /** The backend of each phase that has one ("gpu", "cpu", or "mixed (g/r ranges on gpu)"), in phase order. */
+    public Map<String, String> phaseBackends() {
+        return Collections.unmodifiableMap(new LinkedHashMap<>(phaseBackends));
+    }
+
+    /** One line "phase s, phase s, ..." of {@link #timings()} with backends where known. */
+    public String timingsLine() {
+        StringBuilder sb = new StringBuilder();
+        for (Map.Entry<String, Double> e : timings.entrySet()) {
+            if (sb.length() > 0) {
+                sb.append(", ");
+            }
+            sb.append(e.getKey()).append(' ').append(String.format(java.util.Locale.ROOT, "%.3f s", e.getValue()));
+            String b = phaseBackends.get(e.getKey());
+            if (b != null) {
+                sb.append(" [").append(b).append(']');
+            }
+        }
+        return sb.toString();
     }
 
     /** Builds the model arrays from final blocks (feature order) with optional clipping (NaN: no bound). */

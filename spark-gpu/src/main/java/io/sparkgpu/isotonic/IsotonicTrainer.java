@@ -8,15 +8,14 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
+import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.ml.linalg.SQLDataTypes;
-import org.apache.spark.ml.linalg.Vector;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.RowFactory;
-import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
@@ -27,24 +26,45 @@ import org.apache.spark.storage.StorageLevel;
 import scala.Tuple2;
 
 /**
- * Distributed isotonic regression with bounded driver memory.
+ * Distributed isotonic regression with bounded driver memory. No phase handles Spark {@code Row}s.
  *
  * <ol>
- *   <li>One pass validates every row (errors name the column or parameter) and takes the bounds that fix the
- *       exact fixed-point scales ({@link IsoScales}).</li>
- *   <li>{@code increasing=auto} only: the sign of Spearman's rho from two range-partitioned sorts (x, then y)
- *       with exact integer rank sums; two extra shuffles.</li>
- *   <li>The rows are range-partitioned by feature (equal features share a partition), and each partition is
- *       read into primitive arrays, radix-sorted, pooled ({@link IsoPoints}) and solved on the GPU or its CPU
+ *   <li><b>pack+validate</b>: one pass over the projected input's {@code InternalRow}s
+ *       ({@code queryExecution().toRdd()}) reads (y, x, w) of each partition into primitive arrays
+ *       ({@link IsoBlock}; x a double column or element {@code featureIndex} of an ml Vector in its internal
+ *       struct form), validating every row as before (nulls name the column, {@link IsoPoints#check}, featureIndex
+ *       against the vector size), and gathers in the same task the bounds of the exact fixed-point scales
+ *       ({@link IsoScales}), min/max of x and a deterministic sample (evenly spaced rows) of x and y. The packed
+ *       blocks are persisted (MEMORY_AND_DISK) and everything after reads them. Partitions small enough ship their
+ *       arrays with this job's result.</li>
+ *   <li><b>small inputs</b> (at most {@link #LOCAL_ROWS} rows, default 2^20): the arrays are concatenated on the
+ *       driver and solved there by {@link IsotonicSolver#solveRows} (GPU if the driver resolves one, else the
+ *       CPU twin; with {@code backend=gpu} and no GPU on the driver, the range path instead);
+ *       {@code increasing=auto} is {@link Spearman#increasing} on the same arrays. One Spark job, no shuffle, no
+ *       merge tree.</li>
+ *   <li><b>range split+shuffle</b> (larger inputs): R ranges with upper bounds taken from the sorted x sample
+ *       (a row goes to the first range whose bound is >= x, so equal features share a range). R is
+ *       {@link IsotonicConfig#numPartitions} when set, else with a GPU backend (L2, PAVA) one per GPU while a
+ *       range fits in device memory, else the number of input partitions. R = 1 coalesces the packed blocks into
+ *       one task (no shuffle: one GPU in one JVM); input partitions already ordered by feature (per-partition
+ *       min/max of x, no tie across an edge) are the ranges as they are when R is their number; otherwise each
+ *       block splits its rows into per-range primitive chunks, shuffled as (range, chunk) pairs into one
+ *       partition per range and concatenated. The ranges are
+ *       persisted and the packed blocks dropped.</li>
+ *   <li><b>spearman</b> ({@code increasing=auto} only): x-ranks per range (plus the rows before it), then (y,
+ *       x-rank) arrays range-partitioned by y; exact integer rank-product sums ({@link #spearmanSum}).</li>
+ *   <li><b>solve</b>: each range is radix-sorted, pooled ({@link IsoPoints}) and solved on the GPU or its CPU
  *       twin ({@link IsotonicSolver#solveRows}: least squares with PAVA sorts and pools on the GPU too; L1:
  *       {@link L1Blocks}).</li>
- *   <li>Partition solutions are merged pairwise in a tree by the decomposition theorem (ceil(log2 P) shuffle
- *       rounds, each merge holding two neighbours' blocks); only the final blocks, in compact form, reach the
- *       driver, which builds the model.</li>
+ *   <li><b>merge+collect</b>: range solutions are merged pairwise in a tree by the decomposition theorem
+ *       (ceil(log2 R) shuffle rounds of blocks, each merge holding two neighbours' blocks); only the final blocks,
+ *       in compact form, reach the driver, which builds the <b>model</b>.</li>
  * </ol>
- * Cost: O(n) per partition for sorting, pooling and PAVA (MLS: O(n_p^2)), O(m log P) for the merges, where m
- * is the number of blocks. All sums are exact integers and all comparisons exact, so the model has the same bits
- * for any number of partitions, any partition boundaries and either backend.
+ * The seconds of each phase, and the backend of the solve, are in {@link IsotonicResult#timings()} and
+ * {@link IsotonicResult#phaseBackends()}. Cost: O(n) per range for sorting, pooling and PAVA (MLS: O(n_r^2)),
+ * O(m log R) for the merges, where m is the number of blocks. All sums are exact integers and all comparisons
+ * exact, so the model has the same bits on either path, for any number of ranges, any range bounds and either
+ * backend.
  */
 public final class IsotonicTrainer {
     private IsotonicTrainer() {
@@ -57,12 +77,16 @@ public final class IsotonicTrainer {
         long positive;
         double maxAbsWY;
         double maxW;
+        double minX = Double.POSITIVE_INFINITY;
+        double maxX = Double.NEGATIVE_INFINITY;
 
         Stats add(Stats o) {
             rows += o.rows;
             positive += o.positive;
             maxAbsWY = Math.max(maxAbsWY, o.maxAbsWY);
             maxW = Math.max(maxW, o.maxW);
+            minX = Math.min(minX, o.minX);
+            maxX = Math.max(maxX, o.maxX);
             return this;
         }
     }
@@ -121,32 +145,6 @@ public final class IsotonicTrainer {
             this.featureIndex = featureIndex;
             this.cols = cols;
             this.featuresCol = featuresCol;
-        }
-
-        /** (y, x, w) of a row of the selected frame (label, feature, weight); errors name the column. */
-        void read(Row r, double[] out) {
-            if (r.isNullAt(0)) {
-                throw new IllegalArgumentException(cols.label + " contains a null value");
-            }
-            if (r.isNullAt(1)) {
-                throw new IllegalArgumentException(cols.feature + " contains a null value");
-            }
-            if (r.isNullAt(2)) {
-                throw new IllegalArgumentException(cols.weight + " contains a null value");
-            }
-            out[0] = r.getDouble(0);
-            if (vector) {
-                Vector v = (Vector) r.get(1);
-                if (featureIndex >= v.size()) {
-                    throw new IllegalArgumentException("featureIndex " + featureIndex + " is out of range for a vector of size "
-                            + v.size() + " in featuresCol '" + featuresCol + "'");
-                }
-                out[1] = v.apply(featureIndex);
-            } else {
-                out[1] = r.getDouble(1);
-            }
-            out[2] = r.getDouble(2);
-            IsoPoints.check(out[1], out[0], out[2], cols);
         }
     }
 
@@ -221,175 +219,587 @@ public final class IsotonicTrainer {
                 (vector ? f : f.cast(DataTypes.DoubleType)).as("f"),
                 (weightCol == null ? functions.lit(1.0) : df.col(quote(weightCol)).cast(DataTypes.DoubleType)).as("w"));
         try {
-            return run(raw, in, cfg);
+            return run(raw, in, weightCol != null, cfg);
         } catch (Exception e) { // Spark's job failures are checked SparkExceptions thrown undeclared
             throw SparkErrors.unwrap(e);
         }
     }
 
-    private static IsotonicResult run(Dataset<Row> raw, Inputs in, IsotonicConfig cfg) {
-        Stats st = raw.javaRDD().mapPartitions((Iterator<Row> rows) -> {
-            Stats s = new Stats();
-            double[] v = new double[3];
-            while (rows.hasNext()) {
-                in.read(rows.next(), v);
-                s.rows++;
-                if (v[2] > 0) {
-                    s.positive++;
-                }
-                s.maxAbsWY = Math.max(s.maxAbsWY, Math.abs(v[2] * v[0]));
-                s.maxW = Math.max(s.maxW, v[2]);
+    /** Rows at or below which the fit runs on the driver (see {@link #LOCAL_ROWS}). */
+    static final long DEFAULT_LOCAL_ROWS = 1L << 20;
+
+    /**
+     * {@value}: inputs of at most this many rows (default 2^20) are collected to the driver as primitive arrays
+     * and solved there in one piece, with no shuffle and no merge tree; 0 always takes the range path. Why 2^20:
+     * the collected arrays are at most 24 MiB, which any driver holds, and the driver's sort+pool+PAVA of 2^20
+     * rows takes some 0.1 s on the CPU twin (milliseconds on a GPU) whereas the range path costs at least three
+     * extra Spark jobs with a shuffle and a merge tree (about 0.3-1 s of scheduling on local[16]); above a few
+     * million rows the parallel range path wins. {@link IsotonicConfig#localRows} overrides it per fit.
+     */
+    public static final String LOCAL_ROWS = "spark.sparkgpu.isotonic.localRows";
+
+    /** The small-input threshold: the config's when set, else {@link #LOCAL_ROWS}. */
+    static long localRows(IsotonicConfig cfg) {
+        if (cfg.localRows >= 0) {
+            return cfg.localRows;
+        }
+        String v = io.sparkgpu.cuda.SparkGpuConf.get(LOCAL_ROWS, Long.toString(DEFAULT_LOCAL_ROWS));
+        try {
+            long r = Long.parseLong(v.trim());
+            if (r < 0) {
+                throw new IllegalArgumentException(LOCAL_ROWS + " must be >= 0, got " + v);
             }
-            return Collections.singletonList(s).iterator();
-        }).reduce(Stats::add);
-        if (st.rows == 0) {
-            throw new IllegalArgumentException("isotonic regression needs at least one row; the input is empty");
+            return r;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(LOCAL_ROWS + " must be a row count >= 0, got '" + v + "'", e);
         }
-        if (st.positive == 0) {
-            throw new IllegalArgumentException(in.cols.weight + ": every weight is 0; isotonic regression needs at least "
-                    + "one row with a positive weight");
-        }
-        final IsoScales sc = IsoScales.fromBounds(st.rows, st.maxAbsWY, st.maxW);
-        int parts = cfg.numPartitions > 0 ? cfg.numPartitions : Math.max(1, raw.rdd().getNumPartitions());
-
-        Column xExpr = in.vector
-                ? org.apache.spark.ml.functions.vector_to_array(raw.col("f"), "float64").getItem(in.featureIndex)
-                : raw.col("f");
-        Dataset<Row> xyw = raw.select(raw.col("y"), xExpr.as("x"), raw.col("w"));
-
-        final boolean isotonic = cfg.direction == IsotonicConfig.Direction.AUTO
-                ? spearmanIncreasing(xyw.select("x", "y"), parts)
-                : cfg.direction == IsotonicConfig.Direction.INCREASING;
-        final IsotonicConfig c = cfg.copy();
-        final IsoColumns cols = in.cols;
-
-        JavaRDD<Row> ranged = xyw.repartitionByRange(parts, xyw.col("x")).javaRDD();
-        JavaPairRDD<Integer, Part> level = ranged.mapPartitionsWithIndex((Integer pid, Iterator<Row> rows) -> {
-            Doubles xs = new Doubles();
-            Doubles ys = new Doubles();
-            Doubles ws = new Doubles();
-            while (rows.hasNext()) {
-                Row r = rows.next();
-                ys.add(r.getDouble(0));
-                xs.add(r.getDouble(1));
-                ws.add(r.getDouble(2));
-            }
-            IsotonicSolver.Solved p = IsotonicSolver.solveRows(xs.a, ys.a, ws.a, xs.n, !isotonic, sc, cols, c);
-            return Collections.singletonList(new Part(pid, p.blocks, p.rows, p.zeroWeightRows, p.gpu)).iterator();
-        }, true).mapToPair(p -> new Tuple2<>(p.index, p));
-
-        int count = ranged.getNumPartitions();
-        while (count > 1) {
-            int next = (count + 1) / 2;
-            level = level.mapToPair(t -> new Tuple2<>(t._1() / 2, t._2())).reduceByKey(Part::merge, next);
-            count = next;
-        }
-        List<Done> out = level.values().map(p -> new Done(p.blocks instanceof L1Blocks
-                ? FinalBlocks.of((L1Blocks) p.blocks, sc, !isotonic)
-                : FinalBlocks.of((L2Blocks) p.blocks, sc, !isotonic), p.rows, p.zeroRows, p.gpu)).collect();
-        if (out.size() != 1) {
-            throw new IllegalStateException("the merge tree ended with " + out.size() + " ranges instead of one");
-        }
-        Done d = out.get(0);
-        return IsotonicResult.from(d.blocks, isotonic, c.yMin, c.yMax, d.rows, d.zeroRows, d.gpu ? "gpu" : "cpu");
     }
 
-    /** Growable primitive array. */
-    static final class Doubles {
-        double[] a = new double[1024];
-        int n;
+    /** What each input partition reports after packing: stats, a deterministic sample, and its rows if small. */
+    static final class Summary implements Serializable {
+        private static final long serialVersionUID = 1L;
+        final int pid;
+        final Stats stats;
+        final double[] sampleX;
+        final double[] sampleY;
+        /** The partition's rows when it is small enough to ship with the summary, else null. */
+        final IsoBlock rows;
 
-        void add(double v) {
-            if (n == a.length) {
-                a = Arrays.copyOf(a, 2 * n);
+        Summary(int pid, Stats stats, double[] sampleX, double[] sampleY, IsoBlock rows) {
+            this.pid = pid;
+            this.stats = stats;
+            this.sampleX = sampleX;
+            this.sampleY = sampleY;
+            this.rows = rows;
+        }
+    }
+
+    /** A packed input partition: its rows and what reading them learnt. */
+    static final class Packed implements Serializable {
+        private static final long serialVersionUID = 1L;
+        final IsoBlock rows;
+        final Stats stats;
+
+        Packed(IsoBlock rows, Stats stats) {
+            this.rows = rows;
+            this.stats = stats;
+        }
+    }
+
+    /** Ordered phase timings of one fit, in seconds. */
+    static final class Clock {
+        final java.util.LinkedHashMap<String, Double> phases = new java.util.LinkedHashMap<>();
+        final java.util.LinkedHashMap<String, String> backends = new java.util.LinkedHashMap<>();
+        private long t = System.nanoTime();
+
+        void lap(String phase) {
+            long now = System.nanoTime();
+            phases.merge(phase, (now - t) / 1e9, Double::sum);
+            t = now;
+        }
+
+        /** Seconds since the last lap, starting a new lap (for a job whose parts are split by task times). */
+        double peek() {
+            long now = System.nanoTime();
+            double s = (now - t) / 1e9;
+            t = now;
+            return s;
+        }
+
+        void put(String phase, double seconds) {
+            phases.merge(phase, seconds, Double::sum);
+        }
+    }
+
+    private static IsotonicResult run(Dataset<Row> raw, Inputs in, boolean weighted, IsotonicConfig cfg) {
+        Clock clock = new Clock();
+        final IsotonicConfig c = cfg.copy();
+        final IsoColumns cols = in.cols;
+        org.apache.spark.rdd.RDD<InternalRow> internal = raw.queryExecution().toRdd();
+        int inputParts = Math.max(1, internal.getNumPartitions());
+        long localRows = localRows(c);
+        SparkContext sc = raw.sparkSession().sparkContext();
+
+        // 1. one pass: InternalRow -> validated primitive arrays (persisted), with stats and a sample
+        JavaRDD<Packed> packed = internal.toJavaRDD().mapPartitions((Iterator<InternalRow> it) -> {
+            Stats s = new Stats();
+            IsoBlock b = IsoBlock.read(it, in, weighted, s);
+            return Collections.singletonList(new Packed(b, s)).iterator();
+        }).persist(StorageLevel.MEMORY_AND_DISK());
+        try {
+            int planned = c.numPartitions > 0 ? c.numPartitions : inputParts;
+            // about 256 sampled rows per planned range (range sizes then within some 10-20% of each other)
+            final int perPart = (int) Math.min(1 << 16, Math.max(64, (256L * planned + inputParts - 1) / inputParts));
+            final long shipCap = localRows / inputParts;
+            List<Summary> sums = packed.mapPartitionsWithIndex((Integer pid, Iterator<Packed> it) -> {
+                Packed p = it.next();
+                IsoBlock b = p.rows;
+                return Collections.singletonList(new Summary(pid, p.stats, IsoBlock.sample(b.x, b.n, perPart),
+                        IsoBlock.sample(b.y, b.n, perPart), b.n <= shipCap ? b : null)).iterator();
+            }, true).collect();
+            Stats st = new Stats();
+            for (Summary s : sums) {
+                st.add(s.stats);
             }
-            a[n++] = v;
+            clock.lap("pack+validate");
+            if (st.rows == 0) {
+                throw new IllegalArgumentException("isotonic regression needs at least one row; the input is empty");
+            }
+            if (st.positive == 0) {
+                throw new IllegalArgumentException(cols.weight + ": every weight is 0; isotonic regression needs at least "
+                        + "one row with a positive weight");
+            }
+            final IsoScales scales = IsoScales.fromBounds(st.rows, st.maxAbsWY, st.maxW);
+            if (st.rows <= localRows && driverCanSolve(c)) {
+                return small(packed, sums, scales, cols, c, clock);
+            }
+            return ranged(packed, sums, st, scales, cols, c, clock, gpuRanges(sc, st.rows, c), inputParts);
+        } finally {
+            packed.unpersist(false);
+        }
+    }
+
+    /** Small input: every row to the driver, one solve there (GPU if the driver has one), no shuffle. */
+    private static IsotonicResult small(JavaRDD<Packed> packed, List<Summary> sums, IsoScales sc, IsoColumns cols,
+                                        IsotonicConfig c, Clock clock) {
+        List<IsoBlock> blocks = new ArrayList<>();
+        List<Integer> missing = new ArrayList<>();
+        for (Summary s : sums) {
+            if (s.rows == null) {
+                missing.add(s.pid);
+            }
+            blocks.add(s.rows);
+        }
+        if (!missing.isEmpty()) { // skewed partitions too large to ship with the summaries: fetch them now
+            java.util.Set<Integer> want = new java.util.HashSet<>(missing);
+            List<Tuple2<Integer, IsoBlock>> got = packed.mapPartitionsWithIndex((Integer pid, Iterator<Packed> it) ->
+                    want.contains(pid) ? Collections.singletonList(new Tuple2<>(pid, it.next().rows)).iterator()
+                            : Collections.<Tuple2<Integer, IsoBlock>>emptyIterator(), true).collect();
+            for (Tuple2<Integer, IsoBlock> t : got) {
+                blocks.set(t._1(), t._2());
+            }
+        }
+        IsoBlock all = IsoBlock.concat(blocks);
+        clock.lap("collect");
+        boolean isotonic = c.direction == IsotonicConfig.Direction.AUTO ? Spearman.increasing(all.x, all.y, all.n)
+                : c.direction == IsotonicConfig.Direction.INCREASING;
+        if (c.direction == IsotonicConfig.Direction.AUTO) {
+            clock.lap("spearman");
+            clock.backends.put("spearman", "cpu");
+        }
+        IsotonicSolver.Solved p = IsotonicSolver.solveRows(all.x, all.y, all.w, all.n, !isotonic, sc, cols, c);
+        clock.lap("solve");
+        clock.backends.put("solve", (p.gpu ? "gpu" : "cpu") + " (driver)");
+        FinalBlocks fb = p.blocks instanceof L1Blocks ? FinalBlocks.of((L1Blocks) p.blocks, sc, !isotonic)
+                : FinalBlocks.of((L2Blocks) p.blocks, sc, !isotonic);
+        IsotonicResult r = IsotonicResult.from(fb, isotonic, c.yMin, c.yMax, p.rows, p.zeroWeightRows,
+                p.gpu ? "gpu" : "cpu");
+        clock.lap("model");
+        return r.withTimings(clock.phases, clock.backends);
+    }
+
+    /**
+     * False only when the fit demands a GPU ({@code backend=gpu}, least squares) and the driver has none: then
+     * small inputs take the range path with one range, solved by an executor's GPU.
+     */
+    static boolean driverCanSolve(IsotonicConfig c) {
+        if (c.backend != io.sparkgpu.cuda.Backend.GPU || c.loss == IsotonicConfig.Loss.L1) {
+            return true;
+        }
+        return io.sparkgpu.cuda.BackendChooser.gpuUsable(IsotonicGpu.MODULE, IsotonicGpu.PROBE_KERNEL);
+    }
+
+    /**
+     * Ranges for a GPU backend: one per GPU while a range fits in device memory (about 128 bytes per row for
+     * sort, pool and PAVA-merge, {@link IsoPoolGpu}, within 60% of the device; and Java's array limit), more
+     * when it does not. 0 when the fit will not run on GPUs (CPU backend, L1, MLS, or no GPU to be seen).
+     */
+    static int gpuRanges(SparkContext sc, long rows, IsotonicConfig c) {
+        if (c.backend == io.sparkgpu.cuda.Backend.CPU || c.loss != IsotonicConfig.Loss.L2
+                || c.algorithm != IsotonicConfig.Algorithm.PAVA) {
+            return 0;
+        }
+        io.sparkgpu.cuda.CudaDevice dev = null;
+        try {
+            dev = io.sparkgpu.cuda.BackendChooser.resolve(io.sparkgpu.cuda.Backend.AUTO, IsotonicGpu.MODULE,
+                    IsotonicGpu.PROBE_KERNEL);
+        } catch (RuntimeException e) {
+            dev = null;
+        }
+        long gpus;
+        if (sc.isLocal()) {
+            gpus = dev != null ? 1 : 0; // local mode: every task uses the driver's configured device
+        } else {
+            long perExecutor = sc.getConf().getLong("spark.executor.resource.gpu.amount", 0L);
+            long executors = Math.max(0, sc.statusTracker().getExecutorInfos().length - 1);
+            gpus = perExecutor * executors;
+        }
+        if (gpus <= 0) {
+            return 0;
+        }
+        long mem = dev != null ? dev.totalMemory() : 16L << 30; // a driver without a GPU: assume 16 GiB devices
+        long perRange = Math.min(Integer.MAX_VALUE - 16L, (long) (0.6 * mem / 128));
+        long perGpu = (rows + gpus - 1) / gpus;
+        long rounds = (perGpu + perRange - 1) / perRange;
+        return (int) Math.min(1 << 16, gpus * rounds);
+    }
+
+    /**
+     * True when the input partitions are already feature ranges in order: every non-empty partition's features lie
+     * strictly above those of the partitions before it (from the per-partition min/max of the first pass), so
+     * equal features never straddle two partitions. Then each packed block is its own range and nothing moves.
+     */
+    static boolean orderedByFeature(List<Summary> sums) {
+        double prevMax = Double.NEGATIVE_INFINITY;
+        boolean any = false;
+        for (Summary s : sums) {
+            if (s.stats.rows == 0) {
+                continue;
+            }
+            if (any && !(s.stats.minX > prevMax)) {
+                return false;
+            }
+            prevMax = s.stats.maxX;
+            any = true;
+        }
+        return true;
+    }
+
+    /** Up to {@code parts - 1} strictly increasing upper bounds at the quantiles of the sorted sample. */
+    static double[] bounds(double[] sorted, int parts) {
+        int m = sorted.length;
+        double[] b = new double[Math.max(0, parts - 1)];
+        int k = 0;
+        for (int r = 1; r < parts && m > 0; r++) {
+            double v = sorted[(int) Math.min(m - 1, Math.max(0, ((long) r * m + parts - 1) / parts - 1))];
+            if (k == 0 || v > b[k - 1]) {
+                b[k++] = v;
+            }
+        }
+        return Arrays.copyOf(b, k);
+    }
+
+    private static double[] sortedSample(List<Summary> sums, boolean ofX) {
+        int total = 0;
+        for (Summary s : sums) {
+            total += (ofX ? s.sampleX : s.sampleY).length;
+        }
+        double[] all = new double[total];
+        int at = 0;
+        for (Summary s : sums) {
+            double[] v = ofX ? s.sampleX : s.sampleY;
+            System.arraycopy(v, 0, all, at, v.length);
+            at += v.length;
+        }
+        Arrays.sort(all);
+        return all;
+    }
+
+    /** The packed rows split into {@code upper.length + 1} feature ranges, range r in partition r. */
+    static JavaRDD<IsoBlock> split(JavaRDD<Packed> packed, double[] upper) {
+        if (upper.length == 0) { // one range: no shuffle, the packed blocks are concatenated in one task
+            return packed.coalesce(1, false).mapPartitions((Iterator<Packed> it) -> {
+                List<IsoBlock> l = new ArrayList<>();
+                it.forEachRemaining(p -> l.add(p.rows));
+                return Collections.singletonList(IsoBlock.concat(l)).iterator();
+            });
+        }
+        return packed.flatMapToPair((Packed p) -> p.rows.split(upper).iterator())
+                .partitionBy(new org.apache.spark.HashPartitioner(upper.length + 1)) // key r goes to partition r
+                .mapPartitions((Iterator<Tuple2<Integer, IsoBlock>> it) -> {
+                    List<IsoBlock> l = new ArrayList<>();
+                    it.forEachRemaining(t -> l.add(t._2()));
+                    return Collections.singletonList(IsoBlock.concat(l)).iterator();
+                }, true);
+    }
+
+    /** What solving one range gives: its Part, or with a single range directly the final blocks; task seconds. */
+    static final class Solved implements Serializable {
+        private static final long serialVersionUID = 1L;
+        final Part part;
+        final Done done;
+        final boolean gpu;
+        final double solveSeconds;
+        final double finalSeconds;
+
+        Solved(Part part, Done done, boolean gpu, double solveSeconds, double finalSeconds) {
+            this.part = part;
+            this.done = done;
+            this.gpu = gpu;
+            this.solveSeconds = solveSeconds;
+            this.finalSeconds = finalSeconds;
+        }
+
+        Solved light() {
+            return new Solved(null, null, gpu, solveSeconds, finalSeconds);
+        }
+    }
+
+    static Done done(Object blocks, IsoScales sc, boolean isotonic, long rows, long zeroRows, boolean gpu) {
+        return new Done(blocks instanceof L1Blocks ? FinalBlocks.of((L1Blocks) blocks, sc, !isotonic)
+                : FinalBlocks.of((L2Blocks) blocks, sc, !isotonic), rows, zeroRows, gpu);
+    }
+
+    /** Large input: range-partition the packed arrays by feature, solve each range, merge in a tree. */
+    private static IsotonicResult ranged(JavaRDD<Packed> packed, List<Summary> sums, Stats st, IsoScales sc,
+                                         IsoColumns cols, IsotonicConfig c, Clock clock, int gpuRanges,
+                                         int inputParts) {
+        int want = c.numPartitions > 0 ? c.numPartitions : gpuRanges > 0 ? gpuRanges : inputParts;
+        double[] xSample = sortedSample(sums, true);
+        boolean ordered = want == inputParts && inputParts > 1 && orderedByFeature(sums);
+        final double[] upper = ordered ? new double[inputParts - 1] : bounds(xSample, want);
+        final int parts = upper.length + 1;
+        JavaRDD<IsoBlock> ranges = ordered ? packed.map(p -> p.rows) : split(packed, upper);
+        String splitNote = ordered ? "cpu (input partitions already ordered by feature, no shuffle)"
+                : parts == 1 ? "cpu (coalesce, no shuffle)" : "cpu (" + parts + " ranges)";
+        boolean splitDone = false;
+        JavaRDD<Solved> solved = null;
+        try {
+            final boolean isotonic;
+            if (c.direction == IsotonicConfig.Direction.AUTO) {
+                // Spearman needs feature ranges; reuse the solve's, or with a single one split by input partitions
+                double[] su = parts > 1 ? upper : bounds(xSample, inputParts);
+                JavaRDD<IsoBlock> sr = (parts > 1 ? ranges : split(packed, su)).persist(StorageLevel.MEMORY_AND_DISK());
+                try {
+                    List<Integer> counts = sr.map(b -> b.n).collect();
+                    if (parts > 1) {
+                        ranges = sr;
+                        splitDone = true;
+                        packed.unpersist(false); // the persisted ranges hold every row now
+                        clock.lap("range split+shuffle");
+                        clock.backends.put("range split+shuffle", splitNote);
+                    }
+                    isotonic = spearmanIncreasing(sr, counts, sortedSample(sums, false));
+                } finally {
+                    if (parts == 1) {
+                        sr.unpersist(false);
+                    }
+                }
+                clock.lap("spearman");
+                clock.backends.put("spearman", "cpu (" + (su.length + 1) + " ranges)");
+            } else {
+                isotonic = c.direction == IsotonicConfig.Direction.INCREASING;
+            }
+
+            solved = ranges.mapPartitionsWithIndex((Integer pid, Iterator<IsoBlock> it) -> {
+                IsoBlock b = it.next();
+                long t0 = System.nanoTime();
+                IsotonicSolver.Solved p = IsotonicSolver.solveRows(b.x, b.y, b.w, b.n, !isotonic, sc, cols, c);
+                long t1 = System.nanoTime();
+                Part part = new Part(pid, p.blocks, p.rows, p.zeroWeightRows, p.gpu);
+                Done d = parts == 1 ? done(p.blocks, sc, isotonic, p.rows, p.zeroWeightRows, p.gpu) : null;
+                long t2 = System.nanoTime();
+                return Collections.singletonList(new Solved(parts == 1 ? null : part, d, p.gpu, (t1 - t0) / 1e9,
+                        (t2 - t1) / 1e9)).iterator();
+            }, true);
+            List<Solved> out;
+            if (parts == 1) {
+                out = solved.collect(); // the final blocks come back with the solve: no persist, no tree
+            } else {
+                solved = solved.persist(StorageLevel.MEMORY_AND_DISK());
+                out = solved.map(Solved::light).collect();
+            }
+            double solveS = 0;
+            double finalS = 0;
+            long g = 0;
+            for (Solved o : out) {
+                solveS = Math.max(solveS, o.solveSeconds);
+                finalS = Math.max(finalS, o.finalSeconds);
+                g += o.gpu ? 1 : 0;
+            }
+            if (!splitDone) { // split/shuffle and solve ran in one job: the slowest range's solve is the solve phase
+                Double jobS = clock.peek();
+                clock.put("range split+shuffle", Math.max(0, jobS - solveS - finalS));
+                clock.backends.put("range split+shuffle", splitNote);
+                clock.put("solve", solveS);
+            } else {
+                clock.lap("solve");
+            }
+            clock.backends.put("solve", g == parts ? "gpu" : g == 0 ? "cpu" : "mixed (" + g + "/" + parts
+                    + " ranges on gpu)");
+            Done d;
+            if (parts == 1) {
+                clock.put("merge+collect", finalS);
+                d = out.get(0).done;
+            } else {
+                JavaPairRDD<Integer, Part> level = solved.mapToPair(o -> new Tuple2<>(o.part.index, o.part));
+                int count = parts;
+                while (count > 1) {
+                    int next = (count + 1) / 2;
+                    level = level.mapToPair(t -> new Tuple2<>(t._1() / 2, t._2())).reduceByKey(Part::merge, next);
+                    count = next;
+                }
+                List<Done> fin = level.values().map(p -> done(p.blocks, sc, isotonic, p.rows, p.zeroRows, p.gpu))
+                        .collect();
+                if (fin.size() != 1) {
+                    throw new IllegalStateException("the merge tree ended with " + fin.size() + " ranges instead of one");
+                }
+                d = fin.get(0);
+                clock.lap("merge+collect");
+            }
+            IsotonicResult r = IsotonicResult.from(d.blocks, isotonic, c.yMin, c.yMax, d.rows, d.zeroRows,
+                    d.gpu ? "gpu" : "cpu");
+            clock.lap("model");
+            return r.withTimings(clock.phases, clock.backends);
+        } finally {
+            ranges.unpersist(false);
+            if (solved != null) {
+                solved.unpersist(false);
+            }
         }
     }
 
     // ------------------------------------------------------------------ increasing=auto
 
+    /** (label, doubled x-rank) pairs of some rows. */
+    static final class YRanks implements Serializable {
+        private static final long serialVersionUID = 1L;
+        final double[] y;
+        final long[] rx;
+        final int n;
+
+        YRanks(double[] y, long[] rx, int n) {
+            this.y = y;
+            this.rx = rx;
+            this.n = n;
+        }
+    }
+
     /**
-     * Sign of Spearman's rho of columns (x, y), distributed: rows sorted by x get doubled average ranks, then
-     * sorted by y get theirs; the sum of rank products is an exact integer. Rows of weight 0 count, as in
-     * scikit-learn (which ignores weights here).
+     * Sign of Spearman's rho of (x, y) over the feature ranges (range r holds {@code counts[r]} rows, all of its
+     * features above those of range r-1), with {@link Spearman}'s doubled average ranks and exact integer sums:
+     * a range's doubled x-ranks are its local ones plus twice the rows before it; the (y, x-rank) pairs are then
+     * range-partitioned by label at bounds from the label sample, and label range r contributes
+     * 2 offY[r] sum(rx) + sum(rx * local doubled y-rank). One range: {@link Spearman#increasing} in its task.
+     * Rows of weight 0 count, as in scikit-learn (which ignores weights here).
      */
-    static boolean spearmanIncreasing(Dataset<Row> xy, int parts) {
-        SparkSession spark = xy.sparkSession();
-        JavaRDD<Row> byX = xy.repartitionByRange(parts, xy.col("x")).sortWithinPartitions("x").javaRDD()
-                .persist(StorageLevel.MEMORY_AND_DISK());
-        JavaRDD<Row> byY = null;
-        try {
-            long[] offX = offsets(byX);
-            JavaRDD<Row> rx = byX.mapPartitionsWithIndex((Integer pid, Iterator<Row> it) -> {
-                List<Row> rows = new ArrayList<>();
-                it.forEachRemaining(rows::add);
-                long[] r = ranks(rows, 0, offX[pid]);
-                List<Row> out = new ArrayList<>(rows.size());
-                for (int i = 0; i < rows.size(); i++) {
-                    out.add(RowFactory.create(rows.get(i).getDouble(1), r[i]));
-                }
-                return out.iterator();
-            }, true);
-            StructType s = new StructType().add("y", DataTypes.DoubleType, false).add("rx", DataTypes.LongType, false);
-            Dataset<Row> yr = spark.createDataFrame(rx, s);
-            byY = yr.repartitionByRange(parts, yr.col("y")).sortWithinPartitions("y").javaRDD()
-                    .persist(StorageLevel.MEMORY_AND_DISK());
-            long[] offY = offsets(byY);
-            long n = offY[offY.length - 1];
-            BigInteger sum = byY.mapPartitionsWithIndex((Integer pid, Iterator<Row> it) -> {
-                List<Row> rows = new ArrayList<>();
-                it.forEachRemaining(rows::add);
-                long[] r = ranks(rows, 0, offY[pid]);
-                BigInteger acc = BigInteger.ZERO;
-                for (int i = 0; i < rows.size(); i++) {
-                    acc = acc.add(BigInteger.valueOf(rows.get(i).getLong(1)).multiply(BigInteger.valueOf(r[i])));
-                }
-                return Collections.singletonList(acc).iterator();
-            }, true).reduce(BigInteger::add);
-            return Spearman.signOfNumerator(sum, n) >= 0;
-        } finally {
-            byX.unpersist(false);
-            if (byY != null) {
-                byY.unpersist(false);
-            }
+    static boolean spearmanIncreasing(JavaRDD<IsoBlock> ranges, List<Integer> counts, double[] ySample) {
+        if (counts.size() == 1) {
+            return ranges.map(b -> Spearman.increasing(b.x, b.y, b.n)).collect().get(0);
         }
+        long n = 0;
+        for (int c : counts) {
+            n += c;
+        }
+        return Spearman.signOfNumerator(spearmanSum(ranges, counts, ySample), n) >= 0;
     }
 
-    /** Exclusive prefix sums of the partition sizes, with the total last. */
-    private static long[] offsets(JavaRDD<Row> rdd) {
-        List<Long> counts = rdd.mapPartitions(it -> {
-            long c = 0;
-            while (it.hasNext()) {
-                it.next();
-                c++;
-            }
-            return Collections.singletonList(c).iterator();
-        }).collect();
-        long[] off = new long[counts.size() + 1];
-        for (int i = 0; i < counts.size(); i++) {
-            off[i + 1] = off[i] + counts.get(i);
+    /**
+     * The exact sum of doubled-rank products (x-rank times y-rank) over the rows of {@code ranges} (feature
+     * ranges in order, range r holding {@code counts[r]} rows), label ranges cut at quantiles of the sorted
+     * {@code ySample}.
+     */
+    static BigInteger spearmanSum(JavaRDD<IsoBlock> ranges, List<Integer> counts, double[] ySample) {
+        int parts = counts.size();
+        long[] offX = new long[parts];
+        long n = 0;
+        for (int r = 0; r < parts; r++) {
+            offX[r] = n;
+            n += counts.get(r);
         }
-        return off;
+        final double[] upper = bounds(ySample, parts);
+        int yParts = upper.length + 1;
+        List<YSum> sums = ranges.mapPartitionsWithIndex((Integer pid, Iterator<IsoBlock> it) -> {
+            IsoBlock b = it.next();
+            long[] rx = Spearman.doubledRanks(b.x, b.n);
+            long twice = 2 * offX[pid];
+            for (int i = 0; i < b.n; i++) {
+                rx[i] += twice;
+            }
+            // split (y, rx) by label range
+            int[] rid = new int[b.n];
+            int[] cnt = new int[yParts];
+            for (int i = 0; i < b.n; i++) {
+                rid[i] = IsoBlock.range(upper, b.y[i]);
+                cnt[rid[i]]++;
+            }
+            double[][] ys = new double[yParts][];
+            long[][] rs = new long[yParts][];
+            for (int r = 0; r < yParts; r++) {
+                ys[r] = new double[cnt[r]];
+                rs[r] = new long[cnt[r]];
+            }
+            int[] at = new int[yParts];
+            for (int i = 0; i < b.n; i++) {
+                int r = rid[i];
+                int k = at[r]++;
+                ys[r][k] = b.y[i];
+                rs[r][k] = rx[i];
+            }
+            List<Tuple2<Integer, YRanks>> out = new ArrayList<>();
+            for (int r = 0; r < yParts; r++) {
+                if (cnt[r] > 0) {
+                    out.add(new Tuple2<>(r, new YRanks(ys[r], rs[r], cnt[r])));
+                }
+            }
+            return out.iterator();
+        }, true).mapToPair(t -> t).partitionBy(new org.apache.spark.HashPartitioner(yParts))
+                .mapPartitionsWithIndex((Integer pid, Iterator<Tuple2<Integer, YRanks>> it) -> {
+                    List<YRanks> l = new ArrayList<>();
+                    int m = 0;
+                    while (it.hasNext()) {
+                        YRanks v = it.next()._2();
+                        l.add(v);
+                        m += v.n;
+                    }
+                    double[] y = new double[m];
+                    long[] rx = new long[m];
+                    int at = 0;
+                    for (YRanks v : l) {
+                        System.arraycopy(v.y, 0, y, at, v.n);
+                        System.arraycopy(v.rx, 0, rx, at, v.n);
+                        at += v.n;
+                    }
+                    long[] ry = Spearman.doubledRanks(y, m);
+                    BigInteger sumRx = BigInteger.ZERO;
+                    BigInteger sumProd = BigInteger.ZERO;
+                    long a = 0;
+                    long p = 0;
+                    for (int i = 0; i < m; i++) {
+                        if (a > Long.MAX_VALUE - rx[i]) {
+                            sumRx = sumRx.add(BigInteger.valueOf(a));
+                            a = 0;
+                        }
+                        a += rx[i];
+                        long q = rx[i] * ry[i]; // < (2n)^2: fits while n < 1.5e9
+                        if (p > Long.MAX_VALUE - q) {
+                            sumProd = sumProd.add(BigInteger.valueOf(p));
+                            p = 0;
+                        }
+                        p += q;
+                    }
+                    sumRx = sumRx.add(BigInteger.valueOf(a));
+                    sumProd = sumProd.add(BigInteger.valueOf(p));
+                    return Collections.singletonList(new YSum(pid, m, sumRx, sumProd)).iterator();
+                }, true).collect();
+        long[] offY = new long[yParts];
+        long[] cnt = new long[yParts];
+        for (YSum s : sums) {
+            cnt[s.range] = s.count;
+        }
+        for (int r = 1; r < yParts; r++) {
+            offY[r] = offY[r - 1] + cnt[r - 1];
+        }
+        BigInteger total = BigInteger.ZERO;
+        for (YSum s : sums) {
+            total = total.add(BigInteger.valueOf(2 * offY[s.range]).multiply(s.sumRx)).add(s.sumProducts);
+        }
+        return total;
     }
 
-    /** Doubled average 1-based ranks of sorted rows by their double column {@code col}, starting after {@code offset}. */
-    private static long[] ranks(List<Row> rows, int col, long offset) {
-        int n = rows.size();
-        long[] r = new long[n];
-        int a = 0;
-        while (a < n) {
-            double v = rows.get(a).getDouble(col);
-            int b = a;
-            while (b + 1 < n && rows.get(b + 1).getDouble(col) == v) {
-                b++;
-            }
-            long twice = (offset + a + 1) + (offset + b + 1);
-            for (int k = a; k <= b; k++) {
-                r[k] = twice;
-            }
-            a = b + 1;
+    /** What one label range contributes to the Spearman sum. */
+    static final class YSum implements Serializable {
+        private static final long serialVersionUID = 1L;
+        final int range;
+        final long count;
+        final BigInteger sumRx;
+        final BigInteger sumProducts;
+
+        YSum(int range, long count, BigInteger sumRx, BigInteger sumProducts) {
+            this.range = range;
+            this.count = count;
+            this.sumRx = sumRx;
+            this.sumProducts = sumProducts;
         }
-        return r;
     }
 }

@@ -76,9 +76,22 @@ class GpuIsotonicRegressionTest {
             Dataset<Row> df = frame(d.x, d.y, d.w, 3);
             IsotonicRegressionModel ml = new IsotonicRegression().setIsotonic(iso).setWeightCol("w").fit(df);
             GpuIsotonicRegressionModel first = null;
-            for (int parts : iso ? new int[] {1, 3, 7} : new int[] {2, 5}) {
-                GpuIsotonicRegressionModel m = new GpuIsotonicRegression().setIsotonic(iso).setWeightCol("w")
-                        .setBackend("cpu").setNumPartitions(parts).fit(df);
+            for (int parts : iso ? new int[] {0, 1, 3, 7} : new int[] {0, 2, 5}) {
+                // parts 0: the driver-side small path; else the range path with that many ranges
+                GpuIsotonicRegressionModel m;
+                String old = System.getProperty(IsotonicTrainer.LOCAL_ROWS);
+                System.setProperty(IsotonicTrainer.LOCAL_ROWS, parts == 0 ? "1000000" : "0");
+                try {
+                    m = new GpuIsotonicRegression().setIsotonic(iso).setWeightCol("w").setBackend("cpu")
+                            .setNumPartitions(parts).fit(df);
+                } finally {
+                    if (old == null) {
+                        System.clearProperty(IsotonicTrainer.LOCAL_ROWS);
+                    } else {
+                        System.setProperty(IsotonicTrainer.LOCAL_ROWS, old);
+                    }
+                }
+                assertEquals(parts == 0, m.timings().containsKey("collect"), "path taken: " + m.timings());
                 assertClose(ml.boundaries().toArray(), m.boundaryArray(), "boundaries (parts=" + parts + ")");
                 assertClose(ml.predictions().toArray(), m.predictionArray(), "predictions (parts=" + parts + ")");
                 assertEquals(iso, m.getIsotonic());

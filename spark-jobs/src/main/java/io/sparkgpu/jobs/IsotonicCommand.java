@@ -81,7 +81,9 @@ final class IsotonicCommand extends SparkCommand {
     Double yMax;
 
     @Option(names = "--partitions", paramLabel = "P", defaultValue = "0",
-            description = "Range partitions (0: as the input). The model does not depend on it. Default: ${DEFAULT-VALUE}.")
+            description = "Feature ranges solved in parallel (0: one per GPU with a GPU backend, else as the input; "
+                    + "inputs up to spark.sparkgpu.isotonic.localRows rows are solved on the driver). The model does "
+                    + "not depend on it. Default: ${DEFAULT-VALUE}.")
     int partitions;
 
     @Option(names = "--output", paramLabel = "PATH", description = "Write the input columns plus the prediction here.")

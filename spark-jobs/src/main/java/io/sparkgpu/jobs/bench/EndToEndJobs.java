@@ -43,6 +43,8 @@ final class EndToEndJobs {
         double[] values;
         GpuIsotonicRegressionModel isoModel;
         String backend = "";
+        /** Our isotonic fit's phases in seconds (IsotonicResult.timingsLine), or null. */
+        String phases;
 
         Job(String capability, String impl) {
             this.capability = capability;
@@ -56,6 +58,8 @@ final class EndToEndJobs {
     private final long seed;
     private final String gpuBackend;
     final List<Job> jobs = new ArrayList<>();
+    /** Rows of an untimed warm-up fit per isotonic implementation before the timed ones (0: none). */
+    long isoWarmupN;
     String isoInput = "";
     String scanInput = "";
 
@@ -90,6 +94,27 @@ final class EndToEndJobs {
             isoInput = String.format(Locale.ROOT, "n=%d rows (y = 10x + N(0,1), x uniform rounded to 1e-6), %d input "
                     + "partitions, generated and cached in %.3f s", n, partitions, gen);
             log.println("[e2e] isotonic: " + isoInput);
+            if (isoWarmupN > 0) { // JIT, Spark's first-job costs and the GPU context outside the timed fits
+                Dataset<Row> warm = isotonicData(spark, Math.min(n, isoWarmupN), partitions, seed + 1).cache();
+                long w0 = System.nanoTime();
+                try {
+                    if (gpu) {
+                        new GpuIsotonicRegression().setBackend(gpuBackend).fit(warm);
+                    }
+                    if (cpu) {
+                        new GpuIsotonicRegression().setBackend("cpu").fit(warm);
+                    }
+                    if (mllib) {
+                        new IsotonicRegression().fit(warm);
+                    }
+                } catch (RuntimeException e) {
+                    log.println("[e2e] isotonic warm-up failed (the timed fits will say why): " + e);
+                } finally {
+                    warm.unpersist(true);
+                }
+                log.printf(Locale.ROOT, "[e2e] isotonic warm-up on %d rows: %.3f s%n", Math.min(n, isoWarmupN),
+                        (System.nanoTime() - w0) / 1e9);
+            }
             if (gpu) {
                 jobs.add(isoOurs(df, "ours-gpu", gpuBackend));
             }
@@ -115,10 +140,15 @@ final class EndToEndJobs {
         Job j = new Job("isotonic", name);
         j.backend = backend;
         time(j, () -> {
-            j.isoModel = new GpuIsotonicRegression().setBackend(backend).setNumPartitions(partitions).fit(df);
+            // numPartitions left at 0: the trainer picks one range per GPU (ours-gpu) or one per input partition
+            j.isoModel = new GpuIsotonicRegression().setBackend(backend).fit(df);
             return null;
         });
         isoSummary(j);
+        if (j.isoModel != null && j.isoModel.trainingInfo() != null) {
+            j.phases = j.isoModel.trainingInfo().timingsLine();
+            log.println("[e2e] isotonic " + name + " phases: " + j.phases);
+        }
         return j;
     }
 
@@ -312,6 +342,13 @@ final class EndToEndJobs {
                         : EndToEndBenchmark.Report.ratio(base.seconds, j.seconds);
                 sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s |%n", label(j),
                         KMeansBenchmark.seconds(j.seconds), speed, j.summary, agree));
+            }
+            String sep = "\n";
+            for (Job j : js) {
+                if (j.phases != null) {
+                    sb.append(sep).append("- ").append(label(j)).append(" phases: ").append(j.phases).append('\n');
+                    sep = "";
+                }
             }
             sb.append('\n');
         }

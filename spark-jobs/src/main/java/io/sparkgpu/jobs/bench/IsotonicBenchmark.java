@@ -328,7 +328,7 @@ public final class IsotonicBenchmark {
             mismatch |= !same;
             row("ours GpuIsotonicRegression.fit, local[" + o.threads + "], backend auto", shape, n, p.n, "", "", "",
                     s(f.seconds), String.valueOf(f.boundaries.length) + " boundaries", same ? "0 (bitwise)" : "DIFFERENT",
-                    "whole fit call, " + o.threads + " range partitions");
+                    "whole fit call, " + o.threads + " input partitions (ranges: the trainer's choice)");
         }
         if (o.impls.contains("mllib")) {
             if (mllib == null) {

@@ -45,8 +45,9 @@ final class MllibIsotonicRunner implements IsotonicMllib {
     @Override
     public Fit fitOurs(double[] x, double[] y, int n, boolean isotonic, int partitions, String backend) {
         return run(x, y, n, partitions, df -> {
-            GpuIsotonicRegressionModel m = new GpuIsotonicRegression().setIsotonic(isotonic).setBackend(backend)
-                    .setNumPartitions(partitions).fit(df);
+            // numPartitions 0: the trainer picks the ranges (one per GPU, else one per input partition), or solves
+            // small inputs on the driver
+            GpuIsotonicRegressionModel m = new GpuIsotonicRegression().setIsotonic(isotonic).setBackend(backend).fit(df);
             return new double[][] {m.boundaryArray(), m.predictionArray()};
         });
     }
