@@ -111,8 +111,9 @@ public final class KMeansTrainer {
         double maxW;
         double[] maxAbs;
         TreeSet<Cand> cands = new TreeSet<>();
-        /** Seconds the packing tasks spent copying their blocks to the GPU (summed over tasks). */
+        /** Seconds the packing tasks spent copying their blocks to the GPU (summed over tasks, and the longest). */
         double uploadSeconds;
+        double uploadSecondsMax;
 
         Stats merge(Stats o, int k, String featuresCol) {
             if (o.d >= 0) {
@@ -132,6 +133,7 @@ public final class KMeansTrainer {
             n += o.n;
             maxW = Math.max(maxW, o.maxW);
             uploadSeconds += o.uploadSeconds;
+            uploadSecondsMax = Math.max(uploadSecondsMax, o.uploadSeconds);
             for (Cand c : o.cands) {
                 addCand(cands, c, k);
             }
@@ -297,12 +299,14 @@ public final class KMeansTrainer {
                 Stats st = stats(p, k, seed);
                 if (gpu) {
                     st.uploadSeconds = KMeansStep.preload(backend, p);
+                    st.uploadSecondsMax = st.uploadSeconds;
                 }
                 return st;
             }).reduce((a, b) -> a.merge(b, k, featuresCol));
             timings.put("pack", (System.nanoTime() - p0) / 1e9);
             if (gpu) {
                 timings.put("upload while packing (sum over tasks)", total.uploadSeconds);
+                timings.put("upload while packing (longest task)", total.uploadSecondsMax);
             }
             if (total.n == 0) {
                 throw new IllegalArgumentException("k-means needs at least one row, but the dataset (featuresCol '"
