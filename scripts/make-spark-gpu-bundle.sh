@@ -121,8 +121,8 @@ run_entry_points() {
         --warmup-n 3000 --gpu-backend auto --iso-n 30000 --scan-grid 12 --scan-replicas 9 \
         > "$logs/bench-local.log" 2>&1 \
         || { tail -60 "$logs/bench-local.log" >&2; die "bench-e2e on local[2] failed (log: $logs/bench-local.log)"; }
-    echo "  bench-e2e on local-cluster, fake GPU resource (k-means one job per pass)"
-    JAVA_OPTS="-Xmx2g -Dspark.sparkgpu.kmeans.mode=job-per-pass" "$run" bench-e2e --n 30000 --d 8 --k 5 --iters 3 --cores 2 --partitions 12 \
+    echo "  bench-e2e on local-cluster, fake GPU resource (k-means one job per pass, isotonic range path)"
+    JAVA_OPTS="-Xmx2g -Dspark.sparkgpu.kmeans.mode=job-per-pass -Dspark.sparkgpu.isotonic.localRows=0" "$run" bench-e2e --n 30000 --d 8 --k 5 --iters 3 --cores 2 --partitions 12 \
         --warmup-n 3000 --gpu-backend auto --tasks-per-gpu 2 --gpu-addresses 0 --executor-memory 2048 \
         --iso-n 30000 --scan-grid 12 --scan-replicas 9 \
         > "$logs/bench-cluster.log" 2>&1 \
