@@ -49,21 +49,13 @@ class KMeansModesGpuTest {
                 case "array": f = v.toArray(); break;
                 default: f = v.toDense();
             }
-            conv.add(RowFactory.create(kind.equals("array") ? toList((double[]) f) : f, r.getDouble(1)));
+            conv.add(RowFactory.create(f, r.getDouble(1))); // double[] for array<double> (Spark's encoder takes no java.util.List)
         }
         StructType schema = new StructType()
                 .add("features", kind.equals("array") ? DataTypes.createArrayType(DataTypes.DoubleType, false)
                         : SQLDataTypes.VectorType(), false)
                 .add("w", DataTypes.DoubleType, false);
         return spark.createDataFrame(jsc.parallelize(conv, parts), schema);
-    }
-
-    static List<Double> toList(double[] a) {
-        List<Double> l = new ArrayList<>();
-        for (double v : a) {
-            l.add(v);
-        }
-        return l;
     }
 
     static void assertSame(KMeansResult ref, KMeansResult o, String what) {
