@@ -2,6 +2,7 @@ package io.sparkgpu.kmeans;
 
 import io.sparkgpu.cuda.Backend;
 import io.sparkgpu.cuda.DeviceResidentCache;
+import io.sparkgpu.spark.GpuTasks;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -34,8 +35,6 @@ import scala.reflect.ClassTag$;
  */
 final class KMeansBarrier {
     private static final Logger LOG = LoggerFactory.getLogger(KMeansBarrier.class);
-    /** Setting: number of tasks of the single-stage GPU fit (default: one per GPU that Spark schedules, else 1). */
-    static final String TASKS = "spark.sparkgpu.fit.gpuTasks";
     /** Largest accumulator (bytes) exchanged per task and iteration before the fit uses one job per pass instead. */
     static final long MAX_EXCHANGE_BYTES = 16L << 20;
 
@@ -51,37 +50,13 @@ final class KMeansBarrier {
         if (conf.getBoolean("spark.dynamicAllocation.enabled", false)) {
             return 0; // barrier stages need a fixed set of slots
         }
-        int t;
-        String set = io.sparkgpu.cuda.SparkGpuConf.get(TASKS, "");
-        if (!set.isBlank()) {
-            try {
-                t = Integer.parseInt(set.trim());
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(TASKS + " must be a positive integer, got '" + set + "'");
-            }
-            if (t < 1) {
-                throw new IllegalArgumentException(TASKS + " must be a positive integer, got '" + set + "'");
-            }
-        } else {
-            t = scheduledGpus(sc);
-        }
+        int t = GpuTasks.count(sc); // spark.sparkgpu.fit.gpuTasks, else one per scheduled GPU
         t = Math.max(1, Math.min(t, partitions));
         long accBytes = 8L * KMeansAccumulator.length(k, d);
         if (t > 1 && accBytes > MAX_EXCHANGE_BYTES) {
             return 0;
         }
         return t;
-    }
-
-    /** GPUs Spark schedules as the resource {@code gpu}: executors x gpus per executor; 1 when none are scheduled. */
-    static int scheduledGpus(SparkContext sc) {
-        SparkConf conf = sc.getConf();
-        double perExecutor = conf.getDouble("spark.executor.resource.gpu.amount", 0);
-        if (perExecutor <= 0 || sc.isLocal()) {
-            return 1; // local mode: every task uses spark.sparkgpu.device
-        }
-        int executors = Math.max(1, sc.statusTracker().getExecutorInfos().length - 1); // minus the driver
-        return (int) Math.max(1, Math.floor(executors * perExecutor));
     }
 
     /** What every barrier task gets. */

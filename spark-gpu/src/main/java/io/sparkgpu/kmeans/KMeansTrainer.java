@@ -10,10 +10,10 @@ import java.util.TreeSet;
 import java.util.UUID;
 import io.sparkgpu.common.SparkErrors;
 import io.sparkgpu.cuda.Backend;
-import io.sparkgpu.cuda.BackendChooser;
 import io.sparkgpu.cuda.DeviceResidentCache;
 import io.sparkgpu.cuda.SparkGpuConf;
 import io.sparkgpu.spark.FeatureIngest;
+import io.sparkgpu.spark.GpuTasks;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.spark.SparkContext;
@@ -217,16 +217,7 @@ public final class KMeansTrainer {
 
     /** True when the GPU is the backend a pass would use on this cluster (decided on the driver). */
     static boolean gpuFit(SparkContext sc, Backend backend) {
-        if (backend == Backend.GPU) {
-            return true;
-        }
-        if (backend == Backend.CPU) {
-            return false;
-        }
-        if (sc.isLocal()) {
-            return BackendChooser.gpuUsable(KMeansGpu.MODULE, KMeansGpu.PROBE_KERNEL);
-        }
-        return sc.getConf().getDouble("spark.executor.resource.gpu.amount", 0) > 0;
+        return GpuTasks.gpuFit(sc, backend, KMeansGpu.MODULE, KMeansGpu.PROBE_KERNEL);
     }
 
     /** Setting: {@code auto} (default), or force {@code local}, {@code single-stage} or {@code job-per-pass}. */

@@ -119,6 +119,20 @@ public class GpuScanModel extends Model<GpuScanModel> implements MLWritable {
         return result;
     }
 
+    /**
+     * Seconds of each phase of the fit that produced this model, in order (read input + build tables, scan,
+     * secondary clusters, replicas, result, GPU calls, total: {@link ScanResult#timings()}); not saved, so empty
+     * for a loaded model.
+     */
+    public Map<String, Double> timings() {
+        return result.timings();
+    }
+
+    /** Where each scanning phase of the fit ran, e.g. "gpu in 1 task" ({@link ScanResult#phaseBackends()}). */
+    public Map<String, String> phaseBackends() {
+        return result.phaseBackends();
+    }
+
     /** Where the grid lies in the input's coordinates. */
     public ScanGridInfo gridInfo() {
         return info;

@@ -188,7 +188,11 @@ public class GpuScanStatistic extends Estimator<GpuScanModel> implements MLWrita
         return seed;
     }
 
-    /** Spark tasks per scan; 0 (default) = the default parallelism. */
+    /**
+     * Spark tasks per scan and per replica job; 0 (default) = one per GPU that Spark schedules with a GPU backend
+     * ({@code spark.sparkgpu.fit.gpuTasks} overrides), else the default parallelism. Small grids run on the
+     * driver whatever this says ({@link ScanTrainer#LOCAL_WORK}).
+     */
     public IntParam numPartitions() {
         return numPartitions;
     }

@@ -14,7 +14,8 @@ public final class LocalScan implements ScanResult.Runner {
     private final Backend backend;
     private final ExecutorService pool;
     private final int threads;
-    private String used;
+    private final ScanResult.Tally tally = new ScanResult.Tally();
+    private double gpuSeconds;
 
     private LocalScan(ScanTables t, Backend backend, ExecutorService pool, int threads) {
         this.t = t;
@@ -34,8 +35,11 @@ public final class LocalScan implements ScanResult.Runner {
             th.setDaemon(true);
             return th;
         }) : null;
+        long t0 = System.nanoTime();
         try {
-            return ScanResult.compute(t, spec, numClusters, numReplicas, seed, new LocalScan(t, backend, pool, threads));
+            ScanResult r = ScanResult.compute(t, spec, numClusters, numReplicas, seed,
+                    new LocalScan(t, backend, pool, threads));
+            return r.withOuterPhases(java.util.Map.of(), java.util.Map.of(), (System.nanoTime() - t0) / 1e9);
         } finally {
             if (pool != null) {
                 pool.shutdownNow();
@@ -52,26 +56,39 @@ public final class LocalScan implements ScanResult.Runner {
         return b.found() && b.llr > 0 ? ScanResult.cluster(t, 1, b) : null;
     }
 
-    private void record(String b) {
-        used = used == null || used.equals(b) ? b : "mixed";
+    private void record() {
+        String b = ScanStep.lastBackend();
+        tally.record(b, b.equals("gpu") ? "on the driver" : "on the driver (" + threads + " thread"
+                + (threads == 1 ? "" : "s") + ")");
+        gpuSeconds += ScanStep.lastGpuSeconds();
     }
 
     @Override
     public ScanBest best(ScanSpec spec) {
         ScanBest b = ScanStep.best(backend, t, spec, 0, t.shape.ranges(), pool, 4 * threads);
-        record(ScanStep.lastBackend());
+        record();
         return b;
     }
 
     @Override
     public double[] replicaMaxima(ScanSpec spec, long seed, int count) {
         double[] out = ScanStep.replicaMaxima(backend, t, spec, seed, 0, count, pool);
-        record(ScanStep.lastBackend());
+        record();
         return out;
     }
 
     @Override
     public String backend() {
-        return used == null ? "none" : used;
+        return tally.backend();
+    }
+
+    @Override
+    public String takePhaseBackend() {
+        return tally.takePhase();
+    }
+
+    @Override
+    public double gpuSeconds() {
+        return gpuSeconds;
     }
 }

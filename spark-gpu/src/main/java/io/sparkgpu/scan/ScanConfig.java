@@ -16,7 +16,10 @@ public final class ScanConfig implements Serializable {
     public int numClusters = 5;
     public int numReplicas = 999;
     public long seed = 42;
-    /** Spark tasks per scan and per replica batch; 0 means the context's default parallelism. */
+    /**
+     * Spark tasks per scan and per replica job; 0 means one per GPU Spark schedules with a GPU backend
+     * (spark.sparkgpu.fit.gpuTasks overrides), else the context's default parallelism.
+     */
     public int numPartitions = 0;
     /** null means spark.sparkgpu.backend (default auto). */
     public Backend backend;

@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutorService;
  */
 public final class ScanStep {
     private static final ThreadLocal<String> LAST = ThreadLocal.withInitial(() -> "cpu");
+    private static final ThreadLocal<double[]> LAST_GPU_SECONDS = ThreadLocal.withInitial(() -> new double[1]);
 
     private ScanStep() {
     }
@@ -20,6 +21,19 @@ public final class ScanStep {
     /** Which backend ran the last call on this thread ("gpu" or "cpu"). */
     public static String lastBackend() {
         return LAST.get();
+    }
+
+    /**
+     * Wall seconds of the last call on this thread spent in its GPU work (session with the table upload, launches,
+     * download), as {@code KMeansStep.runBlocks} measures; 0 when it ran on the CPU.
+     */
+    public static double lastGpuSeconds() {
+        return LAST_GPU_SECONDS.get()[0];
+    }
+
+    private static void ran(String backend, double gpuSeconds) {
+        LAST.set(backend);
+        LAST_GPU_SECONDS.get()[0] = gpuSeconds;
     }
 
     /** The best range among [lo, hi) of the observed data; on the CPU in this thread. */
@@ -35,9 +49,10 @@ public final class ScanStep {
                                 int parts) {
         CudaDevice dev = BackendChooser.resolve(backend, ScanGpu.MODULE, ScanGpu.PROBE_KERNEL);
         if (dev != null) {
+            long t0 = System.nanoTime();
             try (ScanGpu.Session s = new ScanGpu.Session(dev, t)) {
                 ScanBest b = s.best(spec, lo, hi);
-                LAST.set("gpu");
+                ran("gpu", (System.nanoTime() - t0) / 1e9);
                 return b;
             } catch (CudaException | LinkageError e) {
                 if (backend == Backend.GPU) {
@@ -46,7 +61,7 @@ public final class ScanStep {
                 BackendChooser.fallback(ScanGpu.MODULE, "GPU scan failed, recomputed on CPU: " + e.getMessage());
             }
         }
-        LAST.set("cpu");
+        ran("cpu", 0);
         return ScanCpu.scanParallel(t, t.casesPrefix, spec, lo, hi, parts, pool);
     }
 
@@ -58,9 +73,10 @@ public final class ScanStep {
         ScanReplicas.checkSupported(t);
         CudaDevice dev = BackendChooser.resolve(backend, ScanGpu.MODULE, ScanGpu.PROBE_KERNEL);
         if (dev != null) {
+            long t0 = System.nanoTime();
             try (ScanGpu.Session s = new ScanGpu.Session(dev, t)) {
                 double[] m = s.replicaMaxima(spec, seed, r0, r1);
-                LAST.set("gpu");
+                ran("gpu", (System.nanoTime() - t0) / 1e9);
                 return m;
             } catch (CudaException | LinkageError e) {
                 if (backend == Backend.GPU) {
@@ -69,7 +85,7 @@ public final class ScanStep {
                 BackendChooser.fallback(ScanGpu.MODULE, "GPU replicas failed, recomputed on CPU: " + e.getMessage());
             }
         }
-        LAST.set("cpu");
+        ran("cpu", 0);
         return ScanCpu.replicaMaxima(t, spec, seed, r0, r1, pool);
     }
 }

@@ -104,13 +104,13 @@ class KMeansTrainerSparkTest {
     static KMeansResult inMode(String mode, String tasks, java.util.function.Supplier<KMeansResult> fit) {
         System.setProperty(KMeansTrainer.MODE, mode);
         if (tasks != null) {
-            System.setProperty(KMeansBarrier.TASKS, tasks);
+            System.setProperty(io.sparkgpu.spark.GpuTasks.TASKS, tasks);
         }
         try {
             return fit.get();
         } finally {
             System.clearProperty(KMeansTrainer.MODE);
-            System.clearProperty(KMeansBarrier.TASKS);
+            System.clearProperty(io.sparkgpu.spark.GpuTasks.TASKS);
         }
     }
 
@@ -155,7 +155,7 @@ class KMeansTrainerSparkTest {
         assertTrue(e.getMessage().contains(KMeansTrainer.MODE), e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> inMode("single-stage", "0",
                 () -> KMeansTrainer.train(frame(rows, 2), "features", "w", config(2), null)));
-        assertTrue(e.getMessage().contains(KMeansBarrier.TASKS), e.getMessage());
+        assertTrue(e.getMessage().contains(io.sparkgpu.spark.GpuTasks.TASKS), e.getMessage());
     }
 
     @Test

@@ -82,8 +82,9 @@ class GpuScanStatisticTest {
         Dataset<Row> df = cells(spark, 2);
         GpuScanModel ref = estimator().setNumClusters(2).setNumReplicas(9).setNumPartitions(1).fit(df.coalesce(1));
         for (int parts : new int[] {3, 7}) {
-            GpuScanModel m = estimator().setNumClusters(2).setNumReplicas(9).setNumPartitions(parts)
-                    .fit(df.repartition(parts + 1));
+            GpuScanModel m = ScanTrainerPathsTest.with(() -> estimator().setNumClusters(2).setNumReplicas(9)
+                    .setNumPartitions(parts).fit(df.repartition(parts + 1)), ScanTrainer.LOCAL_WORK, "0");
+            assertEquals("cpu in " + parts + " tasks", m.phaseBackends().get(ScanResult.SCAN));
             assertEquals(ref.clusters().size(), m.clusters().size(), parts + " tasks");
             for (int i = 0; i < ref.clusters().size(); i++) {
                 assertEquals(ref.clusters().get(i).index(), m.clusters().get(i).index(), parts + " tasks");
@@ -131,6 +132,7 @@ class GpuScanStatisticTest {
             assertEquals(m.clusters().get(i).llr(), back.clusters().get(i).llr(), 0.0);
         }
         assertArrayEquals(m.replicaLlrs(), back.replicaLlrs(), 0.0);
+        assertTrue(m.timings().containsKey(ScanResult.TOTAL) && back.timings().isEmpty(), "timings are not saved");
         assertEquals(out.orderBy("x", "y").collectAsList(), back.transform(df).orderBy("x", "y").collectAsList());
         assertEquals(m.pValue(top.llr()), back.pValue(top.llr()));
 

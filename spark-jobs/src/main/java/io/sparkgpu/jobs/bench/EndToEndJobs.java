@@ -8,8 +8,10 @@ import io.sparkgpu.scan.ScanCluster;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeSet;
 import java.util.function.Supplier;
@@ -45,6 +47,9 @@ final class EndToEndJobs {
         String backend = "";
         /** Our isotonic fit's phases in seconds (IsotonicResult.timingsLine), or null. */
         String phases;
+        /** Our scan fit's phases in seconds and where they ran (GpuScanModel.timings, phaseBackends), or empty. */
+        Map<String, Double> timings = new LinkedHashMap<>();
+        Map<String, String> phaseBackends = new LinkedHashMap<>();
 
         Job(String capability, String impl) {
             this.capability = capability;
@@ -237,13 +242,18 @@ final class EndToEndJobs {
         j.backend = backend;
         GpuScanModel[] model = new GpuScanModel[1];
         time(j, () -> {
+            // numPartitions left at 0: one task per GPU (ours-gpu) or per core (ours-cpu); small grids on the driver
             model[0] = new GpuScanStatistic().setInputType("cells").setCoordinateCols("x", "y")
                     .setCasesCol("cases").setBaselineCol("population")
                     .setStatistic("poisson").setNumClusters(3).setNumReplicas(replicas).setSeed(seed)
-                    .setNumPartitions(partitions).setBackend(backend).fit(df);
+                    .setBackend(backend).fit(df);
             return null;
         });
         if (model[0] != null) {
+            j.timings = model[0].timings();
+            j.phaseBackends = model[0].phaseBackends();
+            log.println("[e2e] scan " + name + " phases: " + model[0].result().timingsLine()
+                    + (gpuBusyShare(j) >= 0 ? String.format(Locale.ROOT, ", GPU busy share %.3f", gpuBusyShare(j)) : ""));
             List<ScanCluster> cl = model[0].clusters();
             List<Double> v = new ArrayList<>();
             StringBuilder s = new StringBuilder();
@@ -263,6 +273,46 @@ final class EndToEndJobs {
             j.summary = s.toString();
         }
         return j;
+    }
+
+    /** Seconds inside GPU calls / the whole fit call; -1 when no GPU call was timed (the CPU twin). */
+    static double gpuBusyShare(Job j) {
+        double g = j.timings.getOrDefault("GPU calls", 0.0);
+        return g > 0 && j.seconds > 0 ? g / j.seconds : -1;
+    }
+
+    /** Where the time of our scan fits goes: one row per phase, one column per fit, with the backend of each. */
+    private static void scanPhases(StringBuilder sb, List<Job> js) {
+        List<Job> ours = js.stream().filter(j -> j.failure == null && !j.timings.isEmpty()).toList();
+        if (ours.isEmpty()) {
+            return;
+        }
+        sb.append("\nWhere the time of our scan fits goes (seconds, from GpuScanModel.timings(); [where it ran]):\n\n")
+                .append("| phase |");
+        for (Job j : ours) {
+            sb.append(' ').append(label(j)).append(" |");
+        }
+        sb.append('\n').append("| --- |").append(" ---: |".repeat(ours.size())).append('\n');
+        java.util.LinkedHashSet<String> keys = new java.util.LinkedHashSet<>();
+        for (Job j : ours) {
+            keys.addAll(j.timings.keySet());
+        }
+        for (String key : keys) {
+            sb.append("| ").append(key.equals("total") ? "total (inside the fit)" : key).append(" |");
+            for (Job j : ours) {
+                Double v = j.timings.get(key);
+                String where = j.phaseBackends.get(key);
+                sb.append(' ').append(v == null ? "" : KMeansBenchmark.seconds(v))
+                        .append(where == null ? "" : " [" + where + "]").append(" |");
+            }
+            sb.append('\n');
+        }
+        sb.append("| GPU busy share: GPU calls / total fit |");
+        for (Job j : ours) {
+            double b = gpuBusyShare(j);
+            sb.append(' ').append(b < 0 ? "n/a" : String.format(Locale.ROOT, "%.3f", b)).append(" |");
+        }
+        sb.append('\n');
     }
 
     // ------------------------------------------------------------------------------------------ common
@@ -342,6 +392,9 @@ final class EndToEndJobs {
                         : EndToEndBenchmark.Report.ratio(base.seconds, j.seconds);
                 sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s |%n", label(j),
                         KMeansBenchmark.seconds(j.seconds), speed, j.summary, agree));
+            }
+            if (!iso) {
+                scanPhases(sb, js);
             }
             String sep = "\n";
             for (Job j : js) {

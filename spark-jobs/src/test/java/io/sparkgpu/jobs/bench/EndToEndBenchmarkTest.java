@@ -108,6 +108,12 @@ class EndToEndBenchmarkTest {
         assertTrue(md.contains("### isotonic regression end to end on Spark"), md);
         assertTrue(md.contains("| MLlib IsotonicRegression |"), md);
         assertTrue(md.contains("### scan statistic end to end on Spark"), md);
+        EndToEndJobs.Job sc = r.jobs.get("scan", "ours-cpu");
+        assertEquals(List.of("input+tables", "scan", "secondary clusters", "replicas", "result", "GPU calls", "total"),
+                List.copyOf(sc.timings.keySet()), md);
+        assertEquals("cpu on the driver (2 threads)", sc.phaseBackends.get("replicas"), "a 12x12 grid is small: " + md);
+        assertTrue(md.contains("| replicas | ") && md.contains("[cpu on the driver (2 threads)]"), md);
+        assertTrue(md.contains("| GPU busy share: GPU calls / total fit |"), md);
         assertTrue(md.contains("bitwise equal"), md);
         assertThrows(IllegalArgumentException.class,
                 () -> EndToEndBenchmark.Options.parse(new String[] {"--capabilities", "pca"}));
