@@ -46,8 +46,9 @@
  *
  * Launch shape: 1-D grid-stride loop, blockDim.x = 256 (any multiple of 32 works), grid chosen from
  * occupancy (at most ceil(n / (points per thread * blockDim.x)) blocks have work). Dynamic shared
- * memory: centres (k*dp doubles) when centresInShared, followed by the accumulator block (same layout
- * as acc) when accInShared; blocks flush shared accumulators to acc with global atomics at the end.
+ * memory: centres (k*dp doubles) when centresInShared, followed by the accumulator block (as many words
+ * as acc, laid out dimension-major with split low/high words: see accumulatePoint) when accInShared; blocks
+ * flush shared accumulators to acc with global atomics at the end.
  */
 
 typedef unsigned long long u64;
@@ -214,31 +215,74 @@ __device__ __forceinline__ void searchMem(const double *__restrict__ xi, const d
     }
 }
 
-/* Adds point (values v[j] = x_ij, j < d) with weight wi and distance bestD to cluster best. */
+/* 128-bit add of (hi, lo) to the pair whose low word is *lo and high word *hi (same as atomicAdd128 with split
+ * words; the words need not be adjacent). */
+__device__ __forceinline__ void atomicAdd128p(u64 *lo, u64 *hi, long long h, u64 l) {
+    if (l == 0ull && h == 0ll) return;
+    u64 old = atomicAdd(lo, l);
+    u64 carry = (old + l < old) ? 1ull : 0ull;
+    u64 hh = (u64) h + carry;
+    if (hh != 0ull) atomicAdd(hi, hh);
+}
+
+/* Adds point (values v[j] = x_ij, j < d) with weight wi and distance bestD to cluster best.
+ * Two layouts of the accumulator A, P = k*d + k + 1 pairs then k counts at A[2P + c] in both:
+ *  - global (soa false): the layout of acc, pair p at A[2p] (low), A[2p+1] (high), p(c, j) = c*d + j;
+ *  - shared (soa true): low words A[p], high words A[P + p], p(c, j) = j*k + c (dimension-major). Lanes of a warp
+ *    adding the same dimension to different clusters then hit consecutive 8-byte words, i.e. different banks;
+ *    with the global layout the cluster rows are 2*d words apart (a multiple of the 32 banks for d = 16, 32,
+ *    64), so every lane of a warp hit the same bank and the shared atomics were serialised 32-fold.
+ * Weights are pair kd + c in both layouts; the integer sums are the same whatever the layout and order. */
 template <int DMAX, typename V>
 __device__ __forceinline__ void accumulatePoint(const V &v, double wi, double bestD, int best, int d, long long kd, int k,
-                                                const double *__restrict__ scale, u64 *A, u64 &costLo, u64 &costHi) {
+                                                const double *__restrict__ scale, u64 *A, bool soa, u64 &costLo,
+                                                u64 &costHi) {
     long long hi; u64 lo;
-    u64 *row = A + 2 * ((long long) best * d);
+    const long long P = kd + k + 1;
     if (DMAX > 0) {
 #pragma unroll
         for (int j = 0; j < (DMAX > 0 ? DMAX : 1); j++) {
             if (j < d) {
                 quantize(__dmul_rn(wi, v[j]), scale[2 * j], scale[2 * j + 1], hi, lo);
-                atomicAdd128(row + 2 * j, hi, lo);
+                const long long p = soa ? (long long) j * k + best : (long long) best * d + j;
+                if (soa) atomicAdd128p(A + p, A + P + p, hi, lo);
+                else atomicAdd128(A + 2 * p, hi, lo);
             }
         }
     } else {
         for (int j = 0; j < d; j++) {
             quantize(__dmul_rn(wi, v[j]), scale[2 * j], scale[2 * j + 1], hi, lo);
-            atomicAdd128(row + 2 * j, hi, lo);
+            const long long p = soa ? (long long) j * k + best : (long long) best * d + j;
+            if (soa) atomicAdd128p(A + p, A + P + p, hi, lo);
+            else atomicAdd128(A + 2 * p, hi, lo);
         }
     }
     quantize(wi, scale[2 * d], scale[2 * d + 1], hi, lo);
-    atomicAdd128(A + 2 * kd + 2 * best, hi, lo);
-    atomicAdd(A + 2 * kd + 2 * k + 2 + best, 1ull);
+    const long long pw = kd + best;
+    if (soa) atomicAdd128p(A + pw, A + P + pw, hi, lo);
+    else atomicAdd128(A + 2 * pw, hi, lo);
+    atomicAdd(A + 2 * P + best, 1ull);
     quantize(__dmul_rn(wi, bestD), scale[2 * d + 2], scale[2 * d + 3], hi, lo);
     add128(costLo, costHi, hi, lo);
+}
+
+/* End of a block: the thread's cost pair into A, then (shared layout) the block's sums into acc. */
+__device__ __forceinline__ void flushAccumulator(u64 *A, bool soa, u64 *acc, long long kd, int k, int d, u64 costLo,
+                                                 u64 costHi) {
+    const long long P = kd + k + 1;
+    const long long pc = kd + k;
+    if (soa) atomicAdd128p(A + pc, A + P + pc, (long long) costHi, costLo);
+    else atomicAdd128(A + 2 * pc, (long long) costHi, costLo);
+    if (!soa) return;
+    __syncthreads();
+    for (long long t = threadIdx.x; t < P; t += blockDim.x) {
+        const long long g = t < kd ? (t % k) * d + t / k : t;
+        atomicAdd128(acc + 2 * g, (long long) A[P + t], A[t]);
+    }
+    for (long long t = threadIdx.x; t < k; t += blockDim.x) {
+        u64 v = A[2 * P + t];
+        if (v) atomicAdd(acc + 2 * P + t, v);
+    }
 }
 
 template <int DMAX>
@@ -265,7 +309,8 @@ __device__ void kmeans_step(const double *__restrict__ x, const double *__restri
         next = smem + kdp * sizeof(double);
     }
     u64 *A = acc;
-    if (accumulate && accInShared) {
+    const bool soa = accumulate && accInShared; /* shared accumulator: dimension-major, split words */
+    if (soa) {
         A = (u64 *) next;
         for (long long t = threadIdx.x; t < accLen; t += blockDim.x) A[t] = 0ull;
     }
@@ -331,24 +376,14 @@ __device__ void kmeans_step(const double *__restrict__ x, const double *__restri
             if (labels) labels[ii] = best[p];
             if (dists) dists[ii] = (minUpdate && dists[ii] <= bestD[p]) ? dists[ii] : bestD[p];
             if (accumulate) {
-                if (DMAX > 0) accumulatePoint<DMAX>(xr[p], w[ii], bestD[p], best[p], d, kd, k, scale, A, costLo, costHi);
-                else accumulatePoint<DMAX>(x + ii * d, w[ii], bestD[p], best[p], d, kd, k, scale, A, costLo, costHi);
+                if (DMAX > 0) accumulatePoint<DMAX>(xr[p], w[ii], bestD[p], best[p], d, kd, k, scale, A, soa, costLo, costHi);
+                else accumulatePoint<DMAX>(x + ii * d, w[ii], bestD[p], best[p], d, kd, k, scale, A, soa, costLo, costHi);
             }
         }
     }
     if (!accumulate) return;
     /* the cost pair is kept per thread and added once, avoiding one hot address per point */
-    atomicAdd128(A + 2 * kd + 2 * k, (long long) costHi, costLo);
-    if (accInShared) {
-        __syncthreads();
-        const long long pairs = kd + k + 1;
-        for (long long t = threadIdx.x; t < pairs; t += blockDim.x)
-            atomicAdd128(acc + 2 * t, (long long) A[2 * t + 1], A[2 * t]);
-        for (long long t = threadIdx.x; t < k; t += blockDim.x) {
-            u64 v = A[2 * pairs + t];
-            if (v) atomicAdd(acc + 2 * pairs + t, v);
-        }
-    }
+    flushAccumulator(A, soa, acc, kd, k, d, costLo, costHi);
 }
 
 #define KMEANS_ENTRY(NAME, DMAX)                                                                       \
@@ -493,7 +528,8 @@ __device__ void kmeans_filt(const double *__restrict__ x, const double *__restri
         next += kdp * sizeof(double);
     }
     u64 *A = acc;
-    if (accumulate && accInShared) {
+    const bool soa = accumulate && accInShared; /* shared accumulator: dimension-major, split words */
+    if (soa) {
         A = (u64 *) next;
         for (long long t = threadIdx.x; t < accLen; t += blockDim.x) A[t] = 0ull;
     }
@@ -594,22 +630,12 @@ __device__ void kmeans_filt(const double *__restrict__ x, const double *__restri
             }
             if (labels) labels[ii] = best;
             if (dists) dists[ii] = (minUpdate && dists[ii] <= bestD) ? dists[ii] : bestD;
-            if (accumulate) accumulatePoint<0>(xi, w[ii], bestD, best, d, kd, k, scale, A, costLo, costHi);
+            if (accumulate) accumulatePoint<0>(xi, w[ii], bestD, best, d, kd, k, scale, A, soa, costLo, costHi);
         }
     }
     if (recheck && rechecks) atomicAdd(recheck, (u64) rechecks);
     if (!accumulate) return;
-    atomicAdd128(A + 2 * kd + 2 * k, (long long) costHi, costLo);
-    if (accInShared) {
-        __syncthreads();
-        const long long pairs = kd + k + 1;
-        for (long long t = threadIdx.x; t < pairs; t += blockDim.x)
-            atomicAdd128(acc + 2 * t, (long long) A[2 * t + 1], A[2 * t]);
-        for (long long t = threadIdx.x; t < k; t += blockDim.x) {
-            u64 v = A[2 * pairs + t];
-            if (v) atomicAdd(acc + 2 * pairs + t, v);
-        }
-    }
+    flushAccumulator(A, soa, acc, kd, k, d, costLo, costHi);
 }
 
 #define KMEANS_FILT_ENTRY(NAME, DMAX)                                                                       \

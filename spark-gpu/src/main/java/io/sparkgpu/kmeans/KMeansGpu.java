@@ -78,8 +78,9 @@ public final class KMeansGpu {
     /**
      * The FP32 screening kernels (kmeans_filt_*) are used when this is true and {@link #plan} finds them
      * applicable; tests turn it off to compare against the FP64 kernels. Not final: tests and benchmarks switch it.
+     * The JVM property {@code sparkgpu.kmeans.screening=false} starts with it off (for benchmarking both).
      */
-    static volatile boolean useFilter = true;
+    static volatile boolean useFilter = !"false".equalsIgnoreCase(System.getProperty("sparkgpu.kmeans.screening", "true"));
     /** Largest d of the FP32 screening kernels (their x' rows live in registers). */
     static final int FILTER_MAX_D = 64;
 
