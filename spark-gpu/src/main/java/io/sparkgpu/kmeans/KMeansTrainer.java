@@ -114,6 +114,8 @@ public final class KMeansTrainer {
         /** Seconds the packing tasks spent copying their blocks to the GPU (summed over tasks, and the longest). */
         double uploadSeconds;
         double uploadSecondsMax;
+        /** Seconds of the bounds and candidate hashing in the longest task (the rest of packing is reading rows). */
+        double statsSecondsMax;
 
         Stats merge(Stats o, int k, String featuresCol) {
             if (o.d >= 0) {
@@ -133,7 +135,8 @@ public final class KMeansTrainer {
             n += o.n;
             maxW = Math.max(maxW, o.maxW);
             uploadSeconds += o.uploadSeconds;
-            uploadSecondsMax = Math.max(uploadSecondsMax, o.uploadSeconds);
+            uploadSecondsMax = Math.max(uploadSecondsMax, o.uploadSecondsMax);
+            statsSecondsMax = Math.max(statsSecondsMax, o.statsSecondsMax);
             for (Cand c : o.cands) {
                 addCand(cands, c, k);
             }
@@ -287,7 +290,9 @@ public final class KMeansTrainer {
             final long seed = cfg.seed;
             long p0 = System.nanoTime();
             Stats total = packed.map(p -> {
+                long s0 = System.nanoTime();
                 Stats st = stats(p, k, seed);
+                st.statsSecondsMax = (System.nanoTime() - s0) / 1e9;
                 if (gpu) {
                     st.uploadSeconds = KMeansStep.preload(backend, p);
                     st.uploadSecondsMax = st.uploadSeconds;
@@ -295,6 +300,7 @@ public final class KMeansTrainer {
                 return st;
             }).reduce((a, b) -> a.merge(b, k, featuresCol));
             timings.put("pack", (System.nanoTime() - p0) / 1e9);
+            timings.put("  of which bounds and candidates (longest task)", total.statsSecondsMax);
             if (gpu) {
                 timings.put("upload while packing (sum over tasks)", total.uploadSeconds);
                 timings.put("upload while packing (longest task)", total.uploadSecondsMax);
