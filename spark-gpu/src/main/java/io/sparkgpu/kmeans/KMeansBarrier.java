@@ -154,6 +154,22 @@ final class KMeansBarrier {
         return out.iterator();
     }
 
+    /**
+     * Fault injection for tests, as a Spark local property of the fitting thread: the executor running task 0 of
+     * the stage's first attempt halts at the start of this pass (1-based), as a killed executor would. Ignored in
+     * the driver's JVM (local mode) and on later attempts.
+     */
+    static final String KILL_AT = "spark.sparkgpu.test.haltExecutorAtPass";
+
+    private static int killAt(BarrierTaskContext ctx) {
+        String v = ctx.getLocalProperty(KILL_AT);
+        if (v == null || v.isBlank() || ctx.stageAttemptNumber() != 0 || ctx.partitionId() != 0
+                || "driver".equals(SparkEnv.get().executorId())) {
+            return -1;
+        }
+        return Integer.parseInt(v.trim());
+    }
+
     private static java.util.Iterator<KMeansLloyd.Outcome> runTask(Job job, java.util.Iterator<KMeansData> it) {
         BarrierTaskContext ctx = BarrierTaskContext.get();
         List<KMeansData> blocks = new ArrayList<>();
@@ -165,7 +181,14 @@ final class KMeansBarrier {
         }
         final int tasks = ctx.getTaskInfos().length;
         final KMeansLloyd.Spec s = job.spec;
+        final int killAt = killAt(ctx);
+        final int[] passes = {0};
         KMeansLloyd.Pass pass = (centres, m) -> {
+            if (++passes[0] == killAt) {
+                LOG.warn("spark-gpu k-means: fault injection ({}): halting executor {} in pass {} of stage attempt 0",
+                        KILL_AT, SparkEnv.get().executorId(), killAt);
+                Runtime.getRuntime().halt(137);
+            }
             KMeansLloyd.Partial p = KMeansStep.runBlocks(job.backend, blocks, centres, m, s.cosine, s.scales);
             if (tasks == 1) {
                 return p;

@@ -348,15 +348,31 @@ public final class KMeansTrainer {
             if (mode == Mode.SINGLE_STAGE) {
                 jsc.setJobDescription("spark-gpu k-means: " + cfg.maxIter + " iterations in one stage ("
                         + barrierTasks + " GPU task(s))");
-                try {
-                    o = KMeansBarrier.fit(packed, barrierTasks, spec, centres, backend, fitId);
-                } catch (RuntimeException e) {
-                    if (!causedBy(e, KMeansBarrier.MissingBlock.class)) {
-                        throw e;
+                for (int attempt = 0; o == null && mode == Mode.SINGLE_STAGE; attempt++) {
+                    try {
+                        o = KMeansBarrier.fit(packed, barrierTasks, spec, centres, backend, fitId);
+                    } catch (RuntimeException e) {
+                        if (!causedBy(e, KMeansBarrier.MissingBlock.class)) {
+                            throw e;
+                        }
+                        if (attempt == 0) {
+                            // an executor was lost with its cached blocks: recompute them (lineage), then run again
+                            LOG.warn("spark-gpu k-means: a packed block was lost ({}); recomputing the lost blocks and "
+                                    + "running the single stage again", e.getMessage());
+                            jsc.setJobDescription("spark-gpu k-means: recompute lost blocks");
+                            packed.foreachPartition(it -> {
+                                while (it.hasNext()) {
+                                    KMeansStep.preload(backend, it.next());
+                                }
+                            });
+                            jsc.setJobDescription("spark-gpu k-means: " + cfg.maxIter + " iterations in one stage ("
+                                    + barrierTasks + " GPU task(s)), again");
+                        } else {
+                            LOG.warn("spark-gpu k-means: a cached block was not readable in the single-stage fit ({}); "
+                                    + "running one Spark job per pass instead", e.getMessage());
+                            mode = Mode.JOB_PER_PASS;
+                        }
                     }
-                    LOG.warn("spark-gpu k-means: a cached block was not readable in the single-stage fit ({}); "
-                            + "running one Spark job per pass instead", e.getMessage());
-                    mode = Mode.JOB_PER_PASS;
                 }
             }
             if (o != null) {

@@ -114,6 +114,19 @@ class KMeansTrainerSparkTest {
         }
     }
 
+    static GpuKMeansModel inModeModel(String mode, String tasks, java.util.function.Supplier<GpuKMeansModel> fit) {
+        System.setProperty(KMeansTrainer.MODE, mode);
+        if (tasks != null) {
+            System.setProperty(io.sparkgpu.spark.GpuTasks.TASKS, tasks);
+        }
+        try {
+            return fit.get();
+        } finally {
+            System.clearProperty(KMeansTrainer.MODE);
+            System.clearProperty(io.sparkgpu.spark.GpuTasks.TASKS);
+        }
+    }
+
     @Test
     void everyModeGivesTheSameBits() {
         List<Row> rows = blobs(900, 3, 4, 3);
