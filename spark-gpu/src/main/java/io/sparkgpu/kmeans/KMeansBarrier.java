@@ -2,20 +2,15 @@ package io.sparkgpu.kmeans;
 
 import io.sparkgpu.cuda.Backend;
 import io.sparkgpu.cuda.DeviceResidentCache;
+import io.sparkgpu.spark.BarrierStages;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import org.apache.spark.BarrierTaskContext;
-import org.apache.spark.SparkConf;
 import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaRDD;
-import org.apache.spark.SparkEnv;
 import org.apache.spark.rdd.RDD;
-import org.apache.spark.storage.BlockId;
-import org.apache.spark.storage.BlockManagerId;
-import org.apache.spark.storage.BlockResult;
-import org.apache.spark.storage.RDDBlockId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import scala.Function1;
@@ -34,8 +29,8 @@ import scala.reflect.ClassTag$;
  */
 final class KMeansBarrier {
     private static final Logger LOG = LoggerFactory.getLogger(KMeansBarrier.class);
-    /** Setting: number of tasks of the single-stage GPU fit (default: one per GPU that Spark schedules, else 1). */
-    static final String TASKS = "spark.sparkgpu.fit.gpuTasks";
+    /** Setting: number of tasks of the single-stage GPU fit ({@link BarrierStages#TASKS}). */
+    static final String TASKS = BarrierStages.TASKS;
     /** Largest accumulator (bytes) exchanged per task and iteration before the fit uses one job per pass instead. */
     static final long MAX_EXCHANGE_BYTES = 16L << 20;
 
@@ -47,41 +42,12 @@ final class KMeansBarrier {
      * when the single-stage fit does not apply (dynamic allocation, or an accumulator too large to exchange).
      */
     static int tasks(SparkContext sc, int partitions, int k, int d) {
-        SparkConf conf = sc.getConf();
-        if (conf.getBoolean("spark.dynamicAllocation.enabled", false)) {
-            return 0; // barrier stages need a fixed set of slots
-        }
-        int t;
-        String set = io.sparkgpu.cuda.SparkGpuConf.get(TASKS, "");
-        if (!set.isBlank()) {
-            try {
-                t = Integer.parseInt(set.trim());
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(TASKS + " must be a positive integer, got '" + set + "'");
-            }
-            if (t < 1) {
-                throw new IllegalArgumentException(TASKS + " must be a positive integer, got '" + set + "'");
-            }
-        } else {
-            t = scheduledGpus(sc);
-        }
-        t = Math.max(1, Math.min(t, partitions));
+        int t = BarrierStages.tasks(sc, partitions);
         long accBytes = 8L * KMeansAccumulator.length(k, d);
         if (t > 1 && accBytes > MAX_EXCHANGE_BYTES) {
             return 0;
         }
         return t;
-    }
-
-    /** GPUs Spark schedules as the resource {@code gpu}: executors x gpus per executor; 1 when none are scheduled. */
-    static int scheduledGpus(SparkContext sc) {
-        SparkConf conf = sc.getConf();
-        double perExecutor = conf.getDouble("spark.executor.resource.gpu.amount", 0);
-        if (perExecutor <= 0 || sc.isLocal()) {
-            return 1; // local mode: every task uses spark.sparkgpu.device
-        }
-        int executors = Math.max(1, sc.statusTracker().getExecutorInfos().length - 1); // minus the driver
-        return (int) Math.max(1, Math.floor(executors * perExecutor));
     }
 
     /** What every barrier task gets. */
@@ -100,57 +66,24 @@ final class KMeansBarrier {
         }
     }
 
-    /** Thrown in a barrier task when a cached block cannot be read; the driver then runs one job per pass. */
-    static final class MissingBlock extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        MissingBlock(String msg) {
-            super(msg);
-        }
-    }
-
     /**
      * Runs the loop and the final pass in one barrier stage of {@code tasks} tasks; the outcome of task 0. Spark
      * does not allow a barrier stage to narrow-depend on an RDD of another partition count (so no coalesce), so
      * the stage is a fresh RDD of {@code tasks} groups of packed-partition ids, each placed where most of its
      * blocks are cached, and every task reads its blocks from the block manager (in place when local). The
-     * packing job has just cached every block; if one cannot be read the stage fails with {@link MissingBlock}.
+     * packing job has just cached every block; if one cannot be read the stage fails with
+     * {@link BarrierStages.MissingBlock}.
      */
     static KMeansLloyd.Outcome fit(JavaRDD<KMeansData> packed, int tasks, KMeansLloyd.Spec spec, double[] start,
                                    Backend backend, String fitId) {
         final Job job = new Job(spec, start, backend, fitId);
         final int rddId = packed.id();
         final int parts = packed.getNumPartitions();
-        SparkContext sc = packed.context();
-        BlockId[] ids = new BlockId[parts];
-        for (int p = 0; p < parts; p++) {
-            ids[p] = new RDDBlockId(rddId, p);
-        }
-        scala.collection.immutable.IndexedSeq<scala.collection.immutable.Seq<BlockManagerId>> locs =
-                SparkEnv.get().blockManager().master().getLocations(ids);
-        List<scala.Tuple2<int[], scala.collection.immutable.Seq<String>>> groups = new ArrayList<>();
-        for (int t = 0; t < tasks; t++) {
-            int from = (int) ((long) parts * t / tasks);
-            int to = (int) ((long) parts * (t + 1) / tasks);
-            int[] g = new int[to - from];
-            java.util.Map<String, Integer> votes = new java.util.HashMap<>();
-            for (int p = from; p < to; p++) {
-                g[p - from] = p;
-                scala.collection.Iterator<BlockManagerId> it = locs.apply(p).iterator();
-                while (it.hasNext()) {
-                    BlockManagerId bm = it.next();
-                    votes.merge("executor_" + bm.host() + "_" + bm.executorId(), 1, Integer::sum);
-                }
-            }
-            List<String> pref = new ArrayList<>();
-            votes.entrySet().stream().max(java.util.Map.Entry.comparingByValue()).ifPresent(e -> pref.add(e.getKey()));
-            groups.add(new scala.Tuple2<>(g, CollectionConverters.asScala(pref).toList()));
-        }
-        RDD<int[]> grouped = sc.makeRDD(CollectionConverters.asScala(groups).toSeq(), ClassTag$.MODULE$.apply(int[].class));
+        RDD<int[]> grouped = BarrierStages.groups(packed.context(), rddId, parts, tasks);
         Function1<scala.collection.Iterator<int[]>, scala.collection.Iterator<KMeansLloyd.Outcome>> f =
                 (Function1<scala.collection.Iterator<int[]>, scala.collection.Iterator<KMeansLloyd.Outcome>>
-                        & Serializable) it -> CollectionConverters.asScala(runTask(job, readBlocks(rddId,
-                        CollectionConverters.asJava(it))));
+                        & Serializable) it -> CollectionConverters.asScala(runTask(job, BarrierStages.readBlocks(rddId,
+                        CollectionConverters.asJava(it), KMeansData.class, "k-means block").iterator()));
         RDD<KMeansLloyd.Outcome> out = grouped.barrier().mapPartitions(f, false,
                 ClassTag$.MODULE$.apply(KMeansLloyd.Outcome.class));
         List<KMeansLloyd.Outcome> all = out.toJavaRDD().collect();
@@ -158,25 +91,6 @@ final class KMeansBarrier {
             throw new IllegalStateException("the k-means barrier stage returned " + all.size() + " outcomes instead of one");
         }
         return all.get(0);
-    }
-
-    /** The cached blocks of the packed partitions named by the group(s), from the block manager. */
-    private static java.util.Iterator<KMeansData> readBlocks(int rddId, java.util.Iterator<int[]> groups) {
-        List<KMeansData> out = new ArrayList<>();
-        while (groups.hasNext()) {
-            for (int p : groups.next()) {
-                scala.Option<BlockResult> r = SparkEnv.get().blockManager().get(new RDDBlockId(rddId, p),
-                        ClassTag$.MODULE$.apply(KMeansData.class));
-                if (r.isEmpty()) {
-                    throw new MissingBlock("cached k-means block " + p + " of RDD " + rddId + " is not available");
-                }
-                scala.collection.Iterator<Object> data = r.get().data();
-                while (data.hasNext()) {
-                    out.add((KMeansData) data.next());
-                }
-            }
-        }
-        return out.iterator();
     }
 
     private static java.util.Iterator<KMeansLloyd.Outcome> runTask(Job job, java.util.Iterator<KMeansData> it) {
