@@ -3,11 +3,11 @@ package io.sparkgpu.tsne;
 import io.sparkgpu.common.FixedPoint;
 import io.sparkgpu.cuda.Backend;
 import io.sparkgpu.cuda.SparkGpuConf;
+import io.sparkgpu.spark.BarrierExchange;
 import io.sparkgpu.spark.BarrierStages;
 import java.io.Serializable;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
@@ -33,9 +33,10 @@ import scala.reflect.ClassTag$;
  * points (S2G over all n points is O(n p^dim) and needs only Y, while exchanging partial grids would cost
  * O(grid) = up to 16 (dim + 2) bytes x 10^6 nodes per task) and convolves (G2G) on its own; it then computes, for
  * its own rows, the attractive term, G2S and the exact partial sums of z_i (and of KL when asked), exactly as a
- * slice of the per-iteration path does. The tasks exchange those rows' terms and sums with
- * {@link BarrierTaskContext#allGather} (O(n dim) per iteration through the driver), and every task applies the
- * same update ({@link TsneOptimizer.HostState}) to all of Y, so all tasks hold the same bits.</li>
+ * slice of the per-iteration path does. The tasks exchange those rows' terms and sums (O(n dim) per iteration
+ * and task), and every task applies the
+ * same update ({@link TsneOptimizer.HostState}) to all of Y, so all tasks hold the same bits. The exchange is
+ * {@link BarrierExchange}: TCP through task 0 (Spark's allGather costs about a second per call).</li>
  * </ul>
  * Either way every value has the bits of the single-device mode and of the per-iteration path. Task 0 returns the
  * result; KL history, progress callbacks and phase times reach the driver when the stage ends. A failed task makes
@@ -44,7 +45,10 @@ import scala.reflect.ClassTag$;
  */
 final class TsneBarrier {
     private static final Logger LOG = LoggerFactory.getLogger(TsneBarrier.class);
-    /** Largest exchange (base64 of every row's attractive and repulsive terms) per iteration with several tasks. */
+    /**
+     * Largest exchange per iteration with several tasks (every row's attractive and repulsive terms, base64 when it
+     * falls back to allGather, whose messages pass Spark's RPC size limit).
+     */
     static final long MAX_EXCHANGE_BYTES = 64L << 20;
 
     private TsneBarrier() {
@@ -170,7 +174,8 @@ final class TsneBarrier {
             SparseRows p = SparseRowsOps.concat(mine.isEmpty() ? read : mine);
             r = TsneOptimizer.single(p, job.y0, job.cfg, null, timings);
         } else {
-            try (Source src = new Source(ctx, mine, job.n, job.cfg, job.key)) {
+            try (BarrierExchange ex = BarrierExchange.open(ctx, job.key);
+                 Source src = new Source(ex, mine, job.n, job.cfg, job.key)) {
                 r = TsneOptimizer.run(src, job.y0, job.cfg, null, timings, TsneConfig.MODE_DISTRIBUTED, null);
             }
         }
@@ -179,11 +184,12 @@ final class TsneBarrier {
 
     /**
      * The forces of one barrier task among several: S2G over all points and G2G locally, the attractive term, G2S
-     * and the partial sums for the task's rows, then one allGather of every task's rows and sums. All tasks call
-     * {@link #forces} equally often (the same optimiser loop), as allGather requires.
+     * and the partial sums for the task's rows, then one {@link BarrierExchange#allGather} of every task's rows and
+     * sums. All tasks call
+     * {@link #forces} equally often (the same optimiser loop), as the exchange requires.
      */
     static final class Source implements GradientSource {
-        private final BarrierTaskContext ctx;
+        private final BarrierExchange ex;
         private final List<SparseRows> mine;
         private final int n;
         private final int dim;
@@ -192,8 +198,8 @@ final class TsneBarrier {
         private final Backend backend;
         private final String key;
 
-        Source(BarrierTaskContext ctx, List<SparseRows> mine, int n, TsneConfig cfg, String key) {
-            this.ctx = ctx;
+        Source(BarrierExchange ex, List<SparseRows> mine, int n, TsneConfig cfg, String key) {
+            this.ex = ex;
             this.mine = mine;
             this.n = n;
             this.dim = cfg.dimension;
@@ -267,14 +273,14 @@ final class TsneBarrier {
                 out.put((byte) 0);
             }
             long t5 = System.nanoTime();
-            String[] all = ctx.allGather(Base64.getEncoder().encodeToString(out.array()));
+            byte[][] all = ex.allGather(out.array());
             double[] attr = new double[n * dim];
             double[] rep = new double[n * dim];
             long[] zTotal = new long[2];
             long[] klTotal = withKl ? TsneKl.empty() : null;
             long covered = 0;
-            for (String msg : all) {
-                ByteBuffer in = ByteBuffer.wrap(Base64.getDecoder().decode(msg));
+            for (byte[] msg : all) {
+                ByteBuffer in = ByteBuffer.wrap(msg);
                 int slices = in.getInt();
                 for (int s = 0; s < slices; s++) {
                     int off = in.getInt();
