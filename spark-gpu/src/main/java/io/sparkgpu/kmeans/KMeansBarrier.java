@@ -2,21 +2,17 @@ package io.sparkgpu.kmeans;
 
 import io.sparkgpu.cuda.Backend;
 import io.sparkgpu.cuda.DeviceResidentCache;
-import io.sparkgpu.spark.GpuTasks;
+import io.sparkgpu.spark.BarrierExchange;
+import io.sparkgpu.spark.BarrierStages;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import org.apache.spark.BarrierTaskContext;
-import org.apache.spark.SparkConf;
+import org.apache.spark.SparkEnv;
 import org.apache.spark.SparkContext;
 import org.apache.spark.api.java.JavaRDD;
-import org.apache.spark.SparkEnv;
 import org.apache.spark.rdd.RDD;
-import org.apache.spark.storage.BlockId;
-import org.apache.spark.storage.BlockManagerId;
-import org.apache.spark.storage.BlockResult;
-import org.apache.spark.storage.RDDBlockId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import scala.Function1;
@@ -27,14 +23,17 @@ import scala.reflect.ClassTag$;
  * A whole Lloyd fit in one Spark stage, for GPUs: the packed blocks (cached, most already resident on the
  * device from packing) are grouped, without a shuffle, into one task per GPU, and those tasks run as a
  * barrier stage. Every task passes over its blocks on its GPU (one launch per block into one device
- * accumulator, one download), the tasks exchange their exact partials through
- * {@link BarrierTaskContext#allGather}, and each adds all of them and applies the same deterministic update
+ * accumulator, one download), the tasks exchange their exact partials through task 0 ({@link BarrierExchange}:
+ * TCP, since {@link BarrierTaskContext#allGather} waits about a second per call), and each adds all of them and applies the same deterministic update
  * ({@link KMeansLloyd}), so every task holds the same centres after every iteration, and the bits equal those
  * of one Spark job per pass or of the CPU twin. With one task there is nothing to exchange: the iteration is
- * the GPU pass plus the update. A failed task makes Spark rerun the stage, which recomputes the same bits.
+ * the GPU pass plus the update. The stage is a shuffle-map stage ({@link BarrierStages#collectRetryable}), so a
+ * failed task makes Spark rerun the whole stage, which recomputes the same bits.
  */
 final class KMeansBarrier {
     private static final Logger LOG = LoggerFactory.getLogger(KMeansBarrier.class);
+    /** Setting: number of tasks of the single-stage GPU fit ({@link BarrierStages#TASKS}). */
+    static final String TASKS = BarrierStages.TASKS;
     /** Largest accumulator (bytes) exchanged per task and iteration before the fit uses one job per pass instead. */
     static final long MAX_EXCHANGE_BYTES = 16L << 20;
 
@@ -46,12 +45,7 @@ final class KMeansBarrier {
      * when the single-stage fit does not apply (dynamic allocation, or an accumulator too large to exchange).
      */
     static int tasks(SparkContext sc, int partitions, int k, int d) {
-        SparkConf conf = sc.getConf();
-        if (conf.getBoolean("spark.dynamicAllocation.enabled", false)) {
-            return 0; // barrier stages need a fixed set of slots
-        }
-        int t = GpuTasks.count(sc); // spark.sparkgpu.fit.gpuTasks, else one per scheduled GPU
-        t = Math.max(1, Math.min(t, partitions));
+        int t = BarrierStages.tasks(sc, partitions);
         long accBytes = 8L * KMeansAccumulator.length(k, d);
         if (t > 1 && accBytes > MAX_EXCHANGE_BYTES) {
             return 0;
@@ -66,6 +60,8 @@ final class KMeansBarrier {
         final double[] start;
         final Backend backend;
         final String fitId;
+        /** Random per stage: authenticates the tasks' exchange connections. */
+        final String key = java.util.UUID.randomUUID().toString();
 
         Job(KMeansLloyd.Spec spec, double[] start, Backend backend, String fitId) {
             this.spec = spec;
@@ -75,83 +71,31 @@ final class KMeansBarrier {
         }
     }
 
-    /** Thrown in a barrier task when a cached block cannot be read; the driver then runs one job per pass. */
-    static final class MissingBlock extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        MissingBlock(String msg) {
-            super(msg);
-        }
-    }
-
     /**
      * Runs the loop and the final pass in one barrier stage of {@code tasks} tasks; the outcome of task 0. Spark
      * does not allow a barrier stage to narrow-depend on an RDD of another partition count (so no coalesce), so
      * the stage is a fresh RDD of {@code tasks} groups of packed-partition ids, each placed where most of its
      * blocks are cached, and every task reads its blocks from the block manager (in place when local). The
-     * packing job has just cached every block; if one cannot be read the stage fails with {@link MissingBlock}.
+     * packing job has just cached every block; if one cannot be read the stage fails with
+     * {@link BarrierStages.MissingBlock}.
      */
     static KMeansLloyd.Outcome fit(JavaRDD<KMeansData> packed, int tasks, KMeansLloyd.Spec spec, double[] start,
                                    Backend backend, String fitId) {
         final Job job = new Job(spec, start, backend, fitId);
         final int rddId = packed.id();
         final int parts = packed.getNumPartitions();
-        SparkContext sc = packed.context();
-        BlockId[] ids = new BlockId[parts];
-        for (int p = 0; p < parts; p++) {
-            ids[p] = new RDDBlockId(rddId, p);
-        }
-        scala.collection.immutable.IndexedSeq<scala.collection.immutable.Seq<BlockManagerId>> locs =
-                SparkEnv.get().blockManager().master().getLocations(ids);
-        List<scala.Tuple2<int[], scala.collection.immutable.Seq<String>>> groups = new ArrayList<>();
-        for (int t = 0; t < tasks; t++) {
-            int from = (int) ((long) parts * t / tasks);
-            int to = (int) ((long) parts * (t + 1) / tasks);
-            int[] g = new int[to - from];
-            java.util.Map<String, Integer> votes = new java.util.HashMap<>();
-            for (int p = from; p < to; p++) {
-                g[p - from] = p;
-                scala.collection.Iterator<BlockManagerId> it = locs.apply(p).iterator();
-                while (it.hasNext()) {
-                    BlockManagerId bm = it.next();
-                    votes.merge("executor_" + bm.host() + "_" + bm.executorId(), 1, Integer::sum);
-                }
-            }
-            List<String> pref = new ArrayList<>();
-            votes.entrySet().stream().max(java.util.Map.Entry.comparingByValue()).ifPresent(e -> pref.add(e.getKey()));
-            groups.add(new scala.Tuple2<>(g, CollectionConverters.asScala(pref).toList()));
-        }
-        RDD<int[]> grouped = sc.makeRDD(CollectionConverters.asScala(groups).toSeq(), ClassTag$.MODULE$.apply(int[].class));
+        RDD<int[]> grouped = BarrierStages.groups(packed.context(), rddId, parts, tasks);
         Function1<scala.collection.Iterator<int[]>, scala.collection.Iterator<KMeansLloyd.Outcome>> f =
                 (Function1<scala.collection.Iterator<int[]>, scala.collection.Iterator<KMeansLloyd.Outcome>>
-                        & Serializable) it -> CollectionConverters.asScala(runTask(job, readBlocks(rddId,
-                        CollectionConverters.asJava(it))));
+                        & Serializable) it -> CollectionConverters.asScala(runTask(job, BarrierStages.readBlocks(rddId,
+                        CollectionConverters.asJava(it), KMeansData.class, "k-means block").iterator()));
         RDD<KMeansLloyd.Outcome> out = grouped.barrier().mapPartitions(f, false,
                 ClassTag$.MODULE$.apply(KMeansLloyd.Outcome.class));
-        List<KMeansLloyd.Outcome> all = out.toJavaRDD().collect();
+        List<KMeansLloyd.Outcome> all = BarrierStages.collectRetryable(out);
         if (all.size() != 1) {
             throw new IllegalStateException("the k-means barrier stage returned " + all.size() + " outcomes instead of one");
         }
         return all.get(0);
-    }
-
-    /** The cached blocks of the packed partitions named by the group(s), from the block manager. */
-    private static java.util.Iterator<KMeansData> readBlocks(int rddId, java.util.Iterator<int[]> groups) {
-        List<KMeansData> out = new ArrayList<>();
-        while (groups.hasNext()) {
-            for (int p : groups.next()) {
-                scala.Option<BlockResult> r = SparkEnv.get().blockManager().get(new RDDBlockId(rddId, p),
-                        ClassTag$.MODULE$.apply(KMeansData.class));
-                if (r.isEmpty()) {
-                    throw new MissingBlock("cached k-means block " + p + " of RDD " + rddId + " is not available");
-                }
-                scala.collection.Iterator<Object> data = r.get().data();
-                while (data.hasNext()) {
-                    out.add((KMeansData) data.next());
-                }
-            }
-        }
-        return out.iterator();
     }
 
     /**
@@ -183,6 +127,8 @@ final class KMeansBarrier {
         final KMeansLloyd.Spec s = job.spec;
         final int killAt = killAt(ctx);
         final int[] passes = {0};
+        // exchange through task 0 over TCP: BarrierTaskContext.allGather waits about a second per call
+        final BarrierExchange ex = tasks == 1 ? null : BarrierExchange.open(ctx, job.key);
         KMeansLloyd.Pass pass = (centres, m) -> {
             if (++passes[0] == killAt) {
                 LOG.warn("spark-gpu k-means: fault injection ({}): halting executor {} in pass {} of stage attempt 0",
@@ -190,10 +136,10 @@ final class KMeansBarrier {
                 Runtime.getRuntime().halt(137);
             }
             KMeansLloyd.Partial p = KMeansStep.runBlocks(job.backend, blocks, centres, m, s.cosine, s.scales);
-            if (tasks == 1) {
+            if (ex == null) {
                 return p;
             }
-            String[] all = ctx.allGather(p.encode());
+            byte[][] all = ex.allGather(p.encodeBytes());
             KMeansLloyd.Partial sum = KMeansLloyd.Partial.decode(all[0]);
             for (int i = 1; i < all.length; i++) {
                 sum.add(KMeansLloyd.Partial.decode(all[i]), m, s.d);
@@ -207,6 +153,9 @@ final class KMeansBarrier {
             KMeansLloyd.Outcome o = KMeansLloyd.run(s, job.start, pass, log);
             return ctx.partitionId() == 0 ? List.of(o).iterator() : Collections.emptyIterator();
         } finally {
+            if (ex != null) {
+                ex.close();
+            }
             DeviceResidentCache.forEach(c -> c.evictPrefix(job.fitId));
         }
     }

@@ -4,7 +4,6 @@ import io.sparkgpu.common.FixedPoint;
 import java.io.Serializable;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 
 /**
@@ -59,18 +58,18 @@ final class KMeansLloyd {
             return this;
         }
 
-        /** Text form for {@code BarrierTaskContext.allGather}: counts, GPU time and the accumulator, base64. */
-        String encode() {
+        /** Bytes for the barrier tasks' exchange: counts, GPU time and the accumulator. */
+        byte[] encodeBytes() {
             ByteBuffer b = ByteBuffer.allocate(8 * (acc.length + 3));
             b.putLong(gpu).putLong(cpu).putDouble(gpuSeconds);
             for (long v : acc) {
                 b.putLong(v);
             }
-            return Base64.getEncoder().encodeToString(b.array());
+            return b.array();
         }
 
-        static Partial decode(String s) {
-            ByteBuffer b = ByteBuffer.wrap(Base64.getDecoder().decode(s));
+        static Partial decode(byte[] bytes) {
+            ByteBuffer b = ByteBuffer.wrap(bytes);
             int gpu = (int) b.getLong();
             int cpu = (int) b.getLong();
             double gs = b.getDouble();

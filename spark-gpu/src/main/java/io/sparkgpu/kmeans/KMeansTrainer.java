@@ -352,7 +352,7 @@ public final class KMeansTrainer {
                     try {
                         o = KMeansBarrier.fit(packed, barrierTasks, spec, centres, backend, fitId);
                     } catch (RuntimeException e) {
-                        if (!causedBy(e, KMeansBarrier.MissingBlock.class)) {
+                        if (!causedBy(e, io.sparkgpu.spark.BarrierStages.MissingBlock.class)) {
                             throw e;
                         }
                         if (attempt == 0) {

@@ -35,7 +35,10 @@ import org.apache.spark.sql.types.StructType;
  * attractive term, O(n p^dim) for the interpolation and O(G log G) (FFT) or O(G^2) (direct) for the G-node grid.
  *
  * <p><b>Execution and exactness.</b> {@code mode=single} keeps P and Y on the driver and its device;
- * {@code mode=distributed} keeps P as row slices on the executors: per iteration Y is broadcast (O(n dim)), the
+ * {@code mode=distributed} keeps P as row slices on the executors and runs all iterations in one barrier stage
+ * (one task per scheduled GPU, each holding Y: one task runs the single-device loop, several exchange their rows'
+ * forces and exact partial sums of Z, O(n dim) per iteration; KL history and progress reach the driver at the end);
+ * its fallback ({@link TsneTrainer#DISTRIBUTED_STAGE} false, dynamic allocation) broadcasts Y per iteration, the
  * executors return partial grids in exact 128-bit fixed point (O(grid) each), the driver sums and convolves them and
  * broadcasts the potentials, and the executors return their rows' forces and exact partial sums of Z. Every sum
  * that mixes slices is exact and every other value is computed per row with the same operations, so the embedding

@@ -9,7 +9,8 @@ import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 
 /**
- * Distributed forces: P is a cached RDD of row slices (one per partition, contiguous row ranges); Y stays on the
+ * The per-iteration fallback of distributed mode (see {@link TsneTrainer#DISTRIBUTED_STAGE}; the default runs all
+ * iterations in one barrier stage, {@link TsneBarrier}). Distributed forces: P is a cached RDD of row slices (one per partition, contiguous row ranges); Y stays on the
  * driver, where the optimiser updates it. One evaluation is two Spark jobs:
  * <ol>
  * <li>Y is broadcast (O(n dim) per iteration: every slice's attractive term needs the positions of its rows'

@@ -23,7 +23,10 @@ public final class TsneConfig implements Serializable {
     public static final String MODE_AUTO = "auto";
     /** Mode: P and Y local to one process (the driver), the backend's device. */
     public static final String MODE_SINGLE = "single";
-    /** Mode: P sliced over executors, O(grid) reductions per iteration. */
+    /**
+     * Mode: P sliced over executors; all iterations in one barrier stage (tasks exchange O(n dim) per iteration), or
+     * two Spark jobs per iteration with O(grid) reductions as the fallback ({@link TsneTrainer#DISTRIBUTED_STAGE}).
+     */
     public static final String MODE_DISTRIBUTED = "distributed";
     /** Learning rate value meaning "auto": max(n / earlyExaggeration, 200). */
     public static final double LEARNING_RATE_AUTO = 0;
@@ -55,7 +58,8 @@ public final class TsneConfig implements Serializable {
     public long singleModeMaxEntries = 1L << 27;
     /**
      * Distributed mode: coalesce P's row slices into at most this many partitions (0: keep the input's), e.g. one
-     * per executor or GPU; each partition sends one grid per iteration.
+     * per executor or GPU; each partition sends one grid per iteration. In one barrier stage: at most this many
+     * tasks.
      */
     public int distributedPartitions;
     public TsneGridOptions grid = TsneGridOptions.defaults();

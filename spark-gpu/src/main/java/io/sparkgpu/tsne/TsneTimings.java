@@ -6,9 +6,11 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Wall-clock time per phase of one t-SNE run, in nanoseconds. In distributed mode the executor phases (attractive,
- * S2G, G2S) are the driver-observed wall time of their Spark jobs; the attractive and G2S shares of their common job
- * are split in proportion to the executors' own measurements. The distributed kNN and affinities
+ * Wall-clock time per phase of one t-SNE run, in nanoseconds. In distributed mode in one barrier stage the iteration
+ * phases are those measured in task 0 (sent to the driver when the stage ends; with several tasks, the exchange of
+ * the rows' forces is counted under {@link Phase#UPDATE}). In the per-iteration fallback the executor phases
+ * (attractive, S2G, G2S) are the driver-observed wall time of their Spark jobs; the attractive and G2S shares of
+ * their common job are split in proportion to the executors' own measurements. The distributed kNN and affinities
  * ({@link TsneAffinitiesSpark}) are one Spark pipeline and are recorded together under {@link Phase#KNN}.
  */
 public final class TsneTimings implements Serializable {
@@ -30,7 +32,7 @@ public final class TsneTimings implements Serializable {
         G2G,
         /** Grid-to-point interpolation, Phi2Force and Z, all iterations. */
         G2S,
-        /** Gradient, gains, momentum and position update (and broadcasting Y), all iterations. */
+        /** Gradient, gains, momentum and position update (and broadcasting or exchanging Y's terms), all iterations. */
         UPDATE,
         /** KL divergence evaluations. */
         KL,

@@ -53,6 +53,12 @@ public final class TsneTrainer {
     public static final int QUALITY_SAMPLE = 1000;
     /** Standard deviation of the first axis of the initial embedding. */
     public static final double INIT_STD = 1e-4;
+    /**
+     * Setting {@code true|false} (default true): distributed mode runs all iterations in one barrier stage over the
+     * cached P slices ({@link TsneBarrier}); false runs two Spark jobs per iteration ({@link SparkGradientSource}),
+     * as does dynamic allocation or a cached slice that cannot be read. Both give the same bits.
+     */
+    public static final String DISTRIBUTED_STAGE = "spark.sparkgpu.tsne.distributedStage";
 
     private TsneTrainer() {
     }
@@ -568,7 +574,32 @@ public final class TsneTrainer {
         }
     }
 
+    /**
+     * The distributed optimiser on the cached slices {@code rdd}: in one barrier stage ({@link TsneBarrier}) unless
+     * {@link #DISTRIBUTED_STAGE} is false, dynamic allocation is on or the exchange would be too large; else, or
+     * when a cached slice cannot be read in the stage, two Spark jobs per iteration ({@link SparkGradientSource}).
+     */
     private static TsneResult runDistributed(JavaSparkContext jsc, JavaRDD<SparseRows> rdd, int n, double[] y0,
+            TsneConfig cfg, TsneTimings timings, TsneProgress progress) {
+        int tasks = TsneBarrier.tasks(jsc.sc(), rdd.getNumPartitions(), n, cfg.dimension, cfg.distributedPartitions);
+        if (tasks > 0) {
+            jsc.setJobDescription("spark-gpu t-SNE: " + cfg.maxIter + " iterations of " + n + " points in one barrier "
+                    + "stage (" + tasks + " task(s))");
+            try {
+                return TsneBarrier.fit(rdd, tasks, n, y0, cfg, timings, progress);
+            } catch (RuntimeException e) {
+                if (!io.sparkgpu.spark.BarrierStages.causedBy(e, io.sparkgpu.spark.BarrierStages.MissingBlock.class)) {
+                    throw e;
+                }
+                LOG.warn("spark-gpu t-SNE: a cached P slice was not readable in the barrier stage ({}); running two "
+                        + "Spark jobs per iteration instead", e.getMessage());
+            }
+        }
+        return runPerIteration(jsc, rdd, n, y0, cfg, timings, progress);
+    }
+
+    /** Two Spark jobs per iteration ({@link SparkGradientSource}), Y on the driver. */
+    private static TsneResult runPerIteration(JavaSparkContext jsc, JavaRDD<SparseRows> rdd, int n, double[] y0,
             TsneConfig cfg, TsneTimings timings, TsneProgress progress) {
         String[] lastKl = {""};
         TsneProgress withKl = (it, kl) -> {

@@ -84,4 +84,39 @@ class GpuTsneGpuTest {
         }
         assertTrue(TsneQuality.knnLabelAccuracy(ref, 2, data.labels, 10) >= 0.95);
     }
+
+    /**
+     * Distributed mode in one barrier stage on the GPU (1 task: the device-resident loop on the joined slices; 2
+     * tasks: per-call kernels and the task exchange) and the per-iteration path give the CPU twin's bits.
+     */
+    @Test
+    void oneBarrierStageOnTheGpuGivesTheCpuBits() throws Exception {
+        GpuTestSupport.deviceOrSkip();
+        TsneTestData data = TsneTestData.clusters(3, 100, 8, 23);
+        StructType schema = new StructType().add("features", SQLDataTypes.VectorType(), false);
+        List<Row> rows = new ArrayList<>();
+        for (int i = 0; i < data.n; i++) {
+            double[] v = new double[data.d];
+            System.arraycopy(data.x, i * data.d, v, 0, data.d);
+            rows.add(RowFactory.create(Vectors.dense(v)));
+        }
+        JavaSparkContext jsc = JavaSparkContext.fromSparkContext(SparkTestSession.get().sparkContext());
+        Dataset<Row> df = SparkTestSession.get().createDataFrame(jsc.parallelize(rows, 3), schema);
+        GpuTsne e = new GpuTsne().setPerplexity(15).setMaxIter(60).setExaggerationIterations(30).setSeed(5)
+                .setLearningRate(50).setGridMaxIntervals(60).setKlEvery(20).setInit("random").setQualitySampleSize(0);
+        GpuTsneModel cpu = e.copy(ParamMap.empty()).setBackend("cpu").setMode("single").fit(df);
+        GpuTsne gpu = e.copy(ParamMap.empty()).setBackend("gpu").setMode("distributed");
+        GpuTsneModel[] m = new GpuTsneModel[3];
+        String[][] settings = {{null, "1"}, {null, "2"}, {"false", null}};
+        for (int r = 0; r < 3; r++) {
+            final int at = r;
+            List<String> jobs = GpuTsneSparkTest.jobsOf(settings[r][0], settings[r][1], () -> m[at] = gpu.fit(df));
+            boolean stage = jobs.stream().anyMatch(j -> j.contains("one barrier stage"));
+            assertEquals(settings[r][0] == null, stage, String.join("\n", jobs));
+            assertArrayEquals(cpu.embeddingArray(), m[r].embeddingArray(), "GPU run " + r);
+            assertArrayEquals(cpu.summary().klHistory(), m[r].summary().klHistory(), "GPU run " + r);
+            System.err.printf("[tsne] GPU distributed %s: timings %s%n", String.join("/", String.valueOf(settings[r][0]),
+                    String.valueOf(settings[r][1])), m[r].summary().timings());
+        }
+    }
 }

@@ -97,6 +97,114 @@ class GpuTsneSparkTest {
         assertArrayEquals(single1.summary().klHistory(), dist3.summary().klHistory());
     }
 
+    /** Job descriptions seen while {@code fit} runs with the one-stage setting and task count set (null: unset). */
+    static List<String> jobsOf(String stage, String tasks, Runnable fit) throws Exception {
+        List<String> jobs = java.util.Collections.synchronizedList(new ArrayList<>());
+        org.apache.spark.scheduler.SparkListener l = new org.apache.spark.scheduler.SparkListener() {
+            @Override
+            public void onJobStart(org.apache.spark.scheduler.SparkListenerJobStart e) {
+                jobs.add(String.valueOf(e.properties().getProperty("spark.job.description")));
+            }
+        };
+        org.apache.spark.SparkContext sc = SparkTestSession.get().sparkContext();
+        sc.listenerBus().waitUntilEmpty();
+        sc.addSparkListener(l);
+        if (stage != null) {
+            System.setProperty(TsneTrainer.DISTRIBUTED_STAGE, stage);
+        }
+        if (tasks != null) {
+            System.setProperty(io.sparkgpu.spark.BarrierStages.TASKS, tasks);
+        }
+        try {
+            fit.run();
+            sc.listenerBus().waitUntilEmpty();
+        } finally {
+            System.clearProperty(TsneTrainer.DISTRIBUTED_STAGE);
+            System.clearProperty(io.sparkgpu.spark.BarrierStages.TASKS);
+            sc.removeSparkListener(l);
+        }
+        return jobs;
+    }
+
+    private static long count(List<String> jobs, String part) {
+        return jobs.stream().filter(j -> j.contains(part)).count();
+    }
+
+    /** Edges of three cliques of 8 vertices "v0".."v23" with a weak link, in 3 partitions (order kept). */
+    private static Dataset<Row> cliques() {
+        List<Row> rows = new ArrayList<>();
+        for (int g = 0; g < 3; g++) {
+            for (int a = 0; a < 8; a++) {
+                for (int b = a + 1; b < 8; b++) {
+                    rows.add(RowFactory.create("v" + (g * 8 + a), "v" + (g * 8 + b), 1.0 + 0.125 * ((a + b) % 3)));
+                }
+            }
+        }
+        rows.add(RowFactory.create("v0", "v8", 0.01));
+        StructType schema = new StructType().add("src", DataTypes.StringType, false)
+                .add("dst", DataTypes.StringType, false).add("w", DataTypes.DoubleType, false);
+        JavaSparkContext jsc = JavaSparkContext.fromSparkContext(SparkTestSession.get().sparkContext());
+        return SparkTestSession.get().createDataFrame(jsc.parallelize(rows, 3), schema);
+    }
+
+    @Test
+    void oneBarrierStageGivesTheBitsOfSingleModeAndOfTheJobPerIterationPath() throws Exception {
+        TsneTestData data = TsneTestData.clusters(3, 30, 6, 5);
+        Dataset<Row> features = frame(data, 3);
+        Dataset<Row> graph = cliques();
+        for (String input : new String[] {"features", "graph"}) {
+            for (int dim = input.equals("graph") ? 1 : 2; dim <= 2; dim++) { // 1-D through the cheaper graph input
+                GpuTsne e = estimator().setDimension(dim).setMaxIter(12).setExaggerationIterations(6).setKlEvery(5)
+                        .setInit("random").setQualitySampleSize(0);
+                if (input.equals("graph")) {
+                    e = e.setSrcCol("src").setDstCol("dst").setWeightCol("w").setIdCol(null).setLearningRate(40);
+                }
+                Dataset<Row> df = input.equals("graph") ? graph : features;
+                String what = input + ", " + dim + "-D";
+                GpuTsneModel[] m = new GpuTsneModel[4];
+                GpuTsne single = e.copy(org.apache.spark.ml.param.ParamMap.empty()).setMode("single");
+                GpuTsne dist = e.copy(org.apache.spark.ml.param.ParamMap.empty()).setMode("distributed");
+                List<double[]> progress = new ArrayList<>();
+                List<String> j0 = jobsOf(null, null, () -> m[0] = single.fit(df));
+                List<String> j1 = jobsOf("false", null, () -> m[1] = dist.fit(df));
+                List<String> j2 = jobsOf(null, "1", () -> m[2] = dist.fit(df));
+                List<String> j3 = jobsOf("TRUE", "2", () -> m[3] = dist.copy(org.apache.spark.ml.param.ParamMap.empty())
+                        .setProgress((it, v) -> progress.add(new double[] {it, v})).fit(df));
+                assertEquals(0, count(j0, "barrier") + count(j0, "S2G"), what + ": single " + j0);
+                assertEquals(13, count(j1, "S2G partial grids"), what + ": per-iteration path (and the final KL) " + j1);
+                assertEquals(0, count(j1, "barrier"), what + ": per-iteration path " + j1);
+                assertEquals(1, count(j2, "one barrier stage (1 task(s))"), what + ": one task " + j2);
+                assertEquals(1, count(j3, "one barrier stage (2 task(s))"), what + ": two tasks " + j3);
+                assertEquals(0, count(j2, "S2G") + count(j3, "S2G"), what);
+                double[] ref = m[0].embeddingArray();
+                double[] kl = m[0].summary().klHistory();
+                assertEquals(3, kl.length, what);
+                for (int r = 1; r < 4; r++) {
+                    assertEquals("distributed", m[r].summary().mode(), what);
+                    assertArrayEquals(ref, m[r].embeddingArray(), what + ", run " + r);
+                    assertArrayEquals(kl, m[r].summary().klHistory(), what + ", run " + r);
+                    assertTrue(m[r].summary().timings().get("s2g") > 0, what + ": " + m[r].summary());
+                }
+                assertEquals(kl.length, progress.size(), what);
+                for (int i = 0; i < kl.length; i++) {
+                    assertEquals(kl[i], progress.get(i)[1], 0.0, what);
+                }
+            }
+        }
+    }
+
+    @Test
+    void badOneStageSettingsNameTheSetting() {
+        TsneTestData data = TsneTestData.clusters(2, 20, 4, 6);
+        GpuTsne e = estimator().setPerplexity(5).setMaxIter(3).setExaggerationIterations(1).setMode("distributed");
+        Dataset<Row> df = frame(data, 2);
+        IllegalArgumentException x = assertThrows(IllegalArgumentException.class,
+                () -> jobsOf("sometimes", null, () -> e.fit(df)));
+        assertTrue(x.getMessage().contains(TsneTrainer.DISTRIBUTED_STAGE), x.getMessage());
+        x = assertThrows(IllegalArgumentException.class, () -> jobsOf(null, "none", () -> e.fit(df)));
+        assertTrue(x.getMessage().contains(io.sparkgpu.spark.BarrierStages.TASKS), x.getMessage());
+    }
+
     /** Coordinates ordered by id "p0", "p1", ... (the row order differs between partitionings). */
     private static double[] byName(GpuTsneModel m) {
         Object[] ids = m.ids();

@@ -42,6 +42,8 @@ import java.util.Set;
  */
 public final class TsneBenchmark {
     private final Options o;
+    /** --spark-modes value: distributed mode with {@link TsneTrainer#DISTRIBUTED_STAGE} false. */
+    static final String DISTRIBUTED_JOBS = "distributed-jobs";
 
     TsneBenchmark(Options o) {
         this.o = o;
@@ -77,6 +79,9 @@ public final class TsneBenchmark {
                 "  --spark CORES       also run the Spark trainer on local[CORES] in single and distributed mode",
                 "                      (GPU, else CPU; each must give the plain run's bits)    [off]",
                 "  --spark-partitions P  input partitions of those runs (distributed: P slices of P) [CORES]",
+                "  --spark-modes LIST  which Spark runs: single, distributed (all iterations in one barrier stage),",
+                "                      distributed-jobs (the fallback: two Spark jobs per iteration; slow at large n)",
+                "                                                                    [single,distributed]",
                 "  --spark-init I      initialisation of those runs: random, or pca (MLlib principal components;",
                 "                      then they are not compared with the plain run, which starts at random) [random]",
                 "  --markdown FILE     also write the report to FILE",
@@ -95,6 +100,7 @@ public final class TsneBenchmark {
         long seed = 42;
         int sparkCores;
         int sparkPartitions;
+        List<String> sparkModes = List.of(TsneConfig.MODE_SINGLE, TsneConfig.MODE_DISTRIBUTED);
         String sparkInit = TsneConfig.INIT_RANDOM;
         int gridMin = 20;
         int gridMax = 0;
@@ -148,6 +154,10 @@ public final class TsneBenchmark {
                         break;
                     case "--spark-partitions":
                         o.sparkPartitions = (int) KMeansBenchmark.Options.count(v);
+                        break;
+                    case "--spark-modes":
+                        o.sparkModes = BenchArgs.choices("--spark-modes", v, List.of(TsneConfig.MODE_SINGLE,
+                                TsneConfig.MODE_DISTRIBUTED, DISTRIBUTED_JOBS));
                         break;
                     case "--spark-init":
                         o.sparkInit = BenchArgs.choice("--spark-init", v,
@@ -326,9 +336,7 @@ public final class TsneBenchmark {
                             r.backend, r.note));
                     continue;
                 }
-                double iterS = r.t.seconds(TsneTimings.Phase.ATTRACTIVE) + r.t.seconds(TsneTimings.Phase.S2G)
-                        + r.t.seconds(TsneTimings.Phase.G2G) + r.t.seconds(TsneTimings.Phase.G2S)
-                        + r.t.seconds(TsneTimings.Phase.UPDATE);
+                double iterS = iterationSeconds(r.t);
                 sb.append(String.format(Locale.ROOT, "| %s | %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f "
                         + "| %.2f | %.2f | %.4f | %s | %s | %s | %s |%n", r.data, r.backend, r.knnS, r.affS,
                         ms(r.t, TsneTimings.Phase.ATTRACTIVE), ms(r.t, TsneTimings.Phase.S2G),
@@ -400,7 +408,8 @@ public final class TsneBenchmark {
                 // the plain run starts at random: with PCA the distributed run is held to the single-mode run's bits
                 boolean pca = o.sparkInit.equals(TsneConfig.INIT_PCA);
                 Row plain = pca ? null : st.available ? gpuRow : cpuRow;
-                for (String mode : new String[] {TsneConfig.MODE_SINGLE, TsneConfig.MODE_DISTRIBUTED}) {
+                List<String> perIteration = new ArrayList<>();
+                for (String mode : o.sparkModes) {
                     Row r = new Row();
                     r.data = data.name;
                     r.backend = "Spark local[" + o.sparkCores + "], " + mode + ", " + sparkBackend.id().toUpperCase(
@@ -417,9 +426,17 @@ public final class TsneBenchmark {
                                 ? "is identical to the " + (pca ? "single-mode" : "plain") + " run's (every bit)"
                                 : "DIFFERS from the " + (pca ? "single-mode" : "plain") + " run's"));
                     }
-                    if (pca) {
+                    if (pca && plain == null) {
                         plain = r;
                     }
+                    if (r.t != null && r.t.iterations() > 0) {
+                        perIteration.add(String.format(Locale.ROOT, "%s %.2f ms", mode, 1e3 * iterationSeconds(r.t)
+                                / r.t.iterations()));
+                    }
+                }
+                if (!perIteration.isEmpty()) {
+                    rep.notes.add(data.name + ", Spark local[" + o.sparkCores + "], time per iteration (attractive + "
+                            + "S2G + G2G + G2S + update): " + String.join(", ", perIteration));
                 }
             }
             if (gpuRow != null && cpuRow != null) {
@@ -487,6 +504,13 @@ public final class TsneBenchmark {
         }
     }
 
+    /** Seconds of all iterations: attractive, S2G, G2G, G2S and update (with the exchange in distributed mode). */
+    static double iterationSeconds(TsneTimings t) {
+        return t.seconds(TsneTimings.Phase.ATTRACTIVE) + t.seconds(TsneTimings.Phase.S2G)
+                + t.seconds(TsneTimings.Phase.G2G) + t.seconds(TsneTimings.Phase.G2S)
+                + t.seconds(TsneTimings.Phase.UPDATE);
+    }
+
     /** GpuTsne's trainer through Spark (input DataFrame of P partitions), timed end to end from the DataFrame. */
     private void runSpark(Data data, String mode, Backend backend, Row r) {
         org.apache.spark.sql.SparkSession spark = org.apache.spark.sql.SparkSession.builder()
@@ -498,6 +522,7 @@ public final class TsneBenchmark {
                 .config("spark.driver.bindAddress", "127.0.0.1")
                 .config("spark.default.parallelism", String.valueOf(o.sparkCores))
                 .config("spark.sql.shuffle.partitions", String.valueOf(o.sparkCores))
+                .config(TsneTrainer.DISTRIBUTED_STAGE, String.valueOf(!mode.equals(DISTRIBUTED_JOBS)))
                 .getOrCreate();
         spark.sparkContext().setLogLevel("WARN");
         org.apache.spark.api.java.JavaSparkContext jsc =
@@ -536,7 +561,7 @@ public final class TsneBenchmark {
         cfg.init = o.sparkInit;
         cfg.backend = backend;
         cfg.grid = o.grid;
-        cfg.mode = mode;
+        cfg.mode = mode.equals(DISTRIBUTED_JOBS) ? TsneConfig.MODE_DISTRIBUTED : mode;
         try {
             long t0 = System.nanoTime();
             io.sparkgpu.tsne.TsneFit f = TsneTrainer.fitFeatures(df, "features", null, 0, cfg, 0, null);
@@ -546,8 +571,9 @@ public final class TsneBenchmark {
             r.affS = r.t.seconds(TsneTimings.Phase.AFFINITIES);
             r.kl = f.result.finalKl();
             r.embedding = f.result.embedding;
-            r.note = mode.equals(TsneConfig.MODE_DISTRIBUTED) ? "kNN column: distributed kNN + affinities; "
-                    + parts + " P slices" : "features gathered to the driver";
+            r.note = mode.equals(TsneConfig.MODE_SINGLE) ? "features gathered to the driver"
+                    : "kNN column: distributed kNN + affinities; " + parts + " P slices; " + (mode.equals(DISTRIBUTED_JOBS)
+                    ? "two Spark jobs per iteration" : "iterations in one barrier stage");
         } finally {
             df.unpersist();
             bx.destroy();

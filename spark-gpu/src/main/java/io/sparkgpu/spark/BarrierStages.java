@@ -1,0 +1,134 @@
+package io.sparkgpu.spark;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.SparkContext;
+import org.apache.spark.SparkEnv;
+import org.apache.spark.rdd.RDD;
+import org.apache.spark.storage.BlockId;
+import org.apache.spark.storage.BlockManagerId;
+import org.apache.spark.storage.BlockResult;
+import org.apache.spark.storage.RDDBlockId;
+import scala.jdk.javaapi.CollectionConverters;
+import scala.reflect.ClassTag$;
+
+/**
+ * Helpers shared by the fits that run all their iterations in one barrier stage over the cached blocks of an RDD
+ * (k-means, t-SNE). Spark forbids a barrier stage that narrow-depends on an RDD of another partition count (no
+ * coalesce), so such a stage is a fresh RDD of groups of partition ids ({@link #groups}), each placed where most of
+ * its blocks are cached, and every task reads its blocks from the block manager ({@link #readBlocks}); a block that
+ * cannot be read throws {@link MissingBlock}, after which the caller runs its per-iteration path instead.
+ */
+public final class BarrierStages {
+    /** Setting: number of tasks of a single-stage GPU fit ({@link GpuTasks#TASKS}). */
+    public static final String TASKS = GpuTasks.TASKS;
+
+    private BarrierStages() {
+    }
+
+    /**
+     * Tasks of a single-stage fit over {@code partitions} cached partitions: {@link #TASKS} when set (a positive
+     * integer, else an error naming the setting), otherwise {@link GpuTasks#scheduledGpus}; at most {@code partitions}.
+     * 0 under dynamic allocation (a barrier stage needs a fixed set of slots).
+     */
+    public static int tasks(SparkContext sc, int partitions) {
+        if (sc.getConf().getBoolean("spark.dynamicAllocation.enabled", false)) {
+            return 0;
+        }
+        return Math.max(1, Math.min(GpuTasks.count(sc), partitions));
+    }
+
+    /**
+     * An RDD of {@code tasks} partitions, partition t holding the ids of the cached partitions
+     * [parts t / tasks, parts (t + 1) / tasks) of RDD {@code rddId} (contiguous ranges, in order), preferring the
+     * executor that caches most of them.
+     */
+    public static RDD<int[]> groups(SparkContext sc, int rddId, int parts, int tasks) {
+        BlockId[] ids = new BlockId[parts];
+        for (int p = 0; p < parts; p++) {
+            ids[p] = new RDDBlockId(rddId, p);
+        }
+        scala.collection.immutable.IndexedSeq<scala.collection.immutable.Seq<BlockManagerId>> locs =
+                SparkEnv.get().blockManager().master().getLocations(ids);
+        List<scala.Tuple2<int[], scala.collection.immutable.Seq<String>>> groups = new ArrayList<>();
+        for (int t = 0; t < tasks; t++) {
+            int from = (int) ((long) parts * t / tasks);
+            int to = (int) ((long) parts * (t + 1) / tasks);
+            int[] g = new int[to - from];
+            Map<String, Integer> votes = new HashMap<>();
+            for (int p = from; p < to; p++) {
+                g[p - from] = p;
+                scala.collection.Iterator<BlockManagerId> it = locs.apply(p).iterator();
+                while (it.hasNext()) {
+                    BlockManagerId bm = it.next();
+                    votes.merge("executor_" + bm.host() + "_" + bm.executorId(), 1, Integer::sum);
+                }
+            }
+            List<String> pref = new ArrayList<>();
+            votes.entrySet().stream().max(Map.Entry.comparingByValue()).ifPresent(e -> pref.add(e.getKey()));
+            groups.add(new scala.Tuple2<>(g, CollectionConverters.asScala(pref).toList()));
+        }
+        return sc.makeRDD(CollectionConverters.asScala(groups).toSeq(), ClassTag$.MODULE$.apply(int[].class));
+    }
+
+    /**
+     * The elements of the cached blocks of RDD {@code rddId} named by the group(s), in group order, from the block
+     * manager (in place when local, fetched otherwise); {@link MissingBlock} when one is not available.
+     *
+     * @param what names the blocks in the error message (e.g. "k-means block")
+     */
+    public static <T> List<T> readBlocks(int rddId, java.util.Iterator<int[]> groups, Class<T> type, String what) {
+        List<T> out = new ArrayList<>();
+        while (groups.hasNext()) {
+            for (int p : groups.next()) {
+                scala.Option<BlockResult> r = SparkEnv.get().blockManager().get(new RDDBlockId(rddId, p),
+                        ClassTag$.MODULE$.apply(type));
+                if (r.isEmpty()) {
+                    throw new MissingBlock("cached " + what + " " + p + " of RDD " + rddId + " is not available");
+                }
+                scala.collection.Iterator<Object> data = r.get().data();
+                while (data.hasNext()) {
+                    out.add(type.cast(data.next()));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Thrown in a barrier task when a cached block cannot be read; the driver then uses its per-iteration path. */
+    public static final class MissingBlock extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        public MissingBlock(String msg) {
+            super(msg);
+        }
+    }
+
+    /**
+     * Whether {@code type} is in the cause chain of t, or named in one of its messages (a task's exception reaches
+     * the driver as a SparkException whose message carries the original's class name).
+     */
+    public static boolean causedBy(Throwable t, Class<? extends Throwable> type) {
+        for (int depth = 0; t != null && depth < 20; t = t.getCause(), depth++) {
+            if (type.isInstance(t) || (t.getMessage() != null && t.getMessage().contains(type.getSimpleName()))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Collects the output of a barrier stage through a one-partition shuffle, so that the barrier stage is a
+     * shuffle-map stage: Spark reruns a failed barrier shuffle-map stage (all its tasks, e.g. after an executor
+     * was lost), while it aborts the job when a barrier result stage fails. The output is a few small objects.
+     */
+    public static <T> List<T> collectRetryable(RDD<T> barrierOut) {
+        return barrierOut.toJavaRDD()
+                .mapToPair(v -> new scala.Tuple2<>(0, v))
+                .partitionBy(new org.apache.spark.HashPartitioner(1))
+                .values()
+                .collect();
+    }
+}
