@@ -62,12 +62,15 @@ final class KMeansBarrier {
         final String fitId;
         /** Random per stage: authenticates the tasks' exchange connections. */
         final String key = java.util.UUID.randomUUID().toString();
+        /** Which run of the stage within the fit (0, then 1 after lost blocks were recomputed). */
+        final int run;
 
-        Job(KMeansLloyd.Spec spec, double[] start, Backend backend, String fitId) {
+        Job(KMeansLloyd.Spec spec, double[] start, Backend backend, String fitId, int run) {
             this.spec = spec;
             this.start = start;
             this.backend = backend;
             this.fitId = fitId;
+            this.run = run;
         }
     }
 
@@ -80,8 +83,8 @@ final class KMeansBarrier {
      * {@link BarrierStages.MissingBlock}.
      */
     static KMeansLloyd.Outcome fit(JavaRDD<KMeansData> packed, int tasks, KMeansLloyd.Spec spec, double[] start,
-                                   Backend backend, String fitId) {
-        final Job job = new Job(spec, start, backend, fitId);
+                                   Backend backend, String fitId, int run) {
+        final Job job = new Job(spec, start, backend, fitId, run);
         final int rddId = packed.id();
         final int parts = packed.getNumPartitions();
         RDD<int[]> grouped = BarrierStages.groups(packed.context(), rddId, parts, tasks);
@@ -101,7 +104,7 @@ final class KMeansBarrier {
     /**
      * Fault injection for tests, as a Spark local property of the fitting thread: the executor running task 0 of
      * the stage's first attempt halts at the start of this pass (1-based), as a killed executor would. Ignored in
-     * the driver's JVM (local mode) and on later attempts.
+     * the driver's JVM (local mode), on later attempts and when the fit runs the stage again.
      */
     static final String KILL_AT = "spark.sparkgpu.test.haltExecutorAtPass";
 
@@ -125,7 +128,7 @@ final class KMeansBarrier {
         }
         final int tasks = ctx.getTaskInfos().length;
         final KMeansLloyd.Spec s = job.spec;
-        final int killAt = killAt(ctx);
+        final int killAt = job.run == 0 ? killAt(ctx) : -1;
         final int[] passes = {0};
         // exchange through task 0 over TCP: BarrierTaskContext.allGather waits about a second per call
         final BarrierExchange ex = tasks == 1 ? null : BarrierExchange.open(ctx, job.key);

@@ -12,6 +12,7 @@ import io.sparkgpu.common.SparkErrors;
 import io.sparkgpu.cuda.Backend;
 import io.sparkgpu.cuda.DeviceResidentCache;
 import io.sparkgpu.cuda.SparkGpuConf;
+import io.sparkgpu.spark.BarrierStages;
 import io.sparkgpu.spark.FeatureIngest;
 import io.sparkgpu.spark.GpuTasks;
 import java.util.LinkedHashMap;
@@ -248,14 +249,6 @@ public final class KMeansTrainer {
         }
     }
 
-    static boolean causedBy(Throwable t, Class<? extends Throwable> type) {
-        for (int depth = 0; t != null && depth < 20; t = t.getCause(), depth++) {
-            if (type.isInstance(t) || (t.getMessage() != null && t.getMessage().contains(type.getSimpleName()))) {
-                return true;
-            }
-        }
-        return false;
-    }
 
     static long localValues() {
         String v = SparkGpuConf.get(LOCAL_VALUES, String.valueOf(DEFAULT_LOCAL_VALUES));
@@ -272,7 +265,7 @@ public final class KMeansTrainer {
     }
 
     private static KMeansResult trainUnwrapped(Dataset<?> df, String featuresCol, String weightCol, KMeansConfig cfg,
-                                               KMeansProgress progress) {
+                                               KMeansProgress progress) throws Exception {
         final long fit0 = System.nanoTime();
         final String fitId = "kmeans-" + UUID.randomUUID();
         SparkContext sc = df.sparkSession().sparkContext();
@@ -350,9 +343,9 @@ public final class KMeansTrainer {
                         + barrierTasks + " GPU task(s))");
                 for (int attempt = 0; o == null && mode == Mode.SINGLE_STAGE; attempt++) {
                     try {
-                        o = KMeansBarrier.fit(packed, barrierTasks, spec, centres, backend, fitId);
-                    } catch (RuntimeException e) {
-                        if (!causedBy(e, io.sparkgpu.spark.BarrierStages.MissingBlock.class)) {
+                        o = KMeansBarrier.fit(packed, barrierTasks, spec, centres, backend, fitId, attempt);
+                    } catch (Exception e) { // Spark's job failures are checked SparkExceptions thrown undeclared
+                        if (!BarrierStages.causedBy(e, BarrierStages.MissingBlock.class)) {
                             throw e;
                         }
                         if (attempt == 0) {

@@ -587,9 +587,9 @@ public final class TsneTrainer {
                     + "stage (" + tasks + " task(s))");
             try {
                 return TsneBarrier.fit(rdd, tasks, n, y0, cfg, timings, progress);
-            } catch (RuntimeException e) {
+            } catch (Exception e) { // Spark's job failures are checked SparkExceptions thrown undeclared
                 if (!io.sparkgpu.spark.BarrierStages.causedBy(e, io.sparkgpu.spark.BarrierStages.MissingBlock.class)) {
-                    throw e;
+                    throw io.sparkgpu.common.SparkErrors.unwrap(e);
                 }
                 LOG.warn("spark-gpu t-SNE: a cached P slice was not readable in the barrier stage ({}); running two "
                         + "Spark jobs per iteration instead", e.getMessage());
