@@ -2,6 +2,7 @@ package io.sparkgpu.kmeans;
 
 import io.sparkgpu.common.FixedPoint;
 import io.sparkgpu.cuda.Backend;
+import io.sparkgpu.cuda.BackendChooser;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -176,6 +177,17 @@ abstract class KMeansBlocks implements AutoCloseable {
 
         @Override
         KMeansLloyd.Partial pass(double[] centres, int m) {
+            if (backend != Backend.CPU && BackendChooser.gpuUsable(KMeansGpu.MODULE, KMeansGpu.PROBE_KERNEL)) {
+                // one launch per block into one device accumulator from this thread (many small blocks in parallel
+                // threads would each pay a stream, buffers and a synchronisation)
+                List<KMeansData> nonEmpty = new ArrayList<>();
+                for (KMeansData b : blocks) {
+                    if (b.n > 0) {
+                        nonEmpty.add(b);
+                    }
+                }
+                return KMeansStep.runBlocks(backend, nonEmpty, centres, m, cosine, scales);
+            }
             KMeansLloyd.Partial[] parts = new KMeansLloyd.Partial[blocks.size()];
             IntStream.range(0, parts.length).parallel()
                     .forEach(i -> parts[i] = blockPass(backend, blocks.get(i), centres, m, cosine, scales));

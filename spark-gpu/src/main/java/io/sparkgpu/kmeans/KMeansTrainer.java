@@ -165,7 +165,11 @@ public final class KMeansTrainer {
                 .map(b -> new KMeansData(b.x, b.w, b.n, b.d, fitId == null ? null : fitId + "/" + b.partition));
     }
 
-    static Stats stats(KMeansData p, int k, long seed) {
+    /**
+     * Bounds of one block and, when {@code candidates}, its k distinct points of smallest value hash (random and
+     * k-means|| initialisation; with given initial centres no point is hashed).
+     */
+    static Stats stats(KMeansData p, int k, long seed, boolean candidates) {
         Stats s = new Stats();
         if (p.n == 0) {
             return s;
@@ -184,9 +188,11 @@ public final class KMeansTrainer {
             if (p.w[i] > s.maxW) {
                 s.maxW = p.w[i];
             }
-            long h = valueHash(p.x, b, p.d, seed);
-            if (s.cands.size() < k || h <= s.cands.last().hash) {
-                addCand(s.cands, new Cand(h, Arrays.copyOfRange(p.x, b, b + p.d)), k);
+            if (candidates) {
+                long h = valueHash(p.x, b, p.d, seed);
+                if (s.cands.size() < k || h <= s.cands.last().hash) {
+                    addCand(s.cands, new Cand(h, Arrays.copyOfRange(p.x, b, b + p.d)), k);
+                }
             }
         }
         return s;
@@ -281,10 +287,11 @@ public final class KMeansTrainer {
         try {
             jsc.setJobDescription("spark-gpu k-means: pack and validate");
             final long seed = cfg.seed;
+            final boolean candidates = cfg.initialCenters == null;
             long p0 = System.nanoTime();
             Stats total = packed.map(p -> {
                 long s0 = System.nanoTime();
-                Stats st = stats(p, k, seed);
+                Stats st = stats(p, k, seed, candidates);
                 st.statsSecondsMax = (System.nanoTime() - s0) / 1e9;
                 if (gpu) {
                     st.uploadSeconds = KMeansStep.preload(backend, p);
@@ -293,7 +300,7 @@ public final class KMeansTrainer {
                 return st;
             }).reduce((a, b) -> a.merge(b, k, featuresCol));
             timings.put("pack", (System.nanoTime() - p0) / 1e9);
-            timings.put("  of which bounds and candidates (longest task)", total.statsSecondsMax);
+            timings.put(candidates ? "  of which bounds and candidates (longest task)" : "  of which bounds (longest task)", total.statsSecondsMax);
             if (gpu) {
                 timings.put("upload while packing (sum over tasks)", total.uploadSeconds);
                 timings.put("upload while packing (longest task)", total.uploadSecondsMax);
@@ -302,7 +309,7 @@ public final class KMeansTrainer {
                 throw new IllegalArgumentException("k-means needs at least one row, but the dataset (featuresCol '"
                         + featuresCol + "') is empty");
             }
-            if (total.cands.size() < k) {
+            if (candidates && total.cands.size() < k) {
                 throw new IllegalArgumentException("k=" + k + " exceeds the number of distinct points ("
                         + total.cands.size() + ") in featuresCol '" + featuresCol + "'");
             }

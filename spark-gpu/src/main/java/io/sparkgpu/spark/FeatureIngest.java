@@ -77,6 +77,8 @@ import scala.jdk.javaapi.CollectionConverters;
 public final class FeatureIngest {
     /** Most values one block can hold (a Java array). */
     static final long MAX_VALUES = Integer.MAX_VALUE - 16;
+    /** Values per chunk while packing a partition (16 MiB); tests lower it to exercise several chunks. */
+    static long CHUNK_VALUES = 1L << 21;
 
     /** Validates (and may normalise) the point {@code x[off, off + d)} in place; throws IllegalArgumentException naming the column. */
     public interface PointCheck extends Serializable {
@@ -319,8 +321,17 @@ public final class FeatureIngest {
             if (n == cap) {
                 grow();
             }
-            return n * d;
+            return (n - base) * d;
         }
+
+        /**
+         * Full chunks of points (x and w); the current chunk is {@link #x}/{@link #w}. Chunks grow to
+         * {@link #CHUNK_VALUES} values and are never copied until {@link #finish} joins them once, so packing
+         * copies each value twice (into a chunk, into the block) instead of about four times with doubling arrays.
+         */
+        private final java.util.List<double[]> doneX = new java.util.ArrayList<>();
+        private final java.util.List<double[]> doneW = new java.util.ArrayList<>();
+        private int base; // points in the full chunks
 
         private void grow() {
             long maxPoints = MAX_VALUES / d;
@@ -329,26 +340,58 @@ public final class FeatureIngest {
                         + " holds more than " + MAX_VALUES + " values (" + n + " points of size " + d
                         + "); use more partitions");
             }
-            long want = cap == 0 ? Math.max(16, (1 << 16) / d) : 2L * cap;
-            cap = (int) Math.min(want, maxPoints);
-            x = Arrays.copyOf(x, cap * d);
-            w = Arrays.copyOf(w, cap);
+            int local = n - base;
+            int chunkPoints = (int) Math.max(1, CHUNK_VALUES / d);
+            if (local < chunkPoints) { // grow the current chunk up to the chunk size (small partitions stay small)
+                int want = cap == 0 ? Math.max(16, (1 << 16) / d) : 2 * local;
+                int c = (int) Math.min(Math.min(want, chunkPoints), maxPoints - base);
+                x = Arrays.copyOf(x, c * d);
+                w = Arrays.copyOf(w, c);
+                cap = base + c;
+                return;
+            }
+            doneX.add(x);
+            doneW.add(w);
+            base = n;
+            int c = (int) Math.min(chunkPoints, maxPoints - base);
+            x = new double[c * d];
+            w = new double[c];
+            cap = base + c;
         }
 
         /** Finishes the point begun last: the caller's check, then its weight. */
         void end(double weight) {
             if (spec.check != null) {
-                spec.check.check(x, n * d, d);
+                spec.check.check(x, (n - base) * d, d);
             }
-            w[n++] = weight;
+            w[n++ - base] = weight;
         }
 
         FeatureBlock finish() {
             if (n == 0) {
                 return new FeatureBlock(new double[0], new double[0], 0, 0, partition);
             }
-            double[] xs = x.length == n * d ? x : Arrays.copyOf(x, n * d);
-            double[] ws = w.length == n ? w : Arrays.copyOf(w, n);
+            double[] xs;
+            double[] ws;
+            int local = n - base;
+            if (doneX.isEmpty()) {
+                xs = x.length == local * d ? x : Arrays.copyOf(x, local * d);
+                ws = w.length == local ? w : Arrays.copyOf(w, local);
+            } else {
+                xs = new double[n * d];
+                ws = new double[n];
+                int at = 0;
+                for (int i = 0; i < doneX.size(); i++) {
+                    double[] cw = doneW.get(i);
+                    System.arraycopy(doneX.get(i), 0, xs, at * d, cw.length * d);
+                    System.arraycopy(cw, 0, ws, at, cw.length);
+                    at += cw.length;
+                }
+                System.arraycopy(x, 0, xs, at * d, local * d);
+                System.arraycopy(w, 0, ws, at, local);
+                doneX.clear();
+                doneW.clear();
+            }
             x = null;
             w = null;
             return new FeatureBlock(xs, ws, n, d, partition);

@@ -359,6 +359,15 @@ class FeatureIngestTest {
         Dataset<Row> df = frame(Kind.DOUBLE, DataTypes.DoubleType, 5000, 33, 2, 3);
         assertSameAsRowPath(df, "w", CLEAN, "5000 x 33");
         assertSameAsRowPath(viaParquet(df), "w", CLEAN, "5000 x 33 parquet");
+        long chunk = FeatureIngest.CHUNK_VALUES;
+        try { // several chunks per partition (local[2] runs the tasks in this JVM): 33 values per point, 7 points a chunk
+            FeatureIngest.CHUNK_VALUES = 250;
+            assertSameAsRowPath(df, "w", CLEAN, "5000 x 33 in chunks of 7 points");
+            FeatureIngest.CHUNK_VALUES = 33;
+            assertSameAsRowPath(df, null, CLEAN, "5000 x 33 in chunks of 1 point");
+        } finally {
+            FeatureIngest.CHUNK_VALUES = chunk;
+        }
     }
 
     // ------------------------------------------------------------------------------- errors
