@@ -6,7 +6,10 @@
  * centre sets whose FP32 copy does not fit in shared memory); kmeans_filt_* (euclidean, d <= 64; see
  * "FP32 screening kernels" below) screen all centres in FP32 with a rigorous error bound and compute in
  * FP64 only the winner's distance and, for the points the screening cannot decide, the candidates'.
- * KMeansGpu.plan chooses; both give the CPU twin's bits.
+ * KMeansGpu.plan chooses; both give the CPU twin's bits. The register kernels (d <= 64) of both families come
+ * in two accumulation variants with the same arguments and bits: the plain entries add every point's quantized
+ * values with 128-bit atomics (accumulatePoint), the *_sorted entries sort each block's tile of points by label
+ * and add per-cluster register sums (see "Sorted accumulation"); sparkgpu.kmeans.accumulate=sorted|atomic picks.
  *
  * Data layout
  *   x        double[n*d]  row-major (AoS): point i occupies x[i*d .. i*d+d). Row index int (n < 2^31),
@@ -48,7 +51,8 @@
  * occupancy (at most ceil(n / (points per thread * blockDim.x)) blocks have work). Dynamic shared
  * memory: centres (k*dp doubles) when centresInShared, followed by the accumulator block (as many words
  * as acc, laid out dimension-major with split low/high words: see accumulatePoint) when accInShared; blocks
- * flush shared accumulators to acc with global atomics at the end.
+ * flush shared accumulators to acc with global atomics at the end. The *_sorted kernels append their sort
+ * region (KMeansGpu.sortBytes) after all of that.
  */
 
 typedef unsigned long long u64;
