@@ -299,30 +299,34 @@ __device__ __forceinline__ void flushAccumulator(u64 *A, bool soa, u64 *acc, lon
  * the accumulator holds the same bits as the atomic variant's and the CPU twin's.
  *
  * Per grid-stride step a block owns the contiguous tile [base, base + TILE) of TILE = blockDim.x * NP points
- * (the loop runs over base, uniformly for the whole block, so __syncthreads is legal inside it):
+ * (the loop's condition is on base, uniform in the block, so __syncthreads is legal inside it):
  *  1. each thread, for each of its valid points, takes rank = atomicAdd(&cnt[best], 1) (one 32-bit shared
  *     atomic per point) and adds its cost to its own register pair as before;
  *  2. an exclusive scan of cnt[0..k) gives off[0..k], off[k] = valid points of the tile;
- *  3. each point's tile index is scattered to idx[off[best] + rank] (a counting sort; the order inside a
- *     cluster is whatever the atomics gave, which does not matter for integer sums);
- *  4. warp w walks clusters c = w, w + warps, ...: its lanes are G = 32 / DW groups of DW = min(DMAX, 32)
- *     lanes; lane j of a group handles dimension j (and j + 32 in a second pass when DMAX = 64), the groups
- *     take alternate points of the segment idx[off[c] .. off[c+1]), read x[i*d + j] (coalesced across the
- *     lanes; the rows were just read by the search, so mostly from L1/L2) and w[i], quantize exactly as the
- *     atomic variant does, and sum in registers with add128; lane 0 of each group also sums the quantized
- *     weights. At the end of the segment each lane adds its pair with one atomicAdd128 to (c, j) of the
- *     accumulator (shared, dimension-major, when accInShared; else global), lane 0 of the group the weight
- *     pair, lane 0 of the warp the count off[c+1] - off[c]; the same lane resets cnt[c] for the next tile.
- * Atomics per tile: at most G * (d + 1) 128-bit adds per non-empty cluster instead of (d + 1) per point.
+ *  3. each point's tile index and label are scattered to idx/lab[off[best] + rank] (a counting sort; the order
+ *     inside a cluster is whatever the atomics gave, which does not matter for integer sums); cnt is then
+ *     zeroed for the next tile (the barrier at the end of the tile orders it before the next histogram);
+ *  4. warp w takes an equal share [w*per, (w+1)*per) of the sorted positions (balanced whatever the cluster
+ *     sizes); its lanes are G = 32 / DW groups of DW = min(DMAX, 32) lanes, the groups take alternate
+ *     positions; lane j of a group handles dimension j (and j + 32 in a second pass when DMAX = 64): it loads
+ *     x[i*d + j] and w[i] of U = 8 (DMAX = 64: 4) positions at once (coalesced across the lanes; the rows were
+ *     just read by the search, so mostly from L1/L2), then quantizes exactly as the atomic variant does and
+ *     sums in registers with add128; lane 0 of each group also sums the quantized weights and counts the
+ *     points. Positions are sorted by cluster, so a group meets each cluster in one run; where the label
+ *     changes (and at the end of the share) the run is flushed (flushRun): each lane adds its pair with one
+ *     atomicAdd128 to (c, j) of the accumulator (shared, dimension-major, when accInShared; else global), lane
+ *     0 of the group the weight pair and the count.
+ * Atomics per tile: (d + 1) 128-bit adds and one count per run, runs <= G * (non-empty clusters + warps),
+ * instead of (d + 1) 128-bit adds and one count per point.
  * Labels, dists and minUpdate are written exactly as in the atomic variant (before the sort).
  *
- * Shared memory, after everything the atomic variant uses (16-byte aligned): cnt int[k], off int[k + 1],
- * warp totals int[32], idx int[blockDim.x * NP] (KMeansGpu.sortBytes; the host reserves it).
+ * Shared memory, after everything the atomic variant uses: cnt int[k], off int[k + 1], warp totals int[32],
+ * idx int[blockDim.x * NP], lab int[blockDim.x * NP] (KMeansGpu.sortBytes; the host reserves it).
  * ====================================================================================================== */
 
-/* Bytes of the sort region (must equal KMeansGpu.sortBytes). */
+/* Ints of the sort region (4 bytes each: must equal KMeansGpu.sortBytes); tile = blockDim.x * NP. */
 __device__ __forceinline__ long long sortRegionInts(int k, int tile) {
-    return (long long) k + (k + 1) + 32 + tile;
+    return (long long) k + (k + 1) + 32 + 2LL * tile;
 }
 
 /* off[c] = cnt[0] + ... + cnt[c-1] for c <= k (exclusive scan by the whole block; contains __syncthreads). */
@@ -359,13 +363,40 @@ __device__ __forceinline__ void blockExclusiveScan(const int *cnt, int *off, int
     if (threadIdx.x == blockDim.x - 1) off[k] = e;
 }
 
+/* End of a run of points of cluster c (one group's consecutive sorted positions): each lane's dimension pair, the
+ * group's weight pair (lane 0 of the group) and its point count into A, in either accumulator layout. */
+template <int PASSES>
+__device__ __forceinline__ void flushRun(u64 *A, bool soa, int c, int d, int k, long long kd, int jl,
+                                         const u64 (&lo)[PASSES], const u64 (&hi)[PASSES], u64 wLo, u64 wHi,
+                                         unsigned int run) {
+    const long long P = kd + k + 1;
+#pragma unroll
+    for (int q = 0; q < PASSES; q++) {
+        const int j = q * 32 + jl;
+        if (j < d) {
+            if (soa) {
+                const long long p = (long long) j * k + c;
+                atomicAdd128p(A + p, A + P + p, (long long) hi[q], lo[q]);
+            } else {
+                atomicAdd128(A + 2 * ((long long) c * d + j), (long long) hi[q], lo[q]);
+            }
+        }
+    }
+    if (jl == 0) {
+        const long long pw = kd + c;
+        if (soa) atomicAdd128p(A + pw, A + P + pw, (long long) wHi, wLo);
+        else atomicAdd128(A + 2 * pw, (long long) wHi, wLo);
+        atomicAdd(A + 2 * P + c, (u64) run);
+    }
+}
+
 /* Steps 1-4 above for one tile; best/valid of this thread's NP points (tile index threadIdx.x + p*blockDim.x).
  * Must be called by every thread of the block. */
 template <int DMAX, int NP>
 __device__ __forceinline__ void sortedAccumulateTile(const double *__restrict__ x, const double *__restrict__ w,
                                                      long long base, int d, int k, long long kd,
                                                      const double *__restrict__ scale, u64 *A, bool soa,
-                                                     int *cnt, int *off, int *warpTot, int *idx,
+                                                     int *cnt, int *off, int *warpTot, int *idx, int *lab,
                                                      const int (&best)[NP], const bool (&valid)[NP]) {
     int rank[NP];
 #pragma unroll
@@ -375,15 +406,21 @@ __device__ __forceinline__ void sortedAccumulateTile(const double *__restrict__ 
     __syncthreads();
 #pragma unroll
     for (int p = 0; p < NP; p++)
-        if (valid[p]) idx[off[best[p]] + rank[p]] = threadIdx.x + p * blockDim.x;
+        if (valid[p]) {
+            const int t = off[best[p]] + rank[p];
+            idx[t] = threadIdx.x + p * blockDim.x;
+            lab[t] = best[p];
+        }
     __syncthreads();
+
+    for (int c = threadIdx.x; c < k; c += blockDim.x) cnt[c] = 0; /* for the next tile; read only before the barrier above */
 
     constexpr int DW = DMAX < 32 ? DMAX : 32; /* lanes per group */
     constexpr int G = 32 / DW;                /* groups per warp */
     constexpr int PASSES = DMAX > 32 ? 2 : 1;
+    constexpr int U = PASSES == 1 ? 8 : 4;    /* points per group whose loads are issued together */
     const int lane = threadIdx.x & 31, g = lane / DW, jl = lane % DW;
     const int nw = blockDim.x >> 5;
-    const long long P = kd + k + 1;
     double s1[PASSES], s2[PASSES];
 #pragma unroll
     for (int q = 0; q < PASSES; q++) {
@@ -392,51 +429,62 @@ __device__ __forceinline__ void sortedAccumulateTile(const double *__restrict__ 
         s2[q] = j < d ? scale[2 * j + 1] : 0.0;
     }
     const double ws1 = scale[2 * d], ws2 = scale[2 * d + 1];
-    for (int c = threadIdx.x >> 5; c < k; c += nw) {
-        const int a = off[c], b = off[c + 1];
-        if (lane == 0) cnt[c] = 0; /* for the next tile (read again only after two barriers) */
-        if (a == b) continue;      /* uniform in the warp */
-        u64 lo[PASSES], hi[PASSES], wLo = 0ull, wHi = 0ull;
+    /* warp w takes the sorted positions [from, to): an equal share of the tile whatever the cluster sizes */
+    const int total = off[k];
+    const int per = (total + nw - 1) / nw;
+    const int from = min(total, (int) (threadIdx.x >> 5) * per), to = min(total, from + per);
+    int cur = -1;
+    unsigned int run = 0;
+    u64 lo[PASSES], hi[PASSES], wLo = 0ull, wHi = 0ull;
 #pragma unroll
-        for (int q = 0; q < PASSES; q++) lo[q] = hi[q] = 0ull;
-        for (int t = a + g; t < b; t += G) {
-            const long long ii = base + idx[t];
-            const double wi = w[ii];
-            const double *xi = x + ii * d;
+    for (int q = 0; q < PASSES; q++) lo[q] = hi[q] = 0ull;
+    for (int t0 = from + g; t0 < to; t0 += U * G) {
+        double xv[PASSES][U], wv[U];
+        int cv[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int t = t0 + u * G;
+            cv[u] = -1;
+            wv[u] = 0.0;
+#pragma unroll
+            for (int q = 0; q < PASSES; q++) xv[q][u] = 0.0;
+            if (t < to) {
+                const long long ii = base + idx[t];
+                cv[u] = lab[t];
+                wv[u] = w[ii];
+#pragma unroll
+                for (int q = 0; q < PASSES; q++)
+                    if (q * 32 + jl < d) xv[q][u] = x[ii * d + q * 32 + jl];
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            if (cv[u] < 0) continue; /* past the end of the share (uniform in the group) */
+            if (cv[u] != cur) {      /* uniform in the group: its lanes take the same points */
+                if (cur >= 0) flushRun<PASSES>(A, soa, cur, d, k, kd, jl, lo, hi, wLo, wHi, run);
+                cur = cv[u];
+                run = 0;
+                wLo = wHi = 0ull;
+#pragma unroll
+                for (int q = 0; q < PASSES; q++) lo[q] = hi[q] = 0ull;
+            }
             long long qh; u64 ql;
 #pragma unroll
             for (int q = 0; q < PASSES; q++) {
-                const int j = q * 32 + jl;
-                if (j < d) {
-                    quantize(__dmul_rn(wi, xi[j]), s1[q], s2[q], qh, ql);
+                if (q * 32 + jl < d) {
+                    quantize(__dmul_rn(wv[u], xv[q][u]), s1[q], s2[q], qh, ql);
                     add128(lo[q], hi[q], qh, ql);
                 }
             }
             if (jl == 0) {
-                quantize(wi, ws1, ws2, qh, ql);
+                quantize(wv[u], ws1, ws2, qh, ql);
                 add128(wLo, wHi, qh, ql);
             }
+            run++;
         }
-#pragma unroll
-        for (int q = 0; q < PASSES; q++) {
-            const int j = q * 32 + jl;
-            if (j < d) {
-                if (soa) {
-                    const long long p = (long long) j * k + c;
-                    atomicAdd128p(A + p, A + P + p, (long long) hi[q], lo[q]);
-                } else {
-                    atomicAdd128(A + 2 * ((long long) c * d + j), (long long) hi[q], lo[q]);
-                }
-            }
-        }
-        if (jl == 0) {
-            const long long pw = kd + c;
-            if (soa) atomicAdd128p(A + pw, A + P + pw, (long long) wHi, wLo);
-            else atomicAdd128(A + 2 * pw, (long long) wHi, wLo);
-        }
-        if (lane == 0) atomicAdd(A + 2 * P + c, (u64) (b - a));
     }
-    __syncthreads(); /* idx, off and cnt are reused by the next tile */
+    if (cur >= 0) flushRun<PASSES>(A, soa, cur, d, k, kd, jl, lo, hi, wLo, wHi, run);
+    __syncthreads(); /* idx, lab, off and cnt are reused by the next tile */
 }
 
 template <int DMAX, bool SORT = false>
@@ -474,6 +522,7 @@ __device__ void kmeans_step(const double *__restrict__ x, const double *__restri
     int *sOff = sCnt + k;
     int *sWarp = sOff + k + 1;
     int *sIdx = sWarp + 32;
+    int *sLab = sIdx + blockDim.x * NP;
     if (SORT && accumulate)
         for (int t = threadIdx.x; t < k; t += blockDim.x) sCnt[t] = 0;
     __syncthreads();
@@ -550,7 +599,7 @@ __device__ void kmeans_step(const double *__restrict__ x, const double *__restri
             }
         }
         if (SORT && DMAX > 0 && accumulate)
-            sortedAccumulateTile<DR, NP>(x, w, base, d, k, kd, scale, A, soa, sCnt, sOff, sWarp, sIdx, best, valid);
+            sortedAccumulateTile<DR, NP>(x, w, base, d, k, kd, scale, A, soa, sCnt, sOff, sWarp, sIdx, sLab, best, valid);
     }
     if (!accumulate) return;
     /* the cost pair is kept per thread and added once, avoiding one hot address per point */
@@ -723,6 +772,7 @@ __device__ void kmeans_filt(const double *__restrict__ x, const double *__restri
     int *sOff = sCnt + k;
     int *sWarp = sOff + k + 1;
     int *sIdx = sWarp + 32;
+    int *sLab = sIdx + blockDim.x * NP;
     if (SORT && accumulate)
         for (int t = threadIdx.x; t < k; t += blockDim.x) sCnt[t] = 0;
     __syncthreads();
@@ -836,7 +886,7 @@ __device__ void kmeans_filt(const double *__restrict__ x, const double *__restri
             }
         }
         if (SORT && accumulate)
-            sortedAccumulateTile<DMAX, NP>(x, w, base, d, k, kd, scale, A, soa, sCnt, sOff, sWarp, sIdx, bestP, valid);
+            sortedAccumulateTile<DMAX, NP>(x, w, base, d, k, kd, scale, A, soa, sCnt, sOff, sWarp, sIdx, sLab, bestP, valid);
     }
     if (recheck && rechecks) atomicAdd(recheck, (u64) rechecks);
     if (!accumulate) return;

@@ -135,10 +135,10 @@ public final class KMeansGpu {
 
     /**
      * Shared bytes of the sorted kernels' sort region (kmeans.cu sortRegionInts): cnt int[k], off int[k+1],
-     * warp totals int[32] and the tile's indices int[BLOCK * pointsPerThread].
+     * warp totals int[32], and the tile's sorted indices and labels, int[BLOCK * pointsPerThread] each.
      */
     static long sortBytes(int k, int pointsPerThread) {
-        return 4L * ((long) k + (k + 1) + 32 + (long) BLOCK * pointsPerThread);
+        return 4L * ((long) k + (k + 1) + 32 + 2L * BLOCK * pointsPerThread);
     }
 
     /** Launch configuration of a step: which kernel, what goes to shared memory, and the grid limit. */

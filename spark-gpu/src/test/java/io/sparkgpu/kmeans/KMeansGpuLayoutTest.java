@@ -85,12 +85,12 @@ class KMeansGpuLayoutTest {
         assertEquals("sparkgpu.kmeans.accumulate", KMeansGpu.ACCUMULATE_PROPERTY);
     }
 
-    /** Shared bytes of the sort region: cnt[k], off[k+1], 32 warp totals, one index per point of the tile. */
+    /** Shared bytes of the sort region: cnt[k], off[k+1], 32 warp totals, an index and a label per point of the tile. */
     @Test
     void sortRegionSize() {
-        assertEquals(4L * (64 + 65 + 32 + 512), KMeansGpu.sortBytes(64, 2));
-        assertEquals(4L * (1 + 2 + 32 + 1024), KMeansGpu.sortBytes(1, 4));
-        assertEquals(4L * (1000 + 1001 + 32 + 256), KMeansGpu.sortBytes(1000, 1));
+        assertEquals(4L * (64 + 65 + 32 + 2 * 512), KMeansGpu.sortBytes(64, 2));
+        assertEquals(4L * (1 + 2 + 32 + 2 * 1024), KMeansGpu.sortBytes(1, 4));
+        assertEquals(4L * (1000 + 1001 + 32 + 2 * 256), KMeansGpu.sortBytes(1000, 1));
     }
 
     /**
@@ -163,7 +163,8 @@ class KMeansGpuLayoutTest {
                 assertTrue(src.contains("ENTRY(" + name + ", "), name + " missing from kmeans.cu");
             }
         }
-        assertTrue(src.contains("return (long long) k + (k + 1) + 32 + tile;"), "sortRegionInts changed: update sortBytes");
-        assertTrue(src.contains("int *sIdx = sWarp + 32;"), "sort region layout changed: update sortBytes");
+        assertTrue(src.contains("return (long long) k + (k + 1) + 32 + 2LL * tile;"), "sortRegionInts changed: update sortBytes");
+        assertTrue(src.contains("int *sIdx = sWarp + 32;\n    int *sLab = sIdx + blockDim.x * NP;"),
+                "sort region layout changed: update sortBytes");
     }
 }
