@@ -6,7 +6,10 @@
  * centre sets whose FP32 copy does not fit in shared memory); kmeans_filt_* (euclidean, d <= 64; see
  * "FP32 screening kernels" below) screen all centres in FP32 with a rigorous error bound and compute in
  * FP64 only the winner's distance and, for the points the screening cannot decide, the candidates'.
- * KMeansGpu.plan chooses; both give the CPU twin's bits.
+ * KMeansGpu.plan chooses; both give the CPU twin's bits. The register kernels (d <= 64) of both families come
+ * in two accumulation variants with the same arguments and bits: the plain entries add every point's quantized
+ * values with 128-bit atomics (accumulatePoint), the *_sorted entries sort each block's tile of points by label
+ * and add per-cluster register sums (see "Sorted accumulation"); sparkgpu.kmeans.accumulate=sorted|atomic picks.
  *
  * Data layout
  *   x        double[n*d]  row-major (AoS): point i occupies x[i*d .. i*d+d). Row index int (n < 2^31),
@@ -48,7 +51,8 @@
  * occupancy (at most ceil(n / (points per thread * blockDim.x)) blocks have work). Dynamic shared
  * memory: centres (k*dp doubles) when centresInShared, followed by the accumulator block (as many words
  * as acc, laid out dimension-major with split low/high words: see accumulatePoint) when accInShared; blocks
- * flush shared accumulators to acc with global atomics at the end.
+ * flush shared accumulators to acc with global atomics at the end. The *_sorted kernels append their sort
+ * region (KMeansGpu.sortBytes) after all of that.
  */
 
 typedef unsigned long long u64;
@@ -285,7 +289,205 @@ __device__ __forceinline__ void flushAccumulator(u64 *A, bool soa, u64 *acc, lon
     }
 }
 
-template <int DMAX>
+/* ======================================================================================================
+ * Sorted accumulation (kernels *_sorted; register kernels only, DMAX in {8,16,32,64})
+ *
+ * The atomic variant adds every point's d + 1 quantized values with 128-bit shared atomics (about 2d + 3
+ * 64-bit atomics per point, serialised when lanes of a warp share a cluster). The sorted variant adds the
+ * same quantized values, with the same quantize() of the same operands (w_i * x_ij rounded once, then the
+ * dimension's scale pair), only in another order: integer sums modulo 2^128 do not depend on the order, so
+ * the accumulator holds the same bits as the atomic variant's and the CPU twin's.
+ *
+ * Per grid-stride step a block owns the contiguous tile [base, base + TILE) of TILE = blockDim.x * NP points
+ * (the loop's condition is on base, uniform in the block, so __syncthreads is legal inside it):
+ *  1. each thread, for each of its valid points, takes rank = atomicAdd(&cnt[best], 1) (one 32-bit shared
+ *     atomic per point) and adds its cost to its own register pair as before;
+ *  2. an exclusive scan of cnt[0..k) gives off[0..k], off[k] = valid points of the tile;
+ *  3. each point's tile index and label are scattered to idx/lab[off[best] + rank] (a counting sort; the order
+ *     inside a cluster is whatever the atomics gave, which does not matter for integer sums); cnt is then
+ *     zeroed for the next tile (the barrier at the end of the tile orders it before the next histogram);
+ *  4. warp w takes an equal share [w*per, (w+1)*per) of the sorted positions (balanced whatever the cluster
+ *     sizes); its lanes are G = 32 / DW groups of DW = min(DMAX, 32) lanes, the groups take alternate
+ *     positions; lane j of a group handles dimension j (and j + 32 in a second pass when DMAX = 64): it loads
+ *     x[i*d + j] and w[i] of U = 8 (DMAX = 64: 4) positions at once (coalesced across the lanes; the rows were
+ *     just read by the search, so mostly from L1/L2), then quantizes exactly as the atomic variant does and
+ *     sums in registers with add128; lane 0 of each group also sums the quantized weights and counts the
+ *     points. Positions are sorted by cluster, so a group meets each cluster in one run; where the label
+ *     changes (and at the end of the share) the run is flushed (flushRun): each lane adds its pair with one
+ *     atomicAdd128 to (c, j) of the accumulator (shared, dimension-major, when accInShared; else global), lane
+ *     0 of the group the weight pair and the count.
+ * Atomics per tile: (d + 1) 128-bit adds and one count per run, runs <= G * (non-empty clusters + warps),
+ * instead of (d + 1) 128-bit adds and one count per point.
+ * Labels, dists and minUpdate are written exactly as in the atomic variant (before the sort).
+ *
+ * Shared memory, after everything the atomic variant uses: cnt int[k], off int[k + 1], warp totals int[32],
+ * idx int[blockDim.x * NP], lab int[blockDim.x * NP] (KMeansGpu.sortBytes; the host reserves it).
+ * ====================================================================================================== */
+
+/* Ints of the sort region (4 bytes each: must equal KMeansGpu.sortBytes); tile = blockDim.x * NP. */
+__device__ __forceinline__ long long sortRegionInts(int k, int tile) {
+    return (long long) k + (k + 1) + 32 + 2LL * tile;
+}
+
+/* off[c] = cnt[0] + ... + cnt[c-1] for c <= k (exclusive scan by the whole block; contains __syncthreads). */
+__device__ __forceinline__ void blockExclusiveScan(const int *cnt, int *off, int k, int *warpTot) {
+    const int ch = (k + blockDim.x - 1) / blockDim.x;
+    const int lo = min(k, (int) threadIdx.x * ch);
+    const int hi = min(k, lo + ch);
+    int s = 0;
+    for (int c = lo; c < hi; c++) s += cnt[c];
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = (blockDim.x + 31) >> 5;
+    int v = s;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const int t = __shfl_up_sync(0xffffffffu, v, o);
+        if (lane >= o) v += t;
+    }
+    if (lane == 31) warpTot[wid] = v;
+    __syncthreads();
+    if (wid == 0) {
+        int t = lane < nw ? warpTot[lane] : 0;
+#pragma unroll
+        for (int o = 1; o < 32; o <<= 1) {
+            const int u = __shfl_up_sync(0xffffffffu, t, o);
+            if (lane >= o) t += u;
+        }
+        if (lane < nw) warpTot[lane] = t; /* inclusive */
+    }
+    __syncthreads();
+    int e = v - s + (wid > 0 ? warpTot[wid - 1] : 0);
+    for (int c = lo; c < hi; c++) {
+        off[c] = e;
+        e += cnt[c];
+    }
+    if (threadIdx.x == blockDim.x - 1) off[k] = e;
+}
+
+/* End of a run of points of cluster c (one group's consecutive sorted positions): each lane's dimension pair, the
+ * group's weight pair (lane 0 of the group) and its point count into A, in either accumulator layout. */
+template <int PASSES>
+__device__ __forceinline__ void flushRun(u64 *A, bool soa, int c, int d, int k, long long kd, int jl,
+                                         const u64 (&lo)[PASSES], const u64 (&hi)[PASSES], u64 wLo, u64 wHi,
+                                         unsigned int run) {
+    const long long P = kd + k + 1;
+#pragma unroll
+    for (int q = 0; q < PASSES; q++) {
+        const int j = q * 32 + jl;
+        if (j < d) {
+            if (soa) {
+                const long long p = (long long) j * k + c;
+                atomicAdd128p(A + p, A + P + p, (long long) hi[q], lo[q]);
+            } else {
+                atomicAdd128(A + 2 * ((long long) c * d + j), (long long) hi[q], lo[q]);
+            }
+        }
+    }
+    if (jl == 0) {
+        const long long pw = kd + c;
+        if (soa) atomicAdd128p(A + pw, A + P + pw, (long long) wHi, wLo);
+        else atomicAdd128(A + 2 * pw, (long long) wHi, wLo);
+        atomicAdd(A + 2 * P + c, (u64) run);
+    }
+}
+
+/* Steps 1-4 above for one tile; best/valid of this thread's NP points (tile index threadIdx.x + p*blockDim.x).
+ * Must be called by every thread of the block. */
+template <int DMAX, int NP>
+__device__ __forceinline__ void sortedAccumulateTile(const double *__restrict__ x, const double *__restrict__ w,
+                                                     long long base, int d, int k, long long kd,
+                                                     const double *__restrict__ scale, u64 *A, bool soa,
+                                                     int *cnt, int *off, int *warpTot, int *idx, int *lab,
+                                                     const int (&best)[NP], const bool (&valid)[NP]) {
+    int rank[NP];
+#pragma unroll
+    for (int p = 0; p < NP; p++) rank[p] = valid[p] ? atomicAdd(cnt + best[p], 1) : 0;
+    __syncthreads();
+    blockExclusiveScan(cnt, off, k, warpTot);
+    __syncthreads();
+#pragma unroll
+    for (int p = 0; p < NP; p++)
+        if (valid[p]) {
+            const int t = off[best[p]] + rank[p];
+            idx[t] = threadIdx.x + p * blockDim.x;
+            lab[t] = best[p];
+        }
+    __syncthreads();
+
+    for (int c = threadIdx.x; c < k; c += blockDim.x) cnt[c] = 0; /* for the next tile; read only before the barrier above */
+
+    constexpr int DW = DMAX < 32 ? DMAX : 32; /* lanes per group */
+    constexpr int G = 32 / DW;                /* groups per warp */
+    constexpr int PASSES = DMAX > 32 ? 2 : 1;
+    constexpr int U = PASSES == 1 ? 8 : 4;    /* points per group whose loads are issued together */
+    const int lane = threadIdx.x & 31, g = lane / DW, jl = lane % DW;
+    const int nw = blockDim.x >> 5;
+    double s1[PASSES], s2[PASSES];
+#pragma unroll
+    for (int q = 0; q < PASSES; q++) {
+        const int j = q * 32 + jl;
+        s1[q] = j < d ? scale[2 * j] : 0.0;
+        s2[q] = j < d ? scale[2 * j + 1] : 0.0;
+    }
+    const double ws1 = scale[2 * d], ws2 = scale[2 * d + 1];
+    /* warp w takes the sorted positions [from, to): an equal share of the tile whatever the cluster sizes */
+    const int total = off[k];
+    const int per = (total + nw - 1) / nw;
+    const int from = min(total, (int) (threadIdx.x >> 5) * per), to = min(total, from + per);
+    int cur = -1;
+    unsigned int run = 0;
+    u64 lo[PASSES], hi[PASSES], wLo = 0ull, wHi = 0ull;
+#pragma unroll
+    for (int q = 0; q < PASSES; q++) lo[q] = hi[q] = 0ull;
+    for (int t0 = from + g; t0 < to; t0 += U * G) {
+        double xv[PASSES][U], wv[U];
+        int cv[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            const int t = t0 + u * G;
+            cv[u] = -1;
+            wv[u] = 0.0;
+#pragma unroll
+            for (int q = 0; q < PASSES; q++) xv[q][u] = 0.0;
+            if (t < to) {
+                const long long ii = base + idx[t];
+                cv[u] = lab[t];
+                wv[u] = w[ii];
+#pragma unroll
+                for (int q = 0; q < PASSES; q++)
+                    if (q * 32 + jl < d) xv[q][u] = x[ii * d + q * 32 + jl];
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            if (cv[u] < 0) continue; /* past the end of the share (uniform in the group) */
+            if (cv[u] != cur) {      /* uniform in the group: its lanes take the same points */
+                if (cur >= 0) flushRun<PASSES>(A, soa, cur, d, k, kd, jl, lo, hi, wLo, wHi, run);
+                cur = cv[u];
+                run = 0;
+                wLo = wHi = 0ull;
+#pragma unroll
+                for (int q = 0; q < PASSES; q++) lo[q] = hi[q] = 0ull;
+            }
+            long long qh; u64 ql;
+#pragma unroll
+            for (int q = 0; q < PASSES; q++) {
+                if (q * 32 + jl < d) {
+                    quantize(__dmul_rn(wv[u], xv[q][u]), s1[q], s2[q], qh, ql);
+                    add128(lo[q], hi[q], qh, ql);
+                }
+            }
+            if (jl == 0) {
+                quantize(wv[u], ws1, ws2, qh, ql);
+                add128(wLo, wHi, qh, ql);
+            }
+            run++;
+        }
+    }
+    if (cur >= 0) flushRun<PASSES>(A, soa, cur, d, k, kd, jl, lo, hi, wLo, wHi, run);
+    __syncthreads(); /* idx, lab, off and cnt are reused by the next tile */
+}
+
+template <int DMAX, bool SORT = false>
 __device__ void kmeans_step(const double *__restrict__ x, const double *__restrict__ w, int n, int d,
                             const double *__restrict__ centres, int k, int cosine,
                             const double *__restrict__ scale, u64 *__restrict__ acc,
@@ -313,12 +515,24 @@ __device__ void kmeans_step(const double *__restrict__ x, const double *__restri
     if (soa) {
         A = (u64 *) next;
         for (long long t = threadIdx.x; t < accLen; t += blockDim.x) A[t] = 0ull;
+        next += accLen * sizeof(u64);
     }
+    /* sorted accumulation: cnt[k], off[k+1], warp totals[32], idx[blockDim.x*NP] after everything else */
+    int *sCnt = (int *) next;
+    int *sOff = sCnt + k;
+    int *sWarp = sOff + k + 1;
+    int *sIdx = sWarp + 32;
+    int *sLab = sIdx + blockDim.x * NP;
+    if (SORT && accumulate)
+        for (int t = threadIdx.x; t < k; t += blockDim.x) sCnt[t] = 0;
     __syncthreads();
 
     u64 costLo = 0ull, costHi = 0ull;
     const long long stride = (long long) gridDim.x * blockDim.x * NP;
-    for (long long i = (long long) blockIdx.x * blockDim.x * NP + threadIdx.x; i < n; i += stride) {
+    /* sorted variant: the loop condition is on the block's tile base, uniform in the block (it has barriers) */
+    for (long long i = (long long) blockIdx.x * blockDim.x * NP + threadIdx.x; SORT ? i - threadIdx.x < n : i < n;
+         i += stride) {
+        const long long base = i - threadIdx.x; /* the block's tile */
         /* this thread's points: i and, when NP == 2, i + blockDim.x (which may be past the end: it is then
          * searched as a zero vector, and nothing of it is stored or accumulated) */
         long long ip[NP];
@@ -375,11 +589,17 @@ __device__ void kmeans_step(const double *__restrict__ x, const double *__restri
             const long long ii = ip[p];
             if (labels) labels[ii] = best[p];
             if (dists) dists[ii] = (minUpdate && dists[ii] <= bestD[p]) ? dists[ii] : bestD[p];
-            if (accumulate) {
+            if (accumulate && !SORT) {
                 if (DMAX > 0) accumulatePoint<DMAX>(xr[p], w[ii], bestD[p], best[p], d, kd, k, scale, A, soa, costLo, costHi);
                 else accumulatePoint<DMAX>(x + ii * d, w[ii], bestD[p], best[p], d, kd, k, scale, A, soa, costLo, costHi);
+            } else if (accumulate) {
+                long long qh; u64 ql;
+                quantize(__dmul_rn(w[ii], bestD[p]), scale[2 * d + 2], scale[2 * d + 3], qh, ql);
+                add128(costLo, costHi, qh, ql);
             }
         }
+        if (SORT && DMAX > 0 && accumulate)
+            sortedAccumulateTile<DR, NP>(x, w, base, d, k, kd, scale, A, soa, sCnt, sOff, sWarp, sIdx, sLab, best, valid);
     }
     if (!accumulate) return;
     /* the cost pair is kept per thread and added once, avoiding one hot address per point */
@@ -400,6 +620,20 @@ KMEANS_ENTRY(kmeans_step_d16, 16)
 KMEANS_ENTRY(kmeans_step_d32, 32)
 KMEANS_ENTRY(kmeans_step_d64, 64)
 KMEANS_ENTRY(kmeans_step_dany, 0)
+
+#define KMEANS_SORTED_ENTRY(NAME, DMAX)                                                                \
+    extern "C" __global__ void NAME(const double *x, const double *w, int n, int d, const double *centres, \
+                                    int k, int cosine, const double *scale, u64 *acc, int accumulate,   \
+                                    int centresInShared, int accInShared, int *labels, double *dists,  \
+                                    int minUpdate) {                                                    \
+        kmeans_step<DMAX, true>(x, w, n, d, centres, k, cosine, scale, acc, accumulate, centresInShared, \
+                                accInShared, labels, dists, minUpdate);                                 \
+    }
+
+KMEANS_SORTED_ENTRY(kmeans_step_d8_sorted, 8)
+KMEANS_SORTED_ENTRY(kmeans_step_d16_sorted, 16)
+KMEANS_SORTED_ENTRY(kmeans_step_d32_sorted, 32)
+KMEANS_SORTED_ENTRY(kmeans_step_d64_sorted, 64)
 
 /* ======================================================================================================
  * FP32 screening kernels (euclidean, d <= 64): kmeans_filt_d8 / d16 / d32 / d64
@@ -497,7 +731,7 @@ __device__ __forceinline__ void recheckPoint(const float (&xr)[DMAX], const doub
     }
 }
 
-template <int DMAX>
+template <int DMAX, bool SORT = false>
 __device__ void kmeans_filt(const double *__restrict__ x, const double *__restrict__ w, int n, int d,
                             const double *__restrict__ centres, int k, const float *__restrict__ fcG,
                             const float *__restrict__ fncG, const double *__restrict__ origin, double s, float Cn,
@@ -532,13 +766,23 @@ __device__ void kmeans_filt(const double *__restrict__ x, const double *__restri
     if (soa) {
         A = (u64 *) next;
         for (long long t = threadIdx.x; t < accLen; t += blockDim.x) A[t] = 0ull;
+        next += accLen * sizeof(u64);
     }
+    int *sCnt = (int *) next; /* sorted accumulation, as in kmeans_step */
+    int *sOff = sCnt + k;
+    int *sWarp = sOff + k + 1;
+    int *sIdx = sWarp + 32;
+    int *sLab = sIdx + blockDim.x * NP;
+    if (SORT && accumulate)
+        for (int t = threadIdx.x; t < k; t += blockDim.x) sCnt[t] = 0;
     __syncthreads();
 
     u64 costLo = 0ull, costHi = 0ull;
     unsigned int rechecks = 0;
     const long long stride = (long long) gridDim.x * blockDim.x * NP;
-    for (long long i = (long long) blockIdx.x * blockDim.x * NP + threadIdx.x; i < n; i += stride) {
+    for (long long i = (long long) blockIdx.x * blockDim.x * NP + threadIdx.x; SORT ? i - threadIdx.x < n : i < n;
+         i += stride) {
+        const long long base = i - threadIdx.x;
         long long ip[NP];
         bool valid[NP];
 #pragma unroll
@@ -612,8 +856,10 @@ __device__ void kmeans_filt(const double *__restrict__ x, const double *__restri
                 else e2[p] = fminf(e2[p], a1[p]);
             }
         }
+        int bestP[NP];
 #pragma unroll
         for (int p = 0; p < NP; p++) {
+            bestP[p] = 0;
             if (!valid[p]) continue;
             const long long ii = ip[p];
             const double *xi = x + ii * d;
@@ -630,8 +876,17 @@ __device__ void kmeans_filt(const double *__restrict__ x, const double *__restri
             }
             if (labels) labels[ii] = best;
             if (dists) dists[ii] = (minUpdate && dists[ii] <= bestD) ? dists[ii] : bestD;
-            if (accumulate) accumulatePoint<0>(xi, w[ii], bestD, best, d, kd, k, scale, A, soa, costLo, costHi);
+            bestP[p] = best;
+            if (accumulate && !SORT) {
+                accumulatePoint<0>(xi, w[ii], bestD, best, d, kd, k, scale, A, soa, costLo, costHi);
+            } else if (accumulate) {
+                long long qh; u64 ql;
+                quantize(__dmul_rn(w[ii], bestD), scale[2 * d + 2], scale[2 * d + 3], qh, ql);
+                add128(costLo, costHi, qh, ql);
+            }
         }
+        if (SORT && accumulate)
+            sortedAccumulateTile<DMAX, NP>(x, w, base, d, k, kd, scale, A, soa, sCnt, sOff, sWarp, sIdx, sLab, bestP, valid);
     }
     if (recheck && rechecks) atomicAdd(recheck, (u64) rechecks);
     if (!accumulate) return;
@@ -652,3 +907,18 @@ KMEANS_FILT_ENTRY(kmeans_filt_d8, 8)
 KMEANS_FILT_ENTRY(kmeans_filt_d16, 16)
 KMEANS_FILT_ENTRY(kmeans_filt_d32, 32)
 KMEANS_FILT_ENTRY(kmeans_filt_d64, 64)
+
+#define KMEANS_FILT_SORTED_ENTRY(NAME, DMAX)                                                                \
+    extern "C" __global__ void __launch_bounds__(256) NAME(                                                 \
+        const double *x, const double *w, int n, int d, const double *centres, int k, const float *fc,      \
+        const float *fnc, const double *origin, double s, float Cn, float c2, float c1, float c0, float Rlim, \
+        const double *scale, u64 *acc, int accumulate, int centresInShared, int accInShared, int *labels,    \
+        double *dists, int minUpdate, u64 *recheck) {                                                       \
+        kmeans_filt<DMAX, true>(x, w, n, d, centres, k, fc, fnc, origin, s, Cn, c2, c1, c0, Rlim, scale, acc, \
+                                accumulate, centresInShared, accInShared, labels, dists, minUpdate, recheck);   \
+    }
+
+KMEANS_FILT_SORTED_ENTRY(kmeans_filt_d8_sorted, 8)
+KMEANS_FILT_SORTED_ENTRY(kmeans_filt_d16_sorted, 16)
+KMEANS_FILT_SORTED_ENTRY(kmeans_filt_d32_sorted, 32)
+KMEANS_FILT_SORTED_ENTRY(kmeans_filt_d64_sorted, 64)

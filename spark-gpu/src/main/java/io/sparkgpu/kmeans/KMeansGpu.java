@@ -107,20 +107,57 @@ public final class KMeansGpu {
         return 4L * (k2 * paddedDim(d) + ((k2 + 3) & ~3L));
     }
 
+    /**
+     * Accumulation variant of the register kernels (d <= 64): {@code false} = "atomic" (every point's d + 1
+     * quantized values added with 128-bit shared/global atomics), {@code true} = "sorted" (the *_sorted kernels: a
+     * block-local counting sort by label, register sums per cluster segment, one atomic per (cluster, dimension)
+     * and segment; see kmeans.cu, "Sorted accumulation"). Same bits either way. The JVM property
+     * {@code sparkgpu.kmeans.accumulate=sorted|atomic} sets the start value (default atomic until the sorted
+     * kernels have passed the GPU exactness tests on hardware); not final: tests switch it.
+     */
+    static volatile boolean useSorted = parseAccumulateMode(System.getProperty("sparkgpu.kmeans.accumulate"));
+
+    static final String ACCUMULATE_PROPERTY = "sparkgpu.kmeans.accumulate";
+
+    /** "sorted" -> true, "atomic" or unset/empty -> false (the default), anything else is rejected. */
+    static boolean parseAccumulateMode(String v) {
+        if (v == null || v.trim().isEmpty() || "atomic".equalsIgnoreCase(v.trim())) {
+            return false;
+        }
+        if ("sorted".equalsIgnoreCase(v.trim())) {
+            return true;
+        }
+        throw new IllegalArgumentException(ACCUMULATE_PROPERTY + " must be sorted or atomic, not '" + v + "'");
+    }
+
+    /** Largest d of the register kernels, the only ones with a sorted variant. */
+    static final int SORTED_MAX_D = 64;
+
+    /**
+     * Shared bytes of the sorted kernels' sort region (kmeans.cu sortRegionInts): cnt int[k], off int[k+1],
+     * warp totals int[32], and the tile's sorted indices and labels, int[BLOCK * pointsPerThread] each.
+     */
+    static long sortBytes(int k, int pointsPerThread) {
+        return 4L * ((long) k + (k + 1) + 32 + 2L * BLOCK * pointsPerThread);
+    }
+
     /** Launch configuration of a step: which kernel, what goes to shared memory, and the grid limit. */
     static final class Plan {
         final String kernel;
         final boolean filter;
+        /** The kernel is a *_sorted variant (its shared block ends with {@link #sortBytes}). */
+        final boolean sorted;
         final int pointsPerThread;
         final boolean centresInShared;
         final boolean accInShared;
         final int shared;
         final int maxGrid;
 
-        Plan(String kernel, boolean filter, int pointsPerThread, boolean centresInShared, boolean accInShared,
-             int shared, int maxGrid) {
+        Plan(String kernel, boolean filter, boolean sorted, int pointsPerThread, boolean centresInShared,
+             boolean accInShared, int shared, int maxGrid) {
             this.kernel = kernel;
             this.filter = filter;
+            this.sorted = sorted;
             this.pointsPerThread = pointsPerThread;
             this.centresInShared = centresInShared;
             this.accInShared = accInShared;
@@ -148,26 +185,45 @@ public final class KMeansGpu {
 
     /** {@link #plan} for a given shared-memory limit; dev may be null (no occupancy query, maxGrid unbounded). */
     static Plan plan(int k, int d, boolean accumulate, Filter filter, long maxShared, CudaDevice dev) {
+        return plan(k, d, accumulate, filter, maxShared, dev, useSorted);
+    }
+
+    /**
+     * {@link #plan} with the accumulation variant given: {@code sorted} picks the *_sorted kernel when the step
+     * accumulates, d <= {@link #SORTED_MAX_D} and its sort region fits next to what the kernel family needs
+     * (the FP32 centres for the screening kernels); the sort region is reserved first, the accumulator and the
+     * FP64 centres then go to shared memory as far as the rest allows.
+     */
+    static Plan plan(int k, int d, boolean accumulate, Filter filter, long maxShared, CudaDevice dev, boolean sorted) {
         final long centresBytes = 8L * k * paddedDim(d);
         final long accBytes = 8L * KMeansAccumulator.length(k, d);
         final long fBytes = filterFloatBytes(k, d);
+        final boolean sortable = sorted && accumulate && d <= SORTED_MAX_D;
         if (filter != null && fBytes <= maxShared) {
-            final String kernel = filterKernelFor(d);
-            final boolean accInShared = accumulate && fBytes + accBytes <= maxShared;
+            final int ppt = filterPointsPerThread(d);
+            final long sortB = sortBytes(k, ppt);
+            final boolean srt = sortable && fBytes + sortB <= maxShared;
+            final long room = maxShared - (srt ? sortB : 0);
+            final String kernel = filterKernelFor(d) + (srt ? "_sorted" : "");
+            final boolean accInShared = accumulate && fBytes + accBytes <= room;
             final long used = fBytes + (accInShared ? accBytes : 0);
-            final boolean centresInShared = used + centresBytes <= maxShared;
-            final int shared = (int) (used + (centresInShared ? centresBytes : 0));
+            final boolean centresInShared = used + centresBytes <= room;
+            final int shared = (int) (used + (centresInShared ? centresBytes : 0) + (srt ? sortB : 0));
             final int maxGrid = dev == null ? Integer.MAX_VALUE
                     : KernelLauncher.residentBlocks(dev, MODULE, kernel, BLOCK, shared);
-            return new Plan(kernel, true, filterPointsPerThread(d), centresInShared, accInShared, shared, maxGrid);
+            return new Plan(kernel, true, srt, ppt, centresInShared, accInShared, shared, maxGrid);
         }
-        final String kernel = kernelFor(d);
-        final boolean accInShared = accumulate && accBytes <= maxShared;
-        final boolean centresInShared = centresBytes + (accInShared ? accBytes : 0) <= maxShared;
-        final int shared = (int) ((centresInShared ? centresBytes : 0) + (accInShared ? accBytes : 0));
+        final int ppt = pointsPerThread(d);
+        final long sortB = sortBytes(k, ppt);
+        final boolean srt = sortable && sortB <= maxShared;
+        final long room = maxShared - (srt ? sortB : 0);
+        final String kernel = kernelFor(d) + (srt ? "_sorted" : "");
+        final boolean accInShared = accumulate && accBytes <= room;
+        final boolean centresInShared = centresBytes + (accInShared ? accBytes : 0) <= room;
+        final int shared = (int) ((centresInShared ? centresBytes : 0) + (accInShared ? accBytes : 0) + (srt ? sortB : 0));
         final int maxGrid = dev == null ? Integer.MAX_VALUE
                 : KernelLauncher.residentBlocks(dev, MODULE, kernel, BLOCK, shared);
-        return new Plan(kernel, false, pointsPerThread(d), centresInShared, accInShared, shared, maxGrid);
+        return new Plan(kernel, false, srt, ppt, centresInShared, accInShared, shared, maxGrid);
     }
 
     /** The screening data of a centre set, or null where the FP32 kernels do not apply (cosine, d, switch). */
@@ -497,6 +553,16 @@ public final class KMeansGpu {
      */
     public static double[] kernelMillis(CudaDevice dev, KMeansData data, double[] centres, int k, boolean cosine,
                                         KMeansScales scales, int reps) {
+        return kernelMillis(dev, data, centres, k, cosine, scales, reps, false);
+    }
+
+    /**
+     * {@link #kernelMillis}, or with {@code searchOnly} the same kernel, grid and shared memory launched with
+     * accumulate = 0 and no labels or dists: only the nearest-centre search runs (and the screening kernels'
+     * recheck count), so the difference to the accumulating launch is the accumulation's share of a pass.
+     */
+    public static double[] kernelMillis(CudaDevice dev, KMeansData data, double[] centres, int k, boolean cosine,
+                                        KMeansScales scales, int reps, boolean searchOnly) {
         if (data.residencyKey == null) {
             throw new IllegalArgumentException("kernel timing needs resident data: give the KMeansData a residencyKey");
         }
@@ -534,7 +600,7 @@ public final class KMeansGpu {
                 eventsCreated = true;
                 float[] ms = new float[1];
                 Object[] a = args(plan, filter, fb, rows.pointer(), rows.pointer().withByteOffset(8L * n * d), n, d,
-                        dCentres, k, cosine, dScale, dAcc, true, new Pointer(), new Pointer(), false);
+                        dCentres, k, cosine, dScale, dAcc, !searchOnly, new Pointer(), new Pointer(), false);
                 for (int r = -1; r < reps; r++) {
                     dAcc.zero(s);
                     if (fb != null) {

@@ -71,4 +71,100 @@ class KMeansGpuLayoutTest {
             }
         }
     }
+
+    @Test
+    void accumulateModePropertyIsParsedStrictly() {
+        assertFalse(KMeansGpu.parseAccumulateMode(null), "unset: atomic");
+        assertFalse(KMeansGpu.parseAccumulateMode(""));
+        assertFalse(KMeansGpu.parseAccumulateMode("atomic"));
+        assertFalse(KMeansGpu.parseAccumulateMode(" ATOMIC "));
+        assertTrue(KMeansGpu.parseAccumulateMode("sorted"));
+        assertTrue(KMeansGpu.parseAccumulateMode(" Sorted"));
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> KMeansGpu.parseAccumulateMode("sort"));
+        assertEquals("sparkgpu.kmeans.accumulate", KMeansGpu.ACCUMULATE_PROPERTY);
+    }
+
+    /** Shared bytes of the sort region: cnt[k], off[k+1], 32 warp totals, an index and a label per point of the tile. */
+    @Test
+    void sortRegionSize() {
+        assertEquals(4L * (64 + 65 + 32 + 2 * 512), KMeansGpu.sortBytes(64, 2));
+        assertEquals(4L * (1 + 2 + 32 + 2 * 1024), KMeansGpu.sortBytes(1, 4));
+        assertEquals(4L * (1000 + 1001 + 32 + 2 * 256), KMeansGpu.sortBytes(1000, 1));
+    }
+
+    /**
+     * Sorted mode picks the *_sorted register kernel (both families) for accumulating steps with d <= 64, adds the
+     * sort region to the shared bytes and otherwise keeps the atomic plan's layout where everything fits; it falls
+     * back to the atomic kernels for d > 64, for non-accumulating (assignment / k-means||) steps and where the
+     * sort region does not fit.
+     */
+    @Test
+    void planSelectsTheSortedVariant() {
+        long shared = 227 * 1024 - 1024;
+        for (int d : new int[] {1, 3, 5, 8, 9, 16, 17, 31, 32, 33, 64}) {
+            for (int k : new int[] {1, 2, 3, 64}) {
+                KMeansGpu.Filter f = KMeansGpu.Filter.of(new double[k * d], k, d);
+                for (KMeansGpu.Filter ff : new KMeansGpu.Filter[] {f, null}) {
+                    KMeansGpu.Plan a = KMeansGpu.plan(k, d, true, ff, shared, null, false);
+                    KMeansGpu.Plan s = KMeansGpu.plan(k, d, true, ff, shared, null, true);
+                    String what = "d=" + d + " k=" + k + (ff != null ? " screening" : " FP64");
+                    assertFalse(a.sorted, what);
+                    assertFalse(a.kernel.endsWith("_sorted"), what);
+                    assertTrue(s.sorted, what);
+                    assertEquals(a.kernel + "_sorted", s.kernel, what);
+                    assertEquals(a.filter, s.filter, what);
+                    assertEquals(ff != null, s.filter, what);
+                    assertEquals(a.pointsPerThread, s.pointsPerThread, what);
+                    assertEquals(a.accInShared, s.accInShared, what);
+                    assertEquals(a.centresInShared, s.centresInShared, what);
+                    assertEquals(a.shared + KMeansGpu.sortBytes(k, s.pointsPerThread), s.shared, what);
+                    assertTrue(s.shared <= shared, what);
+                    KMeansGpu.Plan noAcc = KMeansGpu.plan(k, d, false, ff, shared, null, true);
+                    assertFalse(noAcc.sorted || noAcc.kernel.endsWith("_sorted"), "no accumulation: " + what);
+                }
+            }
+        }
+        KMeansGpu.Plan wide = KMeansGpu.plan(5, 65, true, null, shared, null, true);
+        assertEquals("kmeans_step_dany", wide.kernel);
+        assertFalse(wide.sorted);
+        // the sort region alone exceeds shared memory: atomic kernel
+        KMeansGpu.Plan huge = KMeansGpu.plan(30_000, 1, true, null, shared, null, true);
+        assertTrue(KMeansGpu.sortBytes(30_000, 2) > shared);
+        assertFalse(huge.sorted);
+        assertEquals("kmeans_step_d8", huge.kernel);
+        // the sort region is reserved first: the accumulator leaves shared memory rather than the sort
+        long accBytes = 8L * KMeansAccumulator.length(64, 32);
+        long fBytes = KMeansGpu.filterFloatBytes(64, 32);
+        long tight = fBytes + accBytes + 100;
+        KMeansGpu.Filter f32 = KMeansGpu.Filter.of(new double[64 * 32], 64, 32);
+        assertTrue(KMeansGpu.plan(64, 32, true, f32, tight, null, false).accInShared);
+        KMeansGpu.Plan t = KMeansGpu.plan(64, 32, true, f32, tight, null, true);
+        assertTrue(t.sorted && !t.accInShared, "sort region first");
+        assertTrue(t.centresInShared, "the FP64 centres (16 KB) still fit where the accumulator (34 KB) does not");
+        assertEquals(fBytes + 8L * 64 * 32 + KMeansGpu.sortBytes(64, 2), t.shared);
+        // the default is what the property says (unset in the test JVM: atomic)
+        assertEquals(KMeansGpu.parseAccumulateMode(System.getProperty(KMeansGpu.ACCUMULATE_PROPERTY)),
+                KMeansGpu.useSorted);
+    }
+
+    /**
+     * Every kernel name the plan can produce exists in kmeans.cu, and the kernel's sort region has the size the
+     * host reserves (the same formula as sortBytes).
+     */
+    @Test
+    void sortedKernelsExistInTheCudaSource() throws java.io.IOException {
+        java.nio.file.Path cu = java.nio.file.Paths.get("..", "native-kernels", "src", "main", "cuda", "kmeans.cu");
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.exists(cu), "kmeans.cu not beside this module");
+        String src = new String(java.nio.file.Files.readAllBytes(cu), java.nio.charset.StandardCharsets.UTF_8);
+        for (int d : new int[] {1, 16, 32, 64}) {
+            for (boolean filter : new boolean[] {true, false}) {
+                String name = (filter ? KMeansGpu.filterKernelFor(d) : KMeansGpu.kernelFor(d)) + "_sorted";
+                assertTrue(src.contains("ENTRY(" + name + ", "), name + " missing from kmeans.cu");
+            }
+        }
+        assertTrue(src.contains("return (long long) k + (k + 1) + 32 + 2LL * tile;"), "sortRegionInts changed: update sortBytes");
+        assertTrue(src.contains("int *sIdx = sWarp + 32;\n    int *sLab = sIdx + blockDim.x * NP;"),
+                "sort region layout changed: update sortBytes");
+    }
 }

@@ -66,18 +66,56 @@ class KMeansGpuTest {
         compare(dev, p, centresFrom(p, k, r), k, cosine);
     }
 
+    /** GPU launches per accumulation variant in this JVM (both compared with the twin), to prove both ran. */
+    static final java.util.Map<String, Integer> RUNS = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * Runs body once with the atomic and once with the sorted accumulation (KMeansGpu.useSorted), restoring the
+     * switch afterwards.
+     */
+    static void inBothAccumulationModes(java.util.function.Consumer<Boolean> body) {
+        final boolean saved = KMeansGpu.useSorted;
+        try {
+            for (boolean sorted : new boolean[] {false, true}) {
+                KMeansGpu.useSorted = sorted;
+                body.accept(sorted);
+            }
+        } finally {
+            KMeansGpu.useSorted = saved;
+        }
+    }
+
+    /**
+     * Checks that the last step ran the variant asked for: atomic mode never runs a *_sorted kernel; sorted mode
+     * runs one for every accumulating step with d <= 64 whose sort region surely fits (k <= 1000: at most 9 KB
+     * next to at most 140 KB of FP32 centres), and never for d > 64.
+     */
+    static void assertVariant(boolean sorted, int d, int k, String what) {
+        String kernel = KMeansGpu.lastKernel();
+        if (!sorted || d > KMeansGpu.SORTED_MAX_D) {
+            assertTrue(!kernel.endsWith("_sorted"), "kernel " + kernel + " in atomic mode or d > 64: " + what);
+        } else if (k <= 1000) {
+            assertTrue(kernel.endsWith("_sorted"), "sorted mode ran " + kernel + ": " + what);
+        }
+        RUNS.merge(kernel.endsWith("_sorted") ? "sorted" : "atomic", 1, Integer::sum);
+    }
+
     private static void compare(CudaDevice dev, KMeansData p, double[] centres, int k, boolean cosine) {
         KMeansScales s = KMeansCpuTest.scalesFor(p, cosine);
         int[] lc = new int[p.n];
-        int[] lg = new int[p.n];
         double[] dc = new double[p.n];
-        double[] dg = new double[p.n];
         long[] ac = KMeansCpu.step(p, centres, k, cosine, s, true, lc, dc, false);
-        long[] ag = KMeansGpu.step(dev, p, centres, k, cosine, s, true, lg, dg, false);
-        String what = "n=" + p.n + " d=" + p.d + " k=" + k + (cosine ? " cosine" : " euclidean");
-        assertArrayEquals(lc, lg, "labels " + what);
-        assertArrayEquals(dc, dg, 0.0, "distances " + what);
-        assertArrayEquals(ac, ag, "accumulator " + what);
+        inBothAccumulationModes(sorted -> {
+            int[] lg = new int[p.n];
+            double[] dg = new double[p.n];
+            long[] ag = KMeansGpu.step(dev, p, centres, k, cosine, s, true, lg, dg, false);
+            String what = "n=" + p.n + " d=" + p.d + " k=" + k + (cosine ? " cosine" : " euclidean") + ", "
+                    + (sorted ? "sorted" : "atomic") + " mode, kernel " + KMeansGpu.lastKernel();
+            assertVariant(sorted, p.d, k, what);
+            assertArrayEquals(lc, lg, "labels " + what);
+            assertArrayEquals(dc, dg, 0.0, "distances " + what);
+            assertArrayEquals(ac, ag, "accumulator " + what);
+        });
     }
 
     @Test
@@ -210,7 +248,11 @@ class KMeansGpuTest {
         long saved = KMeansGpu.chunkBytes;
         try {
             KMeansGpu.chunkBytes = 8L * 25 * 1001; // 1001-row chunks
-            assertArrayEquals(cpu, KMeansGpu.step(dev, p, centres, 37, false, s, true, null, null, false), "chunked");
+            inBothAccumulationModes(sorted -> {
+                assertArrayEquals(cpu, KMeansGpu.step(dev, p, centres, 37, false, s, true, null, null, false),
+                        "chunked, sorted=" + sorted);
+                assertVariant(sorted, 24, 37, "chunked");
+            });
         } finally {
             KMeansGpu.chunkBytes = saved;
         }
@@ -309,6 +351,42 @@ class KMeansGpuTest {
             assertTrue(rechecks.get(kind) > 0, "the recheck path never ran on " + kind + " data: " + rechecks);
         }
         assertTrue(cases >= KMeansAdversarialData.KINDS.length * 42, "cases " + cases);
+    }
+
+    /**
+     * The sorted accumulation's segments: every point in one cluster (segments far longer than a warp's groups
+     * and a tile's worth of one label), labels spread over k = 1000 (most segments empty or of one point), and
+     * the benchmark shape d = 32, k = 64 on blobs in random order; both modes equal the twin, and both kernel
+     * families (FP32 screening and FP64) run the sorted variant.
+     */
+    @Test
+    void sortedAccumulationOnSkewedAndSpreadLabels() {
+        CudaDevice dev = GpuTestSupport.deviceOrSkip();
+        Random r = new Random(4242);
+        for (int d : new int[] {1, 5, 8, 16, 24, 32, 40, 64}) {
+            // one cluster takes everything: centre 0 at the data, the others far away
+            KMeansData p = data(r, 70_001 + d, d, false);
+            double[] centres = new double[64 * d];
+            for (int c = 1; c < 64; c++) {
+                for (int j = 0; j < d; j++) {
+                    centres[c * d + j] = 1e6 * c;
+                }
+            }
+            compare(dev, p, centres, 64, false);
+            compare(dev, data(r, 30_011, d, false), 1000, false, r.nextLong());
+            compare(dev, data(r, 5_003, d, false), 1, false, r.nextLong());
+            KMeansGpu.useFilter = false;
+            try {
+                compare(dev, p, centres, 64, false);
+                assertTrue(KMeansGpu.lastKernel().startsWith("kmeans_step_d"), KMeansGpu.lastKernel());
+            } finally {
+                KMeansGpu.useFilter = true;
+            }
+        }
+        KMeansAdversarialData b = KMeansAdversarialData.blobs(r, 200_003, 32, 64, 1.0);
+        compare(dev, b.data, b.centres, b.k, false);
+        assertTrue(RUNS.getOrDefault("sorted", 0) >= 8 * 4, "sorted runs: " + RUNS);
+        assertTrue(RUNS.getOrDefault("atomic", 0) >= 8 * 4, "atomic runs: " + RUNS);
     }
 
     /** d = 3000 (spark-rapids-ml's benchmark width) runs the FP64 generic kernel and equals the twin. */

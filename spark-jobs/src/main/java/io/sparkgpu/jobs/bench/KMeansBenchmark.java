@@ -676,6 +676,16 @@ public final class KMeansBenchmark {
                                 + "peak %.0f GB/s; %s", median, sorted[0], gbs, 100 * gbs / dev.peakBandwidthGBs(),
                                 dev.peakBandwidthGBs(), kernelNote(KMeansGpu.lastKernel(),
                                         KMeansGpu.lastRecheckCount(), KMeansGpu.lastPointCount()))));
+                progress("n=%d: same kernel with accumulate = 0 (search only), %d timed launches", n, o.kernelReps);
+                double[] sms = KMeansGpu.kernelMillis(dev, resident, init, k, false, scales, o.kernelReps, true);
+                Arrays.sort(sms);
+                double sMedian = median(sms);
+                rows.add(new Row("ours GPU kernel, search only (" + o.kernelReps + " launches)", n, d, k, "1",
+                        Double.NaN, sMedian / 1e3, String.format(Locale.ROOT, "%.3f ms/pass (min %.3f ms); "
+                                + "accumulation = %.3f ms of the %.3f ms kernel-only pass (%.0f%%); %s", sMedian, sms[0],
+                                median - sMedian, median, 100 * (median - sMedian) / median,
+                                kernelNote(KMeansGpu.lastKernel(), KMeansGpu.lastRecheckCount(),
+                                        KMeansGpu.lastPointCount()))));
             }
         } catch (RuntimeException e) {
             progress("n=%d: GPU run failed: %s", n, e);
