@@ -32,8 +32,6 @@ import scala.reflect.ClassTag$;
  */
 final class KMeansBarrier {
     private static final Logger LOG = LoggerFactory.getLogger(KMeansBarrier.class);
-    /** Setting: number of tasks of the single-stage GPU fit ({@link BarrierStages#TASKS}). */
-    static final String TASKS = BarrierStages.TASKS;
     /** Largest accumulator (bytes) exchanged per task and iteration before the fit uses one job per pass instead. */
     static final long MAX_EXCHANGE_BYTES = 16L << 20;
 

@@ -81,19 +81,7 @@ abstract class KMeansBlocks implements AutoCloseable {
     /** One block's accumulating pass, the empty block included (it does not know the dimension). */
     static KMeansLloyd.Partial blockPass(Backend backend, KMeansData p, double[] centres, int m, boolean cosine,
                                          KMeansScales scales) {
-        if (p.n == 0) {
-            return new KMeansLloyd.Partial(new long[KMeansAccumulator.length(m, scales.d)]);
-        }
-        long t0 = System.nanoTime();
-        KMeansLloyd.Partial r = new KMeansLloyd.Partial(
-                KMeansStep.run(backend, p, centres, m, cosine, scales, true, null, null, false));
-        if ("gpu".equals(KMeansStep.lastBackend())) {
-            r.gpu = 1;
-            r.gpuSeconds = (System.nanoTime() - t0) / 1e9;
-        } else {
-            r.cpu = 1;
-        }
-        return r;
+        return KMeansStep.runBlocks(backend, p.n == 0 ? List.of() : List.of(p), centres, m, cosine, scales);
     }
 
     // ---------------------------------------------------------------- one Spark job per pass

@@ -434,63 +434,92 @@ public final class KMeansGpu {
     /** Same contract as {@link KMeansCpu#step}. */
     public static long[] step(CudaDevice dev, KMeansData data, double[] centres, int k, boolean cosine,
                               KMeansScales scales, boolean accumulate, int[] labels, double[] dists, boolean minUpdate) {
-        final int n = data.n;
-        final int d = data.d;
+        return pass(dev, java.util.List.of(data), data.d, centres, k, cosine, scales, accumulate, labels, dists,
+                minUpdate);
+    }
+
+    /**
+     * The one pass behind {@link #step} and {@link #stepBlocks}: centres, scales and the accumulator are set up once,
+     * each non-empty block (resident when its residency key is cached, else streamed in chunks) is launched into the
+     * same device accumulator, which is downloaded once. Labels and distances (offsets within the block) are only
+     * for a single block. Leases are released after the synchronisation, so no kernel reads a released entry.
+     */
+    private static long[] pass(CudaDevice dev, java.util.List<KMeansData> blocks, int d, double[] centres, int k,
+                               boolean cosine, KMeansScales scales, boolean accumulate, int[] labels, double[] dists,
+                               boolean minUpdate) {
+        if ((labels != null || dists != null) && blocks.size() != 1) {
+            throw new IllegalArgumentException("labels and distances are per block: pass one block, got " + blocks.size());
+        }
         final int accLen = KMeansAccumulator.length(k, d);
         long[] acc = accumulate ? new long[accLen] : null;
+        long points = 0;
+        for (KMeansData b : blocks) {
+            if (b.n > 0 && b.d != d) {
+                throw new IllegalArgumentException("block of dimension " + b.d + " in a pass of dimension " + d);
+            }
+            points += b.n;
+        }
         LAST.get()[0] = 0;
-        LAST.get()[1] = n;
-        if (n == 0) {
+        LAST.get()[1] = (int) Math.min(Integer.MAX_VALUE, points);
+        if (points == 0) {
             return acc;
         }
         final Filter filter = filterFor(centres, k, d, cosine);
         final Plan plan = plan(dev, k, d, accumulate, filter);
         LAST_KERNEL.set(plan.kernel);
-        final long accBytes = 8L * accLen;
         final double[] scaleArr = scales != null ? scales.multipliers : new double[2 * (d + 2)];
-
         final int dp = paddedDim(d);
+        final long rowBytes = 8L * (d + 1);
+        java.util.List<DeviceResidentCache.Lease> leases = new java.util.ArrayList<>();
+        java.util.List<DeviceBuffer> streamed = new java.util.ArrayList<>();
         try (GpuStream s = new GpuStream(dev);
              DeviceBuffer dCentres = DeviceBuffer.ofDoubles(dev, (long) k * dp);
              DeviceBuffer dScale = DeviceBuffer.ofDoubles(dev, scaleArr.length);
-             DeviceBuffer dAcc = DeviceBuffer.allocate(dev, accumulate ? accBytes : 8);
+             DeviceBuffer dAcc = DeviceBuffer.allocate(dev, accumulate ? 8L * accLen : 8);
              FilterBuffers fb = plan.filter ? new FilterBuffers(dev, filter, s) : null) {
-            dCentres.upload(paddedCentres(centres, k, d), 0, k * dp, 0, s);
-            dScale.upload(scaleArr, s);
-            dAcc.zero(s);
-            long rowBytes = 8L * (d + 1);
-            DeviceResidentCache.Lease lease = null;
-            if (data.residencyKey != null) {
-                lease = DeviceResidentCache.of(dev).acquire(data.residencyKey, rowBytes * n);
-            }
             try {
-                if (lease != null) {
-                    DeviceBuffer rows = ensureUploaded(lease, data, s);
-                    runChunk(s, plan, filter, fb, rows, 0, (long) n * d, n, d, dCentres, k, cosine, dScale, dAcc,
-                            accumulate, labels, dists, minUpdate, 0);
-                } else {
-                    int chunkRows = (int) Math.max(1, Math.min(n, chunkBytes / rowBytes));
-                    try (DeviceBuffer rows = DeviceBuffer.allocate(dev, rowBytes * chunkRows)) {
-                        for (int from = 0; from < n; from += chunkRows) {
-                            int m = Math.min(chunkRows, n - from);
-                            rows.upload(data.x, from * d, m * d, 0, s);
-                            rows.upload(data.w, from, m, (long) m * d, s);
-                            runChunk(s, plan, filter, fb, rows, 0, (long) m * d, m, d, dCentres, k, cosine, dScale,
-                                    dAcc, accumulate, labels, dists, minUpdate, from);
-                        }
+                dCentres.upload(paddedCentres(centres, k, d), 0, k * dp, 0, s);
+                dScale.upload(scaleArr, s);
+                dAcc.zero(s);
+                for (KMeansData data : blocks) {
+                    if (data.n == 0) {
+                        continue;
+                    }
+                    DeviceResidentCache.Lease lease = data.residencyKey == null ? null
+                            : DeviceResidentCache.of(dev).acquire(data.residencyKey, rowBytes * data.n);
+                    if (lease != null) {
+                        leases.add(lease);
+                        DeviceBuffer rows = ensureUploaded(lease, data, s);
+                        runChunk(s, plan, filter, fb, rows, 0, (long) data.n * d, data.n, d, dCentres, k, cosine, dScale,
+                                dAcc, accumulate, labels, dists, minUpdate, 0);
+                        continue;
+                    }
+                    int chunkRows = (int) Math.max(1, Math.min(data.n, chunkBytes / rowBytes));
+                    DeviceBuffer rows = DeviceBuffer.allocate(dev, rowBytes * chunkRows);
+                    streamed.add(rows);
+                    for (int from = 0; from < data.n; from += chunkRows) {
+                        int m = Math.min(chunkRows, data.n - from);
+                        rows.upload(data.x, from * d, m * d, 0, s);
+                        rows.upload(data.w, from, m, (long) m * d, s);
+                        runChunk(s, plan, filter, fb, rows, 0, (long) m * d, m, d, dCentres, k, cosine, dScale, dAcc,
+                                accumulate, labels, dists, minUpdate, from);
                     }
                 }
-            } finally {
-                if (lease != null) {
-                    lease.close();
+                if (accumulate) {
+                    dAcc.download(acc, s);
                 }
-            }
-            if (accumulate) {
-                dAcc.download(acc, s);
-            }
-            s.synchronize("k-means step (" + plan.kernel + ", n=" + n + ", d=" + d + ", k=" + k + ")");
-            if (fb != null) {
-                LAST.get()[0] = fb.rechecks(s);
+                s.synchronize("k-means pass over " + blocks.size() + " block(s) (" + plan.kernel + ", n=" + points
+                        + ", d=" + d + ", k=" + k + ")");
+                if (fb != null) {
+                    LAST.get()[0] = fb.rechecks(s);
+                }
+            } finally {
+                for (DeviceBuffer b : streamed) {
+                    b.close();
+                }
+                for (DeviceResidentCache.Lease l : leases) {
+                    l.close();
+                }
             }
         }
         return acc;
@@ -672,70 +701,6 @@ public final class KMeansGpu {
      */
     static long[] stepBlocks(CudaDevice dev, java.util.List<KMeansData> blocks, double[] centres, int k, boolean cosine,
                              KMeansScales scales) {
-        final int d = scales.d;
-        final int accLen = KMeansAccumulator.length(k, d);
-        long[] acc = new long[accLen];
-        long points = 0;
-        for (KMeansData b : blocks) {
-            points += b.n;
-        }
-        LAST.get()[0] = 0;
-        LAST.get()[1] = (int) Math.min(Integer.MAX_VALUE, points);
-        final Filter filter = filterFor(centres, k, d, cosine);
-        final Plan plan = plan(dev, k, d, true, filter);
-        LAST_KERNEL.set(plan.kernel);
-        final int dp = paddedDim(d);
-        final long rowBytes = 8L * (d + 1);
-        java.util.List<DeviceResidentCache.Lease> leases = new java.util.ArrayList<>();
-        java.util.List<DeviceBuffer> streamed = new java.util.ArrayList<>();
-        try (GpuStream s = new GpuStream(dev);
-             DeviceBuffer dCentres = DeviceBuffer.ofDoubles(dev, (long) k * dp);
-             DeviceBuffer dScale = DeviceBuffer.ofDoubles(dev, scales.multipliers.length);
-             DeviceBuffer dAcc = DeviceBuffer.allocate(dev, 8L * accLen);
-             FilterBuffers fb = plan.filter ? new FilterBuffers(dev, filter, s) : null) {
-            try {
-                dCentres.upload(paddedCentres(centres, k, d), 0, k * dp, 0, s);
-                dScale.upload(scales.multipliers, s);
-                dAcc.zero(s);
-                for (KMeansData data : blocks) {
-                    if (data.d != d) {
-                        throw new IllegalArgumentException("block of dimension " + data.d + " in a pass of dimension " + d);
-                    }
-                    DeviceResidentCache.Lease lease = data.residencyKey == null ? null
-                            : DeviceResidentCache.of(dev).acquire(data.residencyKey, rowBytes * data.n);
-                    if (lease != null) {
-                        leases.add(lease);
-                        DeviceBuffer rows = ensureUploaded(lease, data, s);
-                        runChunk(s, plan, filter, fb, rows, 0, (long) data.n * d, data.n, d, dCentres, k, cosine, dScale,
-                                dAcc, true, null, null, false, 0);
-                        continue;
-                    }
-                    int chunkRows = (int) Math.max(1, Math.min(data.n, chunkBytes / rowBytes));
-                    DeviceBuffer rows = DeviceBuffer.allocate(dev, rowBytes * chunkRows);
-                    streamed.add(rows);
-                    for (int from = 0; from < data.n; from += chunkRows) {
-                        int m = Math.min(chunkRows, data.n - from);
-                        rows.upload(data.x, from * d, m * d, 0, s);
-                        rows.upload(data.w, from, m, (long) m * d, s);
-                        runChunk(s, plan, filter, fb, rows, 0, (long) m * d, m, d, dCentres, k, cosine, dScale, dAcc,
-                                true, null, null, false, from);
-                    }
-                }
-                dAcc.download(acc, s);
-                s.synchronize("k-means pass over " + blocks.size() + " blocks (" + plan.kernel + ", d=" + d + ", k="
-                        + k + ")");
-                if (fb != null) {
-                    LAST.get()[0] = fb.rechecks(s);
-                }
-            } finally {
-                for (DeviceBuffer b : streamed) {
-                    b.close();
-                }
-                for (DeviceResidentCache.Lease l : leases) {
-                    l.close(); // after the synchronisation: no kernel reads a released entry
-                }
-            }
-        }
-        return acc;
+        return pass(dev, blocks, scales.d, centres, k, cosine, scales, true, null, null, false);
     }
 }

@@ -23,10 +23,26 @@ public final class KMeansStep {
 
     public static long[] run(Backend backend, KMeansData data, double[] centres, int k, boolean cosine,
                              KMeansScales scales, boolean accumulate, int[] labels, double[] dists, boolean minUpdate) {
+        return onGpuElseCpu(backend,
+                dev -> KMeansGpu.step(dev, data, centres, k, cosine, scales, accumulate, labels, dists, minUpdate),
+                () -> KMeansCpu.step(data, centres, k, cosine, scales, accumulate, labels, dists, minUpdate));
+    }
+
+    /** Work on the resolved device. */
+    @FunctionalInterface
+    private interface OnGpu<T> {
+        T run(CudaDevice dev);
+    }
+
+    /**
+     * The policy of this class in one place: the GPU the backend resolves to, else the CPU twin; with {@code auto}
+     * a GPU failure is logged once and the work recomputed on the CPU (same bits); records which backend ran.
+     */
+    private static <T> T onGpuElseCpu(Backend backend, OnGpu<T> gpu, java.util.function.Supplier<T> cpu) {
         CudaDevice dev = BackendChooser.resolve(backend, KMeansGpu.MODULE, KMeansGpu.PROBE_KERNEL);
         if (dev != null) {
             try {
-                long[] r = KMeansGpu.step(dev, data, centres, k, cosine, scales, accumulate, labels, dists, minUpdate);
+                T r = gpu.run(dev);
                 LAST.set("gpu");
                 return r;
             } catch (CudaException | LinkageError e) {
@@ -37,7 +53,7 @@ public final class KMeansStep {
             }
         }
         LAST.set("cpu");
-        return KMeansCpu.step(data, centres, k, cosine, scales, accumulate, labels, dists, minUpdate);
+        return cpu.get();
     }
 
     /**
@@ -49,32 +65,24 @@ public final class KMeansStep {
     static KMeansLloyd.Partial runBlocks(Backend backend, java.util.List<KMeansData> blocks, double[] centres, int k,
                                          boolean cosine, KMeansScales scales) {
         final int d = scales.d;
-        if (!blocks.isEmpty()) {
-            CudaDevice dev = BackendChooser.resolve(backend, KMeansGpu.MODULE, KMeansGpu.PROBE_KERNEL);
-            if (dev != null) {
-                try {
-                    long t0 = System.nanoTime();
-                    KMeansLloyd.Partial p = new KMeansLloyd.Partial(
-                            KMeansGpu.stepBlocks(dev, blocks, centres, k, cosine, scales));
-                    p.gpu = blocks.size();
-                    p.gpuSeconds = (System.nanoTime() - t0) / 1e9;
-                    LAST.set("gpu");
-                    return p;
-                } catch (CudaException | LinkageError e) {
-                    if (backend == Backend.GPU) {
-                        throw e;
-                    }
-                    BackendChooser.fallback(KMeansGpu.MODULE, "GPU pass failed, recomputed on CPU: " + e.getMessage());
-                }
+        if (blocks.isEmpty()) {
+            return new KMeansLloyd.Partial(new long[KMeansAccumulator.length(k, d)]);
+        }
+        return onGpuElseCpu(backend, dev -> {
+            long t0 = System.nanoTime();
+            KMeansLloyd.Partial p = new KMeansLloyd.Partial(KMeansGpu.stepBlocks(dev, blocks, centres, k, cosine, scales));
+            p.gpu = blocks.size();
+            p.gpuSeconds = (System.nanoTime() - t0) / 1e9;
+            return p;
+        }, () -> {
+            KMeansLloyd.Partial sum = new KMeansLloyd.Partial(new long[KMeansAccumulator.length(k, d)]);
+            for (KMeansData b : blocks) {
+                KMeansAccumulator.merge(sum.acc, KMeansCpu.step(b, centres, k, cosine, scales, true, null, null, false),
+                        k, d);
+                sum.cpu++;
             }
-        }
-        KMeansLloyd.Partial sum = new KMeansLloyd.Partial(new long[KMeansAccumulator.length(k, d)]);
-        for (KMeansData b : blocks) {
-            KMeansAccumulator.merge(sum.acc, KMeansCpu.step(b, centres, k, cosine, scales, true, null, null, false), k, d);
-            sum.cpu++;
-        }
-        LAST.set("cpu");
-        return sum;
+            return sum;
+        });
     }
 
     /**

@@ -233,8 +233,13 @@ public final class KMeansTrainer {
     /** Setting: {@code auto} (default), or force {@code local}, {@code single-stage} or {@code job-per-pass}. */
     static final String MODE = "spark.sparkgpu.kmeans.mode";
 
-    static Mode chooseMode(long values, boolean gpu, int barrierTasks, int partitions, SparkContext sc, int k, int d) {
-        String m = SparkGpuConf.get(MODE, "auto").trim().toLowerCase(java.util.Locale.ROOT);
+    static String modeSetting() {
+        return SparkGpuConf.get(MODE, "auto").trim().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /** @param barrierTasks {@link KMeansBarrier#tasks} where a single stage may run (a GPU fit, or forced), else 0 */
+    static Mode chooseMode(long values, boolean gpu, int barrierTasks, int k, int d) {
+        String m = modeSetting();
         switch (m) {
             case "auto":
                 return values <= localValues() ? Mode.LOCAL : gpu && barrierTasks > 0 ? Mode.SINGLE_STAGE
@@ -244,7 +249,7 @@ public final class KMeansTrainer {
             case "job-per-pass":
                 return Mode.JOB_PER_PASS;
             case "single-stage":
-                if (KMeansBarrier.tasks(sc, partitions, k, d) == 0) {
+                if (barrierTasks == 0) {
                     throw new IllegalArgumentException(MODE + "=single-stage cannot run here: dynamic allocation is on, "
                             + "or the exact accumulator of k=" + k + ", d=" + d + " is too large to exchange per iteration");
                 }
@@ -316,8 +321,8 @@ public final class KMeansTrainer {
             final int d = total.d;
             final KMeansScales scales = KMeansScales.fromBounds(total.n, total.maxW, total.maxAbs, cosine);
             final int parts = packed.getNumPartitions();
-            Mode mode = chooseMode(total.n * d, gpu, gpu ? KMeansBarrier.tasks(sc, parts, k, d) : 0, parts, sc, k, d);
-            final int barrierTasks = mode == Mode.SINGLE_STAGE ? KMeansBarrier.tasks(sc, parts, k, d) : 0;
+            final int barrierTasks = gpu || "single-stage".equals(modeSetting()) ? KMeansBarrier.tasks(sc, parts, k, d) : 0;
+            Mode mode = chooseMode(total.n * d, gpu, barrierTasks, k, d);
             if (mode == Mode.LOCAL) {
                 long c0 = System.nanoTime();
                 blocks = KMeansBlocks.local(packed.collect(), k, cosine, scales, backend);

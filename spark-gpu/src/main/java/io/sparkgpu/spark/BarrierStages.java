@@ -22,14 +22,12 @@ import scala.reflect.ClassTag$;
  * cannot be read throws {@link MissingBlock}, after which the caller runs its per-iteration path instead.
  */
 public final class BarrierStages {
-    /** Setting: number of tasks of a single-stage GPU fit ({@link GpuTasks#TASKS}). */
-    public static final String TASKS = GpuTasks.TASKS;
 
     private BarrierStages() {
     }
 
     /**
-     * Tasks of a single-stage fit over {@code partitions} cached partitions: {@link #TASKS} when set (a positive
+     * Tasks of a single-stage fit over {@code partitions} cached partitions: {@link GpuTasks#TASKS} when set (a positive
      * integer, else an error naming the setting), otherwise {@link GpuTasks#scheduledGpus}; at most {@code partitions}.
      * 0 under dynamic allocation (a barrier stage needs a fixed set of slots).
      */

@@ -38,7 +38,7 @@ class KMeansBarrierFaultTest {
         double[][] init = GeneratedBlobs.firstRows(5, 4, 5, 7);
         java.util.function.Supplier<GpuKMeansModel> fit = () -> new GpuKMeans().setK(5).setMaxIter(6).setTol(0)
                 .setInitialCenters(init).setBackend("auto").fit(df);
-        GpuKMeansModel ref = KMeansTrainerSparkTest.inModeModel("job-per-pass", null, fit);
+        GpuKMeansModel ref = KMeansTrainerSparkTest.inMode("job-per-pass", null, fit);
         assertEquals("job-per-pass", ref.summary().mode());
 
         AtomicInteger removed = new AtomicInteger();
@@ -52,7 +52,7 @@ class KMeansBarrierFaultTest {
         spark.sparkContext().setLocalProperty(KMeansBarrier.KILL_AT, "3");
         GpuKMeansModel killed;
         try {
-            killed = KMeansTrainerSparkTest.inModeModel("single-stage", null, fit);
+            killed = KMeansTrainerSparkTest.inMode("single-stage", null, fit);
         } finally {
             spark.sparkContext().setLocalProperty(KMeansBarrier.KILL_AT, null);
             spark.sparkContext().removeSparkListener(l);

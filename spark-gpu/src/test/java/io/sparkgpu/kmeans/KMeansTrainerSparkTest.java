@@ -101,20 +101,7 @@ class KMeansTrainerSparkTest {
     }
 
     /** Runs {@code fit} with the k-means mode (and barrier task count) forced through system properties. */
-    static KMeansResult inMode(String mode, String tasks, java.util.function.Supplier<KMeansResult> fit) {
-        System.setProperty(KMeansTrainer.MODE, mode);
-        if (tasks != null) {
-            System.setProperty(io.sparkgpu.spark.GpuTasks.TASKS, tasks);
-        }
-        try {
-            return fit.get();
-        } finally {
-            System.clearProperty(KMeansTrainer.MODE);
-            System.clearProperty(io.sparkgpu.spark.GpuTasks.TASKS);
-        }
-    }
-
-    static GpuKMeansModel inModeModel(String mode, String tasks, java.util.function.Supplier<GpuKMeansModel> fit) {
+    static <T> T inMode(String mode, String tasks, java.util.function.Supplier<T> fit) {
         System.setProperty(KMeansTrainer.MODE, mode);
         if (tasks != null) {
             System.setProperty(io.sparkgpu.spark.GpuTasks.TASKS, tasks);

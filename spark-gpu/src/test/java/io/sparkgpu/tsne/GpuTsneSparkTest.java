@@ -113,14 +113,14 @@ class GpuTsneSparkTest {
             System.setProperty(TsneTrainer.DISTRIBUTED_STAGE, stage);
         }
         if (tasks != null) {
-            System.setProperty(io.sparkgpu.spark.BarrierStages.TASKS, tasks);
+            System.setProperty(io.sparkgpu.spark.GpuTasks.TASKS, tasks);
         }
         try {
             fit.run();
             sc.listenerBus().waitUntilEmpty();
         } finally {
             System.clearProperty(TsneTrainer.DISTRIBUTED_STAGE);
-            System.clearProperty(io.sparkgpu.spark.BarrierStages.TASKS);
+            System.clearProperty(io.sparkgpu.spark.GpuTasks.TASKS);
             sc.removeSparkListener(l);
         }
         return jobs;
@@ -202,7 +202,7 @@ class GpuTsneSparkTest {
                 () -> jobsOf("sometimes", null, () -> e.fit(df)));
         assertTrue(x.getMessage().contains(TsneTrainer.DISTRIBUTED_STAGE), x.getMessage());
         x = assertThrows(IllegalArgumentException.class, () -> jobsOf(null, "none", () -> e.fit(df)));
-        assertTrue(x.getMessage().contains(io.sparkgpu.spark.BarrierStages.TASKS), x.getMessage());
+        assertTrue(x.getMessage().contains(io.sparkgpu.spark.GpuTasks.TASKS), x.getMessage());
     }
 
     /** Coordinates ordered by id "p0", "p1", ... (the row order differs between partitionings). */
