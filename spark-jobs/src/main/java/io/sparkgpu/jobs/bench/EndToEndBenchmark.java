@@ -44,16 +44,21 @@ import org.apache.spark.sql.SparkSession;
  */
 public final class EndToEndBenchmark {
     static final List<String> ALL_IMPLS = List.of("ours-gpu", "ours-cpu", "mllib-row", "mllib-block");
-    static final List<String> ALL_CAPABILITIES = List.of("kmeans", "isotonic", "scan");
+    static final List<String> ALL_CAPABILITIES = List.of("kmeans", "isotonic", "scan", "tsne");
 
     static final class Options {
         static final String USAGE = String.join("\n",
                 "EndToEndBenchmark: each capability as Spark jobs: ours GPU, ours CPU twin and MLlib where it has an",
                 "equivalent (k-means: MLlib row and block; isotonic: MLlib IsotonicRegression), one report.",
-                "  --capabilities L   any of kmeans,isotonic,scan                        [all]",
+                "  --capabilities L   any of kmeans,isotonic,scan,tsne                   [all]",
                 "  --iso-n N          isotonic rows                                      [10000000]",
                 "  --scan-grid N      scan grid N x N (Poisson)                          [128]",
                 "  --scan-replicas R  scan Monte Carlo replicas                          [999]",
+                "  --tsne-n N         t-SNE points (Gaussian blobs)                      [70000]",
+                "  --tsne-d D         t-SNE input dimensions                             [784]",
+                "  --tsne-iters I     t-SNE iterations                                   [1000]",
+                "  --tsne-modes L     any of single,distributed                          [single,distributed]",
+                "  --tsne-impls L     any of ours-gpu,ours-cpu (the CPU twin takes minutes at the default size) [ours-gpu]",
                 "  --n N              points (1e7 or 10000000)                          [10000000]",
                 "  --d D              dimensions                                         [32]",
                 "  --k K              clusters (also the number of generated blobs)      [64]",
@@ -85,6 +90,11 @@ public final class EndToEndBenchmark {
         long isoN = 10_000_000L;
         int scanGrid = 128;
         int scanReplicas = 999;
+        long tsneN = 70_000;
+        int tsneD = 784;
+        int tsneIters = 1000;
+        List<String> tsneModes = List.of("single", "distributed");
+        Set<String> tsneImpls = new LinkedHashSet<>(List.of("ours-gpu"));
         String gpuBackend = "gpu";
         long warmupN = 100_000;
         long seed = 42;
@@ -116,6 +126,13 @@ public final class EndToEndBenchmark {
                     case "--iso-n": o.isoN = KMeansBenchmark.Options.count(v); break;
                     case "--scan-grid": o.scanGrid = (int) KMeansBenchmark.Options.count(v); break;
                     case "--scan-replicas": o.scanReplicas = (int) KMeansBenchmark.Options.count(v); break;
+                    case "--tsne-n": o.tsneN = KMeansBenchmark.Options.count(v); break;
+                    case "--tsne-d": o.tsneD = (int) KMeansBenchmark.Options.count(v); break;
+                    case "--tsne-iters": o.tsneIters = (int) KMeansBenchmark.Options.count(v); break;
+                    case "--tsne-modes": o.tsneModes = BenchArgs.choices("--tsne-modes", v, List.of("single", "distributed")); break;
+                    case "--tsne-impls":
+                        o.tsneImpls = new LinkedHashSet<>(BenchArgs.choices("--tsne-impls", v, List.of("ours-gpu", "ours-cpu")));
+                        break;
                     case "--gpu-backend": o.gpuBackend = v.trim().toLowerCase(Locale.ROOT); break;
                     case "--warmup-n": o.warmupN = KMeansBenchmark.Options.count(v); break;
                     case "--seed": o.seed = Long.parseLong(v.trim()); break;
@@ -131,6 +148,10 @@ public final class EndToEndBenchmark {
                     || o.warmupN < 0) {
                 throw new IllegalArgumentException("need --n, --d, --iters, --cores, --partitions >= 1, --k >= 2, "
                         + "--tasks-per-gpu and --warmup-n >= 0");
+            }
+            if (o.tsneN < 4 || o.tsneD < 1 || o.tsneIters < 1 || o.tsneN * o.tsneD >= Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("need --tsne-n >= 4, --tsne-d and --tsne-iters >= 1, and "
+                        + "--tsne-n x --tsne-d < 2^31");
             }
             if (o.isoN < 1 || o.scanGrid < 1 || o.scanReplicas < 0) {
                 throw new IllegalArgumentException("need --iso-n, --scan-grid >= 1 and --scan-replicas >= 0");
@@ -249,6 +270,10 @@ public final class EndToEndBenchmark {
             }
             if (o.capabilities.contains("scan")) {
                 jobs.scan(o.scanGrid, o.scanReplicas, o.wants("ours-gpu"), o.wants("ours-cpu"));
+            }
+            if (o.capabilities.contains("tsne")) {
+                jobs.tsne(o.tsneN, o.tsneD, o.tsneIters, o.tsneModes, o.tsneImpls.contains("ours-gpu"),
+                        o.tsneImpls.contains("ours-cpu"));
             }
         } finally {
             if (ownsSession) {

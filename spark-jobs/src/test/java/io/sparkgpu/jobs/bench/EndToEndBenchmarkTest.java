@@ -118,4 +118,32 @@ class EndToEndBenchmarkTest {
         assertThrows(IllegalArgumentException.class,
                 () -> EndToEndBenchmark.Options.parse(new String[] {"--capabilities", "pca"}));
     }
+
+    @Test
+    void tsneJobsRunInBothModesAndAgree() {
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        EndToEndBenchmark.Report r = EndToEndBenchmark.runForTest(new String[] {"--capabilities", "tsne",
+                "--tsne-n", "300", "--tsne-d", "10", "--tsne-iters", "30", "--tsne-impls", "ours-gpu,ours-cpu",
+                "--cores", "2", "--partitions", "3", "--gpu-backend", "auto"},
+                new PrintStream(log, true, StandardCharsets.UTF_8));
+        String md = r.markdown();
+        String logText = log.toString(StandardCharsets.UTF_8);
+        assertEquals(4, r.jobs.jobs.size(), logText);
+        for (EndToEndJobs.Job j : r.jobs.jobs) {
+            assertNull(j.failure, j.mode + " " + j.impl + ": " + j.failure + "\n" + logText);
+            assertEquals(300 * 2, j.values.length, md);
+            assertTrue(j.timings.get("total") > 0, md);
+        }
+        assertFalse(r.jobs.mismatch(), md);
+        assertEquals(0, r.exitCode(), md);
+        assertTrue(md.contains("### t-SNE end to end on Spark"), md);
+        assertTrue(md.contains(", distributed mode |") && md.contains(", single mode |"), md);
+        assertTrue(md.contains("bitwise equal to the GPU row"), md);
+        assertTrue(md.contains("| g2g |") && md.contains("| device phases / whole fit"), md);
+        // a changed bit is seen
+        r.jobs.jobs.get(1).values[7] += 1e-9;
+        assertTrue(r.jobs.mismatch(), md);
+        assertThrows(IllegalArgumentException.class,
+                () -> EndToEndBenchmark.Options.parse(new String[] {"--tsne-modes", "exact"}));
+    }
 }
