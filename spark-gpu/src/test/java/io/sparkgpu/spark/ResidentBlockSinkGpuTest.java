@@ -297,7 +297,7 @@ class ResidentBlockSinkGpuTest {
                         int d = 1 + r.nextInt(40);
                         int n = r.nextInt(i == 0 ? 1 : 20_000);
                         FeatureBlock b = block(n, n == 0 ? 0 : d, 1000L * tid + i);
-                        int cp = 1 + r.nextInt(3000);
+                        int cp = 50 + r.nextInt(3000); // at most 400 chunks a block
                         ResidentBlockSink.Outcome o = sink(new ResidentBlockSink(dev, run + tid + "/" + i), b, cp);
                         assertEquals(n == 0 ? ResidentBlockSink.Outcome.EMPTY : ResidentBlockSink.Outcome.RESIDENT, o,
                                 "thread " + tid + ", block " + i + ": n=" + n + ", d=" + d + ", " + cp + " points a chunk");
