@@ -57,8 +57,9 @@ public final class HostToDevice {
      * The staging slots of one caller for a series of copies to one device, used in turn across all its copies.
      * The slots are borrowed from {@link PinnedStagingPool} at the first non-empty copy and given back by
      * {@link #close()}, which does not wait for the copies (the next user of a slot waits for its event).
-     * Each {@link #copy} blocks only to fill a slot whose previous copy is still running. Not thread-safe: one
-     * thread at a time, as a stream.
+     * Each {@link #copy} puts the data into the slots on the calling thread (a memory copy) and enqueues the DMA;
+     * it blocks only to refill a slot whose previous copy is still running. Not thread-safe: one thread at a
+     * time, as a stream.
      */
     public static final class Stager implements AutoCloseable {
         private final CudaDevice device;
