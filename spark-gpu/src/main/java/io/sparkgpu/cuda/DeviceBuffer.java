@@ -2,6 +2,7 @@ package io.sparkgpu.cuda;
 
 import static jcuda.driver.JCudaDriver.cuMemAlloc;
 import static jcuda.driver.JCudaDriver.cuMemFree;
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoDAsync;
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
 import static jcuda.driver.JCudaDriver.cuMemsetD8Async;
@@ -99,6 +100,36 @@ public final class DeviceBuffer implements AutoCloseable {
     public void download(int[] dst, int count, GpuStream stream) {
         checkRange((long) count * Sizeof.INT);
         cuMemcpyDtoHAsync(Pointer.to(dst), ptr, (long) count * Sizeof.INT, stream.handle());
+    }
+
+    /**
+     * Enqueues a device-to-device copy of {@code bytes} bytes from {@code src} at byte offset {@code srcByteOffset}
+     * to this buffer at byte offset {@code dstByteOffset}, on {@code stream} (buffers of the stream's device).
+     */
+    public void copyFrom(DeviceBuffer src, long srcByteOffset, long dstByteOffset, long bytes, GpuStream stream) {
+        ensureOpen();
+        src.ensureOpen();
+        if (bytes < 0 || srcByteOffset < 0 || dstByteOffset < 0 || srcByteOffset + bytes > src.bytes
+                || dstByteOffset + bytes > this.bytes) {
+            throw new IllegalArgumentException("device copy of " + bytes + " bytes from offset " + srcByteOffset
+                    + " of a buffer of " + src.bytes + " bytes to offset " + dstByteOffset + " of a buffer of "
+                    + this.bytes + " bytes is out of range");
+        }
+        if (src.device != device || stream.device() != device) {
+            throw new IllegalArgumentException("device copy between " + src.device + " and " + device + " on a stream of "
+                    + stream.device());
+        }
+        if (bytes == 0) {
+            return;
+        }
+        device.bind();
+        try {
+            cuMemcpyDtoDAsync(ptr.withByteOffset(dstByteOffset), src.ptr.withByteOffset(srcByteOffset), bytes,
+                    stream.handle());
+        } catch (RuntimeException e) {
+            throw new CudaException("device-to-device copy of " + bytes + " bytes failed on " + device + ": "
+                    + CudaRuntime.describe(e), e);
+        }
     }
 
     public void zero(GpuStream stream) {

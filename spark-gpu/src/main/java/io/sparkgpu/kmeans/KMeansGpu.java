@@ -686,8 +686,12 @@ public final class KMeansGpu {
         if (lease == null) {
             return;
         }
-        try (GpuStream s = new GpuStream(dev)) {
-            ensureUploaded(lease, data, s);
+        try {
+            if (!lease.wasPresent()) { // e.g. made resident while packing (io.sparkgpu.spark.ResidentBlockSink)
+                try (GpuStream s = new GpuStream(dev)) {
+                    ensureUploaded(lease, data, s);
+                }
+            }
         } finally {
             lease.close();
         }

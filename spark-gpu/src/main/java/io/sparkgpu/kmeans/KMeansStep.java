@@ -4,6 +4,8 @@ import io.sparkgpu.cuda.Backend;
 import io.sparkgpu.cuda.BackendChooser;
 import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.cuda.CudaException;
+import io.sparkgpu.spark.FeatureIngest;
+import io.sparkgpu.spark.ResidentBlockSink;
 
 /**
  * Runs one k-means pass on the backend the policy picks. With {@code auto}, a GPU failure during the pass
@@ -86,8 +88,28 @@ public final class KMeansStep {
     }
 
     /**
+     * The sink that copies partition chunks to the GPU's resident cache under {@code residencyKey} while the
+     * partition is packed ({@link ResidentBlockSink}: x then w, the layout of the passes), or {@code null} when
+     * no GPU resolves for {@code backend} (the block is then uploaded after packing, or streamed, as usual).
+     */
+    static FeatureIngest.ChunkSink residentSink(Backend backend, String residencyKey) {
+        if (residencyKey == null || backend == Backend.CPU) {
+            return null;
+        }
+        try {
+            CudaDevice dev = BackendChooser.resolve(backend, KMeansGpu.MODULE, KMeansGpu.PROBE_KERNEL);
+            return dev == null ? null : new ResidentBlockSink(dev, residencyKey);
+        } catch (CudaException | LinkageError e) {
+            BackendChooser.fallback(KMeansGpu.MODULE, "upload while packing failed (the passes upload again): "
+                    + e.getMessage());
+            return null;
+        }
+    }
+
+    /**
      * Copies a packed block to the GPU's resident cache ahead of its passes, in the task that packed it, so
-     * that many tasks upload in parallel. Returns the seconds spent; 0 when no GPU resolves, the block does not
+     * that many tasks upload in parallel; nothing to copy when the block is already resident (made so while
+     * packing by {@link #residentSink}). Returns the seconds spent; 0 when no GPU resolves, the block does not
      * fit the resident budget, or the copy fails (the passes then upload or fall back as usual).
      */
     static double preload(Backend backend, KMeansData data) {

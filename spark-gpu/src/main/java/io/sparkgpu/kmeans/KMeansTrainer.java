@@ -15,6 +15,7 @@ import io.sparkgpu.cuda.SparkGpuConf;
 import io.sparkgpu.spark.BarrierStages;
 import io.sparkgpu.spark.FeatureIngest;
 import io.sparkgpu.spark.GpuTasks;
+import io.sparkgpu.spark.ResidentBlockSink;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.spark.SparkContext;
@@ -34,7 +35,8 @@ import org.slf4j.LoggerFactory;
  * Distributed Lloyd k-means (Lloyd 1982) with per-partition GPU passes and an exact combiner.
  *
  * <p>Each partition is packed once into primitive arrays ({@link KMeansData}) and cached; with a GPU the
- * packing task also copies its block to the device, so all partitions upload in parallel. A pass over a
+ * packing task also copies its block to the device, chunk by chunk while it packs the next chunks, so all
+ * partitions upload in parallel and mostly behind the packing. A pass over a
  * block (GPU kernel or CPU twin, O(n k d)) returns per-cluster sums, weights, counts and cost as 128-bit
  * fixed-point integers, which are added exactly, and the centres are recomputed from the sum
  * ({@link KMeansLloyd}). Where the passes run ({@link Mode}): small data (n*d at most
@@ -112,7 +114,10 @@ public final class KMeansTrainer {
         double maxW;
         double[] maxAbs;
         TreeSet<Cand> cands = new TreeSet<>();
-        /** Seconds the packing tasks spent copying their blocks to the GPU (summed over tasks, and the longest). */
+        /**
+         * Seconds the packing tasks' threads spent on copying their blocks to the GPU (summed over tasks, and the
+         * longest; see {@link #UPLOAD_SUM}).
+         */
         double uploadSeconds;
         double uploadSecondsMax;
         /** Seconds of the bounds and candidate hashing in the longest task (the rest of packing is reading rows). */
@@ -160,9 +165,26 @@ public final class KMeansTrainer {
      * internal rows or columnar batches), validating every value (errors name the column).
      */
     public static JavaRDD<KMeansData> pack(Dataset<?> df, String featuresCol, String weightCol, boolean cosine, String fitId) {
+        return pack(df, featuresCol, weightCol, cosine, fitId, null);
+    }
+
+    /**
+     * {@link #pack}; with a {@code residentOn} backend other than CPU (and a {@code fitId}), each task also copies
+     * its partition's chunks to the GPU that backend resolves to while it packs the next ones
+     * ({@link KMeansStep#residentSink}), so that the block is resident under its residency key when packing ends.
+     * The blocks are the same either way.
+     */
+    public static JavaRDD<KMeansData> pack(Dataset<?> df, String featuresCol, String weightCol, boolean cosine, String fitId,
+                                           Backend residentOn) {
         String w = weightCol == null || weightCol.isEmpty() ? null : weightCol;
-        return FeatureIngest.read(df, featuresCol, w, (x, off, d) -> Features.clean(x, off, d, featuresCol, cosine))
-                .map(b -> new KMeansData(b.x, b.w, b.n, b.d, fitId == null ? null : fitId + "/" + b.partition));
+        FeatureIngest.ChunkSinks sinks = fitId == null || residentOn == null || residentOn == Backend.CPU ? null
+                : partition -> KMeansStep.residentSink(residentOn, residencyKey(fitId, partition));
+        return FeatureIngest.read(df, featuresCol, w, (x, off, d) -> Features.clean(x, off, d, featuresCol, cosine), sinks)
+                .map(b -> new KMeansData(b.x, b.w, b.n, b.d, fitId == null ? null : residencyKey(fitId, b.partition)));
+    }
+
+    static String residencyKey(String fitId, int partition) {
+        return fitId + "/" + partition;
     }
 
     /**
@@ -199,6 +221,16 @@ public final class KMeansTrainer {
     }
 
     // ---------------------------------------------------------------- training
+
+    /**
+     * Timings: seconds the packing tasks' threads spent on copying their blocks to the GPU, summed over tasks and in
+     * the longest task: putting each full chunk into pinned staging and enqueueing its copy (the copy itself runs
+     * while the next chunk is packed), waiting for a staging slot still being copied from, placing the chunks and
+     * copying the last one when the partition ends, and whole-block copies after packing where the block could
+     * not be made resident while packing. Part of "pack".
+     */
+    public static final String UPLOAD_MAX = "  of which upload on the packing thread (longest task)";
+    public static final String UPLOAD_SUM = "upload on the packing threads (sum over tasks)";
 
     /** Setting: largest n*d (feature values) fitted on the driver's threads without Spark jobs. */
     static final String LOCAL_VALUES = "spark.sparkgpu.kmeans.localValues";
@@ -287,7 +319,8 @@ public final class KMeansTrainer {
         final Backend backend = cfg.backend;
         final boolean gpu = gpuFit(sc, backend);
         Map<String, Double> timings = new LinkedHashMap<>();
-        JavaRDD<KMeansData> packed = pack(df, featuresCol, weightCol, cosine, fitId).persist(StorageLevel.MEMORY_AND_DISK());
+        JavaRDD<KMeansData> packed = pack(df, featuresCol, weightCol, cosine, fitId, gpu ? backend : null)
+                .persist(StorageLevel.MEMORY_AND_DISK());
         KMeansBlocks blocks = null;
         try {
             jsc.setJobDescription("spark-gpu k-means: pack and validate");
@@ -299,7 +332,10 @@ public final class KMeansTrainer {
                 Stats st = stats(p, k, seed, candidates);
                 st.statsSecondsMax = (System.nanoTime() - s0) / 1e9;
                 if (gpu) {
-                    st.uploadSeconds = KMeansStep.preload(backend, p);
+                    // the packing thread's share of copying the chunks while packing, plus the copy after packing
+                    // where that did not make the block resident
+                    st.uploadSeconds = (p.residencyKey == null ? 0 : ResidentBlockSink.takeSeconds(p.residencyKey))
+                            + KMeansStep.preload(backend, p);
                     st.uploadSecondsMax = st.uploadSeconds;
                 }
                 return st;
@@ -307,8 +343,10 @@ public final class KMeansTrainer {
             timings.put("pack", (System.nanoTime() - p0) / 1e9);
             timings.put(candidates ? "  of which bounds and candidates (longest task)" : "  of which bounds (longest task)", total.statsSecondsMax);
             if (gpu) {
-                timings.put("upload while packing (sum over tasks)", total.uploadSeconds);
-                timings.put("upload while packing (longest task)", total.uploadSecondsMax);
+                // chunks are copied while the next ones are packed: these are the seconds the packing threads were
+                // kept from packing by uploads, not the duration of the copies (which overlap the packing)
+                timings.put(UPLOAD_MAX, total.uploadSecondsMax);
+                timings.put(UPLOAD_SUM, total.uploadSeconds);
             }
             if (total.n == 0) {
                 throw new IllegalArgumentException("k-means needs at least one row, but the dataset (featuresCol '"
@@ -449,8 +487,12 @@ public final class KMeansTrainer {
     private static void cleanUp(SparkContext sc, JavaRDD<KMeansData> packed, String fitId, Mode mode) {
         try {
             DeviceResidentCache.forEach(c -> c.evictPrefix(fitId));
+            ResidentBlockSink.forgetSeconds(fitId);
             if (!sc.isLocal()) {
-                packed.foreachPartition(it -> DeviceResidentCache.forEach(c -> c.evictPrefix(fitId)));
+                packed.foreachPartition(it -> {
+                    DeviceResidentCache.forEach(c -> c.evictPrefix(fitId));
+                    ResidentBlockSink.forgetSeconds(fitId);
+                });
             }
         } catch (RuntimeException e) {
             LOG.debug("eviction of resident k-means data failed", e);

@@ -70,6 +70,11 @@ import scala.jdk.javaapi.CollectionConverters;
  * weight (null, negative or non-finite). Errors are IllegalArgumentExceptions thrown in the task; the driver
  * sees them wrapped in a SparkException ({@link io.sparkgpu.common.SparkErrors#unwrap} finds them).
  *
+ * <p>A caller may pass {@link ChunkSinks} to see each partition's values while the partition is still being packed
+ * (e.g. to copy them to a GPU meanwhile, {@link ResidentBlockSink}): its {@link ChunkSink} gets every full chunk as
+ * soon as the next point needs a new one, then the finished block, and is closed when the task is done with it,
+ * also after an error. The block is the same with or without a sink.
+ *
  * <p>Relies on Spark internals (stable across 3.x and 4.x but not public API): the internal form of VectorUDT
  * (struct type: byte, size: int, indices: array&lt;int&gt;, values: array&lt;double&gt;), the UnsafeArrayData
  * layout (8-byte count, null bits, values), and the physical operator classes named above.
@@ -83,6 +88,37 @@ public final class FeatureIngest {
     /** Validates (and may normalise) the point {@code x[off, off + d)} in place; throws IllegalArgumentException naming the column. */
     public interface PointCheck extends Serializable {
         void check(double[] x, int off, int d);
+    }
+
+    /**
+     * Sees one partition's packed values while the partition is packed, on the task's thread. The packer fills
+     * chunks of at most {@link #CHUNK_VALUES} values (at least one point); when a chunk is full and the next point
+     * needs room, {@link #chunk} gets it, in order, so the chunks are the points {@code [0, p)} for some p. Then
+     * {@link #finish} gets the whole block and p (the points it holds beyond p, the last chunk, were never passed
+     * as a chunk: a sink takes them from the block), also for an empty partition. {@link #close} is called exactly
+     * once, last, whether packing succeeded or failed (a validation error may come after some chunks). The arrays
+     * handed over are the packer's and the block's: a sink reads them during the call (they do not change
+     * afterwards either) and never writes them. An exception thrown by a sink fails the task.
+     */
+    public interface ChunkSink extends AutoCloseable {
+        /**
+         * Points {@code [first, first + points)} of the partition: coordinates {@code x[0, points * d)} (row-major)
+         * and weights {@code w[0, points)}; the arrays may be longer.
+         */
+        void chunk(double[] x, double[] w, int first, int points, int d);
+
+        /** The finished block; its points {@code [0, passed)} were handed to {@link #chunk} before. */
+        void finish(FeatureBlock block, int passed);
+
+        /** Releases what the sink holds; called once, after {@link #finish} or after a failure. */
+        @Override
+        void close();
+    }
+
+    /** Opens the {@link ChunkSink} of a partition in its task ({@code null}: none); shipped to the tasks. */
+    @FunctionalInterface
+    public interface ChunkSinks extends Serializable {
+        ChunkSink open(int partition);
     }
 
     /** How {@link #read} gets at the values (see the class comment). */
@@ -183,6 +219,15 @@ public final class FeatureIngest {
      * action runs). Schema errors are thrown here. {@code check} may be null (no per-point check).
      */
     public static JavaRDD<FeatureBlock> read(Dataset<?> df, String featuresCol, String weightColOrNull, PointCheck check) {
+        return read(df, featuresCol, weightColOrNull, check, null);
+    }
+
+    /**
+     * {@link #read}, handing each partition's chunks to the sink {@code sinks} opens for it in the task (see
+     * {@link ChunkSink}); {@code sinks} may be null (no sink).
+     */
+    public static JavaRDD<FeatureBlock> read(Dataset<?> df, String featuresCol, String weightColOrNull, PointCheck check,
+                                             ChunkSinks sinks) {
         String weightCol = blankToNull(weightColOrNull);
         Spec spec = new Spec(df.schema(), featuresCol, weightCol, check);
         Dataset<?> sel = select(df, featuresCol, weightCol);
@@ -192,10 +237,10 @@ public final class FeatureIngest {
             int wOrd = weightCol == null ? -1 : src.ordinals[1];
             RDD<ColumnarBatch> batches = src.plan.executeColumnar();
             return batches.toJavaRDD().mapPartitionsWithIndex(
-                    (pid, it) -> one(packBatches(spec, pid, it, fOrd, wOrd)), true);
+                    (pid, it) -> one(packBatches(spec, pid, it, fOrd, wOrd, open(sinks, pid))), true);
         }
         RDD<InternalRow> rows = sel.queryExecution().toRdd();
-        return rows.toJavaRDD().mapPartitionsWithIndex((pid, it) -> one(packRows(spec, pid, it)), true);
+        return rows.toJavaRDD().mapPartitionsWithIndex((pid, it) -> one(packRows(spec, pid, it, open(sinks, pid))), true);
     }
 
     /** The path {@link #read} takes for these arguments. */
@@ -207,6 +252,10 @@ public final class FeatureIngest {
 
     private static String blankToNull(String s) {
         return s == null || s.isEmpty() ? null : s;
+    }
+
+    private static ChunkSink open(ChunkSinks sinks, int partition) {
+        return sinks == null ? null : sinks.open(partition);
     }
 
     private static Iterator<FeatureBlock> one(FeatureBlock b) {
@@ -297,15 +346,17 @@ public final class FeatureIngest {
     static final class Packer {
         final Spec spec;
         final int partition;
+        final ChunkSink sink; // null: none
         double[] x = new double[0];
         double[] w = new double[0];
         int n;
         int d = -1;
         int cap; // points x and w can hold
 
-        Packer(Spec spec, int partition) {
+        Packer(Spec spec, int partition, ChunkSink sink) {
             this.spec = spec;
             this.partition = partition;
+            this.sink = sink;
         }
 
         /** Makes room for one more point of size {@code len}; returns its offset in x. */
@@ -328,6 +379,7 @@ public final class FeatureIngest {
          * Full chunks of points (x and w); the current chunk is {@link #x}/{@link #w}. Chunks grow to
          * {@link #CHUNK_VALUES} values and are never copied until {@link #finish} joins them once, so packing
          * copies each value twice (into a chunk, into the block) instead of about four times with doubling arrays.
+         * A full chunk is final (its points have passed their checks) and goes to the {@link #sink} at once.
          */
         private final java.util.List<double[]> doneX = new java.util.ArrayList<>();
         private final java.util.List<double[]> doneW = new java.util.ArrayList<>();
@@ -350,6 +402,9 @@ public final class FeatureIngest {
                 cap = base + c;
                 return;
             }
+            if (sink != null) {
+                sink.chunk(x, w, base, local, d);
+            }
             doneX.add(x);
             doneW.add(w);
             base = n;
@@ -368,6 +423,14 @@ public final class FeatureIngest {
         }
 
         FeatureBlock finish() {
+            FeatureBlock b = join();
+            if (sink != null) {
+                sink.finish(b, base);
+            }
+            return b;
+        }
+
+        private FeatureBlock join() {
             if (n == 0) {
                 return new FeatureBlock(new double[0], new double[0], 0, 0, partition);
             }
@@ -398,8 +461,15 @@ public final class FeatureIngest {
         }
     }
 
-    static FeatureBlock packRows(Spec spec, int partition, Iterator<InternalRow> rows) {
-        Packer pk = new Packer(spec, partition);
+    /** Packs the rows, handing chunks to {@code sink} (may be null), which is closed before this returns or throws. */
+    static FeatureBlock packRows(Spec spec, int partition, Iterator<InternalRow> rows, ChunkSink sink) {
+        try (ChunkSink s = sink) {
+            return packRows(new Packer(spec, partition, s), rows);
+        }
+    }
+
+    private static FeatureBlock packRows(Packer pk, Iterator<InternalRow> rows) {
+        Spec spec = pk.spec;
         boolean weighted = spec.weightCol != null;
         while (rows.hasNext()) {
             InternalRow r = rows.next();
@@ -423,8 +493,16 @@ public final class FeatureIngest {
         return pk.finish();
     }
 
-    static FeatureBlock packBatches(Spec spec, int partition, Iterator<ColumnarBatch> batches, int fOrd, int wOrd) {
-        Packer pk = new Packer(spec, partition);
+    /** Packs the batches, handing chunks to {@code sink} (may be null), which is closed before this returns or throws. */
+    static FeatureBlock packBatches(Spec spec, int partition, Iterator<ColumnarBatch> batches, int fOrd, int wOrd,
+                                    ChunkSink sink) {
+        try (ChunkSink s = sink) {
+            return packBatches(new Packer(spec, partition, s), batches, fOrd, wOrd);
+        }
+    }
+
+    private static FeatureBlock packBatches(Packer pk, Iterator<ColumnarBatch> batches, int fOrd, int wOrd) {
+        Spec spec = pk.spec;
         while (batches.hasNext()) {
             ColumnarBatch b = batches.next();
             ColumnVector fv = b.column(fOrd);

@@ -370,6 +370,176 @@ class FeatureIngestTest {
         }
     }
 
+    // ------------------------------------------------------------------------------- chunk sinks
+
+    /** What one partition's sink saw (local[2]: the tasks run in this JVM). */
+    static final class Seen {
+        final List<int[]> chunks = new ArrayList<>(); // first, points, d
+        final List<double[]> xs = new ArrayList<>();
+        final List<double[]> ws = new ArrayList<>();
+        final List<String> calls = new ArrayList<>();
+        int passed = -1;
+        FeatureBlock block;
+    }
+
+    static final java.util.concurrent.ConcurrentHashMap<String, Seen> SEEN = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Records every call, copying the chunks it is handed; {@code failAt}: chunk() throws at that chunk (-1: never). */
+    static final class RecordingSink implements FeatureIngest.ChunkSink {
+        final Seen seen;
+        final int failAt;
+
+        RecordingSink(Seen seen, int failAt) {
+            this.seen = seen;
+            this.failAt = failAt;
+        }
+
+        @Override
+        public void chunk(double[] x, double[] w, int first, int points, int d) {
+            synchronized (seen) {
+                seen.calls.add("chunk");
+                if (seen.chunks.size() == failAt) {
+                    throw new IllegalArgumentException("the sink broke at chunk " + failAt);
+                }
+                seen.chunks.add(new int[] {first, points, d});
+                seen.xs.add(Arrays.copyOf(x, points * d));
+                seen.ws.add(Arrays.copyOf(w, points));
+            }
+        }
+
+        @Override
+        public void finish(FeatureBlock block, int passed) {
+            synchronized (seen) {
+                seen.calls.add("finish");
+                seen.passed = passed;
+                seen.block = block;
+            }
+        }
+
+        @Override
+        public void close() {
+            synchronized (seen) {
+                seen.calls.add("close");
+            }
+        }
+    }
+
+    static FeatureIngest.ChunkSinks recording(String run, int failAt) {
+        return pid -> new RecordingSink(SEEN.computeIfAbsent(run + "/" + pid, k -> new Seen()), failAt);
+    }
+
+    /**
+     * Reads df with a recording sink: the blocks are those without a sink, and each partition's sink got, in order,
+     * its full chunks (exactly the block's points [0, p), chunk by chunk), then the block and p, then one close.
+     */
+    static List<FeatureBlock> assertSinksSeeTheChunks(Dataset<?> df, String weightCol, String what) {
+        String run = java.util.UUID.randomUUID().toString();
+        List<FeatureBlock> want = FeatureIngest.read(df, "features", weightCol, CLEAN).collect();
+        List<FeatureBlock> got = FeatureIngest.read(df, "features", weightCol, CLEAN, recording(run, -1)).collect();
+        assertEquals(want.size(), got.size(), what);
+        for (int p = 0; p < got.size(); p++) {
+            FeatureBlock b = got.get(p);
+            String at = what + ", partition " + p;
+            assertEquals(want.get(p).n, b.n, at);
+            assertArrayEquals(bits(want.get(p).x), bits(b.x), at + ": x with a sink");
+            assertArrayEquals(bits(want.get(p).w), bits(b.w), at + ": w with a sink");
+            Seen s = SEEN.remove(run + "/" + p);
+            assertTrue(s != null, at + ": no sink opened");
+            List<String> calls = new ArrayList<>(java.util.Collections.nCopies(s.chunks.size(), "chunk"));
+            calls.add("finish");
+            calls.add("close");
+            assertEquals(calls, s.calls, at);
+            assertEquals(b.n, s.block.n, at);
+            assertArrayEquals(bits(b.x), bits(s.block.x), at + ": block handed to the sink");
+            assertArrayEquals(bits(b.w), bits(s.block.w), at + ": block handed to the sink");
+            int chunkPoints = b.n == 0 ? 1 : (int) Math.max(1, FeatureIngest.CHUNK_VALUES / b.d);
+            int next = 0;
+            for (int c = 0; c < s.chunks.size(); c++) {
+                int[] ch = s.chunks.get(c);
+                assertArrayEquals(new int[] {next, chunkPoints, b.d}, ch, at + ", chunk " + c);
+                assertArrayEquals(bits(Arrays.copyOfRange(b.x, next * b.d, (next + chunkPoints) * b.d)),
+                        bits(s.xs.get(c)), at + ", chunk " + c + ": x");
+                assertArrayEquals(bits(Arrays.copyOfRange(b.w, next, next + chunkPoints)), bits(s.ws.get(c)),
+                        at + ", chunk " + c + ": w");
+                next += chunkPoints;
+            }
+            assertEquals(next, s.passed, at + ": points handed over before finish");
+            if (b.n == 0) {
+                assertEquals(0, s.passed, at);
+            } else { // the last chunk, full or not, is never handed over as a chunk: the sink takes it from the block
+                assertTrue(s.passed < b.n && b.n - s.passed <= chunkPoints, at + ": " + s.passed + " of " + b.n);
+            }
+        }
+        return got;
+    }
+
+    @Test
+    void chunkSinksSeeEveryFullChunkInOrderThenTheBlock() {
+        // partitions of 0, 1, 5, 7, 14 and 100 points: empty, single partial chunk, an exact multiple, many chunks
+        StructType schema = new StructType().add("features", DataTypes.createArrayType(DataTypes.DoubleType, false), false)
+                .add("w", DataTypes.DoubleType, false);
+        Random r = new Random(3);
+        List<List<Row>> parts = new ArrayList<>();
+        for (int n : new int[] {100, 0, 1, 5, 7, 14}) {
+            List<Row> rows = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                double[] f = new double[33];
+                for (int j = 0; j < f.length; j++) {
+                    f[j] = value(r);
+                }
+                rows.add(RowFactory.create(f, r.nextDouble() * 3));
+            }
+            parts.add(rows);
+        }
+        Dataset<Row> df = spark.createDataFrame(jsc.parallelize(parts, parts.size()).flatMap(List::iterator), schema);
+        Dataset<Row> pq = viaParquet(df);
+        long chunk = FeatureIngest.CHUNK_VALUES;
+        try {
+            for (long values : new long[] {chunk, 250, 33, 5 * 33}) { // one chunk; 7 points; 1 point; exactly 5 points
+                FeatureIngest.CHUNK_VALUES = values;
+                List<FeatureBlock> got = assertSinksSeeTheChunks(df, "w", "rows, chunks of " + values + " values");
+                assertEquals(List.of(100, 0, 1, 5, 7, 14), got.stream().map(b -> b.n).collect(
+                        java.util.stream.Collectors.toList()));
+                assertSinksSeeTheChunks(pq, "w", "parquet, chunks of " + values + " values");
+                assertSinksSeeTheChunks(df, null, "rows without weights, chunks of " + values + " values");
+            }
+        } finally {
+            FeatureIngest.CHUNK_VALUES = chunk;
+        }
+    }
+
+    @Test
+    void chunkSinksAreClosedAfterErrorsAndTheirOwnErrorsFailTheTask() {
+        List<Object[]> rows = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            rows.add(new Object[] {arr(1.0 + i, 2.0)});
+        }
+        rows.add(new Object[] {arr(Double.NaN, 2.0)});
+        Dataset<Row> bad = rows(DOUBLES, null, rows.toArray(new Object[0][]));
+        Dataset<Row> good = rows(DOUBLES, null, rows.subList(0, 10).toArray(new Object[0][]));
+        long chunk = FeatureIngest.CHUNK_VALUES;
+        try {
+            FeatureIngest.CHUNK_VALUES = 4; // 2 points a chunk
+            for (Dataset<Row> df : List.of(bad, viaParquet(bad))) {
+                String run = java.util.UUID.randomUUID().toString();
+                assertEquals("featuresCol 'features' contains NaN (at index 0); k-means needs finite features",
+                        message(() -> FeatureIngest.read(df, "features", null, CLEAN, recording(run, -1)).collect()));
+                Seen s = SEEN.remove(run + "/0");
+                List<String> calls = new ArrayList<>(java.util.Collections.nCopies(5, "chunk"));
+                calls.add("close"); // 5 full chunks of 2 points, the error in the 11th point: no finish, one close
+                assertEquals(calls, s.calls);
+            }
+            for (Dataset<Row> df : List.of(good, viaParquet(good))) {
+                String run = java.util.UUID.randomUUID().toString();
+                assertEquals("the sink broke at chunk 2",
+                        message(() -> FeatureIngest.read(df, "features", null, CLEAN, recording(run, 2)).collect()));
+                assertEquals(List.of("chunk", "chunk", "chunk", "close"), SEEN.remove(run + "/0").calls);
+            }
+        } finally {
+            FeatureIngest.CHUNK_VALUES = chunk;
+        }
+    }
+
     // ------------------------------------------------------------------------------- errors
 
     static String message(Supplier<?> action) {

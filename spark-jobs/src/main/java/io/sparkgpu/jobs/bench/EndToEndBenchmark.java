@@ -4,6 +4,7 @@ import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.cuda.CudaRuntime;
 import io.sparkgpu.kmeans.GpuKMeans;
 import io.sparkgpu.kmeans.GpuKMeansModel;
+import io.sparkgpu.kmeans.KMeansTrainer;
 import io.sparkgpu.spark.LocalGpuSpark;
 import java.io.PrintStream;
 import java.time.Instant;
@@ -599,9 +600,9 @@ public final class EndToEndBenchmark {
                         phase(sb, ours, "  steady iteration, mean of 2..I", r -> r.steady());
                     }
                 }
-                phase(sb, ours, "GPU busy share: (GPU time in passes + longest upload while packing) / total fit",
+                phase(sb, ours, "GPU busy share: (GPU time in passes + longest upload on a packing thread) / total fit",
                         r -> (r.timings.getOrDefault("GPU time in passes", 0.0)
-                                + r.timings.getOrDefault("upload while packing (longest task)", 0.0)) / r.seconds);
+                                + r.timings.getOrDefault(KMeansTrainer.UPLOAD_MAX, 0.0)) / r.seconds);
                 phase(sb, ours, "fit: total", r -> r.seconds);
                 sb.append('\n');
             }
