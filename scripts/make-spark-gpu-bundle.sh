@@ -116,15 +116,16 @@ run_entry_points() {
         > "$logs/spark-gpu-tests.log" 2>&1 || { tail -60 "$logs/spark-gpu-tests.log" >&2; die "spark-gpu-tests failed (log: $logs/spark-gpu-tests.log)"; }
     grep -q '\[ *[1-9][0-9]* tests successful *\]' "$logs/spark-gpu-tests.log" \
         || die "spark-gpu-tests ran no test successfully (log: $logs/spark-gpu-tests.log)"
-    echo "  bench-e2e on local[2] (k-means in one barrier stage of 2 tasks, isotonic, scan)"
+    echo "  bench-e2e on local[2] (k-means in one barrier stage of 2 tasks, isotonic, scan, t-SNE)"
     JAVA_OPTS="-Xmx4g -Dspark.sparkgpu.kmeans.mode=single-stage -Dspark.sparkgpu.fit.gpuTasks=2" "$run" bench-e2e --n 30000 --d 8 --k 5 --iters 3 --cores 2 --partitions 12 \
         --warmup-n 3000 --gpu-backend auto --iso-n 30000 --scan-grid 12 --scan-replicas 9 \
+        --tsne-n 600 --tsne-d 10 --tsne-iters 30 \
         > "$logs/bench-local.log" 2>&1 \
         || { tail -60 "$logs/bench-local.log" >&2; die "bench-e2e on local[2] failed (log: $logs/bench-local.log)"; }
     echo "  bench-e2e on local-cluster, fake GPU resource (k-means one job per pass, isotonic range path)"
     JAVA_OPTS="-Xmx2g -Dspark.sparkgpu.kmeans.mode=job-per-pass -Dspark.sparkgpu.isotonic.localRows=0" "$run" bench-e2e --n 30000 --d 8 --k 5 --iters 3 --cores 2 --partitions 12 \
         --warmup-n 3000 --gpu-backend auto --tasks-per-gpu 2 --gpu-addresses 0 --executor-memory 2048 \
-        --iso-n 30000 --scan-grid 12 --scan-replicas 9 \
+        --iso-n 30000 --scan-grid 12 --scan-replicas 9 --tsne-n 600 --tsne-d 10 --tsne-iters 30 \
         > "$logs/bench-cluster.log" 2>&1 \
         || { tail -60 "$logs/bench-cluster.log" >&2; die "bench-e2e on local-cluster failed (log: $logs/bench-cluster.log)"; }
     echo "  bench isotonic (our Spark job and MLlib's on local[2])"
