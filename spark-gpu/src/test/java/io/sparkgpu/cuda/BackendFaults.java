@@ -35,6 +35,23 @@ public final class BackendFaults implements AutoCloseable {
         return new BackendFaults(phaseOrModule, BackendChooser.Fault.FAKE_DEVICE, 0);
     }
 
+    /** The kinds of fault, for parameterised tests: {@link #of}. */
+    public static final String[] KINDS = {"unusable", "mid-call", "fake-device"};
+
+    /** A fault of kind "unusable", "mid-call" or "fake-device" (see the factories of the same names). */
+    public static BackendFaults of(String kind, String phaseOrModule) {
+        switch (kind) {
+            case "unusable":
+                return unusable(phaseOrModule);
+            case "mid-call":
+                return midCall(phaseOrModule);
+            case "fake-device":
+                return fakeDevice(phaseOrModule);
+            default:
+                throw new IllegalArgumentException("unknown fault kind " + kind);
+        }
+    }
+
     /** How often the fault struck (a test whose fault never struck proves nothing). */
     public int fired() {
         return injection.fired.get();
