@@ -39,9 +39,12 @@ public final class CudaDevice {
     private final ConcurrentHashMap<String, CUmodule> modules = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, CUfunction> functions = new ConcurrentHashMap<>();
     private final AtomicLong allocated = new AtomicLong();
+    /** A stand-in without a driver ({@link #fake}); false for every real device. */
+    private final boolean fake;
 
     private CudaDevice(int ordinal) {
         this.ordinal = ordinal;
+        this.fake = false;
         try {
             device = new CUdevice();
             cuDeviceGet(device, ordinal);
@@ -74,6 +77,33 @@ public final class CudaDevice {
         return new CudaDevice(ordinal);
     }
 
+    /** The fake device: attributes of an H100, no driver. */
+    private CudaDevice() {
+        ordinal = -1;
+        fake = true;
+        device = null;
+        context = null;
+        name = "fake GPU for injected test faults";
+        totalMemory = 80L << 30;
+        multiprocessors = 132;
+        maxSharedOptin = 227 * 1024;
+        computeCapability = 90;
+        peakBandwidthGBs = 3350;
+    }
+
+    private static final class Fake {
+        static final CudaDevice INSTANCE = new CudaDevice();
+    }
+
+    /**
+     * For {@link BackendChooser}'s test hook only: a device with plausible attributes whose every driver call fails
+     * with a {@link CudaException} (device work starts with {@link #bind}), so GPU code given it runs its host part
+     * and then fails as a GPU failing part-way would.
+     */
+    static CudaDevice fake() {
+        return Fake.INSTANCE;
+    }
+
     private int attribute(int attr) {
         int[] v = new int[1];
         cuDeviceGetAttribute(v, attr, device);
@@ -82,6 +112,9 @@ public final class CudaDevice {
 
     /** Makes this device's context current on the calling thread (cheap; call before any driver work). */
     public void bind() {
+        if (fake) {
+            throw new CudaException(name + ": no driver (injected fault)");
+        }
         cuCtxSetCurrent(context);
     }
 

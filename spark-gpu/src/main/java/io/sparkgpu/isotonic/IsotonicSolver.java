@@ -2,8 +2,6 @@ package io.sparkgpu.isotonic;
 
 import io.sparkgpu.cuda.Backend;
 import io.sparkgpu.cuda.BackendChooser;
-import io.sparkgpu.cuda.CudaDevice;
-import io.sparkgpu.cuda.CudaException;
 
 /**
  * Solves one partition on the backend the policy picks. With {@code auto}, a GPU failure is logged once and the
@@ -12,37 +10,23 @@ import io.sparkgpu.cuda.CudaException;
  * the GPU, {@link #solveRows} sorts and pools the raw rows on the device too ({@link IsoPoolGpu}).
  */
 public final class IsotonicSolver {
-    private static final ThreadLocal<String> LAST = ThreadLocal.withInitial(() -> "cpu");
+    /** The phase name of a partition's solve (in logs, errors and injected test faults). */
+    public static final String PHASE = "isotonic solve";
 
     private IsotonicSolver() {
     }
 
-    /** Which backend solved the last partition on this thread ("gpu" or "cpu"). */
-    public static String lastBackend() {
-        return LAST.get();
-    }
-
-    /** Least-squares solution of {@code p} with PAVA(-merge) or MLS. */
-    public static L2Blocks solveL2(IsoPoints p, IsotonicConfig.Algorithm algorithm, Backend backend, int chunk) {
+    /** Least-squares solution of {@code p} with PAVA(-merge) or MLS, with where it was computed. */
+    public static BackendChooser.Ran<L2Blocks> solveL2(IsoPoints p, IsotonicConfig.Algorithm algorithm,
+                                                       Backend backend, int chunk) {
         if (algorithm == IsotonicConfig.Algorithm.MLS) {
             IsotonicGpu.checkMlsSize(p.n);
         }
-        CudaDevice dev = p.n == 0 ? null : BackendChooser.resolve(backend, IsotonicGpu.MODULE, IsotonicGpu.PROBE_KERNEL);
-        if (dev != null) {
-            try {
-                L2Blocks b = algorithm == IsotonicConfig.Algorithm.MLS ? IsotonicGpu.mls(dev, p, null)
-                        : IsotonicGpu.pavaMerge(dev, p, chunk, null);
-                LAST.set("gpu");
-                return b;
-            } catch (CudaException | LinkageError e) {
-                if (backend == Backend.GPU) {
-                    throw e;
-                }
-                BackendChooser.fallback(IsotonicGpu.MODULE, "GPU solve failed, recomputed on CPU: " + e.getMessage());
-            }
-        }
-        LAST.set("cpu");
-        return algorithm == IsotonicConfig.Algorithm.MLS ? IsotonicCpu.mls(p, 1) : IsotonicCpu.pava(p);
+        return BackendChooser.run(p.n == 0 ? Backend.CPU : backend, IsotonicGpu.MODULE, IsotonicGpu.PROBE_KERNEL,
+                PHASE,
+                dev -> algorithm == IsotonicConfig.Algorithm.MLS ? IsotonicGpu.mls(dev, p, null)
+                        : IsotonicGpu.pavaMerge(dev, p, chunk, null),
+                () -> algorithm == IsotonicConfig.Algorithm.MLS ? IsotonicCpu.mls(p, 1) : IsotonicCpu.pava(p));
     }
 
     /** One partition's solution (L2Blocks or L1Blocks) with its row counts and the backend that solved it. */
@@ -75,30 +59,26 @@ public final class IsotonicSolver {
      */
     public static Solved solveRows(double[] x, double[] y, double[] w, int len, boolean negate, IsoScales sc,
                                    IsoColumns cols, IsotonicConfig cfg) {
-        boolean l2Pava = cfg.loss == IsotonicConfig.Loss.L2 && cfg.algorithm == IsotonicConfig.Algorithm.PAVA;
-        CudaDevice dev = l2Pava && len > 0
-                ? BackendChooser.resolve(cfg.backend, IsotonicGpu.MODULE, IsotonicGpu.PROBE_KERNEL) : null;
-        if (dev != null) {
-            try {
-                Solved r = IsoPoolGpu.solve(dev, x, y, w, len, negate, sc, cols, cfg.chunk, null);
-                LAST.set(r.gpu ? "gpu" : "cpu");
-                return r;
-            } catch (CudaException | LinkageError e) {
-                if (cfg.backend == Backend.GPU) {
-                    throw e;
-                }
-                BackendChooser.fallback(IsotonicGpu.MODULE, "GPU sort+pool+solve failed, recomputed on CPU: "
-                        + e.getMessage());
-            }
+        boolean l1 = cfg.loss == IsotonicConfig.Loss.L1;
+        boolean l2Pava = !l1 && cfg.algorithm == IsotonicConfig.Algorithm.PAVA;
+        if (l2Pava && len > 0) {
+            return BackendChooser.run(cfg.backend, IsotonicGpu.MODULE, IsotonicGpu.PROBE_KERNEL, PHASE,
+                    dev -> IsoPoolGpu.solve(dev, x, y, w, len, negate, sc, cols, cfg.chunk, null),
+                    // the device-side solve failed or none resolved: the solve would not find one either
+                    afterGpuFailure -> host(x, y, w, len, negate, sc, cols, cfg, Backend.CPU)).value;
         }
+        return host(x, y, w, len, negate, sc, cols, cfg, l1 ? Backend.CPU : cfg.backend);
+    }
+
+    /** Pools on the host, then solves (L1: median PAVA on the CPU; L2: {@link #solveL2} on {@code backend}). */
+    private static Solved host(double[] x, double[] y, double[] w, int len, boolean negate, IsoScales sc,
+                               IsoColumns cols, IsotonicConfig cfg, Backend backend) {
         boolean l1 = cfg.loss == IsotonicConfig.Loss.L1;
         IsoPoints p = IsoPoints.pool(x, y, w, len, negate, sc, l1, cols);
         if (l1) {
-            LAST.set("cpu");
             return new Solved(L1Blocks.pava(p), p.rows, p.zeroWeightRows, false);
         }
-        L2Blocks b = dev != null ? solveL2(p, cfg.algorithm, Backend.CPU, cfg.chunk)
-                : solveL2(p, cfg.algorithm, cfg.backend, cfg.chunk);
-        return new Solved(b, p.rows, p.zeroWeightRows, p.n > 0 && "gpu".equals(LAST.get()));
+        BackendChooser.Ran<L2Blocks> b = solveL2(p, cfg.algorithm, backend, cfg.chunk);
+        return new Solved(b.value, p.rows, p.zeroWeightRows, p.n > 0 && b.onGpu());
     }
 }

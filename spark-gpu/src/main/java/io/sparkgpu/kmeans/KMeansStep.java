@@ -13,49 +13,24 @@ import io.sparkgpu.spark.ResidentBlockSink;
  * problem never changes an answer.
  */
 public final class KMeansStep {
+    /** The phase name of a k-means pass (in logs, errors and injected test faults). */
+    public static final String PHASE = "k-means pass";
+
     private KMeansStep() {
-    }
-
-    /** Which backend actually ran the last pass on this thread ("gpu" or "cpu"). */
-    private static final ThreadLocal<String> LAST = ThreadLocal.withInitial(() -> "cpu");
-
-    public static String lastBackend() {
-        return LAST.get();
     }
 
     public static long[] run(Backend backend, KMeansData data, double[] centres, int k, boolean cosine,
                              KMeansScales scales, boolean accumulate, int[] labels, double[] dists, boolean minUpdate) {
-        return onGpuElseCpu(backend,
+        return runReporting(backend, data, centres, k, cosine, scales, accumulate, labels, dists, minUpdate).value;
+    }
+
+    /** {@link #run}, with where the pass ran ({@link BackendChooser#run}). */
+    public static BackendChooser.Ran<long[]> runReporting(Backend backend, KMeansData data, double[] centres, int k,
+                                                          boolean cosine, KMeansScales scales, boolean accumulate,
+                                                          int[] labels, double[] dists, boolean minUpdate) {
+        return BackendChooser.run(backend, KMeansGpu.MODULE, KMeansGpu.PROBE_KERNEL, PHASE,
                 dev -> KMeansGpu.step(dev, data, centres, k, cosine, scales, accumulate, labels, dists, minUpdate),
                 () -> KMeansCpu.step(data, centres, k, cosine, scales, accumulate, labels, dists, minUpdate));
-    }
-
-    /** Work on the resolved device. */
-    @FunctionalInterface
-    private interface OnGpu<T> {
-        T run(CudaDevice dev);
-    }
-
-    /**
-     * The policy of this class in one place: the GPU the backend resolves to, else the CPU twin; with {@code auto}
-     * a GPU failure is logged once and the work recomputed on the CPU (same bits); records which backend ran.
-     */
-    private static <T> T onGpuElseCpu(Backend backend, OnGpu<T> gpu, java.util.function.Supplier<T> cpu) {
-        CudaDevice dev = BackendChooser.resolve(backend, KMeansGpu.MODULE, KMeansGpu.PROBE_KERNEL);
-        if (dev != null) {
-            try {
-                T r = gpu.run(dev);
-                LAST.set("gpu");
-                return r;
-            } catch (CudaException | LinkageError e) {
-                if (backend == Backend.GPU) {
-                    throw e;
-                }
-                BackendChooser.fallback(KMeansGpu.MODULE, "GPU pass failed, recomputed on CPU: " + e.getMessage());
-            }
-        }
-        LAST.set("cpu");
-        return cpu.get();
     }
 
     /**
@@ -70,7 +45,7 @@ public final class KMeansStep {
         if (blocks.isEmpty()) {
             return new KMeansLloyd.Partial(new long[KMeansAccumulator.length(k, d)]);
         }
-        return onGpuElseCpu(backend, dev -> {
+        return BackendChooser.run(backend, KMeansGpu.MODULE, KMeansGpu.PROBE_KERNEL, PHASE, dev -> {
             long t0 = System.nanoTime();
             KMeansLloyd.Partial p = new KMeansLloyd.Partial(KMeansGpu.stepBlocks(dev, blocks, centres, k, cosine, scales));
             p.gpu = blocks.size();
@@ -84,7 +59,7 @@ public final class KMeansStep {
                 sum.cpu++;
             }
             return sum;
-        });
+        }).value;
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.sparkgpu.scan;
 
 import io.sparkgpu.cuda.Backend;
+import io.sparkgpu.cuda.BackendChooser;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
@@ -56,25 +57,22 @@ public final class LocalScan implements ScanResult.Runner {
         return b.found() && b.llr > 0 ? ScanResult.cluster(t, 1, b) : null;
     }
 
-    private void record() {
-        String b = ScanStep.lastBackend();
-        tally.record(b, b.equals("gpu") ? "on the driver" : "on the driver (" + threads + " thread"
+    private <T> T record(BackendChooser.Ran<T> ran) {
+        String b = ran.backend();
+        tally.record(b, ran.onGpu() ? "on the driver" : "on the driver (" + threads + " thread"
                 + (threads == 1 ? "" : "s") + ")");
-        gpuSeconds += ScanStep.lastGpuSeconds();
+        gpuSeconds += ran.gpuSeconds();
+        return ran.value;
     }
 
     @Override
     public ScanBest best(ScanSpec spec) {
-        ScanBest b = ScanStep.best(backend, t, spec, 0, t.shape.ranges(), pool, 4 * threads);
-        record();
-        return b;
+        return record(ScanStep.best(backend, t, spec, 0, t.shape.ranges(), pool, 4 * threads));
     }
 
     @Override
     public double[] replicaMaxima(ScanSpec spec, long seed, int count) {
-        double[] out = ScanStep.replicaMaxima(backend, t, spec, seed, 0, count, pool);
-        record();
-        return out;
+        return record(ScanStep.replicaMaxima(backend, t, spec, seed, 0, count, pool));
     }
 
     @Override

@@ -50,7 +50,7 @@ public final class ScanResult implements Serializable {
 
         /** One call (or one job) that ran on {@code backend} ("gpu", "cpu" or "mixed"), described by {@code where}. */
         void record(String backend, String where) {
-            used = used == null || used.equals(backend) ? backend : "mixed";
+            used = io.sparkgpu.cuda.BackendUsage.combine(used, backend);
             phase.add(backend + " " + where);
         }
 

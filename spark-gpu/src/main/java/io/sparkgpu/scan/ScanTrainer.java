@@ -2,6 +2,8 @@ package io.sparkgpu.scan;
 
 import io.sparkgpu.common.SparkErrors;
 import io.sparkgpu.cuda.Backend;
+import io.sparkgpu.cuda.BackendChooser;
+import io.sparkgpu.cuda.BackendUsage;
 import io.sparkgpu.cuda.SparkGpuConf;
 import io.sparkgpu.spark.GpuTasks;
 import java.io.Serializable;
@@ -101,7 +103,7 @@ public final class ScanTrainer {
                 if (o.maxima != null && o.maxima.length == 0) {
                     continue; // a task with no replicas ran nothing
                 }
-                job = job == null || job.equals(o.backend) ? o.backend : "mixed";
+                job = BackendUsage.combine(job, o.backend);
                 longest = Math.max(longest, o.gpuSeconds);
             }
             if (job != null) {
@@ -121,8 +123,8 @@ public final class ScanTrainer {
             try {
                 outs = jsc.parallelize(ids, p).map(i -> {
                     long[] sh = ScanShape.share(m, i, p);
-                    ScanBest b = ScanStep.best(be, bt.value(), spec, sh[0], sh[1]);
-                    return new TaskOut(b, 0, null, ScanStep.lastBackend(), ScanStep.lastGpuSeconds());
+                    BackendChooser.Ran<ScanBest> b = ScanStep.best(be, bt.value(), spec, sh[0], sh[1]);
+                    return new TaskOut(b.value, 0, null, b.backend(), b.gpuSeconds());
                 }).collect();
             } catch (Exception e) {
                 throw SparkErrors.unwrap(e);
@@ -145,8 +147,9 @@ public final class ScanTrainer {
             try {
                 outs = jsc.parallelize(ids, p).map(i -> {
                     long[] sh = ScanShape.share(count, i, p);
-                    double[] mx = ScanStep.replicaMaxima(be, bt.value(), spec, seed, (int) sh[0], (int) sh[1], null);
-                    return new TaskOut(null, (int) sh[0], mx, ScanStep.lastBackend(), ScanStep.lastGpuSeconds());
+                    BackendChooser.Ran<double[]> mx = ScanStep.replicaMaxima(be, bt.value(), spec, seed, (int) sh[0],
+                            (int) sh[1], null);
+                    return new TaskOut(null, (int) sh[0], mx.value, mx.backend(), mx.gpuSeconds());
                 }).collect();
             } catch (Exception e) {
                 throw SparkErrors.unwrap(e);

@@ -33,6 +33,9 @@ public final class GpuTsneSummary implements Serializable {
     private final String input;
     private final double learningRate;
     private final Map<String, Double> timings;
+    /** Where the GPU-capable phases ran (not saved: "unknown" and empty for a loaded model). */
+    private String backendUsed = "unknown";
+    private LinkedHashMap<String, String> phaseBackends = new LinkedHashMap<>();
 
     GpuTsneSummary(long numPoints, int dimension, int iterations, int[] klIterations, double[] klValues,
             double trustworthiness, double knnPreservation, int qualitySampleSize, int qualityK, String mode,
@@ -58,9 +61,12 @@ public final class GpuTsneSummary implements Serializable {
 
     static GpuTsneSummary from(TsneFit f) {
         TsneResult r = f.result;
-        return new GpuTsneSummary(r.n, r.dim, r.timings.iterations(), r.klIterations, r.klValues, f.trustworthiness,
-                f.knnPreservation, f.qualitySample, f.qualityK, r.mode, f.backend, f.input, f.learningRate,
-                r.timings.toMap());
+        GpuTsneSummary s = new GpuTsneSummary(r.n, r.dim, r.timings.iterations(), r.klIterations, r.klValues,
+                f.trustworthiness, f.knnPreservation, f.qualitySample, f.qualityK, r.mode, f.backend, f.input,
+                f.learningRate, r.timings.toMap());
+        s.backendUsed = r.timings.backends().backend();
+        s.phaseBackends = new LinkedHashMap<>(r.timings.backends().phaseBackends());
+        return s;
     }
 
     public long numPoints() {
@@ -116,6 +122,21 @@ public final class GpuTsneSummary implements Serializable {
     /** The backend setting ("auto", "gpu" or "cpu"). */
     public String backend() {
         return backend;
+    }
+
+    /**
+     * Where the GPU-capable phases of the fit ran: "gpu" (all on a GPU), "cpu" (none; e.g. backend auto without a
+     * usable GPU, or after a GPU failure recomputed on the CPU twins) or "mixed"; "none" when no such phase ran and
+     * "unknown" for a loaded model (not saved). In the one-stage distributed mode, as the iteration times, those of
+     * its task 0.
+     */
+    public String backendUsed() {
+        return backendUsed;
+    }
+
+    /** {@link #backendUsed()} per phase (e.g. "t-SNE kNN" -&gt; "gpu"), in the order they first ran; empty when loaded. */
+    public Map<String, String> phaseBackends() {
+        return new LinkedHashMap<>(phaseBackends);
     }
 
     /** "features" or "graph". */

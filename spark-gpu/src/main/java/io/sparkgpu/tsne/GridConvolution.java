@@ -2,6 +2,7 @@ package io.sparkgpu.tsne;
 
 import io.sparkgpu.cuda.Backend;
 import io.sparkgpu.cuda.BackendChooser;
+import io.sparkgpu.cuda.BackendUsage;
 import io.sparkgpu.cuda.CudaDevice;
 
 /**
@@ -21,11 +22,15 @@ import io.sparkgpu.cuda.CudaDevice;
  *   the CPU twin runs, so that the result does not depend on the backend.</li>
  * </ul>
  * GPU and CPU give the same bits for the same method (same operations in the same order, see
- * {@link G2GCpu}); the CPU twin runs when the backend resolves to CPU.
+ * {@link G2GCpu}); the CPU twin runs when the backend resolves to CPU, and under {@code auto} also when the GPU
+ * fails part-way ({@link BackendChooser#run}, phase {@value #PHASE}).
  */
 public final class GridConvolution {
     /** Direct summation, FFT, or the faster one for the grid's size. */
     public enum Method { AUTO, DIRECT, FFT }
+
+    /** Phase name of the grid-to-grid convolution (logs, errors, {@link BackendUsage}, test faults). */
+    public static final String PHASE = "t-SNE G2G";
 
     /**
      * Cost model, nanoseconds per unit. DIRECT: per (charge, node pair). FFT: per unit of {@code
@@ -52,6 +57,11 @@ public final class GridConvolution {
 
     /** charges and result laid out [charge][node] as in {@link InterpGrid}. */
     public static double[] convolve(InterpGrid grid, double[] charges, Method method, Backend backend) {
+        return convolve(grid, charges, method, backend, null);
+    }
+
+    /** {@link #convolve(InterpGrid, double[], Method, Backend)}, recording where it ran (null: not recorded). */
+    static double[] convolve(InterpGrid grid, double[] charges, Method method, Backend backend, BackendUsage usage) {
         if (grid == null || charges == null || method == null || backend == null) {
             throw new IllegalArgumentException("grid, charges, method and backend must not be null");
         }
@@ -68,8 +78,10 @@ public final class GridConvolution {
                         / grid.nodes() + ", node " + i % grid.nodes() + "); grid charges must be finite");
             }
         }
-        CudaDevice dev = BackendChooser.resolve(backend, G2GGpu.MODULE, G2GGpu.PROBE_KERNEL);
-        return run(dev, grid, charges, method, null);
+        BackendChooser.Ran<double[]> r = BackendChooser.run(backend, G2GGpu.MODULE, G2GGpu.PROBE_KERNEL, PHASE,
+                dev -> run(dev, grid, charges, method, null), () -> run(null, grid, charges, method, null));
+        TsneAffinities.record(usage, PHASE, r);
+        return r.value;
     }
 
     /**

@@ -2,6 +2,7 @@ package io.sparkgpu.tsne;
 
 import io.sparkgpu.common.FixedPoint;
 import io.sparkgpu.cuda.Backend;
+import io.sparkgpu.cuda.BackendUsage;
 import java.util.Arrays;
 
 /**
@@ -40,15 +41,16 @@ final class LocalGradientSource implements GradientSource {
     @Override
     public Forces forces(double[] y, boolean withKl, TsneTimings timings) {
         int n = p.n;
+        BackendUsage usage = timings.backends();
         long t0 = System.nanoTime();
-        double[] attr = TsneForces.attractive(p, y, dim, backend);
+        double[] attr = TsneForces.attractive(p, null, y, dim, backend, usage);
         long t1 = System.nanoTime();
         InterpGrid grid = plan(y, n, dim, gridOptions);
-        long[] charges = TsneForces.s2g(grid, n, y, n, backend);
+        long[] charges = TsneForces.s2g(grid, n, y, n, backend, usage);
         long t2 = System.nanoTime();
-        double[] potentials = potentials(grid, n, charges, method, backend);
+        double[] potentials = potentials(grid, n, charges, method, backend, usage);
         long t3 = System.nanoTime();
-        Repulsion rep = TsneForces.g2s(grid, n, potentials, y, n, backend);
+        Repulsion rep = TsneForces.g2s(grid, n, potentials, y, n, backend, usage);
         long t4 = System.nanoTime();
         timings.add(TsneTimings.Phase.ATTRACTIVE, t1 - t0);
         timings.add(TsneTimings.Phase.S2G, t2 - t1);
@@ -88,10 +90,10 @@ final class LocalGradientSource implements GradientSource {
         return TsneForces.plan(min, max, dim, options);
     }
 
-    /** G2G on the exactly summed charges. */
+    /** G2G on the exactly summed charges, recording where it ran in {@code usage} (null: not recorded). */
     static double[] potentials(InterpGrid grid, long n, long[] charges, GridConvolution.Method method,
-            Backend backend) {
-        return GridConvolution.convolve(grid, TsneForces.chargesToDouble(grid, n, charges), method, backend);
+            Backend backend, BackendUsage usage) {
+        return GridConvolution.convolve(grid, TsneForces.chargesToDouble(grid, n, charges), method, backend, usage);
     }
 
     /** Z = sum_i z_i - n from the exact sum of the z_i (the self terms w_ii = 1 removed). */

@@ -1,6 +1,7 @@
 package io.sparkgpu.tsne;
 
 import io.sparkgpu.cuda.Backend;
+import io.sparkgpu.cuda.BackendUsage;
 import java.io.Serializable;
 import java.util.Arrays;
 import java.util.List;
@@ -78,24 +79,25 @@ final class SparkGradientSource implements GradientSource {
         timings.add(TsneTimings.Phase.UPDATE, t1 - t0);
         try {
             jsc.setJobDescription("spark-gpu t-SNE " + phase + ": S2G partial grids");
-            long[] charges = slices.mapPartitions(it -> {
-                long[] acc = null;
+            Charges summed = slices.mapPartitions(it -> {
+                Charges acc = null;
+                BackendUsage usage = new BackendUsage();
                 while (it.hasNext()) { // the slices of one partition sum to one grid before it leaves the executor
                     SparseRows s = it.next();
-                    long[] q = TsneForces.s2g(grid, nTotal, rowsOf(by.value(), s, dim), s.rows, backend);
+                    long[] q = TsneForces.s2g(grid, nTotal, rowsOf(by.value(), s, dim), s.rows, backend, usage);
                     if (acc == null) {
-                        acc = q;
+                        acc = new Charges(q, usage);
                     } else {
-                        TsneForces.addCharges(acc, q);
+                        TsneForces.addCharges(acc.q, q);
                     }
                 }
-                return acc == null ? java.util.Collections.<long[]>emptyIterator() : List.of(acc).iterator();
-            }).treeReduce((a, b) -> {
-                        TsneForces.addCharges(a, b);
-                        return a;
-                    }, 2);
+                return acc == null ? java.util.Collections.<Charges>emptyIterator() : List.of(acc).iterator();
+            }).treeReduce(Charges::add, 2);
+            long[] charges = summed.q;
+            timings.backends().merge(summed.usage);
             long t2 = System.nanoTime();
-            double[] potentials = LocalGradientSource.potentials(grid, n, charges, method, backend);
+            double[] potentials = LocalGradientSource.potentials(grid, n, charges, method, backend,
+                    timings.backends());
             long t3 = System.nanoTime();
             Broadcast<double[]> bp = jsc.broadcast(potentials);
             try {
@@ -128,6 +130,7 @@ final class SparkGradientSource implements GradientSource {
                     if (withKl) {
                         TsneKl.add(kl, sf.kl);
                     }
+                    timings.backends().merge(sf.usage);
                     attrNs += sf.attrNs;
                     g2sNs += sf.g2sNs;
                     klNs += sf.klNs;
@@ -170,9 +173,29 @@ final class SparkGradientSource implements GradientSource {
         return Arrays.copyOfRange(y, s.rowOffset * dim, (s.rowOffset + s.rows) * dim);
     }
 
-    /** One slice's forces, partial z and KL, and its own timings. */
+    /** Exact partial S2G charges of some slices and where they were computed. */
+    static final class Charges implements Serializable {
+        private static final long serialVersionUID = 1L;
+        final long[] q;
+        final BackendUsage usage;
+
+        Charges(long[] q, BackendUsage usage) {
+            this.q = q;
+            this.usage = usage;
+        }
+
+        /** this += other, exactly. */
+        Charges add(Charges other) {
+            TsneForces.addCharges(q, other.q);
+            usage.merge(other.usage);
+            return this;
+        }
+    }
+
+    /** One slice's forces, partial z and KL, its own timings and where its phases ran. */
     static final class SliceForces implements Serializable {
         private static final long serialVersionUID = 1L;
+        final BackendUsage usage = new BackendUsage();
         int rowOffset;
         double[] attr;
         Repulsion rep;
@@ -186,9 +209,9 @@ final class SparkGradientSource implements GradientSource {
             SliceForces f = new SliceForces();
             f.rowOffset = s.rowOffset;
             long t0 = System.nanoTime();
-            f.attr = TsneForces.attractive(s, residencyKey, y, dim, backend);
+            f.attr = TsneForces.attractive(s, residencyKey, y, dim, backend, f.usage);
             long t1 = System.nanoTime();
-            f.rep = TsneForces.g2s(grid, nTotal, potentials, rowsOf(y, s, dim), s.rows, backend);
+            f.rep = TsneForces.g2s(grid, nTotal, potentials, rowsOf(y, s, dim), s.rows, backend, f.usage);
             long t2 = System.nanoTime();
             if (withKl) {
                 f.kl = TsneKl.partial(s, y, dim);

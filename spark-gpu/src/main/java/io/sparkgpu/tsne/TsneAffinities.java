@@ -2,7 +2,9 @@ package io.sparkgpu.tsne;
 
 import io.sparkgpu.cuda.Backend;
 import io.sparkgpu.cuda.BackendChooser;
+import io.sparkgpu.cuda.BackendUsage;
 import io.sparkgpu.cuda.CudaDevice;
+import io.sparkgpu.cuda.CudaException;
 import java.math.BigDecimal;
 import java.util.Arrays;
 import java.util.stream.IntStream;
@@ -37,7 +39,8 @@ import java.util.stream.IntStream;
  * <h2>Backends</h2>
  * {@code GPU}: the {@code tsne} kernels ({@code tsne_knn_tile8}, {@code tsne_aff_cond}) on the device of the
  * current Spark task's {@code gpu} resource (else {@code spark.sparkgpu.device}, else 0); {@code CPU}: the Java
- * twin (multi-threaded over rows); {@code AUTO}: the GPU when usable, else the twin. Results are bitwise equal.
+ * twin (multi-threaded over rows); {@code AUTO}: the GPU when usable, else the twin, also when the GPU fails part-way
+ * ({@link BackendChooser#run}: phases {@value #KNN_PHASE} and {@value #AFFINITIES_PHASE}). Results are bitwise equal.
  * The GPU kNN keeps each block's top-k lists in shared memory, so it supports k up to about 330 on an H100
  * (k &gt; that: {@code AUTO} falls back to the twin with a warning, {@code GPU} throws); inputs are chunked to
  * at most 1 GiB of device memory per chunk of queries and of references.
@@ -50,6 +53,9 @@ public final class TsneAffinities {
     /** Kernel module and the kernel that proves it loads. */
     static final String MODULE = "tsne";
     static final String PROBE_KERNEL = "tsne_knn_tile";
+    /** Phase names of the kNN and of the perplexity calibration (logs, errors, {@link BackendUsage}, test faults). */
+    public static final String KNN_PHASE = "t-SNE kNN";
+    public static final String AFFINITIES_PHASE = "t-SNE affinities";
     /** Bisection stops when |H - ln(perplexity)| is at most this (H in nats). */
     static final double ENTROPY_TOL = 1e-10;
     /** Bisection steps at most (doubling plus halving; double precision is reached well before). */
@@ -70,6 +76,11 @@ public final class TsneAffinities {
      * @throws IllegalArgumentException for bad sizes, k out of range or non-finite values (naming the row)
      */
     public static KnnGraph knn(float[] x, int n, int d, int k, Backend backend) {
+        return knn(x, n, d, k, backend, null);
+    }
+
+    /** {@link #knn}, recording where it ran in {@code usage} (null: not recorded). */
+    static KnnGraph knn(float[] x, int n, int d, int k, Backend backend, BackendUsage usage) {
         if (n < 2) {
             throw new IllegalArgumentException("kNN needs at least 2 points, got n=" + n);
         }
@@ -77,7 +88,7 @@ public final class TsneAffinities {
             throw new IllegalArgumentException("k=" + k + " neighbours requested but only n - 1 = " + (n - 1)
                     + " other points exist; lower k (or the perplexity, of which k is usually 3x)");
         }
-        return knnBlock(x, 0, n, x, 0, n, d, k, n, backend);
+        return knnBlock(x, 0, n, x, 0, n, d, k, n, backend, usage);
     }
 
     /**
@@ -89,30 +100,40 @@ public final class TsneAffinities {
      */
     public static KnnGraph knnBlock(float[] query, int queryOffset, int nq, float[] ref, int refOffset, int nr,
             int d, int k, int n, Backend backend) {
+        return knnBlock(query, queryOffset, nq, ref, refOffset, nr, d, k, n, backend, null);
+    }
+
+    /** {@link #knnBlock}, recording where it ran in {@code usage} (null: not recorded). */
+    static KnnGraph knnBlock(float[] query, int queryOffset, int nq, float[] ref, int refOffset, int nr,
+            int d, int k, int n, Backend backend, BackendUsage usage) {
         checkBlock(query, queryOffset, nq, ref, refOffset, nr, d, k, n);
         if (nq == 0) {
             return new KnnGraph(n, queryOffset, 0, k, new int[0], new float[0]);
         }
-        CudaDevice dev = device(backend, k);
-        if (dev != null) {
+        BackendChooser.Ran<KnnGraph> r = BackendChooser.run(backend, MODULE, PROBE_KERNEL, KNN_PHASE, dev -> {
+            requireKnnFits(dev, k);
             return TsneAffinitiesGpu.knnBlock(dev, query, queryOffset, nq, ref, refOffset, nr, d, k, n);
-        }
-        return knnBlockCpu(query, queryOffset, nq, ref, refOffset, nr, d, k, n);
+        }, () -> knnBlockCpu(query, queryOffset, nq, ref, refOffset, nr, d, k, n));
+        record(usage, KNN_PHASE, r);
+        return r.value;
     }
 
-    private static CudaDevice device(Backend backend, int k) {
-        CudaDevice dev = BackendChooser.resolve(backend, MODULE, PROBE_KERNEL);
-        if (dev != null && !TsneAffinitiesGpu.knnFits(dev, k)) {
-            String why = "k=" + k + " neighbours need " + TsneAffinitiesGpu.knnSharedBytes(k)
-                    + " B of shared memory per block, more than " + dev + " allows ("
-                    + dev.maxSharedMemoryOptin() + " B); lower k";
-            if (backend == Backend.GPU) {
-                throw new io.sparkgpu.cuda.CudaException("GPU kNN: " + why);
-            }
-            BackendChooser.fallback(MODULE, why);
-            return null;
+    static void record(BackendUsage usage, String phase, BackendChooser.Ran<?> r) {
+        if (usage != null) {
+            usage.record(phase, r);
         }
-        return dev;
+    }
+
+    /**
+     * The GPU kNN keeps each block's top-k lists in shared memory: a k too large for {@code dev} is a device
+     * limit (under {@code auto} the twin runs, under {@code gpu} this error names it).
+     */
+    private static void requireKnnFits(CudaDevice dev, int k) {
+        if (!TsneAffinitiesGpu.knnFits(dev, k)) {
+            throw new CudaException("GPU kNN: k=" + k + " neighbours need " + TsneAffinitiesGpu.knnSharedBytes(k)
+                    + " B of shared memory per block, more than " + dev + " allows (" + dev.maxSharedMemoryOptin()
+                    + " B); lower k");
+        }
     }
 
     static void checkBlock(float[] query, int queryOffset, int nq, float[] ref, int refOffset, int nr, int d,
@@ -279,28 +300,40 @@ public final class TsneAffinities {
      *         its neighbours are equally near (e.g. exact duplicates of the point; the message names them)
      */
     public static double[] conditional(KnnGraph g, double perplexity, Backend backend) {
+        return conditional(g, perplexity, backend, null);
+    }
+
+    /** p_{j|i} and the search status of each row. */
+    private record Calibrated(double[] pcond, int[] status) {
+    }
+
+    /** {@link #conditional}, recording where it ran in {@code usage} (null: not recorded). */
+    static double[] conditional(KnnGraph g, double perplexity, Backend backend, BackendUsage usage) {
         checkConditional(g, perplexity);
         if (g.rows == 0) {
             return new double[0];
         }
-        CudaDevice dev = device(backend, g.k);
         double target = TsneMath.log(perplexity);
-        double[] out;
-        int[] status;
-        if (dev != null) {
-            out = new double[g.rows * g.k];
-            status = TsneAffinitiesGpu.conditional(dev, g, target, out);
-        } else {
-            out = new double[g.rows * g.k];
-            status = new int[g.rows];
-            final int chunk = 64;
-            IntStream.range(0, (g.rows + chunk - 1) / chunk).parallel().forEach(c -> {
-                int end = Math.min(g.rows, (c + 1) * chunk);
-                for (int r = c * chunk; r < end; r++) {
-                    status[r] = conditionalRow(g.dist2, r * g.k, g.k, target, out);
-                }
-            });
-        }
+        BackendChooser.Ran<Calibrated> ran = BackendChooser.run(backend, MODULE, PROBE_KERNEL, AFFINITIES_PHASE,
+                dev -> {
+                    requireKnnFits(dev, g.k); // as the kNN: both phases of a graph run on the same backend
+                    double[] out = new double[g.rows * g.k];
+                    return new Calibrated(out, TsneAffinitiesGpu.conditional(dev, g, target, out));
+                }, () -> {
+                    double[] out = new double[g.rows * g.k];
+                    int[] status = new int[g.rows];
+                    final int chunk = 64;
+                    IntStream.range(0, (g.rows + chunk - 1) / chunk).parallel().forEach(c -> {
+                        int end = Math.min(g.rows, (c + 1) * chunk);
+                        for (int r = c * chunk; r < end; r++) {
+                            status[r] = conditionalRow(g.dist2, r * g.k, g.k, target, out);
+                        }
+                    });
+                    return new Calibrated(out, status);
+                });
+        record(usage, AFFINITIES_PHASE, ran);
+        double[] out = ran.value.pcond();
+        int[] status = ran.value.status();
         for (int r = 0; r < g.rows; r++) {
             if (status[r] != 0) {
                 throw new IllegalStateException("perplexity search did not converge for point " + (g.rowOffset + r)

@@ -3,6 +3,7 @@ package io.sparkgpu.tsne;
 import io.sparkgpu.common.SchemaColumns;
 import io.sparkgpu.common.SparkErrors;
 import io.sparkgpu.cuda.Backend;
+import io.sparkgpu.cuda.BackendUsage;
 import java.io.Serializable;
 import java.math.BigDecimal;
 import java.util.ArrayList;
@@ -26,6 +27,7 @@ import org.apache.spark.sql.types.LongType;
 import org.apache.spark.sql.types.NumericType;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.storage.StorageLevel;
+import org.apache.spark.util.CollectionAccumulator;
 import scala.Tuple2;
 
 /**
@@ -74,12 +76,19 @@ public final class TsneAffinitiesSpark {
         public final int[] offsets;
         /** Neighbours per point used (0 for edge input). */
         public final int k;
+        /** Where the kNN and the calibration of the tasks ran (empty for edge input). */
+        public final BackendUsage usage;
 
         Result(JavaRDD<SparseRows> rows, int n, int[] offsets, int k) {
+            this(rows, n, offsets, k, new BackendUsage());
+        }
+
+        Result(JavaRDD<SparseRows> rows, int n, int[] offsets, int k, BackendUsage usage) {
             this.rows = rows;
             this.n = n;
             this.offsets = offsets;
             this.k = k;
+            this.usage = usage;
         }
 
         public int numPartitions() {
@@ -290,6 +299,8 @@ public final class TsneAffinitiesSpark {
             }
             final int dim = d;
             JavaSparkContext jsc = JavaSparkContext.fromSparkContext(df.sparkSession().sparkContext());
+            // where the tasks' kNN and calibration ran: an executor's records reach the driver with its task results
+            final CollectionAccumulator<BackendUsage> used = jsc.sc().collectionAccumulator("spark-gpu t-SNE affinities");
             JavaRDD<KnnGraph> graphs;
             Broadcast<float[]> bx = null;
             JavaRDD<Block> nonEmpty = blocks;
@@ -300,14 +311,22 @@ public final class TsneAffinitiesSpark {
                 }
                 final Broadcast<float[]> bAll = jsc.broadcast(all);
                 bx = bAll;
-                graphs = blocks.map(b -> TsneAffinities.knnBlock(b.x, offsets[b.part], b.rows, bAll.value(), 0, n,
-                        dim, k, n, backend));
+                graphs = blocks.map(b -> {
+                    BackendUsage u = new BackendUsage();
+                    KnnGraph g = TsneAffinities.knnBlock(b.x, offsets[b.part], b.rows, bAll.value(), 0, n, dim, k, n,
+                            backend, u);
+                    used.add(u);
+                    return g;
+                });
             } else {
                 JavaPairRDD<Integer, KnnGraph> partial = blocks.cartesian(blocks).mapToPair(qr -> {
                     Block q = qr._1();
                     Block r = qr._2();
-                    return new Tuple2<>(q.part, TsneAffinities.knnBlock(q.x, offsets[q.part], q.rows, r.x,
-                            offsets[r.part], r.rows, dim, k, n, backend));
+                    BackendUsage u = new BackendUsage();
+                    KnnGraph g = TsneAffinities.knnBlock(q.x, offsets[q.part], q.rows, r.x, offsets[r.part], r.rows,
+                            dim, k, n, backend, u);
+                    used.add(u);
+                    return new Tuple2<>(q.part, g);
                 });
                 graphs = partial.reduceByKey(new IdPartitioner(parts), TsneAffinities::merge).values();
             }
@@ -315,10 +334,12 @@ public final class TsneAffinitiesSpark {
             // partition p of graphs holds block p's rows (map keeps partitions; reduceByKey routes key p to p)
             JavaRDD<Piece> own = graphs.mapPartitionsWithIndex((p, it) -> {
                 List<Piece> out = new ArrayList<>();
+                BackendUsage u = new BackendUsage();
                 while (it.hasNext()) {
                     KnnGraph g = it.next();
-                    out.add(new Piece(p, g, TsneAffinities.conditional(g, perplexity, backend)));
+                    out.add(new Piece(p, g, TsneAffinities.conditional(g, perplexity, backend, u)));
                 }
+                used.add(u);
                 return out.iterator();
             }, true).persist(StorageLevel.MEMORY_AND_DISK());
             JavaPairRDD<Integer, Piece> pieces = own.flatMapToPair(pc -> pc.split(offsets).iterator());
@@ -331,7 +352,11 @@ public final class TsneAffinitiesSpark {
             if (bx != null) {
                 bx.unpersist(false); // not destroy: a lost partition of rows recomputes through it
             }
-            return new Result(rows, n, offsets, k);
+            BackendUsage usage = new BackendUsage();
+            for (BackendUsage u : used.value()) {
+                usage.merge(u);
+            }
+            return new Result(rows, n, offsets, k, usage);
         } finally {
             blocks.unpersist(false);
         }

@@ -39,7 +39,8 @@ import scala.reflect.ClassTag$;
  * {@link BarrierExchange}: TCP through task 0 (Spark's allGather costs about a second per call).</li>
  * </ul>
  * Either way every value has the bits of the single-device mode and of the per-iteration path. Task 0 returns the
- * result; KL history, progress callbacks and phase times reach the driver when the stage ends. A failed task makes
+ * result; KL history, progress callbacks, phase times and task 0's {@link TsneTimings#backends()} reach the driver
+ * when the stage ends. A failed task makes
  * Spark rerun the stage, which recomputes the same bits. A cached slice that cannot be read fails the stage with
  * {@link BarrierStages.MissingBlock}, after which the trainer runs the per-iteration path.
  */
@@ -221,11 +222,12 @@ final class TsneBarrier {
 
         @Override
         public Forces forces(double[] y, boolean withKl, TsneTimings timings) {
+            io.sparkgpu.cuda.BackendUsage usage = timings.backends();
             long t0 = System.nanoTime();
             InterpGrid grid = LocalGradientSource.plan(y, n, dim, gridOptions);
-            long[] charges = TsneForces.s2g(grid, n, y, n, backend);
+            long[] charges = TsneForces.s2g(grid, n, y, n, backend, usage);
             long t1 = System.nanoTime();
-            double[] potentials = LocalGradientSource.potentials(grid, n, charges, method, backend);
+            double[] potentials = LocalGradientSource.potentials(grid, n, charges, method, backend, usage);
             long t2 = System.nanoTime();
             int rows = 0;
             for (SparseRows s : mine) {
@@ -235,7 +237,7 @@ final class TsneBarrier {
             out.putInt(mine.size());
             List<double[]> attrs = new ArrayList<>();
             for (SparseRows s : mine) {
-                attrs.add(TsneForces.attractive(s, key, y, dim, backend));
+                attrs.add(TsneForces.attractive(s, key, y, dim, backend, usage));
             }
             long t3 = System.nanoTime();
             long[] z = new long[2];
@@ -243,7 +245,7 @@ final class TsneBarrier {
             for (int i = 0; i < mine.size(); i++) {
                 SparseRows s = mine.get(i);
                 Repulsion rep = TsneForces.g2s(grid, n, potentials, SparkGradientSource.rowsOf(y, s, dim), s.rows,
-                        backend);
+                        backend, usage);
                 if (rep.zShift != zShift) {
                     throw new IllegalStateException("row slices used different z scales: " + zShift + " and "
                             + rep.zShift);

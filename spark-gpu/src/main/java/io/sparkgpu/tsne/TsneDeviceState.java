@@ -1,5 +1,6 @@
 package io.sparkgpu.tsne;
 
+import io.sparkgpu.cuda.BackendChooser;
 import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.cuda.DeviceBuffer;
 import io.sparkgpu.cuda.GpuStream;
@@ -21,7 +22,8 @@ import java.util.concurrent.CompletableFuture;
  * <p>KL partial sums are computed on the host from a downloaded copy of the positions, on the common fork-join pool,
  * while the GPU goes on iterating. Device memory: P's SELL arrays plus 5 n dim doubles plus the largest grid seen
  * (2 x 8 (dim + 2) nodes for the double grids and 16 (dim + 2) nodes for the fixed-point charges). Not thread-safe:
- * one run owns one state (several runs may share a GPU; each has its own stream and buffers).
+ * one run owns one state (several runs may share a GPU; each has its own stream and buffers). The
+ * {@link BackendChooser#faultPoint}s before each phase let tests make the run fail part-way (no-ops otherwise).
  */
 final class TsneDeviceState implements TsneOptimizer.State {
     /** A kernel of this section: loading it proves the module has the device-resident iteration. */
@@ -119,6 +121,7 @@ final class TsneDeviceState implements TsneOptimizer.State {
         long t0 = System.nanoTime();
         double z = repulsion(timings, t0);
         long t3 = System.nanoTime();
+        BackendChooser.faultPoint(TsneForces.MODULE, TsneForces.ATTRACTIVE_PHASE);
         TsneForcesGpu.launchAttractive(s, dp, dim, y, attr);
         s.synchronize("t-SNE attractive term (n " + n + ", nnz " + p.nnz() + ")");
         long t4 = System.nanoTime();
@@ -130,6 +133,7 @@ final class TsneDeviceState implements TsneOptimizer.State {
             kl = CompletableFuture.supplyAsync(() -> TsneKl.partial(p, snapshot, dim));
         }
         int len = n * dim;
+        BackendChooser.faultPoint(TsneForces.MODULE, TsneOptimizer.PHASE);
         KernelLauncher.launch(s, TsneForces.MODULE, "tsne_step", blocks(len), BLOCK, 0,
                 y, upd, gains, attr, rep, len, alpha, mu, eta, minGain, z);
         s.synchronize("t-SNE update (n " + n + ")");
@@ -151,16 +155,19 @@ final class TsneDeviceState implements TsneOptimizer.State {
         System.arraycopy(shifts, 0, sh, 0, c);
         acc.zero(s);
         prm.upload(TsneForcesGpu.s2gParams(g, n), s);
+        BackendChooser.faultPoint(TsneForces.MODULE, TsneForces.S2G_PHASE);
         TsneForcesGpu.launchS2G(s, g, n, y, prm, acc);
         KernelLauncher.launch(s, TsneForces.MODULE, "tsne_fixed_to_double", blocks((long) c * nodes), BLOCK, 0,
                 acc, nodes, c, sh[0], sh[1], sh[2], sh[3], sh[4], q);
         s.synchronize("t-SNE S2G (" + n + " points, " + nodes + " nodes)");
         long t1 = System.nanoTime();
+        BackendChooser.faultPoint(TsneForces.MODULE, GridConvolution.PHASE);
         G2GGpu.convolve(s, g, q, phi, method);
         long t2 = System.nanoTime();
         int zShift = TsneForces.zShift(n);
         prm.upload(TsneForcesGpu.g2sParams(g, n, zShift), s);
         zacc.zero(s);
+        BackendChooser.faultPoint(TsneForces.MODULE, TsneForces.G2S_PHASE);
         TsneForcesGpu.launchG2S(s, g, n, y, prm, phi, rep, zacc);
         zacc.download(zOut, 2, s);
         s.synchronize("t-SNE G2S (" + n + " points, " + nodes + " nodes)");

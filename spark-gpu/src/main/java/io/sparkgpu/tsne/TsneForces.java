@@ -3,7 +3,7 @@ package io.sparkgpu.tsne;
 import io.sparkgpu.common.FixedPoint;
 import io.sparkgpu.cuda.Backend;
 import io.sparkgpu.cuda.BackendChooser;
-import io.sparkgpu.cuda.CudaDevice;
+import io.sparkgpu.cuda.BackendUsage;
 
 /**
  * Attractive term and the point-grid steps of the repulsive term of t-SNE (S2G, G2S + Phi2Force, Z), each on
@@ -54,6 +54,14 @@ public final class TsneForces {
     /** Kernel module and a kernel whose loading proves the module runs here. */
     static final String MODULE = "tsne";
     static final String PROBE_KERNEL = "tsne_attr_sell_d2";
+    /**
+     * Phase names of the attractive term, S2G and G2S + Phi2Force (logs, errors, {@link BackendUsage}, test faults).
+     * Each call runs under {@link BackendChooser#run}: with {@code auto}, a GPU failure part-way is recomputed by the
+     * CPU twin.
+     */
+    public static final String ATTRACTIVE_PHASE = "t-SNE attractive";
+    public static final String S2G_PHASE = "t-SNE S2G";
+    public static final String G2S_PHASE = "t-SNE G2S";
     /** Bound on |prod_a w_a| for the Lagrange weights of up to 8 nodes per axis at t in [0, p] (per axis <= 2^5). */
     static final int WEIGHT_BITS_PER_AXIS = 5;
     /** The grid is 1 + MARGIN wider than the extent, so that every point lies strictly inside. */
@@ -79,14 +87,25 @@ public final class TsneForces {
      * partition); {@link #release(String)} frees it. A null key means identity.
      */
     public static double[] attractive(SparseRows p, String residencyKey, double[] y, int dim, Backend backend) {
+        return attractive(p, residencyKey, y, dim, backend, null);
+    }
+
+    /** {@link #attractive(SparseRows, String, double[], int, Backend)}, recording where it ran (null: not recorded). */
+    static double[] attractive(SparseRows p, String residencyKey, double[] y, int dim, Backend backend,
+            BackendUsage usage) {
         checkDim(dim);
         if (y == null || y.length != (long) p.n * dim) {
             throw new IllegalArgumentException("y must hold n * dim = " + ((long) p.n * dim) + " coordinates, got "
                     + (y == null ? "null" : y.length));
         }
         checkFinite(y, y.length, "y");
-        CudaDevice dev = p.rows == 0 ? null : BackendChooser.resolve(backend, MODULE, PROBE_KERNEL);
-        return dev != null ? TsneForcesGpu.attractive(dev, p, residencyKey, y, dim) : attractiveCpu(p, y, dim);
+        if (p.rows == 0) {
+            return attractiveCpu(p, y, dim);
+        }
+        BackendChooser.Ran<double[]> r = BackendChooser.run(backend, MODULE, PROBE_KERNEL, ATTRACTIVE_PHASE,
+                dev -> TsneForcesGpu.attractive(dev, p, residencyKey, y, dim), () -> attractiveCpu(p, y, dim));
+        TsneAffinities.record(usage, ATTRACTIVE_PHASE, r);
+        return r.value;
     }
 
     /**
@@ -204,10 +223,20 @@ public final class TsneForces {
 
     /** Exact fixed-point charges [charge][node] (two longs per value) of the rows yRows (rows x dim). */
     public static long[] s2g(InterpGrid grid, long nTotal, double[] yRows, int rows, Backend backend) {
+        return s2g(grid, nTotal, yRows, rows, backend, null);
+    }
+
+    /** {@link #s2g(InterpGrid, long, double[], int, Backend)}, recording where it ran (null: not recorded). */
+    static long[] s2g(InterpGrid grid, long nTotal, double[] yRows, int rows, Backend backend, BackendUsage usage) {
         checkRows(grid, yRows, rows);
         chargeShifts(grid, nTotal);
-        CudaDevice dev = rows == 0 ? null : BackendChooser.resolve(backend, MODULE, PROBE_KERNEL);
-        return dev != null ? TsneForcesGpu.s2g(dev, grid, nTotal, yRows, rows) : s2gCpu(grid, nTotal, yRows, rows);
+        if (rows == 0) {
+            return s2gCpu(grid, nTotal, yRows, rows);
+        }
+        BackendChooser.Ran<long[]> r = BackendChooser.run(backend, MODULE, PROBE_KERNEL, S2G_PHASE,
+                dev -> TsneForcesGpu.s2g(dev, grid, nTotal, yRows, rows), () -> s2gCpu(grid, nTotal, yRows, rows));
+        TsneAffinities.record(usage, S2G_PHASE, r);
+        return r.value;
     }
 
     /** Length of an s2g result: 2 longs per charge per node. */
@@ -306,6 +335,12 @@ public final class TsneForces {
     /** G2S and Phi2Force for the rows yRows: unnormalised repulsive forces and the exact partial sum of z_i. */
     public static Repulsion g2s(InterpGrid grid, long nTotal, double[] potentials, double[] yRows, int rows,
             Backend backend) {
+        return g2s(grid, nTotal, potentials, yRows, rows, backend, null);
+    }
+
+    /** {@link #g2s(InterpGrid, long, double[], double[], int, Backend)}, recording where it ran (null: not recorded). */
+    static Repulsion g2s(InterpGrid grid, long nTotal, double[] potentials, double[] yRows, int rows,
+            Backend backend, BackendUsage usage) {
         checkRows(grid, yRows, rows);
         if (potentials == null || potentials.length != (long) grid.charges() * grid.nodes()) {
             throw new IllegalArgumentException("potentials must have charges * nodes = "
@@ -313,9 +348,14 @@ public final class TsneForces {
                     + (potentials == null ? "null" : potentials.length));
         }
         int zs = zShift(nTotal);
-        CudaDevice dev = rows == 0 ? null : BackendChooser.resolve(backend, MODULE, PROBE_KERNEL);
-        return dev != null ? TsneForcesGpu.g2s(dev, grid, nTotal, zs, potentials, yRows, rows)
-                : g2sCpu(grid, nTotal, zs, potentials, yRows, rows);
+        if (rows == 0) {
+            return g2sCpu(grid, nTotal, zs, potentials, yRows, rows);
+        }
+        BackendChooser.Ran<Repulsion> r = BackendChooser.run(backend, MODULE, PROBE_KERNEL, G2S_PHASE,
+                dev -> TsneForcesGpu.g2s(dev, grid, nTotal, zs, potentials, yRows, rows),
+                () -> g2sCpu(grid, nTotal, zs, potentials, yRows, rows));
+        TsneAffinities.record(usage, G2S_PHASE, r);
+        return r.value;
     }
 
     /** CPU twin of tsne_g2s_d{1,2,3}. */

@@ -3,8 +3,6 @@ package io.sparkgpu.tsne;
 import io.sparkgpu.common.FixedPoint;
 import io.sparkgpu.cuda.Backend;
 import io.sparkgpu.cuda.BackendChooser;
-import io.sparkgpu.cuda.CudaDevice;
-import io.sparkgpu.cuda.CudaException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,6 +27,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class TsneOptimizer {
     private static final Logger LOG = LoggerFactory.getLogger(TsneOptimizer.class);
+    /**
+     * Phase name of the single-device optimisation on the GPU (the device-resident iteration: forces and update),
+     * in logs, errors, {@link TsneTimings#backends()} and injected test faults.
+     */
+    public static final String PHASE = "t-SNE optimizer";
 
     private TsneOptimizer() {
     }
@@ -45,33 +48,48 @@ public final class TsneOptimizer {
 
     /**
      * Single-device mode: the device-resident iteration when {@code cfg.backend} resolves to a GPU; with backend
-     * {@code auto}, a GPU failure is logged once and the run is repeated on the CPU twins, which give the same
-     * embedding, so a GPU problem never changes the answer. Phase times are added to {@code timings}.
+     * {@code auto}, a GPU failure at any point of the run (in any phase) is logged once and the whole run is
+     * repeated from y0 on the CPU twins, which give the same embedding, so a GPU problem never changes the answer
+     * ({@link BackendChooser#run}). Without a usable device the host loop runs, each phase on {@code cfg.backend}.
+     * Phase times and backends are added to {@code timings}.
      */
     static TsneResult single(SparseRows p, double[] y0, TsneConfig cfg, TsneProgress progress, TsneTimings timings) {
         ExactTsne.requireWhole(p);
         checkStart(y0, p.n, cfg.dimension);
-        CudaDevice dev = p.n == 0 ? null
-                : BackendChooser.resolve(cfg.backend, TsneForces.MODULE, TsneDeviceState.PROBE_KERNEL);
-        if (dev != null) {
-            TsneTimings gpu = new TsneTimings();
-            try {
-                TsneResult r;
-                try (State st = new TsneDeviceState(dev, p, y0, cfg)) {
-                    r = run(st, cfg, progress, gpu, TsneConfig.MODE_SINGLE, null);
-                }
-                timings.addAll(gpu);
-                return new TsneResult(r.n, r.dim, r.embedding, r.klIterations, r.klValues, r.mode, timings);
-            } catch (CudaException | LinkageError e) {
-                if (cfg.backend == Backend.GPU) {
-                    throw e;
-                }
-                BackendChooser.fallback(TsneForces.MODULE, "device-resident t-SNE failed, recomputed on the CPU twins: "
-                        + e.getMessage());
-            }
+        if (p.n == 0) {
+            return host(p, y0, cfg, progress, timings, cfg.backend);
         }
-        try (GradientSource src = new LocalGradientSource(p, cfg.dimension, cfg.grid, cfg.convolution,
-                dev != null ? Backend.CPU : cfg.backend)) {
+        BackendChooser.Ran<TsneResult> ran = BackendChooser.run(cfg.backend, TsneForces.MODULE,
+                TsneDeviceState.PROBE_KERNEL, PHASE, dev -> {
+                    TsneTimings gpu = new TsneTimings();
+                    TsneResult r;
+                    try (State st = new TsneDeviceState(dev, p, y0, cfg)) {
+                        r = run(st, cfg, progress, gpu, TsneConfig.MODE_SINGLE, null);
+                    }
+                    timings.addAll(gpu);
+                    return new TsneResult(r.n, r.dim, r.embedding, r.klIterations, r.klValues, r.mode, timings);
+                },
+                // after a failure part-way every phase stays on the CPU; without a device (an old module may lack
+                // the device-resident kernels) each phase tries the GPU on its own
+                afterGpuFailure -> host(p, y0, cfg, progress, timings, afterGpuFailure ? Backend.CPU : cfg.backend));
+        if (ran.onGpu()) {
+            for (String phase : DEVICE_RESIDENT_PHASES) {
+                timings.backends().record(phase, true, null);
+            }
+        } else {
+            timings.backends().record(PHASE, ran);
+        }
+        return ran.value;
+    }
+
+    /** The phases the device-resident iteration runs on the GPU. */
+    private static final String[] DEVICE_RESIDENT_PHASES = {TsneForces.ATTRACTIVE_PHASE, TsneForces.S2G_PHASE,
+        GridConvolution.PHASE, TsneForces.G2S_PHASE, PHASE};
+
+    /** The host loop around the interpolation pieces, each on {@code backend}. */
+    private static TsneResult host(SparseRows p, double[] y0, TsneConfig cfg, TsneProgress progress,
+            TsneTimings timings, Backend backend) {
+        try (GradientSource src = new LocalGradientSource(p, cfg.dimension, cfg.grid, cfg.convolution, backend)) {
             return run(src, y0, cfg, progress, timings, TsneConfig.MODE_SINGLE, null);
         }
     }

@@ -1,5 +1,6 @@
 package io.sparkgpu.tsne;
 
+import io.sparkgpu.cuda.BackendUsage;
 import java.io.Serializable;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -12,6 +13,9 @@ import java.util.Map;
  * (attractive, S2G, G2S) are the driver-observed wall time of their Spark jobs; the attractive and G2S shares of
  * their common job are split in proportion to the executors' own measurements. The distributed kNN and affinities
  * ({@link TsneAffinitiesSpark}) are one Spark pipeline and are recorded together under {@link Phase#KNN}.
+ *
+ * <p>{@link #backends()} says where the GPU-capable phases ran (gpu, cpu or mixed, with the reasons of fallbacks);
+ * in the one-stage distributed mode, like the iteration times, those of task 0. Not kept by {@link #fromMap}.
  */
 public final class TsneTimings implements Serializable {
     private static final long serialVersionUID = 1L;
@@ -42,6 +46,7 @@ public final class TsneTimings implements Serializable {
 
     private final long[] nanos = new long[Phase.values().length];
     private int iterations;
+    private final BackendUsage backends = new BackendUsage();
 
     public void add(Phase p, long ns) {
         nanos[p.ordinal()] += ns;
@@ -55,6 +60,12 @@ public final class TsneTimings implements Serializable {
         if (other.iterations > 0) {
             iterations = other.iterations;
         }
+        backends.merge(other.backends);
+    }
+
+    /** Where the run's GPU-capable phases ran (thread-safe; the phases record into it as they run). */
+    public BackendUsage backends() {
+        return backends;
     }
 
     public long nanos(Phase p) {

@@ -250,11 +250,11 @@ public final class TsneTrainer {
     static SparseRows affinities(float[] x, int n, int d, TsneConfig cfg, TsneTimings timings, String featuresCol) {
         int k = cfg.effectiveK();
         long t0 = System.nanoTime();
-        KnnGraph g = TsneAffinities.knn(x, n, d, k, cfg.backend);
+        KnnGraph g = TsneAffinities.knn(x, n, d, k, cfg.backend, timings.backends());
         long t1 = System.nanoTime();
         timings.add(TsneTimings.Phase.KNN, t1 - t0);
         checkDuplicates(g, featuresCol);
-        double[] pcond = TsneAffinities.conditional(g, cfg.perplexity, cfg.backend);
+        double[] pcond = TsneAffinities.conditional(g, cfg.perplexity, cfg.backend, timings.backends());
         SparseRows p = TsneAffinities.symmetrize(g, pcond);
         timings.add(TsneTimings.Phase.AFFINITIES, System.nanoTime() - t1);
         return p;
@@ -564,6 +564,7 @@ public final class TsneTrainer {
         TsneAffinitiesSpark.Result aff = TsneAffinitiesSpark.fromVectors(frame, "features", cfg.perplexity,
                 cfg.effectiveK(), cfg.backend, TsneAffinitiesSpark.DEFAULT_BROADCAST_BYTES);
         timings.add(TsneTimings.Phase.KNN, System.nanoTime() - t0);
+        timings.backends().merge(aff.usage);
         try {
             if (aff.n != n) {
                 throw new IllegalStateException("affinities cover " + aff.n + " rows, expected " + n);

@@ -86,7 +86,6 @@ class IsoPoolHostTest {
             assertEquals(n - 2, s.rows);
             assertEquals(2, s.zeroWeightRows);
             assertEquals(false, s.gpu);
-            assertEquals("cpu", IsotonicSolver.lastBackend());
         }
         cfg.algorithm = IsotonicConfig.Algorithm.PAVA;
         cfg.loss = IsotonicConfig.Loss.L1;

@@ -1,9 +1,11 @@
 package io.sparkgpu.isotonic;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sparkgpu.cuda.Backend;
+import io.sparkgpu.cuda.BackendChooser;
 import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.testutil.GpuTestSupport;
 import java.util.SplittableRandom;
@@ -78,8 +80,10 @@ class IsotonicGpuTest {
         CudaDevice dev = GpuTestSupport.deviceOrSkip();
         IsoTestData d = IsoTestData.noisy(300_001, 50_000, 5, true);
         IsoPoints p = d.points();
-        L2Blocks gpu = IsotonicSolver.solveL2(p, IsotonicConfig.Algorithm.PAVA, Backend.GPU, 256);
-        assertEquals("gpu", IsotonicSolver.lastBackend());
+        BackendChooser.Ran<L2Blocks> ran = IsotonicSolver.solveL2(p, IsotonicConfig.Algorithm.PAVA, Backend.GPU, 256);
+        assertEquals("gpu", ran.backend());
+        assertNull(ran.fallbackReason());
+        L2Blocks gpu = ran.value;
         assertTrue(gpu.sameAs(IsotonicCpu.pava(p)));
         IsoTestData.assertKkt(p, gpu, IsoScales.forData(d.y, d.w, d.x.length));
         double[] ms = new double[1];

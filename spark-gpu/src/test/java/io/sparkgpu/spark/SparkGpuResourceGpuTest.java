@@ -169,8 +169,8 @@ class SparkGpuResourceGpuTest {
             double[] centres = Arrays.copyOf(x, k * d);
             KMeansData data = new KMeansData(x, new double[n], n, d, null);
             int[] labels = new int[n];
-            KMeansStep.run(Backend.parse(backend, "backend"), data, centres, k, false, null, false, labels, null, false);
-            v.backend = KMeansStep.lastBackend();
+            v.backend = KMeansStep.runReporting(Backend.parse(backend, "backend"), data, centres, k, false, null, false,
+                    labels, null, false).backend();
             int[] cpu = new int[n];
             KMeansCpu.step(data, centres, k, false, null, false, cpu, null, false);
             v.labelsMatchCpu = Arrays.equals(labels, cpu);
