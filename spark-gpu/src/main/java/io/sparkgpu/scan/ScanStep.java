@@ -11,7 +11,7 @@ import java.util.concurrent.ExecutorService;
  */
 public final class ScanStep {
     /** The phase names of a scan and of a batch of replicas (in logs, errors and injected test faults). */
-    public static final String SCAN = "scan";
+    public static final String SCAN = "scan search";
     public static final String REPLICAS = "scan replicas";
 
     private ScanStep() {
