@@ -1,7 +1,5 @@
 package io.sparkgpu.jobs;
 
-import io.sparkgpu.cuda.Backend;
-import io.sparkgpu.cuda.SparkGpuConf;
 import java.io.PrintWriter;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -48,22 +46,6 @@ abstract class SparkCommand implements Callable<Integer> {
     /** A usage error naming the offending option; the CLI reports it with exit code 2. */
     ParameterException usage(String message) {
         return new ParameterException(spec.commandLine(), message);
-    }
-
-    /** Parses a --backend value; null means "spark.sparkgpu.backend, else auto" (decided once Spark runs). */
-    Backend parseBackend(String value, String option) {
-        if (value == null) {
-            return null;
-        }
-        try {
-            return Backend.parse(value, option);
-        } catch (IllegalArgumentException e) {
-            throw usage("Invalid value for option '" + option + "': expected auto, gpu or cpu, got '" + value + "'");
-        }
-    }
-
-    static Backend backendOrConfigured(Backend explicit) {
-        return explicit != null ? explicit : SparkGpuConf.backend();
     }
 
     /**
