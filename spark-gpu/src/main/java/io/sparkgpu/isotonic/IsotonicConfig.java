@@ -103,6 +103,11 @@ public final class IsotonicConfig implements Serializable {
         require(yMax != Double.NEGATIVE_INFINITY, "yMax", "a number above -Infinity (NaN: no bound)", yMax);
     }
 
+    /** chunk: points per GPU chunk of PAVA-merge, &gt;= 1. */
+    public static void checkChunk(int chunk) {
+        require(chunk >= 1, "chunk", ">= 1", chunk);
+    }
+
     /** numPartitions: feature ranges of the range path, &gt;= 0 (0: automatic). */
     public static void checkNumPartitions(int numPartitions) {
         require(numPartitions >= 0, "numPartitions", ">= 0 (0: automatic)", numPartitions);
@@ -122,7 +127,7 @@ public final class IsotonicConfig implements Serializable {
         if (!Double.isNaN(yMin) && !Double.isNaN(yMax) && yMin > yMax) {
             throw new IllegalArgumentException("yMin (" + yMin + ") must be <= yMax (" + yMax + ")");
         }
-        require(chunk >= 1, "chunk", ">= 1", chunk);
+        checkChunk(chunk);
         require(localRows >= -1, "localRows", ">= 0, or -1 for the setting " + IsotonicTrainer.LOCAL_ROWS, localRows);
         checkNumPartitions(numPartitions);
         backend = SparkGpuConf.backend(backend);
