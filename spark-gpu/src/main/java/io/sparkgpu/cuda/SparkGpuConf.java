@@ -32,8 +32,19 @@ public final class SparkGpuConf {
         return sys != null ? sys : dflt;
     }
 
+    /** The configured default backend: {@value #BACKEND}, else auto. */
     public static Backend backend() {
         return Backend.parse(get(BACKEND, "auto"), BACKEND);
+    }
+
+    /**
+     * The one rule of every surface (estimator param, trainer config, CLI option, SQL): an explicit backend wins,
+     * else the setting {@value #BACKEND}, else auto.
+     *
+     * @param explicit the backend asked for, or null when none was
+     */
+    public static Backend backend(Backend explicit) {
+        return explicit != null ? explicit : backend();
     }
 
     public static int configuredDevice() {

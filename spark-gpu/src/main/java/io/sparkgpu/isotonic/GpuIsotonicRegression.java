@@ -1,12 +1,10 @@
 package io.sparkgpu.isotonic;
 
-import io.sparkgpu.cuda.Backend;
+import io.sparkgpu.ml.HasFeaturesCol;
+import io.sparkgpu.ml.HasPredictionCol;
+import io.sparkgpu.ml.ParamSlots;
 import io.sparkgpu.ml.ParamsIO;
 import org.apache.spark.ml.Estimator;
-import org.apache.spark.ml.param.BooleanParam;
-import org.apache.spark.ml.param.DoubleParam;
-import org.apache.spark.ml.param.IntParam;
-import org.apache.spark.ml.param.Param;
 import org.apache.spark.ml.param.ParamMap;
 import org.apache.spark.ml.util.Identifiable;
 import org.apache.spark.ml.util.MLReader;
@@ -37,11 +35,12 @@ import org.apache.spark.sql.types.StructType;
  * <p>Bad input (NaN or infinite label, feature or weight, negative weight, null values, featureIndex out of range,
  * an empty input or only zero weights) raises an {@link IllegalArgumentException} naming the column or parameter.
  */
-public class GpuIsotonicRegression extends Estimator<GpuIsotonicRegressionModel> implements MLWritable {
+public class GpuIsotonicRegression extends Estimator<GpuIsotonicRegressionModel>
+        implements GpuIsotonicParams<GpuIsotonicRegression>, MLWritable {
     private static final long serialVersionUID = 1L;
 
     private final String uid;
-    private final GpuIsotonicParams p;
+    private final ParamSlots slots = new ParamSlots();
     private int numPartitions;
 
     public GpuIsotonicRegression() {
@@ -50,13 +49,19 @@ public class GpuIsotonicRegression extends Estimator<GpuIsotonicRegressionModel>
 
     public GpuIsotonicRegression(String uid) {
         this.uid = uid;
-        this.p = GpuIsotonicParams.declare(this);
-        p.setDefaults(new GpuIsotonicParams.Defaults() {
-            @Override
-            public <T> void setDefault(Param<T> param, T value) {
-                GpuIsotonicRegression.this.setDefault(param, value);
-            }
-        });
+        setIsotonicDefaults(this);
+    }
+
+    /** The defaults (MLlib's where MLlib has the param, else {@link IsotonicConfig}'s) of the estimator and model. */
+    static void setIsotonicDefaults(GpuIsotonicModelParams<?> p) {
+        p.setDefault(p.isotonic(), true);
+        p.setDefault(p.featureIndex(), 0);
+        p.setDefault(p.featuresCol(), HasFeaturesCol.DEFAULT);
+        p.setDefault(p.labelCol(), "label");
+        p.setDefault(p.predictionCol(), HasPredictionCol.DEFAULT);
+        p.setDefault(p.loss(), "l2");
+        p.setDefault(p.algorithm(), "pava");
+        p.setDefault(p.outOfBounds(), "clip");
     }
 
     @Override
@@ -64,57 +69,9 @@ public class GpuIsotonicRegression extends Estimator<GpuIsotonicRegressionModel>
         return uid;
     }
 
-    public BooleanParam isotonic() { return p.isotonic; }
-    public IntParam featureIndex() { return p.featureIndex; }
-    public Param<String> weightCol() { return p.weightCol; }
-    public Param<String> featuresCol() { return p.featuresCol; }
-    public Param<String> labelCol() { return p.labelCol; }
-    public Param<String> predictionCol() { return p.predictionCol; }
-    public Param<String> loss() { return p.loss; }
-    public Param<String> algorithm() { return p.algorithm; }
-    public Param<String> increasing() { return p.increasing; }
-    public Param<String> outOfBounds() { return p.outOfBounds; }
-    public DoubleParam yMin() { return p.yMin; }
-    public DoubleParam yMax() { return p.yMax; }
-    public Param<String> backend() { return p.backend; }
-
-    public boolean getIsotonic() { return (Boolean) getOrDefault(p.isotonic); }
-    public int getFeatureIndex() { return (Integer) getOrDefault(p.featureIndex); }
-    public String getFeaturesCol() { return getOrDefault(p.featuresCol); }
-    public String getLabelCol() { return getOrDefault(p.labelCol); }
-    public String getPredictionCol() { return getOrDefault(p.predictionCol); }
-    public String getLoss() { return getOrDefault(p.loss); }
-    public String getAlgorithm() { return getOrDefault(p.algorithm); }
-    public String getOutOfBounds() { return getOrDefault(p.outOfBounds); }
-    public String getBackend() { return getOrDefault(p.backend); }
-
-    /** The weight column; throws {@link java.util.NoSuchElementException} when unset (as MLlib does). */
-    public String getWeightCol() { return getOrDefault(p.weightCol); }
-
-    /** "true", "false" or "auto"; when unset, {@link #getIsotonic()} as a string. */
-    public String getIncreasing() { return isDefined(p.increasing) ? getOrDefault(p.increasing) : String.valueOf(getIsotonic()); }
-
-    public GpuIsotonicRegression setIsotonic(boolean v) { set(p.isotonic, v); return this; }
-    public GpuIsotonicRegression setFeatureIndex(int v) { set(p.featureIndex, v); return this; }
-    public GpuIsotonicRegression setFeaturesCol(String v) { set(p.featuresCol, v); return this; }
-    public GpuIsotonicRegression setLabelCol(String v) { set(p.labelCol, v); return this; }
-    public GpuIsotonicRegression setPredictionCol(String v) { set(p.predictionCol, v); return this; }
-    public GpuIsotonicRegression setLoss(String v) { set(p.loss, v.trim().toLowerCase(java.util.Locale.ROOT)); return this; }
-    public GpuIsotonicRegression setAlgorithm(String v) { set(p.algorithm, v.trim().toLowerCase(java.util.Locale.ROOT)); return this; }
-    public GpuIsotonicRegression setIncreasing(String v) { set(p.increasing, v.trim().toLowerCase(java.util.Locale.ROOT)); return this; }
-    public GpuIsotonicRegression setOutOfBounds(String v) { set(p.outOfBounds, v.trim().toLowerCase(java.util.Locale.ROOT)); return this; }
-    public GpuIsotonicRegression setYMin(double v) { set(p.yMin, v); return this; }
-    public GpuIsotonicRegression setYMax(double v) { set(p.yMax, v); return this; }
-    public GpuIsotonicRegression setBackend(String v) { set(p.backend, Backend.parse(v, "backend").id()); return this; }
-
-    /** Sets the weight column; null or "" means unweighted. */
-    public GpuIsotonicRegression setWeightCol(String v) {
-        if (v == null) {
-            clear(p.weightCol);
-        } else {
-            set(p.weightCol, v);
-        }
-        return this;
+    @Override
+    public ParamSlots paramSlots() {
+        return slots;
     }
 
     /**
@@ -123,34 +80,27 @@ public class GpuIsotonicRegression extends Estimator<GpuIsotonicRegressionModel>
      * partitions. Inputs of at most {@value IsotonicTrainer#LOCAL_ROWS} rows are solved on the driver regardless.
      */
     public GpuIsotonicRegression setNumPartitions(int n) {
-        if (n < 0) {
-            throw new IllegalArgumentException("numPartitions must be >= 0, got " + n);
-        }
+        IsotonicConfig.checkNumPartitions(n);
         numPartitions = n;
         return this;
     }
 
-    String weightColOrNull() {
-        if (!isDefined(p.weightCol)) {
-            return null;
-        }
-        String w = getOrDefault(p.weightCol);
-        return w == null || w.isEmpty() ? null : w;
+    public int getNumPartitions() {
+        return numPartitions;
     }
 
-    /** The engine settings these params describe (errors name the param). */
-    IsotonicConfig toConfig() {
-        IsotonicConfig c = new IsotonicConfig();
-        c.loss = IsotonicConfig.parseLoss(getLoss());
-        c.algorithm = IsotonicConfig.parseAlgorithm(getAlgorithm());
-        c.direction = IsotonicConfig.parseDirection(getIncreasing());
-        c.backend = Backend.parse(getBackend(), "backend");
-        c.yMin = isDefined(p.yMin) ? (Double) getOrDefault(p.yMin) : Double.NaN;
-        c.yMax = isDefined(p.yMax) ? (Double) getOrDefault(p.yMax) : Double.NaN;
+    /** The engine settings these params describe, numPartitions included (validated by the trainer). */
+    @Override
+    public IsotonicConfig toConfig() {
+        IsotonicConfig c = GpuIsotonicParams.super.toConfig();
         c.numPartitions = numPartitions;
-        return c.validate();
+        return c;
     }
 
+    /**
+     * Fits: checks the columns, then runs {@link IsotonicTrainer#train} on {@link #toConfig()}, whose
+     * {@link IsotonicConfig#validate()} checks every setting (errors name the param or column).
+     */
     @Override
     public GpuIsotonicRegressionModel fit(Dataset<?> dataset) {
         IsotonicConfig cfg = toConfig();
@@ -166,7 +116,7 @@ public class GpuIsotonicRegression extends Estimator<GpuIsotonicRegressionModel>
 
     @Override
     public StructType transformSchema(StructType schema) {
-        return GpuIsotonicParams.appendPrediction(schema, getFeaturesCol(), getLabelCol(), weightColOrNull(),
+        return GpuIsotonicRegressionModel.appendPrediction(schema, getFeaturesCol(), getLabelCol(), weightColOrNull(),
                 getPredictionCol());
     }
 

@@ -1,5 +1,7 @@
 package io.sparkgpu.isotonic;
 
+import io.sparkgpu.ml.ParamChecks;
+import io.sparkgpu.ml.ParamSlots;
 import io.sparkgpu.ml.ParamsIO;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,10 +11,6 @@ import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.ml.Model;
 import org.apache.spark.ml.linalg.Vector;
 import org.apache.spark.ml.linalg.Vectors;
-import org.apache.spark.ml.param.BooleanParam;
-import org.apache.spark.ml.param.DoubleParam;
-import org.apache.spark.ml.param.IntParam;
-import org.apache.spark.ml.param.Param;
 import org.apache.spark.ml.param.ParamMap;
 import org.apache.spark.ml.util.Identifiable;
 import org.apache.spark.ml.util.MLReader;
@@ -42,13 +40,14 @@ import org.apache.spark.sql.types.StructType;
  * {@link #transform} appends predictionCol (double); a NaN feature predicts NaN (MLlib would return the last
  * prediction), a null feature null. O(log m) per row for m boundaries.
  */
-public class GpuIsotonicRegressionModel extends Model<GpuIsotonicRegressionModel> implements MLWritable {
+public class GpuIsotonicRegressionModel extends Model<GpuIsotonicRegressionModel>
+        implements GpuIsotonicModelParams<GpuIsotonicRegressionModel>, MLWritable {
     private static final long serialVersionUID = 1L;
 
     private final String uid;
     private final double[] boundaries;
     private final double[] predictions;
-    private final GpuIsotonicParams p;
+    private final ParamSlots slots = new ParamSlots();
     private IsotonicResult trainingInfo;
 
     /**
@@ -66,14 +65,8 @@ public class GpuIsotonicRegressionModel extends Model<GpuIsotonicRegressionModel
         this.uid = uid;
         this.boundaries = boundaries.clone();
         this.predictions = predictions.clone();
-        this.p = GpuIsotonicParams.declare(this);
-        p.setDefaults(new GpuIsotonicParams.Defaults() {
-            @Override
-            public <T> void setDefault(Param<T> param, T value) {
-                GpuIsotonicRegressionModel.this.setDefault(param, value);
-            }
-        });
-        set(p.isotonic, isotonic);
+        GpuIsotonicRegression.setIsotonicDefaults(this);
+        set(isotonic(), isotonic);
     }
 
     @Override
@@ -81,36 +74,20 @@ public class GpuIsotonicRegressionModel extends Model<GpuIsotonicRegressionModel
         return uid;
     }
 
-    public BooleanParam isotonic() { return p.isotonic; }
-    public IntParam featureIndex() { return p.featureIndex; }
-    public Param<String> weightCol() { return p.weightCol; }
-    public Param<String> featuresCol() { return p.featuresCol; }
-    public Param<String> labelCol() { return p.labelCol; }
-    public Param<String> predictionCol() { return p.predictionCol; }
-    public Param<String> loss() { return p.loss; }
-    public Param<String> algorithm() { return p.algorithm; }
-    public Param<String> increasing() { return p.increasing; }
-    public Param<String> outOfBounds() { return p.outOfBounds; }
-    public DoubleParam yMin() { return p.yMin; }
-    public DoubleParam yMax() { return p.yMax; }
-    public Param<String> backend() { return p.backend; }
+    @Override
+    public ParamSlots paramSlots() {
+        return slots;
+    }
 
-    public boolean getIsotonic() { return (Boolean) getOrDefault(p.isotonic); }
-    public int getFeatureIndex() { return (Integer) getOrDefault(p.featureIndex); }
-    public String getFeaturesCol() { return getOrDefault(p.featuresCol); }
-    public String getPredictionCol() { return getOrDefault(p.predictionCol); }
-    public String getOutOfBounds() { return getOrDefault(p.outOfBounds); }
-
-    public GpuIsotonicRegressionModel setFeaturesCol(String v) { set(p.featuresCol, v); return this; }
-    public GpuIsotonicRegressionModel setFeatureIndex(int v) { set(p.featureIndex, v); return this; }
-    public GpuIsotonicRegressionModel setPredictionCol(String v) { set(p.predictionCol, v); return this; }
-    public GpuIsotonicRegressionModel setOutOfBounds(String v) {
-        set(p.outOfBounds, v.trim().toLowerCase(java.util.Locale.ROOT));
-        return this;
+    /** Checks the columns and returns {@code schema} plus predictionCol (double). */
+    static StructType appendPrediction(StructType schema, String featuresCol, String labelCol, String weightCol,
+                                       String predictionCol) {
+        IsotonicTrainer.checkSchema(schema, featuresCol, labelCol, weightCol);
+        return ParamChecks.appendColumn(schema, "predictionCol", predictionCol, DataTypes.DoubleType, true);
     }
 
     void setIsotonicInternal(boolean v) {
-        set(p.isotonic, v);
+        set(isotonic(), v);
     }
 
     void setTrainingInfo(IsotonicResult r) {
@@ -192,7 +169,7 @@ public class GpuIsotonicRegressionModel extends Model<GpuIsotonicRegressionModel
 
     @Override
     public StructType transformSchema(StructType schema) {
-        return GpuIsotonicParams.appendPrediction(schema, getFeaturesCol(), null, null, getPredictionCol());
+        return appendPrediction(schema, getFeaturesCol(), null, null, getPredictionCol());
     }
 
     @Override
@@ -234,14 +211,6 @@ public class GpuIsotonicRegressionModel extends Model<GpuIsotonicRegressionModel
     public static GpuIsotonicRegressionModel fromOldMLlib(org.apache.spark.mllib.regression.IsotonicRegressionModel m) {
         return new GpuIsotonicRegressionModel(Identifiable.randomUID("gpuIsoReg"), m.boundaries(), m.predictions(),
                 m.isotonic());
-    }
-
-    /** A model from a local or trainer result (as the CLI builds it). */
-    public static GpuIsotonicRegressionModel fromResult(IsotonicResult r) {
-        GpuIsotonicRegressionModel m = new GpuIsotonicRegressionModel(Identifiable.randomUID("gpuIsoReg"), r.boundaries,
-                r.predictions, r.isotonic);
-        m.trainingInfo = r;
-        return m;
     }
 
     @Override

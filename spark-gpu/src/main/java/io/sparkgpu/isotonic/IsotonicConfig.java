@@ -1,10 +1,18 @@
 package io.sparkgpu.isotonic;
 
+import static io.sparkgpu.ml.ParamChecks.require;
+
 import io.sparkgpu.cuda.Backend;
+import io.sparkgpu.cuda.SparkGpuConf;
 import java.io.Serializable;
 import java.util.Locale;
 
-/** Settings of one isotonic fit (validated; messages name the parameter). */
+/**
+ * Settings of one isotonic fit, and the one place of their rules: the parse methods and static checks below are the
+ * validators of the estimator's params ({@link GpuIsotonicParams}), {@link #validate()} runs them all at the
+ * trainers' entry ({@link IsotonicTrainer#train}, {@link IsotonicLocal#fit}); messages name the setting. The
+ * initial values are the defaults of every surface.
+ */
 public final class IsotonicConfig implements Serializable {
     private static final long serialVersionUID = 1L;
 
@@ -19,7 +27,8 @@ public final class IsotonicConfig implements Serializable {
     public Loss loss = Loss.L2;
     public Algorithm algorithm = Algorithm.PAVA;
     public Direction direction = Direction.INCREASING;
-    public Backend backend = Backend.AUTO;
+    /** null: the setting spark.sparkgpu.backend, else auto (resolved by {@link #validate()}). */
+    public Backend backend;
     /** Lower and upper bounds of the fitted values; NaN when unset. */
     public double yMin = Double.NaN;
     public double yMax = Double.NaN;
@@ -79,30 +88,49 @@ public final class IsotonicConfig implements Serializable {
         return v.trim().toLowerCase(Locale.ROOT);
     }
 
-    /** Checks the combination of settings. */
+    /** featureIndex: the element of a vector feature column, &gt;= 0 (a trainer argument, checked at its entry). */
+    public static void checkFeatureIndex(int featureIndex) {
+        require(featureIndex >= 0, "featureIndex", ">= 0", featureIndex);
+    }
+
+    /** yMin: a lower bound of the fitted values; NaN means none, +Infinity is refused. */
+    public static void checkYMin(double yMin) {
+        require(yMin != Double.POSITIVE_INFINITY, "yMin", "a number below +Infinity (NaN: no bound)", yMin);
+    }
+
+    /** yMax: an upper bound of the fitted values; NaN means none, -Infinity is refused. */
+    public static void checkYMax(double yMax) {
+        require(yMax != Double.NEGATIVE_INFINITY, "yMax", "a number above -Infinity (NaN: no bound)", yMax);
+    }
+
+    /** chunk: points per GPU chunk of PAVA-merge, &gt;= 1. */
+    public static void checkChunk(int chunk) {
+        require(chunk >= 1, "chunk", ">= 1", chunk);
+    }
+
+    /** numPartitions: feature ranges of the range path, &gt;= 0 (0: automatic). */
+    public static void checkNumPartitions(int numPartitions) {
+        require(numPartitions >= 0, "numPartitions", ">= 0 (0: automatic)", numPartitions);
+    }
+
+    /** Every rule, the cross-setting ones included; resolves a null backend. Errors name the setting. */
     public IsotonicConfig validate() {
+        require(loss != null, "loss", "l2 or l1", null);
+        require(algorithm != null, "algorithm", "pava or mls", null);
+        require(direction != null, "increasing", "true, false or auto", null);
         if (loss == Loss.L1 && algorithm == Algorithm.MLS) {
             throw new IllegalArgumentException("algorithm=mls supports loss=l2 only (the L1 loss runs median PAVA); "
                     + "set algorithm=pava");
         }
-        if (yMin == Double.POSITIVE_INFINITY) {
-            throw new IllegalArgumentException("yMin must not be +Infinity");
-        }
-        if (yMax == Double.NEGATIVE_INFINITY) {
-            throw new IllegalArgumentException("yMax must not be -Infinity");
-        }
+        checkYMin(yMin);
+        checkYMax(yMax);
         if (!Double.isNaN(yMin) && !Double.isNaN(yMax) && yMin > yMax) {
             throw new IllegalArgumentException("yMin (" + yMin + ") must be <= yMax (" + yMax + ")");
         }
-        if (chunk < 1) {
-            throw new IllegalArgumentException("chunk must be >= 1, got " + chunk);
-        }
-        if (localRows < -1) {
-            throw new IllegalArgumentException("localRows must be >= 0, or -1 for the setting, got " + localRows);
-        }
-        if (numPartitions < 0) {
-            throw new IllegalArgumentException("numPartitions must be >= 0, got " + numPartitions);
-        }
+        checkChunk(chunk);
+        require(localRows >= -1, "localRows", ">= 0, or -1 for the setting " + IsotonicTrainer.LOCAL_ROWS, localRows);
+        checkNumPartitions(numPartitions);
+        backend = SparkGpuConf.backend(backend);
         return this;
     }
 

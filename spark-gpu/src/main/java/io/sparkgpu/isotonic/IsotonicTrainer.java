@@ -205,9 +205,7 @@ public final class IsotonicTrainer {
     public static IsotonicResult train(Dataset<?> dataset, String featuresCol, int featureIndex, String labelCol,
                                        String weightCol, IsotonicConfig cfg) {
         cfg.validate();
-        if (featureIndex < 0) {
-            throw new IllegalArgumentException("featureIndex must be >= 0, got " + featureIndex);
-        }
+        IsotonicConfig.checkFeatureIndex(featureIndex);
         StructType schema = dataset.schema();
         boolean vector = checkSchema(schema, featuresCol, labelCol, weightCol);
         Inputs in = new Inputs(vector, featureIndex, new IsoColumns("labelCol '" + labelCol + "'",

@@ -1,13 +1,10 @@
 package io.sparkgpu.kmeans;
 
-import io.sparkgpu.cuda.Backend;
-import io.sparkgpu.ml.DoubleMatrixParam;
+import io.sparkgpu.ml.HasFeaturesCol;
+import io.sparkgpu.ml.HasPredictionCol;
+import io.sparkgpu.ml.ParamSlots;
 import io.sparkgpu.ml.ParamsIO;
 import org.apache.spark.ml.Estimator;
-import org.apache.spark.ml.param.DoubleParam;
-import org.apache.spark.ml.param.IntParam;
-import org.apache.spark.ml.param.LongParam;
-import org.apache.spark.ml.param.Param;
 import org.apache.spark.ml.param.ParamMap;
 import org.apache.spark.ml.util.Identifiable;
 import org.apache.spark.ml.util.MLReader;
@@ -42,54 +39,35 @@ import org.apache.spark.sql.types.StructType;
  *
  * <p>Persistence uses MLlib's metadata layout ({@link ParamsIO}), so the estimator and its model can be
  * stages of a saved {@code Pipeline}.
+ *
+ * <p>The params and their accessors are declared in {@link GpuKMeansParams} (the rules in {@link KMeansConfig});
+ * the seed defaults to {@link io.sparkgpu.ml.HasSeed#defaultSeed} of this class and the backend, when unset, to the setting
+ * {@code spark.sparkgpu.backend}, else auto.
  */
-public class GpuKMeans extends Estimator<GpuKMeansModel> implements MLWritable {
+public class GpuKMeans extends Estimator<GpuKMeansModel> implements GpuKMeansParams<GpuKMeans>, MLWritable {
     private static final long serialVersionUID = 1L;
 
     private final String uid;
-    private final IntParam k;
-    private final IntParam maxIter;
-    private final DoubleParam tol;
-    private final LongParam seed;
-    private final Param<String> initMode;
-    private final IntParam initSteps;
-    private final Param<String> distanceMeasure;
-    private final Param<String> weightCol;
-    private final Param<String> featuresCol;
-    private final Param<String> predictionCol;
-    private final Param<String> backend;
-    private final DoubleMatrixParam initialCenters;
+    private final ParamSlots slots = new ParamSlots();
     private transient KMeansProgress progress;
 
     public GpuKMeans() {
         this(Identifiable.randomUID("gpukmeans"));
     }
 
+    /** An estimator with the defaults of {@link KMeansConfig} (backend: unset, see {@link #getBackend()}). */
     public GpuKMeans(String uid) {
         this.uid = uid;
-        k = GpuKMeansParams.k(this);
-        maxIter = GpuKMeansParams.maxIter(this);
-        tol = GpuKMeansParams.tol(this);
-        seed = GpuKMeansParams.seed(this);
-        initMode = GpuKMeansParams.initMode(this);
-        initSteps = GpuKMeansParams.initSteps(this);
-        distanceMeasure = GpuKMeansParams.distanceMeasure(this);
-        weightCol = GpuKMeansParams.weightCol(this);
-        featuresCol = GpuKMeansParams.featuresCol(this);
-        predictionCol = GpuKMeansParams.predictionCol(this);
-        backend = GpuKMeansParams.backend(this);
-        initialCenters = GpuKMeansParams.initialCenters(this);
-        setDefault(k, GpuKMeansParams.DEFAULT_K);
-        setDefault(maxIter, GpuKMeansParams.DEFAULT_MAX_ITER);
-        setDefault(tol, GpuKMeansParams.DEFAULT_TOL);
-        // like MLlib's HasSeed: the hash of the class name
-        setDefault(seed, (long) GpuKMeans.class.getName().hashCode());
-        setDefault(initMode, KMeansConfig.INIT_PARALLEL);
-        setDefault(initSteps, GpuKMeansParams.DEFAULT_INIT_STEPS);
-        setDefault(distanceMeasure, GpuKMeansParams.EUCLIDEAN);
-        setDefault(featuresCol, GpuKMeansParams.DEFAULT_FEATURES);
-        setDefault(predictionCol, GpuKMeansParams.DEFAULT_PREDICTION);
-        setDefault(backend, GpuKMeansParams.DEFAULT_BACKEND);
+        KMeansConfig d = new KMeansConfig();
+        setDefault(k(), d.k);
+        setDefault(maxIter(), d.maxIter);
+        setDefault(tol(), d.tol);
+        setDefault(seed(), d.seed);
+        setDefault(initMode(), d.initMode);
+        setDefault(initSteps(), d.initSteps);
+        setDefault(distanceMeasure(), KMeansConfig.EUCLIDEAN);
+        setDefault(featuresCol(), HasFeaturesCol.DEFAULT);
+        setDefault(predictionCol(), HasPredictionCol.DEFAULT);
     }
 
     @Override
@@ -97,187 +75,9 @@ public class GpuKMeans extends Estimator<GpuKMeansModel> implements MLWritable {
         return uid;
     }
 
-    // ------------------------------------------------------------------ params
-
-    /** Number of clusters (> 1, default 2). */
-    public IntParam k() {
-        return k;
-    }
-
-    /** Maximum number of iterations (>= 0, default 20). */
-    public IntParam maxIter() {
-        return maxIter;
-    }
-
-    /** Convergence tolerance on centre movement (>= 0, default 1e-4). */
-    public DoubleParam tol() {
-        return tol;
-    }
-
-    /** Random seed (default: hash of this class name). */
-    public LongParam seed() {
-        return seed;
-    }
-
-    /** "random" or "k-means||" (default). */
-    public Param<String> initMode() {
-        return initMode;
-    }
-
-    /** k-means|| rounds (> 0, default 2). */
-    public IntParam initSteps() {
-        return initSteps;
-    }
-
-    /** "euclidean" (default) or "cosine". */
-    public Param<String> distanceMeasure() {
-        return distanceMeasure;
-    }
-
-    /** Optional numeric weight column (no default: unweighted). */
-    public Param<String> weightCol() {
-        return weightCol;
-    }
-
-    /** Features column (default "features"). */
-    public Param<String> featuresCol() {
-        return featuresCol;
-    }
-
-    /** Prediction column (default "prediction"). */
-    public Param<String> predictionCol() {
-        return predictionCol;
-    }
-
-    /** "auto" (default), "gpu" or "cpu". */
-    public Param<String> backend() {
-        return backend;
-    }
-
-    /** Optional k x d starting centres (no default). */
-    public DoubleMatrixParam initialCenters() {
-        return initialCenters;
-    }
-
-    public int getK() {
-        return (Integer) getOrDefault(k);
-    }
-
-    public int getMaxIter() {
-        return (Integer) getOrDefault(maxIter);
-    }
-
-    public double getTol() {
-        return (Double) getOrDefault(tol);
-    }
-
-    public long getSeed() {
-        return (Long) getOrDefault(seed);
-    }
-
-    public String getInitMode() {
-        return getOrDefault(initMode);
-    }
-
-    public int getInitSteps() {
-        return (Integer) getOrDefault(initSteps);
-    }
-
-    public String getDistanceMeasure() {
-        return getOrDefault(distanceMeasure);
-    }
-
-    /** The weight column; throws {@link java.util.NoSuchElementException} when unset (as MLlib does). */
-    public String getWeightCol() {
-        return getOrDefault(weightCol);
-    }
-
-    public String getFeaturesCol() {
-        return getOrDefault(featuresCol);
-    }
-
-    public String getPredictionCol() {
-        return getOrDefault(predictionCol);
-    }
-
-    public String getBackend() {
-        return getOrDefault(backend);
-    }
-
-    /** A copy of the starting centres, or null when unset. */
-    public double[][] getInitialCenters() {
-        return isDefined(initialCenters) ? DoubleMatrixParam.copy(getOrDefault(initialCenters)) : null;
-    }
-
-    public GpuKMeans setK(int value) {
-        set(k, value);
-        return this;
-    }
-
-    public GpuKMeans setMaxIter(int value) {
-        set(maxIter, value);
-        return this;
-    }
-
-    public GpuKMeans setTol(double value) {
-        set(tol, value);
-        return this;
-    }
-
-    public GpuKMeans setSeed(long value) {
-        set(seed, value);
-        return this;
-    }
-
-    public GpuKMeans setInitMode(String value) {
-        set(initMode, value);
-        return this;
-    }
-
-    public GpuKMeans setInitSteps(int value) {
-        set(initSteps, value);
-        return this;
-    }
-
-    public GpuKMeans setDistanceMeasure(String value) {
-        set(distanceMeasure, value);
-        return this;
-    }
-
-    /** Sets the weight column; null or "" means unweighted. */
-    public GpuKMeans setWeightCol(String value) {
-        if (value == null) {
-            clear(weightCol);
-        } else {
-            set(weightCol, value);
-        }
-        return this;
-    }
-
-    public GpuKMeans setFeaturesCol(String value) {
-        set(featuresCol, value);
-        return this;
-    }
-
-    public GpuKMeans setPredictionCol(String value) {
-        set(predictionCol, value);
-        return this;
-    }
-
-    /** "auto", "gpu" or "cpu" (case-insensitive; stored in lower case). */
-    public GpuKMeans setBackend(String value) {
-        set(backend, Backend.parse(value, "backend").id());
-        return this;
-    }
-
-    /** Starting centres (k rows of the feature size), copied; null clears them. */
-    public GpuKMeans setInitialCenters(double[][] centers) {
-        if (centers == null) {
-            clear(initialCenters);
-        } else {
-            set(initialCenters, DoubleMatrixParam.copy(centers));
-        }
-        return this;
+    @Override
+    public ParamSlots paramSlots() {
+        return slots;
     }
 
     /** Listener called on the driver after every iteration (not a Param: neither copied to models nor saved). */
@@ -292,35 +92,11 @@ public class GpuKMeans extends Estimator<GpuKMeansModel> implements MLWritable {
 
     // ------------------------------------------------------------------ fitting
 
-    /** The weight column, or null when unweighted. */
-    String weightColOrNull() {
-        if (!isDefined(weightCol)) {
-            return null;
-        }
-        String w = getOrDefault(weightCol);
-        return w == null || w.isEmpty() ? null : w;
-    }
-
-    /** The engine settings these params describe, validated (errors name the param). */
-    KMeansConfig toConfig() {
-        KMeansConfig cfg = new KMeansConfig();
-        cfg.k = getK();
-        cfg.maxIter = getMaxIter();
-        cfg.tol = getTol();
-        cfg.seed = getSeed();
-        cfg.initMode = getInitMode();
-        cfg.initSteps = getInitSteps();
-        cfg.cosine = GpuKMeansParams.COSINE.equals(getDistanceMeasure());
-        cfg.backend = Backend.parse(getBackend(), "backend");
-        cfg.initialCenters = getInitialCenters();
-        cfg.validate();
-        return cfg;
-    }
-
     /**
-     * Trains on {@code dataset}. Validates params and columns first ({@link IllegalArgumentException} naming
-     * the param or column), then runs {@link KMeansTrainer#train}; the model gets this estimator as parent,
-     * the shared param values and a {@link GpuKMeansSummary}.
+     * Trains on {@code dataset}: checks the columns ({@link IllegalArgumentException} naming the column), then runs
+     * {@link KMeansTrainer#train} on {@link #toConfig()}, whose {@link KMeansConfig#validate()} checks every setting
+     * (errors name the param); the model gets this estimator as parent, the shared param values and a
+     * {@link GpuKMeansSummary}.
      */
     @Override
     public GpuKMeansModel fit(Dataset<?> dataset) {
@@ -335,7 +111,7 @@ public class GpuKMeans extends Estimator<GpuKMeansModel> implements MLWritable {
     /** Checks features (vector or array of numbers), weights (numeric) and appends predictionCol (int). */
     @Override
     public StructType transformSchema(StructType schema) {
-        return GpuKMeansParams.appendPrediction(schema, getFeaturesCol(), weightColOrNull(), getPredictionCol());
+        return GpuKMeansModel.appendPrediction(schema, getFeaturesCol(), weightColOrNull(), getPredictionCol());
     }
 
     @Override

@@ -1,7 +1,10 @@
 package io.sparkgpu.kmeans;
 
-import io.sparkgpu.cuda.Backend;
 import io.sparkgpu.ml.DoubleMatrixParam;
+import io.sparkgpu.ml.HasFeaturesCol;
+import io.sparkgpu.ml.HasPredictionCol;
+import io.sparkgpu.ml.ParamChecks;
+import io.sparkgpu.ml.ParamSlots;
 import io.sparkgpu.ml.ParamsIO;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -11,7 +14,6 @@ import org.apache.hadoop.fs.Path;
 import org.apache.spark.ml.Model;
 import org.apache.spark.ml.linalg.Vector;
 import org.apache.spark.ml.linalg.Vectors;
-import org.apache.spark.ml.param.Param;
 import org.apache.spark.ml.param.ParamMap;
 import org.apache.spark.ml.util.MLReader;
 import org.apache.spark.ml.util.MLWritable;
@@ -35,35 +37,28 @@ import org.apache.spark.sql.types.StructType;
  * clusterCenter: array<double>}) and, when present, {@code path/summary} (Parquet, one row). A loaded model
  * predicts identically and still has its summary.
  */
-public class GpuKMeansModel extends Model<GpuKMeansModel> implements MLWritable {
+public class GpuKMeansModel extends Model<GpuKMeansModel>
+        implements GpuKMeansModelParams<GpuKMeansModel>, MLWritable {
     private static final long serialVersionUID = 1L;
 
     private final String uid;
     private final double[][] centers;
-    private final Param<String> featuresCol;
-    private final Param<String> predictionCol;
-    private final Param<String> distanceMeasure;
-    private final Param<String> backend;
+    private final ParamSlots slots = new ParamSlots();
     private GpuKMeansSummary summary;
     private transient volatile KMeansPredictor predictor;
 
     /**
      * A model with the given centres (k rows of d finite values, copied) and default params
-     * (features, prediction, euclidean, auto). Models normally come from {@link GpuKMeans#fit} or
+     * (features, prediction, euclidean; backend unset). Models normally come from {@link GpuKMeans#fit} or
      * {@link #load}; this constructor allows importing centres computed elsewhere.
      */
     public GpuKMeansModel(String uid, double[][] clusterCenters) {
         DoubleMatrixParam.check(clusterCenters, "clusterCenters");
         this.uid = uid;
         this.centers = DoubleMatrixParam.copy(clusterCenters);
-        featuresCol = GpuKMeansParams.featuresCol(this);
-        predictionCol = GpuKMeansParams.predictionCol(this);
-        distanceMeasure = GpuKMeansParams.distanceMeasure(this);
-        backend = GpuKMeansParams.backend(this);
-        setDefault(featuresCol, GpuKMeansParams.DEFAULT_FEATURES);
-        setDefault(predictionCol, GpuKMeansParams.DEFAULT_PREDICTION);
-        setDefault(distanceMeasure, GpuKMeansParams.EUCLIDEAN);
-        setDefault(backend, GpuKMeansParams.DEFAULT_BACKEND);
+        setDefault(featuresCol(), HasFeaturesCol.DEFAULT);
+        setDefault(predictionCol(), HasPredictionCol.DEFAULT);
+        setDefault(distanceMeasure(), KMeansConfig.EUCLIDEAN);
     }
 
     @Override
@@ -71,60 +66,26 @@ public class GpuKMeansModel extends Model<GpuKMeansModel> implements MLWritable 
         return uid;
     }
 
-    // ------------------------------------------------------------------ params
-
-    public Param<String> featuresCol() {
-        return featuresCol;
+    @Override
+    public ParamSlots paramSlots() {
+        return slots;
     }
 
-    public Param<String> predictionCol() {
-        return predictionCol;
-    }
-
-    /** The distance the model was trained with ("euclidean" or "cosine"). */
-    public Param<String> distanceMeasure() {
-        return distanceMeasure;
-    }
-
-    /** Where {@link #transform} runs: "auto", "gpu" or "cpu". */
-    public Param<String> backend() {
-        return backend;
-    }
-
-    public String getFeaturesCol() {
-        return getOrDefault(featuresCol);
-    }
-
-    public String getPredictionCol() {
-        return getOrDefault(predictionCol);
-    }
-
-    public String getDistanceMeasure() {
-        return getOrDefault(distanceMeasure);
-    }
-
-    public String getBackend() {
-        return getOrDefault(backend);
-    }
-
-    public GpuKMeansModel setFeaturesCol(String value) {
-        set(featuresCol, value);
-        return this;
-    }
-
-    public GpuKMeansModel setPredictionCol(String value) {
-        set(predictionCol, value);
-        return this;
-    }
-
-    /** "auto", "gpu" or "cpu" (case-insensitive; stored in lower case). */
-    public GpuKMeansModel setBackend(String value) {
-        set(backend, Backend.parse(value, "backend").id());
-        return this;
+    /**
+     * Checks the input columns and returns {@code schema} with {@code predictionCol} (int, not null) appended.
+     *
+     * @param weightCol null when unweighted
+     */
+    static StructType appendPrediction(StructType schema, String featuresCol, String weightCol, String predictionCol) {
+        Features.checkFeatures(schema, featuresCol);
+        if (weightCol != null) {
+            Features.checkWeight(schema, weightCol);
+        }
+        return ParamChecks.appendColumn(schema, "predictionCol", predictionCol, DataTypes.IntegerType, false);
     }
 
     private boolean cosine() {
-        return GpuKMeansParams.COSINE.equals(getDistanceMeasure());
+        return KMeansConfig.COSINE.equals(getDistanceMeasure());
     }
 
     // ------------------------------------------------------------------ centres and prediction
@@ -174,13 +135,13 @@ public class GpuKMeansModel extends Model<GpuKMeansModel> implements MLWritable 
     public Dataset<Row> transform(Dataset<?> dataset) {
         transformSchema(dataset.schema());
         return KMeansTrainer.predict(dataset, getFeaturesCol(), getPredictionCol(), centers, cosine(),
-                Backend.parse(getBackend(), "backend"));
+                backendSetting());
     }
 
     /** Checks featuresCol (vector or array of numbers) and appends predictionCol (int; error if present). */
     @Override
     public StructType transformSchema(StructType schema) {
-        return GpuKMeansParams.appendPrediction(schema, getFeaturesCol(), null, getPredictionCol());
+        return appendPrediction(schema, getFeaturesCol(), null, getPredictionCol());
     }
 
     @Override
@@ -224,17 +185,6 @@ public class GpuKMeansModel extends Model<GpuKMeansModel> implements MLWritable 
                     + "by GpuKMeans.fit (or loaded from one) have one; check hasSummary() first");
         }
         return summary;
-    }
-
-    /**
-     * A model for centres trained directly with {@link KMeansTrainer} (as the CLI does), carrying the
-     * training summary, so that it can be saved, loaded and used by the SQL function like a fitted model.
-     */
-    public static GpuKMeansModel fromResult(KMeansResult r, boolean cosine, String featuresCol, String backend) {
-        GpuKMeansModel m = new GpuKMeansModel(org.apache.spark.ml.util.Identifiable.randomUID("GpuKMeansModel"), r.centers);
-        m.set(m.distanceMeasure, cosine ? GpuKMeansParams.COSINE : GpuKMeansParams.EUCLIDEAN);
-        m.setFeaturesCol(featuresCol).setBackend(backend);
-        return m.setSummary(GpuKMeansSummary.from(r));
     }
 
     GpuKMeansModel setSummary(GpuKMeansSummary s) {

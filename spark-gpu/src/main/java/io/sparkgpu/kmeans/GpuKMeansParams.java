@@ -1,124 +1,124 @@
 package io.sparkgpu.kmeans;
 
-import io.sparkgpu.cuda.Backend;
 import io.sparkgpu.ml.DoubleMatrixParam;
-import java.io.Serializable;
-import java.util.Arrays;
-import java.util.List;
+import io.sparkgpu.ml.HasSeed;
+import io.sparkgpu.ml.HasWeightCol;
+import io.sparkgpu.ml.ParamChecks;
 import org.apache.spark.ml.param.DoubleParam;
 import org.apache.spark.ml.param.IntParam;
-import org.apache.spark.ml.param.LongParam;
 import org.apache.spark.ml.param.Param;
-import org.apache.spark.ml.param.ParamValidators;
-import org.apache.spark.ml.util.Identifiable;
-import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.Metadata;
-import org.apache.spark.sql.types.StructField;
-import org.apache.spark.sql.types.StructType;
-import scala.Function1;
 
 /**
- * The one place where the Params of {@link GpuKMeans} and {@link GpuKMeansModel} are declared, so that both
- * expose identical names, docs and validators (Spark copies values between them by name). Each owner gets
- * its own Param objects because a Param belongs to one uid.
+ * The params of {@link GpuKMeans}: MLlib's KMeans names and defaults (k, maxIter, tol, seed, initMode, initSteps,
+ * distanceMeasure, weightCol, featuresCol, predictionCol) plus backend and initialCenters. Each validator is the rule
+ * of {@link KMeansConfig}; the defaults are {@link KMeansConfig}'s initial values.
  */
-final class GpuKMeansParams {
-    static final String EUCLIDEAN = "euclidean";
-    static final String COSINE = "cosine";
-    static final List<String> DISTANCES = List.of(EUCLIDEAN, COSINE);
-    static final List<String> INIT_MODES = List.of(KMeansConfig.INIT_RANDOM, KMeansConfig.INIT_PARALLEL);
+public interface GpuKMeansParams<T extends GpuKMeansParams<T>>
+        extends GpuKMeansModelParams<T>, HasWeightCol<T>, HasSeed<T> {
 
-    static final int DEFAULT_K = 2;
-    static final int DEFAULT_MAX_ITER = 20;
-    static final double DEFAULT_TOL = 1e-4;
-    static final int DEFAULT_INIT_STEPS = 2;
-    static final String DEFAULT_FEATURES = "features";
-    static final String DEFAULT_PREDICTION = "prediction";
-    static final String DEFAULT_BACKEND = "auto";
-
-    private GpuKMeansParams() {
+    /** Number of clusters (&gt; 1, default 2). */
+    default IntParam k() {
+        return slot("k", o -> new IntParam(o, "k", "Number of clusters to create (>= 2).",
+                ParamChecks.intValidator(KMeansConfig::checkK)));
     }
 
-    static IntParam k(Identifiable owner) {
-        return new IntParam(owner, "k", "Number of clusters to create (must be > 1).", ParamValidators.<Object>gt(1));
+    /** Maximum number of iterations (&gt;= 0, default 20). */
+    default IntParam maxIter() {
+        return slot("maxIter", o -> new IntParam(o, "maxIter", "Maximum number of Lloyd iterations (>= 0).",
+                ParamChecks.intValidator(KMeansConfig::checkMaxIter)));
     }
 
-    static IntParam maxIter(Identifiable owner) {
-        return new IntParam(owner, "maxIter", "Maximum number of Lloyd iterations (>= 0).",
-                ParamValidators.<Object>gtEq(0));
+    /** Convergence tolerance on centre movement (finite, &gt;= 0, default 1e-4). */
+    default DoubleParam tol() {
+        return slot("tol", o -> new DoubleParam(o, "tol", "Convergence tolerance: training stops once no centre "
+                + "moved by more than tol in an iteration (finite, >= 0).", ParamChecks.doubleValidator(KMeansConfig::checkTol)));
     }
 
-    static DoubleParam tol(Identifiable owner) {
-        return new DoubleParam(owner, "tol", "Convergence tolerance: training stops once no centre moved by more "
-                + "than tol in an iteration (>= 0).", ParamValidators.<Object>gtEq(0));
+    /** "random" or "k-means||" (default). */
+    default Param<String> initMode() {
+        return slot("initMode", o -> new Param<>(o, "initMode", "Initialisation algorithm: 'random' picks k distinct "
+                + "points, 'k-means||' is the parallel k-means++ of Bahmani et al. (2012).",
+                ParamChecks.validator(KMeansConfig::checkInitMode)));
     }
 
-    static LongParam seed(Identifiable owner) {
-        return new LongParam(owner, "seed", "Random seed of the initialisation.");
+    /** k-means|| rounds (&gt; 0, default 2). */
+    default IntParam initSteps() {
+        return slot("initSteps", o -> new IntParam(o, "initSteps", "Number of sampling rounds of k-means|| (>= 1).",
+                ParamChecks.intValidator(KMeansConfig::checkInitSteps)));
     }
 
-    static Param<String> initMode(Identifiable owner) {
-        return new Param<>(owner, "initMode", "Initialisation algorithm: 'random' picks k distinct points, "
-                + "'k-means||' is the parallel k-means++ of Bahmani et al. (2012).", oneOf(INIT_MODES));
+    /** Optional k x d starting centres (no default). */
+    default DoubleMatrixParam initialCenters() {
+        return slot("initialCenters", o -> new DoubleMatrixParam(o, "initialCenters", "Optional k x d starting "
+                + "centres; when set, initMode and initSteps are not used."));
     }
 
-    static IntParam initSteps(Identifiable owner) {
-        return new IntParam(owner, "initSteps", "Number of sampling rounds of k-means|| (> 0).",
-                ParamValidators.<Object>gt(0));
+    default int getK() {
+        return (Integer) getOrDefault(k());
     }
 
-    static Param<String> distanceMeasure(Identifiable owner) {
-        return new Param<>(owner, "distanceMeasure", "Distance measure: 'euclidean' (squared Euclidean cost) or "
-                + "'cosine' (1 - cosine similarity).", oneOf(DISTANCES));
+    default int getMaxIter() {
+        return (Integer) getOrDefault(maxIter());
     }
 
-    static Param<String> weightCol(Identifiable owner) {
-        return new Param<>(owner, "weightCol", "Column of non-negative instance weights; when unset or empty every "
-                + "row has weight 1.");
+    default double getTol() {
+        return (Double) getOrDefault(tol());
     }
 
-    static Param<String> featuresCol(Identifiable owner) {
-        return new Param<>(owner, "featuresCol", "Features column: an ml Vector or an array of numbers.");
+    default String getInitMode() {
+        return getOrDefault(initMode());
     }
 
-    static Param<String> predictionCol(Identifiable owner) {
-        return new Param<>(owner, "predictionCol", "Output column holding the index of the nearest centre (int).");
+    default int getInitSteps() {
+        return (Integer) getOrDefault(initSteps());
     }
 
-    static Param<String> backend(Identifiable owner) {
-        return new Param<>(owner, "backend", "Where passes run: 'auto' (GPU when usable, else the bitwise-identical "
-                + "CPU twin), 'gpu' (fail without a usable GPU) or 'cpu'.", (Function1<String, Object> & Serializable) v -> {
-                    Backend.parse(v, "backend");
-                    return Boolean.TRUE;
-                });
+    /** A copy of the starting centres, or null when unset. */
+    default double[][] getInitialCenters() {
+        return DoubleMatrixParam.copy(valueOrNull(initialCenters()));
     }
 
-    static DoubleMatrixParam initialCenters(Identifiable owner) {
-        return new DoubleMatrixParam(owner, "initialCenters", "Optional k x d starting centres; when set, initMode "
-                + "and initSteps are not used.");
+    default T setK(int value) {
+        return with(k(), value);
     }
 
-    private static Function1<String, Object> oneOf(List<String> allowed) {
-        return (Function1<String, Object> & Serializable) v -> allowed.contains(v);
+    default T setMaxIter(int value) {
+        return with(maxIter(), value);
     }
 
-    /**
-     * Checks the input columns and returns {@code schema} with {@code predictionCol} (int, not null) appended.
-     *
-     * @param weightCol null when unweighted
-     */
-    static StructType appendPrediction(StructType schema, String featuresCol, String weightCol, String predictionCol) {
-        Features.checkFeatures(schema, featuresCol);
-        if (weightCol != null) {
-            Features.checkWeight(schema, weightCol);
-        }
-        if (predictionCol == null || predictionCol.isEmpty()) {
-            throw new IllegalArgumentException("predictionCol must be a non-empty column name");
-        }
-        if (Arrays.asList(schema.fieldNames()).contains(predictionCol)) {
-            throw new IllegalArgumentException("predictionCol '" + predictionCol + "' already exists in the input "
-                    + "columns (" + String.join(", ", schema.fieldNames()) + "); choose another name with setPredictionCol");
-        }
-        return schema.add(new StructField(predictionCol, DataTypes.IntegerType, false, Metadata.empty()));
+    default T setTol(double value) {
+        return with(tol(), value);
+    }
+
+    default T setInitMode(String value) {
+        return with(initMode(), value);
+    }
+
+    default T setInitSteps(int value) {
+        return with(initSteps(), value);
+    }
+
+    default T setDistanceMeasure(String value) {
+        return with(distanceMeasure(), value);
+    }
+
+    /** Starting centres (k rows of the feature size), copied; null clears them. */
+    default T setInitialCenters(double[][] centers) {
+        return withOrClear(initialCenters(), DoubleMatrixParam.copy(centers));
+    }
+
+    /** The engine settings these params describe (validated by {@link KMeansTrainer#train}). */
+    default KMeansConfig toConfig() {
+        KMeansConfig cfg = new KMeansConfig();
+        cfg.k = getK();
+        cfg.maxIter = getMaxIter();
+        cfg.tol = getTol();
+        cfg.seed = getSeed();
+        cfg.initMode = getInitMode();
+        cfg.initSteps = getInitSteps();
+        cfg.cosine = KMeansConfig.COSINE.equals(getDistanceMeasure());
+        cfg.backend = backendSetting();
+        cfg.initialCenters = getInitialCenters();
+        return cfg;
     }
 }

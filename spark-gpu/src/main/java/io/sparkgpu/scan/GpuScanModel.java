@@ -3,15 +3,14 @@ package io.sparkgpu.scan;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.when;
 
+import io.sparkgpu.ml.ParamSlots;
 import io.sparkgpu.ml.ParamsIO;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.spark.ml.Model;
-import org.apache.spark.ml.param.Param;
 import org.apache.spark.ml.param.ParamMap;
-import org.apache.spark.ml.param.StringArrayParam;
 import org.apache.spark.ml.util.MLReader;
 import org.apache.spark.ml.util.MLWritable;
 import org.apache.spark.ml.util.MLWriter;
@@ -32,32 +31,23 @@ import org.apache.spark.sql.types.StructType;
  * <p>Saved as {@code path/metadata} (MLlib layout, plus the grid and scan settings), {@code path/clusters} and
  * {@code path/replicas} (Parquet). A loaded model has the same clusters, p-values and transform.
  */
-public class GpuScanModel extends Model<GpuScanModel> implements MLWritable {
+public class GpuScanModel extends Model<GpuScanModel> implements GpuScanModelParams<GpuScanModel>, MLWritable {
     private static final long serialVersionUID = 1L;
 
     private final String uid;
     private final ScanGridInfo info;
     private final ScanResult result;
-    private final StringArrayParam coordinateCols;
-    private final Param<String> inputType;
-    private final Param<String> statistic;
-    private final Param<String> direction;
-    private final Param<String> clusterCol;
+    private final ParamSlots slots = new ParamSlots();
 
     public GpuScanModel(String uid, ScanGridInfo info, ScanResult result) {
         this.uid = uid;
         this.info = info;
         this.result = result;
-        coordinateCols = GpuScanParams.coordinateCols(this);
-        inputType = GpuScanParams.inputType(this);
-        statistic = GpuScanParams.statistic(this);
-        direction = GpuScanParams.direction(this);
-        clusterCol = GpuScanParams.clusterCol(this);
-        set(coordinateCols, info.coordinateCols());
-        set(inputType, info.inputType());
-        set(statistic, result.model().id());
-        set(direction, result.spec().direction().id());
-        setDefault(clusterCol, GpuScanParams.DEFAULT_CLUSTER);
+        set(coordinateCols(), info.coordinateCols());
+        set(inputType(), info.inputType());
+        set(statistic(), result.model().id());
+        set(direction(), result.spec().direction().id());
+        setDefault(clusterCol(), DEFAULT_CLUSTER);
     }
 
     @Override
@@ -65,46 +55,18 @@ public class GpuScanModel extends Model<GpuScanModel> implements MLWritable {
         return uid;
     }
 
-    public StringArrayParam coordinateCols() {
-        return coordinateCols;
-    }
-
-    public Param<String> inputType() {
-        return inputType;
-    }
-
-    public Param<String> statistic() {
-        return statistic;
-    }
-
-    public Param<String> direction() {
-        return direction;
-    }
-
-    public Param<String> clusterCol() {
-        return clusterCol;
-    }
-
-    public String[] getCoordinateCols() {
-        return getOrDefault(coordinateCols);
-    }
-
-    public String getClusterCol() {
-        return getOrDefault(clusterCol);
+    @Override
+    public ParamSlots paramSlots() {
+        return slots;
     }
 
     /** Coordinate columns of the data to transform (default: those of the training data). */
+    @Override
     public GpuScanModel setCoordinateCols(String... v) {
         if (v == null || v.length != info.dims()) {
             throw new IllegalArgumentException("coordinateCols needs " + info.dims() + " columns");
         }
-        set(coordinateCols, v);
-        return this;
-    }
-
-    public GpuScanModel setClusterCol(String v) {
-        set(clusterCol, v);
-        return this;
+        return GpuScanModelParams.super.setCoordinateCols(v);
     }
 
     // ------------------------------------------------------------------ result
@@ -208,7 +170,7 @@ public class GpuScanModel extends Model<GpuScanModel> implements MLWritable {
 
     @Override
     public StructType transformSchema(StructType schema) {
-        return GpuScanParams.appendCluster(schema, getCoordinateCols(), getClusterCol());
+        return GpuScanModelParams.appendCluster(schema, getCoordinateCols(), getClusterCol());
     }
 
     @Override

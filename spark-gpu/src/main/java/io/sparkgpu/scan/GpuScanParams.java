@@ -1,149 +1,218 @@
 package io.sparkgpu.scan;
 
-import io.sparkgpu.cuda.Backend;
-import java.io.Serializable;
-import java.util.Arrays;
+import io.sparkgpu.ml.HasBackend;
+import io.sparkgpu.ml.HasSeed;
+import io.sparkgpu.ml.ParamChecks;
 import org.apache.spark.ml.param.DoubleArrayParam;
 import org.apache.spark.ml.param.DoubleParam;
 import org.apache.spark.ml.param.IntArrayParam;
 import org.apache.spark.ml.param.IntParam;
 import org.apache.spark.ml.param.LongParam;
 import org.apache.spark.ml.param.Param;
-import org.apache.spark.ml.param.ParamValidators;
-import org.apache.spark.ml.param.StringArrayParam;
-import org.apache.spark.ml.util.Identifiable;
-import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.StructType;
-import scala.Function1;
 
 /**
- * The one place where the Params of {@link GpuScanStatistic} and {@link GpuScanModel} are declared, so that
- * both expose identical names, docs and validators (Spark copies values between them by name).
+ * The params of {@link GpuScanStatistic}: those of {@link GpuScanModelParams} plus the input columns, grid and the
+ * scan settings. Validators are the rules of {@link ScanConfig} (scan settings) and {@link ScanInput} (input);
+ * {@link #toConfig()} and {@link #toInput()} are what the params describe.
  */
-final class GpuScanParams {
-    static final String DEFAULT_CASES = "cases";
-    static final String DEFAULT_BASELINE = "baseline";
-    static final String DEFAULT_CLUSTER = "cluster";
+public interface GpuScanParams<T extends GpuScanParams<T>> extends GpuScanModelParams<T>, HasSeed<T>, HasBackend<T> {
+    String DEFAULT_CASES = "cases";
+    String DEFAULT_BASELINE = "baseline";
 
-    private GpuScanParams() {
+    default Param<String> casesCol() {
+        return slot("casesCol", o -> new Param<>(o, "casesCol", "Cases per row: counts (cells), 0/1 flags or counts "
+                + "(points); the observed value for the normal model."));
     }
 
-    private static <T> Function1<T, Object> check(java.util.function.Consumer<T> parse) {
-        return (Function1<T, Object> & Serializable) v -> {
-            try {
-                parse.accept(v);
-                return Boolean.TRUE;
-            } catch (IllegalArgumentException e) {
-                return Boolean.FALSE;
-            }
-        };
+    default Param<String> baselineCol() {
+        return slot("baselineCol", o -> new Param<>(o, "baselineCol", "Baseline per row: population or expected count "
+                + "(Poisson), population (Bernoulli), expected count (ebp), number of observations (normal). Optional "
+                + "for points (1 each)."));
     }
 
-    static Param<String> inputType(Identifiable o) {
-        return new Param<>(o, "inputType", "'cells' (one row per grid cell: integer coordinates, cases, baseline) or "
-                + "'points' (one row per individual or event, binned onto gridSize bins per axis).",
-                check(v -> new ScanInput(v, new String[] {"x"}, "c", "b", null, new int[] {1}, null)));
+    default Param<String> sumSquaresCol() {
+        return slot("sumSquaresCol", o -> new Param<>(o, "sumSquaresCol", "Normal model with cells input: per-cell sum "
+                + "of squared observations (optional)."));
     }
 
-    static StringArrayParam coordinateCols(org.apache.spark.ml.param.Params o) {
-        return new StringArrayParam(o, "coordinateCols", "1 to 3 numeric coordinate columns, x first.",
-                (Function1<String[], Object> & Serializable) v -> v.length >= 1 && v.length <= 3);
+    default IntArrayParam gridSize() {
+        return slot("gridSize", o -> new IntArrayParam(this, "gridSize", "Bins per axis (points, required); for cells "
+                + "an optional grid size with 0-based coordinates.",
+                ParamChecks.<int[]>validator(ScanInput::checkGridSize)));
     }
 
-    static Param<String> casesCol(Identifiable o) {
-        return new Param<>(o, "casesCol", "Cases per row: counts (cells), 0/1 flags or counts (points); the observed "
-                + "value for the normal model.");
+    default DoubleArrayParam extent() {
+        return slot("extent", o -> new DoubleArrayParam(this, "extent", "Points only, optional: lo, hi of each axis "
+                + "(default: the data's range)."));
     }
 
-    static Param<String> baselineCol(Identifiable o) {
-        return new Param<>(o, "baselineCol", "Baseline per row: population or expected count (Poisson), population "
-                + "(Bernoulli), expected count (ebp), number of observations (normal). Optional for points (1 each).");
+    default LongParam minCells() {
+        return slot("minCells", o -> new LongParam(o, "minCells", "Smallest range in cells (>= 1).",
+                ParamChecks.longValidator(ScanConfig::checkMinCells)));
     }
 
-    static Param<String> sumSquaresCol(Identifiable o) {
-        return new Param<>(o, "sumSquaresCol", "Normal model with cells input: per-cell sum of squared observations "
-                + "(optional).");
+    default LongParam maxCells() {
+        return slot("maxCells", o -> new LongParam(o, "maxCells", "Largest range in cells (>= minCells; 0 = no limit).",
+                ParamChecks.longValidator(ScanConfig::checkMaxCells)));
     }
 
-    static IntArrayParam gridSize(org.apache.spark.ml.param.Params o) {
-        return new IntArrayParam(o, "gridSize", "Bins per axis (points, required); for cells an optional grid "
-                + "size with 0-based coordinates.",
-                (Function1<int[], Object> & Serializable) v -> Arrays.stream(v).allMatch(x -> x >= 1));
+    default DoubleParam maxBaselineFraction() {
+        return slot("maxBaselineFraction", o -> new DoubleParam(o, "maxBaselineFraction", "Largest share of the total "
+                + "baseline inside a range, in (0, 1] (SaTScan's usual limit is 0.5).",
+                ParamChecks.doubleValidator(ScanConfig::checkMaxBaselineFraction)));
     }
 
-    static DoubleArrayParam extent(org.apache.spark.ml.param.Params o) {
-        return new DoubleArrayParam(o, "extent", "Points only, optional: lo, hi of each axis (default: the data's "
-                + "range).");
+    default IntParam numClusters() {
+        return slot("numClusters", o -> new IntParam(o, "numClusters", "Clusters to report: the most likely one and up "
+                + "to numClusters-1 non-overlapping secondary clusters (1.." + (ScanSpec.MAX_EXCLUDED + 1) + ").",
+                ParamChecks.intValidator(ScanConfig::checkNumClusters)));
     }
 
-    static Param<String> statistic(Identifiable o) {
-        return new Param<>(o, "statistic", "Probability model: poisson (Kulldorff), bernoulli (Kulldorff), normal "
-                + "(Kulldorff et al. 2009) or ebp (expectation-based Poisson, Neill et al. 2005).",
-                check(v -> ScanModel.parse(v, "statistic")));
+    default IntParam numReplicas() {
+        return slot("numReplicas", o -> new IntParam(o, "numReplicas", "Monte Carlo replicas for the p-values "
+                + "(0 = none).", ParamChecks.intValidator(ScanConfig::checkNumReplicas)));
     }
 
-    static Param<String> direction(Identifiable o) {
-        return new Param<>(o, "direction", "Clusters of high rate, low rate or both.",
-                check(v -> ScanDirection.parse(v, "direction")));
+    /**
+     * Spark tasks per scan and per replica job; 0 (default) = one per GPU that Spark schedules with a GPU backend
+     * ({@code spark.sparkgpu.fit.gpuTasks} overrides), else the default parallelism. Small grids run on the
+     * driver whatever this says ({@link ScanTrainer#LOCAL_WORK}).
+     */
+    default IntParam numPartitions() {
+        return slot("numPartitions", o -> new IntParam(o, "numPartitions", "Spark tasks per scan (0 = automatic).",
+                ParamChecks.intValidator(ScanConfig::checkNumPartitions)));
     }
 
-    static LongParam minCells(Identifiable o) {
-        return new LongParam(o, "minCells", "Smallest range in cells (>= 1).", ParamValidators.<Object>gtEq(1));
+    default String getCasesCol() {
+        return getOrDefault(casesCol());
     }
 
-    static LongParam maxCells(Identifiable o) {
-        return new LongParam(o, "maxCells", "Largest range in cells (0 = no limit).", ParamValidators.<Object>gtEq(0));
+    default String getBaselineCol() {
+        return getOrDefault(baselineCol());
     }
 
-    static DoubleParam maxBaselineFraction(Identifiable o) {
-        return new DoubleParam(o, "maxBaselineFraction", "Largest share of the total baseline inside a range, in "
-                + "(0, 1] (SaTScan's usual limit is 0.5).", ParamValidators.<Object>inRange(0, 1, false, true));
+    default String getSumSquaresCol() {
+        return valueOrNull(sumSquaresCol());
     }
 
-    static IntParam numClusters(Identifiable o) {
-        return new IntParam(o, "numClusters", "Clusters to report: the most likely one and up to numClusters-1 "
-                + "non-overlapping secondary clusters.", ParamValidators.<Object>inRange(1, ScanSpec.MAX_EXCLUDED + 1));
+    default int[] getGridSize() {
+        return valueOrNull(gridSize());
     }
 
-    static IntParam numReplicas(Identifiable o) {
-        return new IntParam(o, "numReplicas", "Monte Carlo replicas for the p-values (0 = none).",
-                ParamValidators.<Object>gtEq(0));
+    default double[] getExtent() {
+        return valueOrNull(extent());
     }
 
-    static LongParam seed(Identifiable o) {
-        return new LongParam(o, "seed", "Seed of the Monte Carlo replicas.");
+    default long getMinCells() {
+        return (Long) getOrDefault(minCells());
     }
 
-    static IntParam numPartitions(Identifiable o) {
-        return new IntParam(o, "numPartitions", "Spark tasks per scan (0 = the default parallelism).",
-                ParamValidators.<Object>gtEq(0));
+    default long getMaxCells() {
+        return (Long) getOrDefault(maxCells());
     }
 
-    static Param<String> backend(Identifiable o) {
-        return new Param<>(o, "backend", "Where scans run: 'auto' (GPU when usable, else the bitwise-identical CPU "
-                + "twin), 'gpu' (fail without a usable GPU) or 'cpu'.", check(v -> Backend.parse(v, "backend")));
+    default double getMaxBaselineFraction() {
+        return (Double) getOrDefault(maxBaselineFraction());
     }
 
-    static Param<String> clusterCol(Identifiable o) {
-        return new Param<>(o, "clusterCol", "Output column of transform: rank of the reported cluster containing the "
-                + "row's cell (1 = most likely), null when none does.");
+    default int getNumClusters() {
+        return (Integer) getOrDefault(numClusters());
     }
 
-    /** Checks the coordinate columns and appends clusterCol (int, nullable). */
-    static StructType appendCluster(StructType schema, String[] coordinateCols, String clusterCol) {
-        if (coordinateCols == null || coordinateCols.length == 0) {
-            throw new IllegalArgumentException("coordinateCols is not set");
+    default int getNumReplicas() {
+        return (Integer) getOrDefault(numReplicas());
+    }
+
+    default int getNumPartitions() {
+        return (Integer) getOrDefault(numPartitions());
+    }
+
+    default T setInputType(String v) {
+        return with(inputType(), v);
+    }
+
+    default T setCasesCol(String v) {
+        return with(casesCol(), v);
+    }
+
+    /** Baseline column; null or "" for points input means 1 per point. */
+    default T setBaselineCol(String v) {
+        return with(baselineCol(), v == null ? "" : v);
+    }
+
+    /** Normal model, cells input; null clears it. */
+    default T setSumSquaresCol(String v) {
+        return withOrClear(sumSquaresCol(), v);
+    }
+
+    /** Bins per axis; null clears it. */
+    default T setGridSize(int... v) {
+        return withOrClear(gridSize(), v);
+    }
+
+    /** lo, hi per axis (points); null clears it. */
+    default T setExtent(double... v) {
+        return withOrClear(extent(), v);
+    }
+
+    /** poisson, bernoulli, normal or ebp (any case). */
+    default T setStatistic(String v) {
+        return with(statistic(), ScanConfig.checkStatistic(v).id());
+    }
+
+    /** high, low or both (any case). */
+    default T setDirection(String v) {
+        return with(direction(), ScanConfig.checkDirection(v).id());
+    }
+
+    default T setMinCells(long v) {
+        return with(minCells(), v);
+    }
+
+    default T setMaxCells(long v) {
+        return with(maxCells(), v);
+    }
+
+    default T setMaxBaselineFraction(double v) {
+        return with(maxBaselineFraction(), v);
+    }
+
+    default T setNumClusters(int v) {
+        return with(numClusters(), v);
+    }
+
+    default T setNumReplicas(int v) {
+        return with(numReplicas(), v);
+    }
+
+    default T setNumPartitions(int v) {
+        return with(numPartitions(), v);
+    }
+
+    /** The run settings these params describe (validated by {@link ScanTrainer#fit}). */
+    default ScanConfig toConfig() {
+        ScanConfig c = new ScanConfig();
+        c.model = ScanConfig.checkStatistic(getStatistic());
+        c.direction = ScanConfig.checkDirection(getDirection());
+        c.minCells = getMinCells();
+        c.maxCells = getMaxCells();
+        c.maxBaselineFraction = getMaxBaselineFraction();
+        c.numClusters = getNumClusters();
+        c.numReplicas = getNumReplicas();
+        c.seed = getSeed();
+        c.numPartitions = getNumPartitions();
+        c.backend = backendSetting();
+        return c;
+    }
+
+    /** The input these params describe; errors name the param. */
+    default ScanInput toInput() {
+        String[] coords = getCoordinateCols();
+        if (coords == null) {
+            throw new IllegalArgumentException("coordinateCols is not set: name 1 to 3 coordinate columns with "
+                    + "setCoordinateCols");
         }
-        for (String c : coordinateCols) {
-            io.sparkgpu.common.SchemaColumns.numeric(schema, c, "coordinateCols");
-        }
-        if (clusterCol == null || clusterCol.isEmpty()) {
-            throw new IllegalArgumentException("clusterCol must be a non-empty column name");
-        }
-        if (Arrays.asList(schema.fieldNames()).contains(clusterCol)) {
-            throw new IllegalArgumentException("clusterCol '" + clusterCol + "' already exists in the input columns ("
-                    + String.join(", ", schema.fieldNames()) + "); choose another name with setClusterCol");
-        }
-        return schema.add(clusterCol, DataTypes.IntegerType, true);
+        return new ScanInput(getInputType(), coords, getCasesCol(), getBaselineCol(), getSumSquaresCol(), getGridSize(),
+                getExtent());
     }
 }

@@ -1,16 +1,9 @@
 package io.sparkgpu.scan;
 
-import io.sparkgpu.cuda.Backend;
+import io.sparkgpu.ml.ParamSlots;
 import io.sparkgpu.ml.ParamsIO;
 import org.apache.spark.ml.Estimator;
-import org.apache.spark.ml.param.DoubleArrayParam;
-import org.apache.spark.ml.param.DoubleParam;
-import org.apache.spark.ml.param.IntArrayParam;
-import org.apache.spark.ml.param.IntParam;
-import org.apache.spark.ml.param.LongParam;
-import org.apache.spark.ml.param.Param;
 import org.apache.spark.ml.param.ParamMap;
-import org.apache.spark.ml.param.StringArrayParam;
 import org.apache.spark.ml.util.Identifiable;
 import org.apache.spark.ml.util.MLReader;
 import org.apache.spark.ml.util.MLWritable;
@@ -45,67 +38,33 @@ import org.apache.spark.sql.types.StructType;
  *
  * <p>Persistence uses MLlib's metadata layout ({@link ParamsIO}).
  */
-public class GpuScanStatistic extends Estimator<GpuScanModel> implements MLWritable {
+public class GpuScanStatistic extends Estimator<GpuScanModel> implements GpuScanParams<GpuScanStatistic>, MLWritable {
     private static final long serialVersionUID = 1L;
 
     private final String uid;
-    private final Param<String> inputType;
-    private final StringArrayParam coordinateCols;
-    private final Param<String> casesCol;
-    private final Param<String> baselineCol;
-    private final Param<String> sumSquaresCol;
-    private final IntArrayParam gridSize;
-    private final DoubleArrayParam extent;
-    private final Param<String> statistic;
-    private final Param<String> direction;
-    private final LongParam minCells;
-    private final LongParam maxCells;
-    private final DoubleParam maxBaselineFraction;
-    private final IntParam numClusters;
-    private final IntParam numReplicas;
-    private final LongParam seed;
-    private final IntParam numPartitions;
-    private final Param<String> backend;
-    private final Param<String> clusterCol;
+    private final ParamSlots slots = new ParamSlots();
 
     public GpuScanStatistic() {
         this(Identifiable.randomUID("gpuscan"));
     }
 
+    /** An estimator with the defaults of {@link ScanConfig} (backend: unset, see {@link #getBackend()}). */
     public GpuScanStatistic(String uid) {
         this.uid = uid;
-        inputType = GpuScanParams.inputType(this);
-        coordinateCols = GpuScanParams.coordinateCols(this);
-        casesCol = GpuScanParams.casesCol(this);
-        baselineCol = GpuScanParams.baselineCol(this);
-        sumSquaresCol = GpuScanParams.sumSquaresCol(this);
-        gridSize = GpuScanParams.gridSize(this);
-        extent = GpuScanParams.extent(this);
-        statistic = GpuScanParams.statistic(this);
-        direction = GpuScanParams.direction(this);
-        minCells = GpuScanParams.minCells(this);
-        maxCells = GpuScanParams.maxCells(this);
-        maxBaselineFraction = GpuScanParams.maxBaselineFraction(this);
-        numClusters = GpuScanParams.numClusters(this);
-        numReplicas = GpuScanParams.numReplicas(this);
-        seed = GpuScanParams.seed(this);
-        numPartitions = GpuScanParams.numPartitions(this);
-        backend = GpuScanParams.backend(this);
-        clusterCol = GpuScanParams.clusterCol(this);
-        setDefault(inputType, ScanGridInfo.CELLS);
-        setDefault(casesCol, GpuScanParams.DEFAULT_CASES);
-        setDefault(baselineCol, GpuScanParams.DEFAULT_BASELINE);
-        setDefault(statistic, ScanModel.POISSON.id());
-        setDefault(direction, ScanDirection.HIGH.id());
-        setDefault(minCells, 1L);
-        setDefault(maxCells, 0L);
-        setDefault(maxBaselineFraction, 1.0);
-        setDefault(numClusters, 5);
-        setDefault(numReplicas, 999);
-        setDefault(seed, (long) GpuScanStatistic.class.getName().hashCode());
-        setDefault(numPartitions, 0);
-        setDefault(backend, "auto");
-        setDefault(clusterCol, GpuScanParams.DEFAULT_CLUSTER);
+        ScanConfig d = new ScanConfig();
+        setDefault(inputType(), ScanGridInfo.CELLS);
+        setDefault(casesCol(), DEFAULT_CASES);
+        setDefault(baselineCol(), DEFAULT_BASELINE);
+        setDefault(statistic(), d.model.id());
+        setDefault(direction(), d.direction.id());
+        setDefault(minCells(), d.minCells);
+        setDefault(maxCells(), d.maxCells);
+        setDefault(maxBaselineFraction(), d.maxBaselineFraction);
+        setDefault(numClusters(), d.numClusters);
+        setDefault(numReplicas(), d.numReplicas);
+        setDefault(seed(), d.seed);
+        setDefault(numPartitions(), d.numPartitions);
+        setDefault(clusterCol(), DEFAULT_CLUSTER);
     }
 
     @Override
@@ -113,311 +72,47 @@ public class GpuScanStatistic extends Estimator<GpuScanModel> implements MLWrita
         return uid;
     }
 
-    // ------------------------------------------------------------------ params
-
-    /** "cells" (default) or "points". */
-    public Param<String> inputType() {
-        return inputType;
-    }
-
-    /** 1 to 3 coordinate columns (required). */
-    public StringArrayParam coordinateCols() {
-        return coordinateCols;
-    }
-
-    /** Cases column (default "cases"). */
-    public Param<String> casesCol() {
-        return casesCol;
-    }
-
-    /** Baseline column (default "baseline"; for points input "" means 1 per point). */
-    public Param<String> baselineCol() {
-        return baselineCol;
-    }
-
-    /** Normal model, cells input: optional sum-of-squares column. */
-    public Param<String> sumSquaresCol() {
-        return sumSquaresCol;
-    }
-
-    /** Bins per axis (points); optional 0-based grid size (cells). */
-    public IntArrayParam gridSize() {
-        return gridSize;
-    }
-
-    /** Points: lo, hi per axis (default: the data's range). */
-    public DoubleArrayParam extent() {
-        return extent;
-    }
-
-    /** poisson (default), bernoulli, normal or ebp. */
-    public Param<String> statistic() {
-        return statistic;
-    }
-
-    /** high (default), low or both. */
-    public Param<String> direction() {
-        return direction;
-    }
-
-    public LongParam minCells() {
-        return minCells;
-    }
-
-    /** 0 (default) = no limit. */
-    public LongParam maxCells() {
-        return maxCells;
-    }
-
-    /** In (0, 1], default 1 (every range). */
-    public DoubleParam maxBaselineFraction() {
-        return maxBaselineFraction;
-    }
-
-    /** Default 5. */
-    public IntParam numClusters() {
-        return numClusters;
-    }
-
-    /** Default 999. */
-    public IntParam numReplicas() {
-        return numReplicas;
-    }
-
-    public LongParam seed() {
-        return seed;
-    }
-
-    /**
-     * Spark tasks per scan and per replica job; 0 (default) = one per GPU that Spark schedules with a GPU backend
-     * ({@code spark.sparkgpu.fit.gpuTasks} overrides), else the default parallelism. Small grids run on the
-     * driver whatever this says ({@link ScanTrainer#LOCAL_WORK}).
-     */
-    public IntParam numPartitions() {
-        return numPartitions;
-    }
-
-    /** "auto" (default), "gpu" or "cpu". */
-    public Param<String> backend() {
-        return backend;
-    }
-
-    /** Output column of the model's transform (default "cluster"). */
-    public Param<String> clusterCol() {
-        return clusterCol;
-    }
-
-    public String getInputType() {
-        return getOrDefault(inputType);
-    }
-
-    public String[] getCoordinateCols() {
-        return isDefined(coordinateCols) ? getOrDefault(coordinateCols) : null;
-    }
-
-    public String getCasesCol() {
-        return getOrDefault(casesCol);
-    }
-
-    public String getBaselineCol() {
-        return getOrDefault(baselineCol);
-    }
-
-    public String getSumSquaresCol() {
-        return isDefined(sumSquaresCol) ? getOrDefault(sumSquaresCol) : null;
-    }
-
-    public int[] getGridSize() {
-        return isDefined(gridSize) ? getOrDefault(gridSize) : null;
-    }
-
-    public double[] getExtent() {
-        return isDefined(extent) ? getOrDefault(extent) : null;
-    }
-
-    public String getStatistic() {
-        return getOrDefault(statistic);
-    }
-
-    public String getDirection() {
-        return getOrDefault(direction);
-    }
-
-    public long getMinCells() {
-        return (Long) getOrDefault(minCells);
-    }
-
-    public long getMaxCells() {
-        return (Long) getOrDefault(maxCells);
-    }
-
-    public double getMaxBaselineFraction() {
-        return (Double) getOrDefault(maxBaselineFraction);
-    }
-
-    public int getNumClusters() {
-        return (Integer) getOrDefault(numClusters);
-    }
-
-    public int getNumReplicas() {
-        return (Integer) getOrDefault(numReplicas);
-    }
-
-    public long getSeed() {
-        return (Long) getOrDefault(seed);
-    }
-
-    public int getNumPartitions() {
-        return (Integer) getOrDefault(numPartitions);
-    }
-
-    public String getBackend() {
-        return getOrDefault(backend);
-    }
-
-    public String getClusterCol() {
-        return getOrDefault(clusterCol);
-    }
-
-    public GpuScanStatistic setInputType(String v) {
-        set(inputType, v);
-        return this;
-    }
-
-    public GpuScanStatistic setCoordinateCols(String... v) {
-        set(coordinateCols, v);
-        return this;
-    }
-
-    public GpuScanStatistic setCasesCol(String v) {
-        set(casesCol, v);
-        return this;
-    }
-
-    public GpuScanStatistic setBaselineCol(String v) {
-        set(baselineCol, v == null ? "" : v);
-        return this;
-    }
-
-    public GpuScanStatistic setSumSquaresCol(String v) {
-        if (v == null) {
-            clear(sumSquaresCol);
-        } else {
-            set(sumSquaresCol, v);
-        }
-        return this;
-    }
-
-    public GpuScanStatistic setGridSize(int... v) {
-        set(gridSize, v);
-        return this;
-    }
-
-    public GpuScanStatistic setExtent(double... v) {
-        set(extent, v);
-        return this;
-    }
-
-    public GpuScanStatistic setStatistic(String v) {
-        set(statistic, ScanModel.parse(v, "statistic").id());
-        return this;
-    }
-
-    public GpuScanStatistic setDirection(String v) {
-        set(direction, ScanDirection.parse(v, "direction").id());
-        return this;
-    }
-
-    public GpuScanStatistic setMinCells(long v) {
-        set(minCells, v);
-        return this;
-    }
-
-    public GpuScanStatistic setMaxCells(long v) {
-        set(maxCells, v);
-        return this;
-    }
-
-    public GpuScanStatistic setMaxBaselineFraction(double v) {
-        set(maxBaselineFraction, v);
-        return this;
-    }
-
-    public GpuScanStatistic setNumClusters(int v) {
-        set(numClusters, v);
-        return this;
-    }
-
-    public GpuScanStatistic setNumReplicas(int v) {
-        set(numReplicas, v);
-        return this;
-    }
-
-    public GpuScanStatistic setSeed(long v) {
-        set(seed, v);
-        return this;
-    }
-
-    public GpuScanStatistic setNumPartitions(int v) {
-        set(numPartitions, v);
-        return this;
-    }
-
-    public GpuScanStatistic setBackend(String v) {
-        set(backend, Backend.parse(v, "backend").id());
-        return this;
-    }
-
-    public GpuScanStatistic setClusterCol(String v) {
-        set(clusterCol, v);
-        return this;
+    @Override
+    public ParamSlots paramSlots() {
+        return slots;
     }
 
     // ------------------------------------------------------------------ fitting
 
-    /** The run settings these params describe (errors name the param). */
-    public ScanConfig toConfig() {
-        ScanConfig c = new ScanConfig();
-        c.model = ScanModel.parse(getStatistic(), "statistic");
-        c.direction = ScanDirection.parse(getDirection(), "direction");
-        c.minCells = getMinCells();
-        c.maxCells = getMaxCells();
-        c.maxBaselineFraction = getMaxBaselineFraction();
-        c.numClusters = getNumClusters();
-        c.numReplicas = getNumReplicas();
-        c.seed = getSeed();
-        c.numPartitions = getNumPartitions();
-        c.backend = Backend.parse(getBackend(), "backend");
-        c.validate();
-        return c;
-    }
+    /** A fitted model with what the fit read: the grid (for reports and heat maps; the model does not keep it). */
+    public static final class Fitted {
+        public final GpuScanModel model;
+        public final ScanInput.Built input;
 
-    /** The input description these params give (errors name the param). */
-    public ScanInput toInput() {
-        String[] coords = getCoordinateCols();
-        if (coords == null) {
-            throw new IllegalArgumentException("coordinateCols is not set: name 1 to 3 coordinate columns with "
-                    + "setCoordinateCols");
+        Fitted(GpuScanModel model, ScanInput.Built input) {
+            this.model = model;
+            this.input = input;
         }
-        return new ScanInput(getInputType(), coords, getCasesCol(), getBaselineCol(), getSumSquaresCol(), getGridSize(),
-                getExtent());
     }
 
     /** Builds the grid, scans it (clusters and replicas) and returns the model with the result. */
     @Override
     public GpuScanModel fit(Dataset<?> dataset) {
+        return fitWithGrid(dataset).model;
+    }
+
+    /**
+     * {@link #fit}, also returning the grid that was scanned. Settings are checked by {@link ScanConfig#validate()}
+     * at {@link ScanTrainer#fit}'s entry and by {@link ScanInput}; errors name the param or column.
+     */
+    public Fitted fitWithGrid(Dataset<?> dataset) {
         ScanConfig cfg = toConfig();
         ScanInput in = toInput();
         transformSchema(dataset.schema());
         ScanTrainer.Fitted f = ScanTrainer.fit(dataset, in, cfg);
         GpuScanModel m = copyValues(new GpuScanModel(uid, f.input.info, f.result), ParamMap.empty());
-        return m.setParent(this);
+        return new Fitted(m.setParent(this), f.input);
     }
 
     /** Checks the coordinate columns and appends clusterCol (the model's transform output). */
     @Override
     public StructType transformSchema(StructType schema) {
-        return GpuScanParams.appendCluster(schema, getCoordinateCols(), getClusterCol());
+        return GpuScanModelParams.appendCluster(schema, getCoordinateCols(), getClusterCol());
     }
 
     @Override

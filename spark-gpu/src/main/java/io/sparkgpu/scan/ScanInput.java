@@ -57,21 +57,8 @@ public final class ScanInput implements Serializable {
      */
     public ScanInput(String inputType, String[] coordinateCols, String casesCol, String baselineCol,
                      String sumSquaresCol, int[] gridSize, double[] extent) {
-        String type = inputType == null ? "" : inputType.trim().toLowerCase(Locale.ROOT);
-        if (!type.equals(ScanGridInfo.CELLS) && !type.equals(ScanGridInfo.POINTS)) {
-            throw new IllegalArgumentException("inputType must be cells or points, got '" + inputType + "'");
-        }
-        if (coordinateCols == null || coordinateCols.length < 1 || coordinateCols.length > 3) {
-            throw new IllegalArgumentException("coordinateCols must name 1 to 3 columns, got "
-                    + (coordinateCols == null ? "none" : Arrays.toString(coordinateCols)));
-        }
-        Set<String> seen = new HashSet<>();
-        for (String c : coordinateCols) {
-            if (c == null || c.isEmpty() || !seen.add(c)) {
-                throw new IllegalArgumentException("coordinateCols must be distinct non-empty names, got "
-                        + Arrays.toString(coordinateCols));
-            }
-        }
+        String type = checkInputType(inputType);
+        checkCoordinateCols(coordinateCols);
         if (casesCol == null || casesCol.isEmpty()) {
             throw new IllegalArgumentException("casesCol is not set");
         }
@@ -84,11 +71,11 @@ public final class ScanInput implements Serializable {
             throw new IllegalArgumentException("gridSize (bins per axis) is required for points input");
         }
         if (gridSize != null) {
+            checkGridSize(gridSize);
             if (gridSize.length != d) {
                 throw new IllegalArgumentException("gridSize needs one size per coordinate column (" + d + "), got "
                         + Arrays.toString(gridSize));
             }
-            new ScanShape(gridSize); // sizes and limits, with their messages
         }
         if (extent != null) {
             if (!points) {
@@ -113,6 +100,43 @@ public final class ScanInput implements Serializable {
         this.sumSquaresCol = sumSquaresCol == null || sumSquaresCol.isEmpty() ? null : sumSquaresCol;
         this.gridSize = gridSize == null ? null : gridSize.clone();
         this.extent = extent == null ? null : extent.clone();
+    }
+
+    /** inputType: cells or points (any case); returns it in lower case. */
+    public static String checkInputType(String inputType) {
+        String type = inputType == null ? "" : inputType.trim().toLowerCase(Locale.ROOT);
+        if (!type.equals(ScanGridInfo.CELLS) && !type.equals(ScanGridInfo.POINTS)) {
+            throw new IllegalArgumentException("inputType must be cells or points, got '" + inputType + "'");
+        }
+        return type;
+    }
+
+    /** coordinateCols: 1 to 3 distinct non-empty names, x first. */
+    public static void checkCoordinateCols(String[] coordinateCols) {
+        if (coordinateCols == null || coordinateCols.length < 1 || coordinateCols.length > 3) {
+            throw new IllegalArgumentException("coordinateCols must name 1 to 3 columns, got "
+                    + (coordinateCols == null ? "none" : Arrays.toString(coordinateCols)));
+        }
+        Set<String> seen = new HashSet<>();
+        for (String c : coordinateCols) {
+            if (c == null || c.isEmpty() || !seen.add(c)) {
+                throw new IllegalArgumentException("coordinateCols must be distinct non-empty names, got "
+                        + Arrays.toString(coordinateCols));
+            }
+        }
+    }
+
+    /**
+     * gridSize: 1 to 3 axis sizes, each &gt;= 1, at most {@link ScanShape#MAX_AXIS_1D} (1-D) or
+     * {@link ScanShape#MAX_AXIS_ND} per axis and {@link ScanShape#MAX_CELLS} cells ({@link ScanShape}'s limits).
+     */
+    public static void checkGridSize(int[] gridSize) {
+        try {
+            new ScanShape(gridSize);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("gridSize " + (gridSize == null ? "null" : Arrays.toString(gridSize))
+                    + ": " + e.getMessage(), e);
+        }
     }
 
     boolean points() {

@@ -153,13 +153,8 @@ public final class ScanResult implements Serializable {
      */
     public static ScanResult compute(ScanTables t, ScanSpec spec, int numClusters, int numReplicas, long seed,
                                      Runner runner) {
-        if (numClusters < 1 || numClusters > ScanSpec.MAX_EXCLUDED + 1) {
-            throw new IllegalArgumentException("numClusters must be in [1, " + (ScanSpec.MAX_EXCLUDED + 1) + "], got "
-                    + numClusters);
-        }
-        if (numReplicas < 0) {
-            throw new IllegalArgumentException("numReplicas must be >= 0, got " + numReplicas);
-        }
+        ScanConfig.checkNumClusters(numClusters); // the config's rules (LocalScan and the benchmark call this too)
+        ScanConfig.checkNumReplicas(numReplicas);
         if (numReplicas > 0) {
             ScanReplicas.checkSupported(t);
         }

@@ -36,15 +36,9 @@ public final class ScanSpec implements Serializable {
         if (direction == null) {
             throw new IllegalArgumentException("direction is required");
         }
-        if (minCells < 1) {
-            throw new IllegalArgumentException("minCells must be >= 1, got " + minCells);
-        }
-        if (maxCells < minCells) {
-            throw new IllegalArgumentException("maxCells (" + maxCells + ") must be >= minCells (" + minCells + ")");
-        }
-        if (!(maxBaselineFraction > 0 && maxBaselineFraction <= 1)) {
-            throw new IllegalArgumentException("maxBaselineFraction must be in (0, 1], got " + maxBaselineFraction);
-        }
+        // the rules of ScanConfig (maxCells here is a limit: Long.MAX_VALUE for none)
+        ScanConfig.checkCellRange(minCells, maxCells);
+        ScanConfig.checkMaxBaselineFraction(maxBaselineFraction);
         if (excluded.size() > MAX_EXCLUDED) {
             throw new IllegalArgumentException("at most " + MAX_EXCLUDED + " excluded boxes, got " + excluded.size());
         }

@@ -227,18 +227,19 @@ public final class ScanTrainer {
 
     /** Scans prepared tables, on the driver when the work is small, else with Spark tasks. */
     public static ScanResult scan(SparkSession spark, ScanTables tables, ScanConfig cfg) {
+        cfg.validate();
         return run(spark, tables, cfg, System.nanoTime());
     }
 
+    /** Scans with {@code cfg} already validated (its backend resolved). */
     private static ScanResult run(SparkSession spark, ScanTables tables, ScanConfig cfg, long fit0) {
-        cfg.validate();
         if (cfg.numReplicas > 0) {
             ScanReplicas.checkSupported(tables);
         }
         long limit = localWork();
         JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
         SparkContext sc = jsc.sc();
-        Backend backend = cfg.backend != null ? cfg.backend : SparkGpuConf.backend();
+        Backend backend = cfg.backend;
         Map<String, Double> before = new LinkedHashMap<>();
         if (work(tables, cfg.numReplicas) <= limit) {
             int threads = Math.max(1, sc.isLocal() ? jsc.defaultParallelism() : Runtime.getRuntime().availableProcessors());

@@ -84,7 +84,7 @@ final class G2GPlan {
         for (int i = 0; i < e; i++) {
             r *= b;
         }
-        if (r > Integer.MAX_VALUE / 16) {
+        if (r > TsneConfig.MAX_GRID_NODES) { // TsneConfig.checkGridSize keeps validated settings below it
             throw new IllegalArgumentException("G2G grid too large: " + b + "^" + e + " nodes");
         }
         return (int) r;

@@ -1,6 +1,7 @@
 package io.sparkgpu.tsne;
 
 import io.sparkgpu.common.SchemaColumns;
+import io.sparkgpu.ml.ParamSlots;
 import io.sparkgpu.ml.ParamsIO;
 import java.io.IOException;
 import java.io.Serializable;
@@ -13,7 +14,6 @@ import org.apache.spark.ml.Model;
 import org.apache.spark.ml.linalg.SQLDataTypes;
 import org.apache.spark.ml.linalg.Vector;
 import org.apache.spark.ml.linalg.Vectors;
-import org.apache.spark.ml.param.Param;
 import org.apache.spark.ml.param.ParamMap;
 import org.apache.spark.ml.util.MLReader;
 import org.apache.spark.ml.util.MLWritable;
@@ -36,7 +36,7 @@ import org.apache.spark.sql.types.StructType;
  * {@code index: int, id, embedding: array<double>}) and {@code path/summary} (Parquet, one row). The embedding is
  * held on the driver (n * dimension doubles and n ids).
  */
-public class GpuTsneModel extends Model<GpuTsneModel> implements MLWritable {
+public class GpuTsneModel extends Model<GpuTsneModel> implements GpuTsneModelParams<GpuTsneModel>, MLWritable {
     private static final long serialVersionUID = 1L;
     private static final String JOIN_KEY = "__sparkgpu_tsne_id";
 
@@ -45,10 +45,10 @@ public class GpuTsneModel extends Model<GpuTsneModel> implements MLWritable {
     private final DataType idType;
     private final double[] embedding;
     private final int dimension;
-    private final Param<String> idCol;
-    private final Param<String> outputCol;
-    private final Param<String> backend;
+    private final ParamSlots slots = new ParamSlots();
     private GpuTsneSummary summary;
+    /** What the fit returned (not saved): null for a loaded or built model. */
+    private transient TsneFit trainingFit;
     private transient volatile Lookup lookup;
 
     /**
@@ -68,12 +68,8 @@ public class GpuTsneModel extends Model<GpuTsneModel> implements MLWritable {
         this.idType = idType;
         this.embedding = embedding.clone();
         this.dimension = dimension;
-        idCol = GpuTsneParams.idCol(this);
-        outputCol = GpuTsneParams.outputCol(this);
-        backend = GpuTsneParams.backend(this);
-        setDefault(idCol, GpuTsneParams.GENERATED_ID);
-        setDefault(outputCol, GpuTsneParams.DEFAULT_OUTPUT);
-        setDefault(backend, "auto");
+        setDefault(idCol(), GENERATED_ID);
+        setDefault(outputCol(), DEFAULT_OUTPUT);
     }
 
     @Override
@@ -81,35 +77,9 @@ public class GpuTsneModel extends Model<GpuTsneModel> implements MLWritable {
         return uid;
     }
 
-    public Param<String> idCol() {
-        return idCol;
-    }
-
-    public Param<String> outputCol() {
-        return outputCol;
-    }
-
-    /** Kept for symmetry with the estimator (transform runs on the CPU: it is a join). */
-    public Param<String> backend() {
-        return backend;
-    }
-
-    public String getIdCol() {
-        return getOrDefault(idCol);
-    }
-
-    public String getOutputCol() {
-        return getOrDefault(outputCol);
-    }
-
-    public GpuTsneModel setIdCol(String value) {
-        set(idCol, value);
-        return this;
-    }
-
-    public GpuTsneModel setOutputCol(String value) {
-        set(outputCol, value);
-        return this;
+    @Override
+    public ParamSlots paramSlots() {
+        return slots;
     }
 
     /** Number of embedded points. */
@@ -200,13 +170,14 @@ public class GpuTsneModel extends Model<GpuTsneModel> implements MLWritable {
     @Override
     public StructType transformSchema(StructType schema) {
         SchemaColumns.index(schema, getIdCol(), "idCol");
-        return GpuTsneParams.appendOutput(schema, getOutputCol());
+        return GpuTsneModelParams.appendOutput(schema, getOutputCol());
     }
 
     @Override
     public GpuTsneModel copy(ParamMap extra) {
         GpuTsneModel c = copyValues(new GpuTsneModel(uid, ids, idType, embedding, dimension), extra);
         c.summary = summary;
+        c.trainingFit = trainingFit;
         return hasParent() ? c.setParent(parent()) : c;
     }
 
@@ -228,12 +199,16 @@ public class GpuTsneModel extends Model<GpuTsneModel> implements MLWritable {
         return this;
     }
 
-    /** A model for a result trained directly with {@link TsneTrainer} (as the CLI does), with its summary. */
-    public static GpuTsneModel fromFit(TsneFit f, String idCol, String outputCol) {
-        GpuTsneModel m = new GpuTsneModel(org.apache.spark.ml.util.Identifiable.randomUID("GpuTsneModel"), f.ids,
-                f.idType, f.result.embedding, f.result.dim);
-        m.setIdCol(GpuTsneParams.idName(idCol)).setOutputCol(outputCol);
-        return m.setSummary(GpuTsneSummary.from(f));
+    void setTrainingFit(TsneFit f) {
+        this.trainingFit = f;
+    }
+
+    /**
+     * What the fit that produced this model returned (result with KL history and timings, ids, features used,
+     * quality), or null for a loaded or built model: it is not saved.
+     */
+    public TsneFit trainingFit() {
+        return trainingFit;
     }
 
     @Override

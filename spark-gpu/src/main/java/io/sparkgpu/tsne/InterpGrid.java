@@ -52,7 +52,7 @@ public final class InterpGrid implements Serializable {
         for (int a = 0; a < dim; a++) {
             m *= nodesPerDim();
         }
-        if (m > Integer.MAX_VALUE / 8) {
+        if (m > TsneConfig.MAX_GRID_NODES) { // TsneConfig.checkGridSize keeps validated settings below it
             throw new IllegalArgumentException("interpolation grid too large: " + m + " nodes");
         }
         return (int) m;

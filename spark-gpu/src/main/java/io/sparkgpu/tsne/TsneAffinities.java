@@ -15,7 +15,7 @@ import java.util.stream.IntStream;
  *
  * <h2>Pipeline</h2>
  * <pre>{@code
- * KnnGraph g = TsneAffinities.knn(x, n, d, k, backend);              // exact kNN, k = 3 * perplexity usually
+ * KnnGraph g = TsneAffinities.knn(x, n, d, k, backend);              // exact kNN, k = TsneConfig.defaultK usually
  * double[] pc = TsneAffinities.conditional(g, perplexity, backend);  // p_{j|i}, rows of g x k
  * SparseRows p = TsneAffinities.symmetrize(g, pc);                    // P = (P_cond + P_cond^T) / (2n)
  * }</pre>
@@ -84,10 +84,7 @@ public final class TsneAffinities {
         if (n < 2) {
             throw new IllegalArgumentException("kNN needs at least 2 points, got n=" + n);
         }
-        if (k < 1 || k > n - 1) {
-            throw new IllegalArgumentException("k=" + k + " neighbours requested but only n - 1 = " + (n - 1)
-                    + " other points exist; lower k (or the perplexity, of which k is usually 3x)");
-        }
+        TsneConfig.checkNeighbourCount(k, n);
         return knnBlock(x, 0, n, x, 0, n, d, k, n, backend, usage);
     }
 
@@ -346,14 +343,8 @@ public final class TsneAffinities {
     }
 
     private static void checkConditional(KnnGraph g, double perplexity) {
-        if (!(perplexity > 1.0) || Double.isInfinite(perplexity)) {
-            throw new IllegalArgumentException("perplexity must be a finite number > 1, got " + perplexity);
-        }
-        if (!(perplexity < g.k)) {
-            throw new IllegalArgumentException("perplexity " + perplexity + " must be below the number of neighbours k="
-                    + g.k + " (the entropy of k weights is at most ln k); lower the perplexity or raise k (3 x "
-                    + "perplexity is usual)");
-        }
+        TsneConfig.checkPerplexity(perplexity);
+        TsneConfig.checkKAbovePerplexity(g.k, perplexity);
         final int k = g.k;
         for (int r = 0; r < g.rows; r++) {
             int base = r * k;

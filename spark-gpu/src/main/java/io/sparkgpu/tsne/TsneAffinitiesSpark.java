@@ -105,12 +105,7 @@ public final class TsneAffinitiesSpark {
         }
     }
 
-    /** k used when none is given: min(ceil(3 * perplexity), n - 1). */
-    public static int defaultK(double perplexity, long n) {
-        return (int) Math.min(n - 1, (long) Math.ceil(3 * perplexity));
-    }
-
-    /** {@link #fromVectors(Dataset, String, double, int, Backend, long)} with k = 3 * perplexity, backend auto. */
+    /** {@link #fromVectors(Dataset, String, double, int, Backend, long)} with the default k, backend auto. */
     public static Result fromVectors(Dataset<Row> df, String featuresCol, double perplexity) {
         return fromVectors(df, featuresCol, perplexity, 0, Backend.AUTO, DEFAULT_BROADCAST_BYTES);
     }
@@ -119,7 +114,8 @@ public final class TsneAffinitiesSpark {
      * Perplexity-calibrated t-SNE affinities of the vectors in {@code featuresCol} (an ml Vector or array of
      * numbers column; values are rounded to float).
      *
-     * @param k               neighbours per point, or &lt;= 0 for {@link #defaultK}; must satisfy perplexity &lt; k &lt; n
+     * @param k               neighbours per point, or &lt;= 0 for {@link TsneConfig#defaultK}; the rules are
+     *                        {@link TsneConfig#neighbours}: perplexity &lt; k &lt;= n - 1
      * @param backend         where the kNN and the bandwidth search run (auto: GPU when usable, else the CPU twin)
      * @param broadcastBytes  broadcast the points when 4 n d bytes are at most this; otherwise block pairs
      * @throws IllegalArgumentException naming the column for a missing/mistyped column, a null row, a NaN or
@@ -250,9 +246,7 @@ public final class TsneAffinitiesSpark {
     private static Result vectors(Dataset<Row> df, String featuresCol, double perplexity, int kIn, Backend backend,
             long broadcastBytes) {
         checkVectorColumn(df.schema(), featuresCol);
-        if (!(perplexity > 1.0) || Double.isInfinite(perplexity)) {
-            throw new IllegalArgumentException("perplexity must be a finite number > 1, got " + perplexity);
-        }
+        TsneConfig.checkPerplexity(perplexity);
         final String col = featuresCol;
         JavaRDD<Block> blocks = df.select(featuresCol).javaRDD()
                 .mapPartitionsWithIndex((p, it) -> Collections.singletonList(readBlock(p, it, col)).iterator(), true)
@@ -281,21 +275,11 @@ public final class TsneAffinitiesSpark {
                 offsets[p + 1] += offsets[p];
             }
             final int n = (int) total;
-            if (n < 4) {
-                throw new IllegalArgumentException("t-SNE needs at least 4 rows in featuresCol '" + col + "', got " + n);
-            }
-            if (perplexity >= n - 1) {
-                throw new IllegalArgumentException("perplexity " + perplexity + " is too large for " + n
-                        + " points: it must be below n - 1 = " + (n - 1) + " (and below k); lower the perplexity");
-            }
-            if (kIn >= n) {
-                throw new IllegalArgumentException("k=" + kIn + " neighbours requested but only " + (n - 1)
-                        + " other points exist; lower k to at most " + (n - 1));
-            }
-            final int k = kIn > 0 ? kIn : defaultK(perplexity, n);
-            if (!(perplexity < k)) {
-                throw new IllegalArgumentException("perplexity " + perplexity + " must be below k=" + k
-                        + " (the entropy of k weights is at most ln k); lower the perplexity or raise k");
+            final int k;
+            try {
+                k = TsneConfig.neighbours(Math.max(kIn, 0), perplexity, n);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("featuresCol '" + col + "': " + e.getMessage(), e);
             }
             final int dim = d;
             JavaSparkContext jsc = JavaSparkContext.fromSparkContext(df.sparkSession().sparkContext());
@@ -552,9 +536,7 @@ public final class TsneAffinitiesSpark {
         if (weighted) {
             SchemaColumns.numeric(schema, weightCol, "weightCol");
         }
-        if (n < 4) {
-            throw new IllegalArgumentException("t-SNE needs at least 4 points, got n=" + n);
-        }
+        TsneConfig.checkPoints(n);
         final int parts = Math.max(1, edges.rdd().getNumPartitions());
         final int[] offsets = new int[parts + 1];
         for (int p = 0; p <= parts; p++) {

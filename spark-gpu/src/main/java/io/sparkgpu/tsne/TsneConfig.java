@@ -1,18 +1,36 @@
 package io.sparkgpu.tsne;
 
+import static io.sparkgpu.ml.ParamChecks.require;
+
 import io.sparkgpu.cuda.Backend;
+import io.sparkgpu.cuda.SparkGpuConf;
+import io.sparkgpu.ml.HasSeed;
 import java.io.Serializable;
 import java.util.Locale;
 
 /**
- * Settings of one t-SNE run (the estimator's Params, the CLI and the benchmark map onto these). Defaults follow
- * van der Maaten and Hinton (2008) and the FIt-SNE / SG-t-SNE-Pi practice: perplexity 30, k = 3 * perplexity
- * neighbours, early exaggeration 12 for 250 iterations, momentum 0.5 then 0.8, delta-bar-delta gains with a floor of
- * 0.01, learning rate max(n / earlyExaggeration, 200), 1000 iterations, PCA initialisation scaled to a standard
- * deviation of 1e-4 on the first axis.
+ * Settings of one t-SNE run (the estimator's Params, the CLI through the estimator, and the benchmarks map onto
+ * these), and the one place of their rules. Defaults follow van der Maaten and Hinton (2008) and the FIt-SNE /
+ * SG-t-SNE-Pi practice: perplexity 30, k = {@link #defaultK min(ceil(3 perplexity), n - 1)} neighbours, early
+ * exaggeration 12 for 250 iterations, momentum 0.5 then 0.8, delta-bar-delta gains with a floor of 0.01, learning
+ * rate max(n / earlyExaggeration, 200), 1000 iterations, PCA initialisation scaled to a standard deviation of 1e-4
+ * on the first axis. The initial values of the fields are the defaults of every surface.
  *
- * <p>{@link #validate()} checks what does not depend on the data; {@link #validate(long)} adds the checks against the
- * number of points n (n >= 4, perplexity < n, k < n). Every error names the parameter.
+ * <p><b>Rules.</b> Each setting's rule is a static {@code check...} method below: it is the validator of the
+ * estimator's param ({@link GpuTsneParams}), {@link #validate()} runs all of them (plus the rules between settings)
+ * at the trainer's entry, and the inner layers ({@link TsneAffinities}, {@link TsneAffinitiesSpark},
+ * {@link TsneGridOptions}, {@link InterpGrid}) call the same methods instead of re-deriving them. The rules that
+ * need the number of points n are {@link #checkPoints} (any input) and {@link #neighbours} (feature mode: the kNN
+ * affinities), run by {@link #validate(long)}. The mathematics behind them:
+ * <ul>
+ *   <li>A row's conditional affinities over its k neighbours have entropy H in [ln t, ln k), t the number of
+ *       neighbours tied at the smallest distance (H = ln k only at bandwidth 0, H = ln t only at an infinite one), and
+ *       the bandwidth search solves H = ln(perplexity). So {@code 1 < perplexity < k}: perplexity 1 needs an infinite
+ *       bandwidth, perplexity k a zero one (the data adds perplexity &gt; t, checked per row).</li>
+ *   <li>A point has n - 1 other points: {@code k <= n - 1}, hence {@code perplexity < n - 1}.</li>
+ *   <li>The interpolation grid, FFT-padded, must fit the convolution's arrays ({@link #MAX_GRID_NODES}).</li>
+ * </ul>
+ * Every error names the setting.
  */
 public final class TsneConfig implements Serializable {
     private static final long serialVersionUID = 1L;
@@ -30,11 +48,18 @@ public final class TsneConfig implements Serializable {
     public static final String MODE_DISTRIBUTED = "distributed";
     /** Learning rate value meaning "auto": max(n / earlyExaggeration, 200). */
     public static final double LEARNING_RATE_AUTO = 0;
+    /** Fewest points of a t-SNE fit. */
+    public static final int MIN_POINTS = 4;
+    /**
+     * Most nodes of the interpolation grid, FFT-padded ({@code G2GPlan}): the convolution's complex arrays of
+     * 2^dim parities x nodes x (dim + 2) charges must stay within one Java array.
+     */
+    public static final int MAX_GRID_NODES = Integer.MAX_VALUE / 16;
 
     /** Embedding dimension, 1..3. */
     public int dimension = 2;
     public double perplexity = 30;
-    /** Neighbours per point; 0 means 3 * perplexity (rounded up). */
+    /** Neighbours per point; 0 means {@link #defaultK}. */
     public int k;
     public double earlyExaggeration = 12;
     public int exaggerationIterations = 250;
@@ -46,8 +71,9 @@ public final class TsneConfig implements Serializable {
     public double learningRate = LEARNING_RATE_AUTO;
     public int maxIter = 1000;
     public String init = INIT_PCA;
-    public long seed = 42L;
-    public Backend backend = Backend.AUTO;
+    public long seed = HasSeed.defaultSeed(GpuTsne.class);
+    /** null: the setting spark.sparkgpu.backend, else auto (resolved by {@link #validate()}). */
+    public Backend backend;
     public String mode = MODE_AUTO;
     /** KL divergence is reported every this many iterations (and after the last); 0 disables the periodic reports. */
     public int klEvery = 50;
@@ -64,6 +90,10 @@ public final class TsneConfig implements Serializable {
     public int distributedPartitions;
     public TsneGridOptions grid = TsneGridOptions.defaults();
     public GridConvolution.Method convolution = GridConvolution.Method.AUTO;
+    /** Feature mode: reduce the features to this many principal components before the kNN; 0: no reduction. */
+    public int pcaDimension;
+    /** Feature mode: points of the seeded sample for trustworthiness and kNN preservation; 0: skip. */
+    public int qualitySampleSize = TsneTrainer.QUALITY_SAMPLE;
 
     /** A copy (the grid options are immutable and shared). */
     public TsneConfig copy() {
@@ -87,12 +117,180 @@ public final class TsneConfig implements Serializable {
         c.distributedPartitions = distributedPartitions;
         c.grid = grid;
         c.convolution = convolution;
+        c.pcaDimension = pcaDimension;
+        c.qualitySampleSize = qualitySampleSize;
         return c;
     }
 
-    /** k as used: the given value, or ceil(3 * perplexity). */
-    public int effectiveK() {
-        return k > 0 ? k : (int) Math.ceil(3 * perplexity);
+    // ------------------------------------------------------------------ rules of one setting
+
+    public static void checkDimension(int dimension) {
+        require(dimension >= 1 && dimension <= 3, "dimension", "1, 2 or 3", dimension);
+    }
+
+    /** perplexity: finite and &gt; 1 (and below k, see {@link #checkKAbovePerplexity}). */
+    public static void checkPerplexity(double perplexity) {
+        require(perplexity > 1 && !Double.isInfinite(perplexity), "perplexity", "a finite number > 1", perplexity);
+    }
+
+    /** k: &gt;= 0, 0 meaning {@link #defaultK} (and above the perplexity, see {@link #checkKAbovePerplexity}). */
+    public static void checkK(int k) {
+        require(k >= 0, "k", ">= 0 (0: min(ceil(3 perplexity), n - 1))", k);
+    }
+
+    /** The rule between k (the neighbours a row's affinities spread over; 0: default) and the perplexity. */
+    public static void checkKAbovePerplexity(int k, double perplexity) {
+        if (k != 0 && !(k > perplexity)) {
+            throw new IllegalArgumentException("k=" + k + " must be > perplexity=" + perplexity + " (the entropy of "
+                    + "k affinities is below ln k, so a perplexity of k or more is out of reach); raise k or lower the "
+                    + "perplexity");
+        }
+    }
+
+    public static void checkEarlyExaggeration(double v) {
+        require(v > 0 && !Double.isInfinite(v), "earlyExaggeration", "a finite number > 0", v);
+    }
+
+    public static void checkExaggerationIterations(int v) {
+        require(v >= 0, "exaggerationIterations", ">= 0", v);
+    }
+
+    public static void checkInitialMomentum(double v) {
+        require(v >= 0 && v < 1, "initialMomentum", "in [0, 1)", v);
+    }
+
+    public static void checkFinalMomentum(double v) {
+        require(v >= 0 && v < 1, "finalMomentum", "in [0, 1)", v);
+    }
+
+    public static void checkMinGain(double v) {
+        require(v > 0 && v <= 1, "minGain", "in (0, 1]", v);
+    }
+
+    /** learningRate: finite and &gt;= 0, 0 ({@link #LEARNING_RATE_AUTO}) meaning max(n / earlyExaggeration, 200). */
+    public static void checkLearningRate(double v) {
+        require(v >= 0 && !Double.isInfinite(v), "learningRate", "a finite number > 0, or 0 for auto", v);
+    }
+
+    public static void checkMaxIter(int v) {
+        require(v >= 0, "maxIter", ">= 0", v);
+    }
+
+    public static void checkKlEvery(int v) {
+        require(v >= 0, "klEvery", ">= 0 (0: only the final KL)", v);
+    }
+
+    public static void checkSingleModeMaxEntries(long v) {
+        require(v >= 0, "singleModeMaxEntries", ">= 0", v);
+    }
+
+    public static void checkDistributedPartitions(int v) {
+        require(v >= 0, "distributedPartitions", ">= 0 (0: keep the input's)", v);
+    }
+
+    public static void checkPcaDimension(int v) {
+        require(v >= 0, "pcaDimension", ">= 0 (0: no PCA)", v);
+    }
+
+    public static void checkQualitySampleSize(int v) {
+        require(v >= 0, "qualitySampleSize", ">= 0 (0: skip)", v);
+    }
+
+    /** gridNodesPerInterval: interpolation nodes per box per axis, 1..8. */
+    public static void checkGridNodesPerInterval(int p) {
+        require(p >= 1 && p <= 8, "gridNodesPerInterval", "in 1..8", p);
+    }
+
+    public static void checkGridIntervalsPerUnit(double v) {
+        require(v > 0 && !Double.isInfinite(v), "gridIntervalsPerUnit", "a finite number > 0", v);
+    }
+
+    public static void checkGridMinIntervals(int v) {
+        require(v >= 1, "gridMinIntervals", ">= 1", v);
+    }
+
+    /** gridMaxIntervals: &gt;= 0, 0 meaning the default of the dimension (and &gt;= gridMinIntervals otherwise). */
+    public static void checkGridMaxIntervals(int v) {
+        require(v >= 0, "gridMaxIntervals", ">= 0 (0: the default of the dimension)", v);
+    }
+
+    /** The rule between gridMinIntervals and gridMaxIntervals (0: the default, raised to the minimum). */
+    public static void checkGridIntervals(int minIntervals, int maxIntervals) {
+        checkGridMinIntervals(minIntervals);
+        checkGridMaxIntervals(maxIntervals);
+        if (maxIntervals > 0 && maxIntervals < minIntervals) {
+            throw new IllegalArgumentException("gridMaxIntervals=" + maxIntervals + " must be >= gridMinIntervals="
+                    + minIntervals);
+        }
+    }
+
+    /**
+     * The largest grid {@code grid} allows in {@code dimension}, (gridMaxIntervals x gridNodesPerInterval)^dimension
+     * nodes padded to FFT lengths, must stay within {@link #MAX_GRID_NODES} (else the fit fails once the embedding
+     * is wide enough to need it).
+     */
+    public static void checkGridSize(int dimension, TsneGridOptions grid) {
+        long perAxis = (long) grid.maxIntervals[dimension] * grid.p;
+        long padded = G2GPlan.fftSize((int) Math.min(perAxis, Integer.MAX_VALUE / 2));
+        long nodes = 1;
+        for (int a = 0; a < dimension && nodes <= MAX_GRID_NODES; a++) {
+            nodes *= padded;
+        }
+        if (perAxis > Integer.MAX_VALUE / 2 || nodes > MAX_GRID_NODES) {
+            throw new IllegalArgumentException("gridMaxIntervals=" + grid.maxIntervals[dimension] + " x "
+                    + "gridNodesPerInterval=" + grid.p + " nodes per axis is too large for dimension " + dimension
+                    + ": the grid (FFT-padded to " + padded + " per axis) must hold at most " + MAX_GRID_NODES
+                    + " nodes; lower gridMaxIntervals");
+        }
+    }
+
+    /** n: at least {@value #MIN_POINTS} points (any input: features or graph vertices). */
+    public static void checkPoints(long n) {
+        if (n < MIN_POINTS) {
+            throw new IllegalArgumentException("t-SNE needs at least " + MIN_POINTS + " points, got n=" + n);
+        }
+    }
+
+    /** The neighbours of a point among n points: 1 &lt;= k &lt;= n - 1 (also the kNN's own precondition). */
+    public static void checkNeighbourCount(int k, long n) {
+        if (k < 1 || k > n - 1) {
+            throw new IllegalArgumentException("k=" + k + " must be in 1..n - 1 = " + (n - 1) + " (a point has n - 1 "
+                    + "other points); lower k");
+        }
+    }
+
+    /** The one formula of the default number of neighbours: min(ceil(3 perplexity), n - 1). */
+    public static int defaultK(double perplexity, long n) {
+        return (int) Math.min(n - 1, (long) Math.ceil(3 * perplexity));
+    }
+
+    /**
+     * The neighbours of each point for n points in feature mode, after the rules that need n: {@code k} when set
+     * (it must be at most n - 1), else {@link #defaultK}; either must exceed the perplexity (so perplexity &lt; n - 1).
+     *
+     * @param k the setting (0: default)
+     */
+    public static int neighbours(int k, double perplexity, long n) {
+        checkPoints(n);
+        if (k > 0) {
+            checkNeighbourCount(k, n);
+            checkKAbovePerplexity(k, perplexity);
+            return k;
+        }
+        int d = defaultK(perplexity, n);
+        if (!(perplexity < d)) {
+            throw new IllegalArgumentException("perplexity=" + perplexity + " must be < n - 1 = " + (n - 1) + " for n="
+                    + n + " points (it must be below the k = min(ceil(3 perplexity), n - 1) neighbours); lower the "
+                    + "perplexity");
+        }
+        return d;
+    }
+
+    // ------------------------------------------------------------------ the settings together
+
+    /** k as used for n points: the given value or {@link #defaultK} (after the rules of {@link #neighbours}). */
+    public int effectiveK(long n) {
+        return neighbours(k, perplexity, n);
     }
 
     /** The step for n points: the given learning rate or max(n / earlyExaggeration, 200). */
@@ -100,77 +298,46 @@ public final class TsneConfig implements Serializable {
         return learningRate > 0 ? learningRate : Math.max(n / earlyExaggeration, 200.0);
     }
 
-    /** Checks every setting that does not depend on the data. */
+    /** Checks every setting that does not depend on the data; normalises init and mode, resolves a null backend. */
     public TsneConfig validate() {
-        if (dimension < 1 || dimension > 3) {
-            throw new IllegalArgumentException("dimension must be 1, 2 or 3, got " + dimension);
-        }
-        if (!(perplexity > 0) || Double.isInfinite(perplexity)) {
-            throw new IllegalArgumentException("perplexity must be a finite number > 0, got " + perplexity);
-        }
-        if (k < 0) {
-            throw new IllegalArgumentException("k must be > 0 (or 0 for 3 * perplexity), got " + k);
-        }
-        if (k > 0 && k < perplexity) {
-            throw new IllegalArgumentException("k=" + k + " must be >= perplexity=" + perplexity
-                    + " (a row with k neighbours reaches at most perplexity k)");
-        }
-        finite("earlyExaggeration", earlyExaggeration, 1e-300);
-        if (exaggerationIterations < 0) {
-            throw new IllegalArgumentException("exaggerationIterations must be >= 0, got " + exaggerationIterations);
-        }
-        momentum("initialMomentum", initialMomentum);
-        momentum("finalMomentum", finalMomentum);
-        if (!(minGain > 0) || !(minGain <= 1)) {
-            throw new IllegalArgumentException("minGain must be in (0, 1], got " + minGain);
-        }
-        if (!(learningRate >= 0) || Double.isInfinite(learningRate)) {
-            throw new IllegalArgumentException("learningRate must be a finite number > 0, or 0/auto, got " + learningRate);
-        }
-        if (maxIter < 0) {
-            throw new IllegalArgumentException("maxIter must be >= 0, got " + maxIter);
-        }
+        checkDimension(dimension);
+        checkPerplexity(perplexity);
+        checkK(k);
+        checkKAbovePerplexity(k, perplexity);
+        checkEarlyExaggeration(earlyExaggeration);
+        checkExaggerationIterations(exaggerationIterations);
+        checkInitialMomentum(initialMomentum);
+        checkFinalMomentum(finalMomentum);
+        checkMinGain(minGain);
+        checkLearningRate(learningRate);
+        checkMaxIter(maxIter);
         init = parseInit(init);
         mode = parseMode(mode);
-        if (backend == null) {
-            throw new IllegalArgumentException("backend must be one of auto|gpu|cpu, got null");
-        }
-        if (klEvery < 0) {
-            throw new IllegalArgumentException("klEvery must be >= 0, got " + klEvery);
-        }
-        if (singleModeMaxEntries < 0) {
-            throw new IllegalArgumentException("singleModeMaxEntries must be >= 0, got " + singleModeMaxEntries);
-        }
-        if (distributedPartitions < 0) {
-            throw new IllegalArgumentException("distributedPartitions must be >= 0 (0: keep), got "
-                    + distributedPartitions);
-        }
+        checkKlEvery(klEvery);
+        checkSingleModeMaxEntries(singleModeMaxEntries);
+        checkDistributedPartitions(distributedPartitions);
+        checkPcaDimension(pcaDimension);
+        checkQualitySampleSize(qualitySampleSize);
         if (grid == null) {
             throw new IllegalArgumentException("grid options must be set");
         }
+        checkGridSize(dimension, grid);
         if (convolution == null) {
             throw new IllegalArgumentException("convolution must be one of auto|direct|fft");
         }
+        backend = SparkGpuConf.backend(backend);
         return this;
     }
 
-    /** {@link #validate()} plus the checks against the number of points. */
+    /** {@link #validate()} plus the rules that need the number of points n, for feature mode (kNN affinities). */
     public TsneConfig validate(long n) {
         validate();
-        if (n < 4) {
-            throw new IllegalArgumentException("t-SNE needs at least 4 points, got n=" + n);
-        }
-        if (perplexity >= n) {
-            throw new IllegalArgumentException("perplexity=" + perplexity + " must be < the number of points n=" + n);
-        }
-        if (effectiveK() >= n) {
-            throw new IllegalArgumentException("k=" + effectiveK() + (k > 0 ? "" : " (3 * perplexity)")
-                    + " must be < the number of points n=" + n + "; lower perplexity or set k");
-        }
+        neighbours(k, perplexity, n);
         return this;
     }
 
-    static String parseInit(String v) {
+    /** init: pca or random (any case); returns it in lower case. */
+    public static String parseInit(String v) {
         String s = v == null ? "" : v.trim().toLowerCase(Locale.ROOT);
         if (!s.equals(INIT_PCA) && !s.equals(INIT_RANDOM)) {
             throw new IllegalArgumentException("init must be 'pca' or 'random', got '" + v + "'");
@@ -178,7 +345,8 @@ public final class TsneConfig implements Serializable {
         return s;
     }
 
-    static String parseMode(String v) {
+    /** mode: auto, single or distributed (any case); returns it in lower case. */
+    public static String parseMode(String v) {
         String s = v == null ? "" : v.trim().toLowerCase(Locale.ROOT);
         if (!s.equals(MODE_AUTO) && !s.equals(MODE_SINGLE) && !s.equals(MODE_DISTRIBUTED)) {
             throw new IllegalArgumentException("mode must be one of auto|single|distributed, got '" + v + "'");
@@ -191,18 +359,15 @@ public final class TsneConfig implements Serializable {
      * most {@code maxIntervals} (0: the defaults of {@link TsneGridOptions#defaults()} for 1-, 2-, 3-D, raised to minIntervals if below).
      */
     public static TsneGridOptions gridOptions(int p, double intervalsPerUnit, int minIntervals, int maxIntervals) {
+        checkGridIntervals(minIntervals, maxIntervals);
         int[] max = TsneGridOptions.defaults().maxIntervals.clone();
         for (int d = 1; d <= 3; d++) {
             max[d] = maxIntervals > 0 ? maxIntervals : Math.max(max[d], minIntervals);
         }
-        if (maxIntervals > 0 && maxIntervals < minIntervals) {
-            throw new IllegalArgumentException("gridMaxIntervals=" + maxIntervals + " must be >= gridMinIntervals="
-                    + minIntervals);
-        }
         return new TsneGridOptions(p, intervalsPerUnit, minIntervals, max);
     }
 
-    /** Parses "auto", "direct" or "fft" (case-insensitive); {@code what} names the parameter. */
+    /** convolution: auto, direct or fft (case-insensitive); {@code what} names the parameter. */
     public static GridConvolution.Method parseConvolution(String v, String what) {
         String s = v == null ? "" : v.trim().toUpperCase(Locale.ROOT);
         for (GridConvolution.Method m : GridConvolution.Method.values()) {
@@ -211,17 +376,5 @@ public final class TsneConfig implements Serializable {
             }
         }
         throw new IllegalArgumentException(what + " must be one of auto|direct|fft, got '" + v + "'");
-    }
-
-    private static void finite(String name, double v, double min) {
-        if (!(v >= min) || Double.isInfinite(v)) {
-            throw new IllegalArgumentException(name + " must be a finite number > 0, got " + v);
-        }
-    }
-
-    private static void momentum(String name, double v) {
-        if (!(v >= 0) || !(v < 1)) {
-            throw new IllegalArgumentException(name + " must be in [0, 1), got " + v);
-        }
     }
 }

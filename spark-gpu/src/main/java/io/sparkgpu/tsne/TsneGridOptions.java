@@ -16,19 +16,17 @@ public final class TsneGridOptions implements Serializable {
     public final int[] maxIntervals;
 
     public TsneGridOptions(int p, double intervalsPerUnit, int minIntervals, int[] maxIntervals) {
-        if (p < 1 || p > 8) {
-            throw new IllegalArgumentException("interpolation nodes per interval must be in 1..8, got " + p);
-        }
-        if (!(intervalsPerUnit > 0) || Double.isInfinite(intervalsPerUnit)) {
-            throw new IllegalArgumentException("intervalsPerUnit must be positive and finite, got " + intervalsPerUnit);
-        }
-        if (minIntervals < 1 || maxIntervals.length != 4) {
-            throw new IllegalArgumentException("minIntervals must be >= 1 and maxIntervals must have 4 entries");
+        // the rules of TsneConfig (gridNodesPerInterval, gridIntervalsPerUnit, gridMinIntervals, gridMaxIntervals)
+        TsneConfig.checkGridNodesPerInterval(p);
+        TsneConfig.checkGridIntervalsPerUnit(intervalsPerUnit);
+        if (maxIntervals == null || maxIntervals.length != 4) {
+            throw new IllegalArgumentException("maxIntervals must have 4 entries (index = dimension 1..3)");
         }
         for (int d = 1; d <= 3; d++) {
-            if (maxIntervals[d] < minIntervals) {
-                throw new IllegalArgumentException("maxIntervals[" + d + "]=" + maxIntervals[d]
-                        + " is below minIntervals=" + minIntervals);
+            TsneConfig.checkGridIntervals(minIntervals, maxIntervals[d]);
+            if (maxIntervals[d] == 0) {
+                throw new IllegalArgumentException("maxIntervals[" + d + "] must be >= gridMinIntervals=" + minIntervals
+                        + " (0 is for TsneConfig.gridOptions only)");
             }
         }
         this.p = p;

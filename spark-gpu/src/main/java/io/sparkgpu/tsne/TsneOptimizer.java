@@ -42,7 +42,8 @@ public final class TsneOptimizer {
      * ({@link TsneDeviceState}); otherwise the interpolation pieces run on the CPU twins. Both give the same bits.
      */
     public static TsneResult optimize(SparseRows p, double[] y0, TsneConfig cfg, TsneProgress progress) {
-        cfg.validate(p.n);
+        cfg.validate(); // P is given: the kNN rules (perplexity, k) do not apply
+        TsneConfig.checkPoints(p.n);
         return single(p, y0, cfg, progress, new TsneTimings());
     }
 
@@ -96,7 +97,8 @@ public final class TsneOptimizer {
 
     /** As {@link #optimize} with the exact O(n^2) forces of {@link ExactTsne} (tiny n: tests and references). */
     public static TsneResult optimizeExact(SparseRows p, double[] y0, TsneConfig cfg, TsneProgress progress) {
-        cfg.validate(p.n);
+        cfg.validate();
+        TsneConfig.checkPoints(p.n);
         try (GradientSource src = new ExactGradientSource(p, cfg.dimension)) {
             return run(src, y0, cfg, progress, new TsneTimings(), TsneConfig.MODE_SINGLE, null);
         }

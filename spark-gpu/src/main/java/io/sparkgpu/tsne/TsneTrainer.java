@@ -64,21 +64,17 @@ public final class TsneTrainer {
     }
 
     /**
-     * t-SNE of the dense vectors in {@code featuresCol} (ml Vector or array of numbers).
+     * t-SNE of the dense vectors in {@code featuresCol} (ml Vector or array of numbers), with
+     * {@link TsneConfig#pcaDimension} and {@link TsneConfig#qualitySampleSize}. {@link TsneConfig#validate()} runs
+     * here, {@link TsneConfig#validate(long)} once the rows are counted.
      *
-     * @param idCol        column identifying rows (unique, not null), or null for the row index
-     * @param pcaDimension reduce to this many principal components first (0: no reduction)
-     * @param qualitySample points on which trustworthiness and kNN preservation are computed (0: skip)
+     * @param idCol column identifying rows (unique, not null), or null for the row index
      */
-    public static TsneFit fitFeatures(Dataset<?> df, String featuresCol, String idCol, int pcaDimension, TsneConfig cfg,
-            int qualitySample, TsneProgress progress) {
+    public static TsneFit fitFeatures(Dataset<?> df, String featuresCol, String idCol, TsneConfig cfg,
+            TsneProgress progress) {
         cfg.validate();
-        if (pcaDimension < 0) {
-            throw new IllegalArgumentException("pcaDimension must be >= 0 (0: no PCA), got " + pcaDimension);
-        }
-        if (qualitySample < 0) {
-            throw new IllegalArgumentException("qualitySample must be >= 0, got " + qualitySample);
-        }
+        final int pcaDimension = cfg.pcaDimension;
+        final int qualitySample = cfg.qualitySampleSize;
         try {
             return withDescription(df, () -> features(df, featuresCol, idCol, pcaDimension, cfg, qualitySample, progress));
         } catch (Exception e) {
@@ -200,7 +196,7 @@ public final class TsneTrainer {
             final int nn = (int) n;
             double[] y0 = initialize(jsc, points, nn, d, cfg);
             Object[] ids = ids(points, nn);
-            long entries = 2L * n * cfg.effectiveK() + n * (long) (dim + d);
+            long entries = 2L * n * cfg.effectiveK(n) + n * (long) (dim + d);
             boolean single = TsneConfig.MODE_SINGLE.equals(cfg.mode)
                     || (TsneConfig.MODE_AUTO.equals(cfg.mode) && entries <= cfg.singleModeMaxEntries);
             TsneResult r;
@@ -248,7 +244,7 @@ public final class TsneTrainer {
 
     /** kNN, conditional P and symmetrisation, timed; rows with all k neighbours at distance 0 are an error. */
     static SparseRows affinities(float[] x, int n, int d, TsneConfig cfg, TsneTimings timings, String featuresCol) {
-        int k = cfg.effectiveK();
+        int k = cfg.effectiveK(n);
         long t0 = System.nanoTime();
         KnnGraph g = TsneAffinities.knn(x, n, d, k, cfg.backend, timings.backends());
         long t1 = System.nanoTime();
@@ -463,8 +459,10 @@ public final class TsneTrainer {
             }
         }
         int n = vertices.size();
-        if (n < 4) {
-            throw new IllegalArgumentException("t-SNE needs at least 4 points, got n=" + n + " graph vertices");
+        try {
+            TsneConfig.checkPoints(n);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(e.getMessage() + " graph vertices", e);
         }
         Object[] ids = new Object[n];
         Map<Object, Integer> index = new HashMap<>();
@@ -562,7 +560,7 @@ public final class TsneTrainer {
         Dataset<Row> frame = spark.createDataFrame(points.map(p -> org.apache.spark.sql.RowFactory.create(
                 org.apache.spark.ml.linalg.Vectors.dense(p.x))), schema);
         TsneAffinitiesSpark.Result aff = TsneAffinitiesSpark.fromVectors(frame, "features", cfg.perplexity,
-                cfg.effectiveK(), cfg.backend, TsneAffinitiesSpark.DEFAULT_BROADCAST_BYTES);
+                cfg.effectiveK(n), cfg.backend, TsneAffinitiesSpark.DEFAULT_BROADCAST_BYTES);
         timings.add(TsneTimings.Phase.KNN, System.nanoTime() - t0);
         timings.backends().merge(aff.usage);
         try {

@@ -36,7 +36,7 @@ class GpuTsneGpuTest {
         cfg.backend = b;
         cfg.grid = grid;
         cfg.validate(data.n);
-        KnnGraph g = TsneAffinities.knn(data.floats(), data.n, data.d, cfg.effectiveK(), b);
+        KnnGraph g = TsneAffinities.knn(data.floats(), data.n, data.d, cfg.effectiveK(data.n), b);
         SparseRows p = TsneAffinities.symmetrize(g, TsneAffinities.conditional(g, cfg.perplexity, b));
         return TsneOptimizer.optimize(p, TsneTrainer.randomInit(data.n, dim, 9), cfg, null);
     }

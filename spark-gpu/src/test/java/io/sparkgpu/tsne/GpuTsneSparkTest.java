@@ -231,9 +231,9 @@ class GpuTsneSparkTest {
         List<Row> withInf = new ArrayList<>(rows);
         withInf.set(3, RowFactory.create(Vectors.dense(Double.POSITIVE_INFINITY, 1)));
         assertMessage("featuresCol 'f' contains Infinity", () -> e.fit(spark.createDataFrame(withInf, schema)));
-        assertMessage("perplexity=12.0 must be < the number of points n=12",
+        assertMessage("perplexity=12.0 must be < n - 1 = 11",
                 () -> e.copy(new org.apache.spark.ml.param.ParamMap()).setPerplexity(12).fit(spark.createDataFrame(rows, schema)));
-        assertMessage("k=12 must be < the number of points n=12",
+        assertMessage("k=12 must be in 1..n - 1 = 11",
                 () -> e.copy(new org.apache.spark.ml.param.ParamMap()).setK(12).fit(spark.createDataFrame(rows, schema)));
         assertMessage("at least 4 points",
                 () -> e.fit(spark.createDataFrame(rows.subList(0, 3), schema)));

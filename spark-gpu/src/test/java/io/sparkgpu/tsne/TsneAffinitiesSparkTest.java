@@ -140,7 +140,7 @@ class TsneAffinitiesSparkTest {
             asVec.add(RowFactory.create(Vectors.dense(l.get(0), l.get(1))));
         }
         int n = kept.size();
-        SparseRows want = local(frame(asVec, 1, VEC, false), 3, TsneAffinitiesSpark.defaultK(3, n));
+        SparseRows want = local(frame(asVec, 1, VEC, false), 3, TsneConfig.defaultK(3, n));
         for (long bytes : new long[] {1L << 20, 0}) {
             TsneAffinitiesSpark.Result res = TsneAffinitiesSpark.fromVectors(df, "f", 3, 0, Backend.AUTO, bytes);
             assertEquals(9, res.k);
@@ -178,7 +178,7 @@ class TsneAffinitiesSparkTest {
         assertTrue(m.contains("featuresCol 'features'") && m.contains("null"), m);
         m = assertThrows(IllegalArgumentException.class, () -> TsneAffinitiesSpark.fromVectors(
                 frame(ok.subList(0, 3), 1, VEC, false), "features", 1.5, 2, Backend.CPU, 1 << 20)).getMessage();
-        assertTrue(m.contains("at least 4 rows"), m);
+        assertTrue(m.contains("featuresCol 'features'") && m.contains("at least 4 points"), m);
         m = assertThrows(IllegalArgumentException.class, () -> TsneAffinitiesSpark.fromVectors(
                 frame(ok, 2, VEC, false), "features", 10, 0, Backend.CPU, 1 << 20)).getMessage();
         assertTrue(m.contains("lower the perplexity"), m);

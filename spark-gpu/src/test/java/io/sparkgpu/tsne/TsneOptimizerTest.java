@@ -104,15 +104,20 @@ class TsneOptimizerTest {
         assertMessage("perplexity", () -> cfg(c -> c.perplexity = -1).validate());
         assertMessage("perplexity", () -> cfg(c -> c.perplexity = 10).validate(10));
         assertMessage("k=", () -> cfg(c -> { c.perplexity = 3; c.k = 12; }).validate(12));
-        assertMessage("k=", () -> cfg(c -> c.perplexity = 5).validate(15));
-        assertMessage("at least 4 points", () -> cfg(c -> c.perplexity = 1).validate(3));
+        // the default k is capped at n - 1: 15 points, perplexity 5 take k = 14
+        assertEquals(14, cfg(c -> c.perplexity = 5).validate(15).effectiveK(15));
+        assertMessage("perplexity=5.0 must be < n - 1 = 5", () -> cfg(c -> c.perplexity = 5).validate(6));
+        assertMessage("at least 4 points", () -> cfg(c -> c.perplexity = 1.5).validate(3));
+        assertMessage("perplexity must be a finite number > 1, got 1.0", () -> cfg(c -> c.perplexity = 1).validate());
+        assertMessage("k=5 must be > perplexity=5.0", () -> cfg(c -> { c.perplexity = 5; c.k = 5; }).validate());
         assertMessage("learningRate", () -> cfg(c -> c.learningRate = -2).validate());
         assertMessage("init", () -> cfg(c -> c.init = "spectral").validate());
         assertMessage("mode", () -> cfg(c -> c.mode = "cluster").validate());
         assertMessage("finalMomentum", () -> cfg(c -> c.finalMomentum = 1).validate());
         assertMessage("earlyExaggeration", () -> cfg(c -> c.earlyExaggeration = Double.NaN).validate());
         assertMessage("minGain", () -> cfg(c -> c.minGain = 0).validate());
-        assertEquals(90, new TsneConfig().effectiveK());
+        assertEquals(90, new TsneConfig().effectiveK(1000));
+        assertEquals(49, new TsneConfig().effectiveK(50));
         assertEquals(200, new TsneConfig().effectiveLearningRate(1000), 0);
         assertEquals(1e6 / 12, new TsneConfig().effectiveLearningRate(1_000_000), 0);
     }

@@ -1,9 +1,7 @@
 package io.sparkgpu.jobs;
 
-import io.sparkgpu.cuda.Backend;
-import io.sparkgpu.kmeans.KMeansConfig;
-import io.sparkgpu.kmeans.KMeansResult;
-import io.sparkgpu.kmeans.KMeansTrainer;
+import io.sparkgpu.kmeans.GpuKMeans;
+import io.sparkgpu.kmeans.GpuKMeansModel;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,7 +35,8 @@ final class DemoCommand extends SparkCommand {
     int partitions;
 
     @Option(names = "--seed", paramLabel = "SEED", defaultValue = "42",
-            description = "Seed of the data generator and of the initialisation. Default: ${DEFAULT-VALUE}.")
+            description = "Seed of the data generator and of the initialisation (the demo's fixed seed, so that its "
+                    + "output is reproducible). Default: ${DEFAULT-VALUE}.")
     long seed;
 
     @Option(names = "--plot-points", paramLabel = "N", defaultValue = "20000",
@@ -55,40 +54,34 @@ final class DemoCommand extends SparkCommand {
         if (plotPoints < 1) {
             throw usage("Invalid value for option '--plot-points': must be >= 1, got " + plotPoints);
         }
-        Backend explicit = parseBackend(backend, "--backend");
+        estimator(2); // checks --backend before Spark starts
         Files.createDirectories(outDir);
         long t0 = System.nanoTime();
         PrintWriter out = out();
         try (SparkSession spark = startSpark("spark-gpu demo")) {
-            Backend be = backendOrConfigured(explicit);
             out.printf(Locale.ROOT, "spark-gpu demo: master %s, backend %s, plots in %s%n",
-                    spark.sparkContext().master(), be.id(), outDir.toAbsolutePath().normalize());
-            iris(spark, be, out);
-            blobs(spark, be, out);
+                    spark.sparkContext().master(), estimator(2).getBackend(), outDir.toAbsolutePath().normalize());
+            iris(spark, out);
+            blobs(spark, out);
             out.printf(Locale.ROOT, "%ndemo finished in %.2f s%n", secondsSince(t0));
         }
         return SparkGpuCli.EXIT_OK;
     }
 
-    private KMeansConfig config(int k, Backend be) {
-        KMeansConfig cfg = new KMeansConfig();
-        cfg.k = k;
-        cfg.maxIter = 20;
-        cfg.tol = 1e-4;
-        cfg.seed = seed;
-        cfg.initMode = KMeansConfig.INIT_PARALLEL;
-        cfg.backend = be;
-        return cfg;
+    /** The demo's k-means: the estimator's defaults (20 iterations, tol 1e-4, k-means||), the demo's seed. */
+    private GpuKMeans estimator(int k) {
+        GpuKMeans est = new GpuKMeans().setK(k).setSeed(seed).setFeaturesCol("features");
+        backendOption(est);
+        return est;
     }
 
-    private void iris(SparkSession spark, Backend be, PrintWriter out) throws Exception {
+    private void iris(SparkSession spark, PrintWriter out) throws Exception {
         out.printf(Locale.ROOT, "%n== Iris (Fisher 1936): 150 flowers, 4 measurements, k=3 ==%n");
         long t0 = System.nanoTime();
         Dataset<Row> iris = DemoData.iris(spark).cache();
-        KMeansConfig cfg = config(3, be);
-        KMeansResult r = KMeansTrainer.train(iris, "features", null, cfg, KMeansReport.progress(out));
+        GpuKMeansModel r = estimator(3).setProgress(KMeansReport.progress(out)).fit(iris);
         double trainSeconds = secondsSince(t0);
-        List<Row> rows = KMeansTrainer.predict(iris, "features", "prediction", r.centers, false, be)
+        List<Row> rows = r.transform(iris)
                 .select("petal_length", "petal_width", "species", "prediction").collectAsList();
         iris.unpersist(false);
 
@@ -106,7 +99,7 @@ final class DemoCommand extends SparkCommand {
             cluster[i] = row.getInt(3);
             table[cluster[i]][species[i]]++;
         }
-        KMeansReport.summary(out, r, 3, 4, false, trainSeconds, secondsSince(t0));
+        KMeansReport.summary(out, r, trainSeconds, secondsSince(t0));
         out.println("  cluster x species:");
         out.printf(Locale.ROOT, "    %-9s %10s %10s %10s%n", "", "setosa", "versicolor", "virginica");
         for (int c = 0; c < table.length; c++) {
@@ -119,7 +112,7 @@ final class DemoCommand extends SparkCommand {
         KMeansReport.Sample s = new KMeansReport.Sample(px, py, cluster);
         Path clusters = KMeansReport.plotClusters(outDir.resolve("iris-kmeans.png"),
                 "Iris: k-means clusters (k=3, all four measurements)", "petal length (cm)", "petal width (cm)",
-                s, r.centers, 2, 3);
+                s, r.clusterCenters(), 2, 3);
         XYChart bySpecies = Plots.scatter("Iris: species", "petal length (cm)", "petal width (cm)", px, py, species,
                 Arrays.asList(DemoData.IRIS_SPECIES));
         Path speciesPlot = Plots.savePng(bySpecies, outDir.resolve("iris-species.png"));
@@ -127,18 +120,16 @@ final class DemoCommand extends SparkCommand {
         out.flush();
     }
 
-    private void blobs(SparkSession spark, Backend be, PrintWriter out) throws Exception {
+    private void blobs(SparkSession spark, PrintWriter out) throws Exception {
         out.printf(Locale.ROOT, "%n== Gaussian blobs: %,d points in 2-D, %d blobs (radius %.0f, sigma %.0f), k=%d ==%n",
                 points, DemoData.BLOBS, DemoData.BLOB_RADIUS, DemoData.BLOB_SIGMA, DemoData.BLOBS);
         long t0 = System.nanoTime();
         Dataset<Row> blobs = DemoData.blobs(spark, points, seed, partitions);
-        KMeansConfig cfg = config(DemoData.BLOBS, be);
-        KMeansResult r = KMeansTrainer.train(blobs, "features", null, cfg, KMeansReport.progress(out));
+        GpuKMeansModel r = estimator(DemoData.BLOBS).setProgress(KMeansReport.progress(out)).fit(blobs);
         double trainSeconds = secondsSince(t0);
 
-        List<Row> counts = KMeansTrainer.predict(blobs, "features", "prediction", r.centers, false, be)
-                .groupBy("prediction", "blob").count().collectAsList();
-        long[][] table = new long[cfg.k][DemoData.BLOBS];
+        List<Row> counts = r.transform(blobs).groupBy("prediction", "blob").count().collectAsList();
+        long[][] table = new long[r.getK()][DemoData.BLOBS];
         for (Row row : counts) {
             table[row.getInt(0)][row.getInt(1)] = row.getLong(2);
         }
@@ -146,23 +137,22 @@ final class DemoCommand extends SparkCommand {
         for (int b = 0; b < DemoData.BLOBS; b++) {
             double[] t = DemoData.blobCentre(b);
             double best = Double.POSITIVE_INFINITY;
-            for (double[] c : r.centers) {
+            for (double[] c : r.clusterCenters()) {
                 best = Math.min(best, Math.hypot(c[0] - t[0], c[1] - t[1]));
             }
             worst = Math.max(worst, best);
         }
-        KMeansReport.summary(out, r, cfg.k, 2, false, trainSeconds, secondsSince(t0));
+        KMeansReport.summary(out, r, trainSeconds, secondsSince(t0));
         out.printf(Locale.ROOT, "  purity        %.4f (share of points in their cluster's majority blob)%n", purity(table));
         out.printf(Locale.ROOT, "  centre error  %.4f (largest distance from a true blob centre to the nearest found one)%n",
                 worst);
 
-        KMeansReport.Sample s = KMeansReport.sample(blobs, "features", r.numPoints, plotPoints, seed, r.centers,
-                false, be, 0, 1);
+        KMeansReport.Sample s = KMeansReport.sample(blobs, r, plotPoints, seed, 0, 1);
         Path clusters = KMeansReport.plotClusters(outDir.resolve("blobs-kmeans.png"),
                 String.format(Locale.ROOT, "Gaussian blobs: k-means clusters (k=%d, %,d of %,d points shown)",
-                        cfg.k, s.x.length, r.numPoints), "x", "y", s, r.centers, 0, 1);
+                        r.getK(), s.x.length, r.summary().numPoints()), "x", "y", s, r.clusterCenters(), 0, 1);
         Path cost = KMeansReport.plotCost(outDir.resolve("blobs-cost.png"),
-                "Gaussian blobs: k-means cost per iteration", r);
+                "Gaussian blobs: k-means cost per iteration", r.summary());
         out.println("  plots         " + clusters + ", " + cost);
         out.flush();
     }

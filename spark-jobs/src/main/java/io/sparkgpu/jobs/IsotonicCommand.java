@@ -1,9 +1,9 @@
 package io.sparkgpu.jobs;
 
+import io.sparkgpu.isotonic.GpuIsotonicRegression;
 import io.sparkgpu.isotonic.GpuIsotonicRegressionModel;
 import io.sparkgpu.isotonic.IsotonicConfig;
 import io.sparkgpu.isotonic.IsotonicResult;
-import io.sparkgpu.isotonic.IsotonicTrainer;
 import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -27,13 +27,20 @@ import picocli.CommandLine.Option;
 
 /** {@code sparkgpu isotonic}: fits isotonic regression to a CSV or Parquet input; writes model, predictions, plot. */
 @Command(name = "isotonic", mixinStandardHelpOptions = true, sortOptions = false,
+        defaultValueProvider = EstimatorDefaults.class,
         description = {"Fit a monotone (isotonic or antitonic) function of one feature to a label, on GPU when usable.",
                 "Prints a summary; optionally writes predictions, the model (loadable by GpuIsotonicRegressionModel.load",
                 "and sparkgpu_isotonic_predict) and a PNG plot of the data and the fit."},
         footer = {"", "Example:",
                 "  sparkgpu isotonic --input scores.csv --feature score --label clicked \\",
                 "      --output calibrated.parquet --model-out iso-model --plot fit.png"})
-final class IsotonicCommand extends SparkCommand {
+final class IsotonicCommand extends SparkCommand implements EstimatorDefaults.Source {
+    /** The options that are params of {@link GpuIsotonicRegression}: their defaults and rules are the estimator's. */
+    static final Map<String, String> PARAMS = Map.of("--feature-index", "featureIndex", "--increasing", "increasing",
+            "--loss", "loss", "--algorithm", "algorithm", "--out-of-bounds", "outOfBounds", "--y-min", "yMin",
+            "--y-max", "yMax", "--prediction-col", "predictionCol", "--backend", "backend", "--partitions",
+            "numPartitions");
+
     enum OutputFormat { parquet, csv }
 
     @Option(names = "--input", required = true, paramLabel = "PATH",
@@ -48,7 +55,7 @@ final class IsotonicCommand extends SparkCommand {
             description = "Feature column: numeric, or a vector column with --feature-index.")
     String feature;
 
-    @Option(names = "--feature-index", paramLabel = "I", defaultValue = "0",
+    @Option(names = "--feature-index", paramLabel = "I",
             description = "Element of a vector feature column. Default: ${DEFAULT-VALUE}.")
     int featureIndex;
 
@@ -58,19 +65,19 @@ final class IsotonicCommand extends SparkCommand {
     @Option(names = "--weight", paramLabel = "COL", description = "Numeric column of non-negative weights (0: row dropped).")
     String weight;
 
-    @Option(names = "--increasing", paramLabel = "DIR", defaultValue = "true",
-            description = "true (isotonic), false (antitonic) or auto (sign of Spearman's rho). Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--increasing", paramLabel = "DIR",
+            description = "true (isotonic), false (antitonic) or auto (sign of Spearman's rho). Default: true.")
     String increasing;
 
-    @Option(names = "--loss", paramLabel = "LOSS", defaultValue = "l2",
+    @Option(names = "--loss", paramLabel = "LOSS",
             description = "l2 (least squares, block means) or l1 (absolute deviations, block medians). Default: ${DEFAULT-VALUE}.")
     String loss;
 
-    @Option(names = "--algorithm", paramLabel = "ALG", defaultValue = "pava",
+    @Option(names = "--algorithm", paramLabel = "ALG",
             description = "pava (PAVA-merge) or mls (minimum lower sets, O(n^2) per partition). Default: ${DEFAULT-VALUE}.")
     String algorithm;
 
-    @Option(names = "--out-of-bounds", paramLabel = "MODE", defaultValue = "clip",
+    @Option(names = "--out-of-bounds", paramLabel = "MODE",
             description = "Predictions outside the training range: clip, nan or error. Default: ${DEFAULT-VALUE}.")
     String outOfBounds;
 
@@ -93,7 +100,7 @@ final class IsotonicCommand extends SparkCommand {
             description = "Format of --output: parquet or csv. Default: ${DEFAULT-VALUE}.")
     OutputFormat outputFormat;
 
-    @Option(names = "--prediction-col", paramLabel = "COL", defaultValue = "prediction",
+    @Option(names = "--prediction-col", paramLabel = "COL",
             description = "Name of the prediction column in --output. Default: ${DEFAULT-VALUE}.")
     String predictionCol;
 
@@ -111,58 +118,56 @@ final class IsotonicCommand extends SparkCommand {
             description = "At most this many (sampled) points in --plot. Default: ${DEFAULT-VALUE}.")
     int plotPoints;
 
-    /** Checks the option values and builds the fit settings (usage errors name the option). */
-    IsotonicConfig config() {
-        IsotonicConfig c = new IsotonicConfig();
-        try {
-            c.loss = IsotonicConfig.parseLoss(loss);
-        } catch (IllegalArgumentException e) {
-            throw usage("Invalid value for option '--loss': expected l2 or l1, got '" + loss + "'");
+    /**
+     * The estimator the options describe. Each value goes through the estimator's param, whose rule is
+     * {@link IsotonicConfig}'s, and the settings together through {@link IsotonicConfig#validate()}, before Spark
+     * starts; refusals are usage errors naming the option.
+     */
+    GpuIsotonicRegression estimator() {
+        GpuIsotonicRegression est = new GpuIsotonicRegression();
+        option("--loss", () -> est.setLoss(loss));
+        option("--algorithm", () -> est.setAlgorithm(algorithm));
+        if (increasing != null) {
+            option("--increasing", () -> est.setIncreasing(increasing));
         }
-        try {
-            c.algorithm = IsotonicConfig.parseAlgorithm(algorithm);
-        } catch (IllegalArgumentException e) {
-            throw usage("Invalid value for option '--algorithm': expected pava or mls, got '" + algorithm + "'");
+        option("--out-of-bounds", () -> est.setOutOfBounds(outOfBounds));
+        option("--feature-index", () -> est.setFeatureIndex(featureIndex));
+        option("--partitions", () -> est.setNumPartitions(partitions));
+        if (yMin != null) {
+            option("--y-min", () -> est.setYMin(yMin));
         }
-        try {
-            c.direction = IsotonicConfig.parseDirection(increasing);
-        } catch (IllegalArgumentException e) {
-            throw usage("Invalid value for option '--increasing': expected true, false or auto, got '" + increasing + "'");
+        if (yMax != null) {
+            option("--y-max", () -> est.setYMax(yMax));
         }
-        try {
-            IsotonicConfig.parseOutOfBounds(outOfBounds);
-        } catch (IllegalArgumentException e) {
-            throw usage("Invalid value for option '--out-of-bounds': expected clip, nan or error, got '" + outOfBounds + "'");
-        }
-        if (featureIndex < 0) {
-            throw usage("Invalid value for option '--feature-index': must be >= 0, got " + featureIndex);
-        }
-        if (partitions < 0) {
-            throw usage("Invalid value for option '--partitions': must be >= 0, got " + partitions);
-        }
+        backendOption(est);
         if (plotPoints < 1) {
             throw usage("Invalid value for option '--plot-points': must be >= 1, got " + plotPoints);
         }
         if (plot != null && !plot.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".png")) {
             throw usage("Invalid value for option '--plot': the file name must end in .png, got " + plot);
         }
-        if (yMin != null && yMax != null && yMin > yMax) {
-            throw usage("Invalid values for options '--y-min' and '--y-max': " + yMin + " > " + yMax);
+        settings(invert(PARAMS), () -> est.toConfig().validate());
+        return est;
+    }
+
+    private GpuIsotonicRegression defaults;
+
+    @Override
+    public GpuIsotonicRegression defaults() {
+        if (defaults == null) {
+            defaults = new GpuIsotonicRegression();
         }
-        c.yMin = yMin == null ? Double.NaN : yMin;
-        c.yMax = yMax == null ? Double.NaN : yMax;
-        c.numPartitions = partitions;
-        c.backend = parseBackend(backend, "--backend");
-        try {
-            return c.validate();
-        } catch (IllegalArgumentException e) {
-            throw usage(e.getMessage());
-        }
+        return defaults;
+    }
+
+    @Override
+    public Map<String, String> paramOfOption() {
+        return PARAMS;
     }
 
     @Override
     public Integer call() throws Exception {
-        IsotonicConfig cfg = config();
+        GpuIsotonicRegression est = estimator();
         long t0 = System.nanoTime();
         PrintWriter out = out();
         try (SparkSession spark = startSpark("spark-gpu isotonic")) {
@@ -178,21 +183,21 @@ final class IsotonicCommand extends SparkCommand {
             }
             checkTarget(spark, output, "--output", input, overwrite);
             checkTarget(spark, modelOut, "--model-out", input, overwrite);
-            if (cfg.backend == null) {
-                cfg.backend = backendOrConfigured(null);
-            }
+            // without --output the prediction column is never written: any free name passes the estimator's check
+            est.setFeaturesCol(f).setLabelCol(l).setWeightCol(w)
+                    .setPredictionCol(output != null ? predictionCol : InputData.freshName(raw.schema(), predictionCol));
             out.printf(Locale.ROOT, "isotonic: input %s, feature %s, label %s%s, loss %s, algorithm %s, increasing %s, "
-                            + "backend %s, master %s%n", input, f, l, w == null ? "" : ", weight " + w, cfg.loss,
-                    cfg.algorithm, increasing, cfg.backend.id(), spark.sparkContext().master());
+                            + "backend %s, master %s%n", input, f, l, w == null ? "" : ", weight " + w,
+                    IsotonicConfig.parseLoss(est.getLoss()), IsotonicConfig.parseAlgorithm(est.getAlgorithm()),
+                    est.getIncreasing(), est.getBackend(), spark.sparkContext().master());
             out.flush();
             boolean reuse = output != null || plot != null;
             Dataset<Row> data = reuse ? raw.persist(StorageLevel.MEMORY_AND_DISK()) : raw;
             try {
                 long tFit = System.nanoTime();
-                IsotonicResult r = IsotonicTrainer.train(data, f, featureIndex, l, w, cfg);
+                GpuIsotonicRegressionModel model = est.fit(data);
+                IsotonicResult r = model.trainingInfo();
                 double fitSeconds = secondsSince(tFit);
-                GpuIsotonicRegressionModel model = GpuIsotonicRegressionModel.fromResult(r).setFeaturesCol(f)
-                        .setFeatureIndex(featureIndex).setPredictionCol(predictionCol).setOutOfBounds(outOfBounds);
                 if (output != null) {
                     Dataset<Row> pred = model.transform(data);
                     Dataset<Row> df = outputFormat == OutputFormat.csv ? KMeansCommand.flattenForCsv(pred) : pred;
@@ -205,7 +210,7 @@ final class IsotonicCommand extends SparkCommand {
                     out.println("  predictions   " + output + " (" + outputFormat + ")");
                 }
                 if (modelOut != null) {
-                    writeModel(spark, model, r, cfg, f, l, w);
+                    writeModel(spark, model, r, est, f, l, w);
                     out.println("  model         " + modelOut);
                 }
                 if (plot != null) {
@@ -246,8 +251,8 @@ final class IsotonicCommand extends SparkCommand {
         return m;
     }
 
-    private void writeModel(SparkSession spark, GpuIsotonicRegressionModel model, IsotonicResult r, IsotonicConfig cfg,
-                            String f, String l, String w) throws Exception {
+    private void writeModel(SparkSession spark, GpuIsotonicRegressionModel model, IsotonicResult r,
+                            GpuIsotonicRegression est, String f, String l, String w) throws Exception {
         org.apache.hadoop.fs.Path root = new org.apache.hadoop.fs.Path(modelOut);
         FileSystem fs = root.getFileSystem(spark.sparkContext().hadoopConfiguration());
         if (fs.exists(root)) {
@@ -261,13 +266,13 @@ final class IsotonicCommand extends SparkCommand {
         s.put("featureIndex", featureIndex);
         s.put("label", l);
         s.put("weight", w);
-        s.put("loss", cfg.loss.name().toLowerCase(Locale.ROOT));
-        s.put("solver", cfg.algorithm.name().toLowerCase(Locale.ROOT));
-        s.put("increasing", increasing);
+        s.put("loss", IsotonicConfig.parseLoss(est.getLoss()).name().toLowerCase(Locale.ROOT));
+        s.put("solver", IsotonicConfig.parseAlgorithm(est.getAlgorithm()).name().toLowerCase(Locale.ROOT));
+        s.put("increasing", est.getIncreasing());
         s.put("isotonic", r.isotonic);
         s.put("yMin", yMin);
         s.put("yMax", yMax);
-        s.put("outOfBounds", outOfBounds);
+        s.put("outOfBounds", model.getOutOfBounds());
         s.put("rows", r.numRows);
         s.put("zeroWeightRowsDropped", r.zeroWeightRows);
         s.put("blocks", r.numBlocks);
@@ -280,10 +285,13 @@ final class IsotonicCommand extends SparkCommand {
     }
 
     /** Scatter of a sample of (feature, label) and the fitted step/interpolated line; returns the points shown. */
+    /** Seed of the plot's sample of points (isotonic regression itself has no random part, hence no seed param). */
+    private static final long PLOT_SEED = 42;
+
     private int writePlot(Dataset<Row> data, String f, String l, IsotonicResult r) throws Exception {
         long n = r.numRows + r.zeroWeightRows;
         double frac = Math.min(1.0, 1.2 * plotPoints / Math.max(1.0, n));
-        Dataset<Row> s = frac < 1 ? data.sample(false, frac, 42) : data;
+        Dataset<Row> s = frac < 1 ? data.sample(false, frac, PLOT_SEED) : data;
         List<Row> rows = s.select(f, l).limit(plotPoints).collectAsList();
         double[] xs = new double[rows.size()];
         double[] ys = new double[rows.size()];

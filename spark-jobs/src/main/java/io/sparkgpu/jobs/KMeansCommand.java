@@ -1,9 +1,8 @@
 package io.sparkgpu.jobs;
 
-import io.sparkgpu.cuda.Backend;
+import io.sparkgpu.kmeans.GpuKMeans;
+import io.sparkgpu.kmeans.GpuKMeansModel;
 import io.sparkgpu.kmeans.KMeansConfig;
-import io.sparkgpu.kmeans.KMeansResult;
-import io.sparkgpu.kmeans.KMeansTrainer;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -26,14 +25,23 @@ import org.apache.spark.storage.StorageLevel;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code sparkgpu kmeans}: fits k-means to a CSV or Parquet input and writes predictions, model and plot. */
+/**
+ * {@code sparkgpu kmeans}: fits a {@link GpuKMeans} to a CSV or Parquet input (the options are its params, so the
+ * estimator's rules and defaults apply) and writes predictions, model and plot.
+ */
 @Command(name = "kmeans", mixinStandardHelpOptions = true, sortOptions = false,
+        defaultValueProvider = EstimatorDefaults.class,
         description = {"Cluster the rows of a CSV or Parquet file with k-means (GPU when usable, else CPU).",
                 "Prints per-iteration progress and a summary; optionally writes predictions, the model and a plot."},
         footer = {"", "Example:",
                 "  sparkgpu kmeans --input points.csv --features x,y -k 8 \\",
                 "      --output pred.parquet --model-out model --plot clusters.png"})
-final class KMeansCommand extends SparkCommand {
+final class KMeansCommand extends SparkCommand implements EstimatorDefaults.Source {
+    /** The options that are params of {@link GpuKMeans}: their defaults and rules are the estimator's. */
+    static final Map<String, String> PARAMS = Map.of("-k", "k", "--max-iter", "maxIter", "--tol", "tol",
+            "--seed", "seed", "--init", "initMode", "--init-steps", "initSteps", "--distance", "distanceMeasure",
+            "--prediction-col", "predictionCol", "--backend", "backend");
+
     enum Distance { euclidean, cosine }
 
     enum OutputFormat { parquet, csv }
@@ -53,32 +61,30 @@ final class KMeansCommand extends SparkCommand {
     @Option(names = "--weight", paramLabel = "COL", description = "Numeric column of non-negative point weights.")
     String weight;
 
-    @Option(names = "-k", paramLabel = "K", defaultValue = "2",
-            description = "Number of clusters (>= 2). Default: ${DEFAULT-VALUE}.")
+    @Option(names = "-k", paramLabel = "K", description = "Number of clusters (>= 2). Default: ${DEFAULT-VALUE}.")
     int k;
 
-    @Option(names = "--max-iter", paramLabel = "N", defaultValue = "20",
+    @Option(names = "--max-iter", paramLabel = "N",
             description = "Maximum number of Lloyd iterations (>= 0). Default: ${DEFAULT-VALUE}.")
     int maxIter;
 
-    @Option(names = "--tol", paramLabel = "TOL", defaultValue = "1e-4",
-            description = "Stop when no centre moves more than this. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--tol", paramLabel = "TOL",
+            description = "Stop when no centre moves more than this (finite, >= 0). Default: ${DEFAULT-VALUE}.")
     double tol;
 
-    @Option(names = "--seed", paramLabel = "SEED", defaultValue = "42",
-            description = "Seed of the initialisation (and of plot sampling). Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--seed", paramLabel = "SEED",
+            description = "Seed of the initialisation (and of plot sampling). " + SEED_DEFAULT)
     long seed;
 
-    @Option(names = "--init", paramLabel = "MODE", defaultValue = KMeansConfig.INIT_PARALLEL,
+    @Option(names = "--init", paramLabel = "MODE",
             description = "Initialisation: random or k-means|| (quote it in a shell). Default: ${DEFAULT-VALUE}.")
     String init;
 
-    @Option(names = "--init-steps", paramLabel = "N", defaultValue = "2",
+    @Option(names = "--init-steps", paramLabel = "N",
             description = "Rounds of k-means|| sampling (>= 1). Default: ${DEFAULT-VALUE}.")
     int initSteps;
 
-    @Option(names = "--distance", paramLabel = "MEASURE", defaultValue = "euclidean",
-            description = "euclidean or cosine. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--distance", paramLabel = "MEASURE", description = "euclidean or cosine. Default: ${DEFAULT-VALUE}.")
     Distance distance;
 
     @Option(names = "--output", paramLabel = "PATH", description = "Write the input columns plus the prediction here.")
@@ -88,7 +94,7 @@ final class KMeansCommand extends SparkCommand {
             description = "Format of --output: parquet or csv. Default: ${DEFAULT-VALUE}.")
     OutputFormat outputFormat;
 
-    @Option(names = "--prediction-col", paramLabel = "COL", defaultValue = "prediction",
+    @Option(names = "--prediction-col", paramLabel = "COL",
             description = "Name of the cluster column in --output. Default: ${DEFAULT-VALUE}.")
     String predictionCol;
 
@@ -107,24 +113,21 @@ final class KMeansCommand extends SparkCommand {
             description = "At most this many (sampled) points in --plot. Default: ${DEFAULT-VALUE}.")
     int plotPoints;
 
-    /** Checks the option values and turns them into a trainer configuration (usage errors name the option). */
-    KMeansConfig config() {
-        if (k < 2) {
-            throw usage("Invalid value for option '-k': must be >= 2, got " + k);
-        }
-        if (maxIter < 0) {
-            throw usage("Invalid value for option '--max-iter': must be >= 0, got " + maxIter);
-        }
-        if (!(tol >= 0) || Double.isInfinite(tol)) {
-            throw usage("Invalid value for option '--tol': must be a finite number >= 0, got " + tol);
-        }
-        if (initSteps < 1) {
-            throw usage("Invalid value for option '--init-steps': must be >= 1, got " + initSteps);
-        }
-        String mode = init.trim().toLowerCase(Locale.ROOT);
-        if (!mode.equals(KMeansConfig.INIT_RANDOM) && !mode.equals(KMeansConfig.INIT_PARALLEL)) {
-            throw usage("Invalid value for option '--init': expected random or k-means||, got '" + init + "'");
-        }
+    /**
+     * The estimator the options describe. Each value goes through the estimator's param, whose rule is
+     * {@link KMeansConfig}'s, and the settings together through {@link KMeansConfig#validate()}, before Spark starts;
+     * refusals are usage errors naming the option.
+     */
+    GpuKMeans estimator() {
+        GpuKMeans est = new GpuKMeans();
+        option("-k", () -> est.setK(k));
+        option("--max-iter", () -> est.setMaxIter(maxIter));
+        option("--tol", () -> est.setTol(tol));
+        option("--seed", () -> est.setSeed(seed));
+        option("--init", () -> est.setInitMode(init.trim().toLowerCase(Locale.ROOT)));
+        option("--init-steps", () -> est.setInitSteps(initSteps));
+        option("--distance", () -> est.setDistanceMeasure(distance.name()));
+        backendOption(est);
         if (plotPoints < 1) {
             throw usage("Invalid value for option '--plot-points': must be >= 1, got " + plotPoints);
         }
@@ -137,21 +140,28 @@ final class KMeansCommand extends SparkCommand {
         if (predictionCol.isBlank()) {
             throw usage("Invalid value for option '--prediction-col': empty column name");
         }
-        KMeansConfig cfg = new KMeansConfig();
-        cfg.k = k;
-        cfg.maxIter = maxIter;
-        cfg.tol = tol;
-        cfg.seed = seed;
-        cfg.initMode = mode;
-        cfg.initSteps = initSteps;
-        cfg.cosine = distance == Distance.cosine;
-        cfg.backend = parseBackend(backend, "--backend");
-        return cfg;
+        settings(invert(PARAMS), () -> est.toConfig().validate());
+        return est;
+    }
+
+    private GpuKMeans defaults;
+
+    @Override
+    public GpuKMeans defaults() {
+        if (defaults == null) {
+            defaults = new GpuKMeans();
+        }
+        return defaults;
+    }
+
+    @Override
+    public Map<String, String> paramOfOption() {
+        return PARAMS;
     }
 
     @Override
     public Integer call() throws Exception {
-        KMeansConfig cfg = config();
+        GpuKMeans est = estimator();
         long t0 = System.nanoTime();
         PrintWriter out = out();
         try (SparkSession spark = startSpark("spark-gpu k-means")) {
@@ -169,13 +179,14 @@ final class KMeansCommand extends SparkCommand {
             }
             checkTarget(spark, output, "--output", input, overwrite);
             checkTarget(spark, modelOut, "--model-out", input, overwrite);
-            if (cfg.backend == null) {
-                cfg.backend = backendOrConfigured(null);
-            }
+            // without --output the prediction column is never written: any free name passes the estimator's check
+            est.setFeaturesCol(feats.column).setWeightCol(weightCol)
+                    .setPredictionCol(output != null ? predictionCol : InputData.freshName(feats.df.schema(), predictionCol))
+                    .setProgress(KMeansReport.progress(out));
 
             out.printf(Locale.ROOT, "k-means: input %s, features %s, k=%d, distance %s, init %s, backend %s, master %s%n",
-                    input, feats.names != null ? String.join(",", feats.names) : feats.column, cfg.k, distance,
-                    cfg.initMode, cfg.backend.id(), spark.sparkContext().master());
+                    input, feats.names != null ? String.join(",", feats.names) : feats.column, est.getK(), distance,
+                    est.getInitMode(), est.getBackend(), spark.sparkContext().master());
             out.flush();
 
             Dataset<Row> data = feats.df;
@@ -185,13 +196,12 @@ final class KMeansCommand extends SparkCommand {
             }
             try {
                 long tTrain = System.nanoTime();
-                KMeansResult r = train(data, feats, weightCol, cfg);
+                GpuKMeansModel model = fit(est, data, feats);
                 double trainSeconds = secondsSince(tTrain);
-                int d = r.centers[0].length;
+                int d = model.numFeatures();
 
                 if (output != null) {
-                    Dataset<Row> pred = KMeansTrainer.predict(data, feats.column, predictionCol, r.centers, cfg.cosine,
-                            cfg.backend);
+                    Dataset<Row> pred = model.transform(data);
                     if (feats.assembled) {
                         pred = pred.drop(feats.column);
                     }
@@ -199,23 +209,22 @@ final class KMeansCommand extends SparkCommand {
                     out.println("  predictions   " + output + " (" + outputFormat + ")");
                 }
                 if (modelOut != null) {
-                    ModelOutput.writeKMeans(spark, modelOut, r, modelParams(feats, cfg), cfg.cosine, feats.column,
-                            cfg.backend.id(), overwrite);
+                    ModelOutput.writeKMeans(spark, modelOut, model, modelParams(feats, est), overwrite);
                     out.println("  model         " + modelOut);
                 }
                 if (plot != null) {
                     if (d < 2) {
                         out.println("  plot          skipped: --plot needs at least two feature dimensions, got " + d);
                     } else {
-                        KMeansReport.Sample s = KMeansReport.sample(data, feats.column, r.numPoints, plotPoints, seed,
-                                r.centers, cfg.cosine, cfg.backend, 0, 1);
+                        KMeansReport.Sample s = KMeansReport.sample(data, model, plotPoints, est.getSeed(), 0, 1);
                         KMeansReport.plotClusters(plot, String.format(Locale.ROOT, "k-means, k=%d (%s, %s distance)",
-                                cfg.k, input, distance), feats.axisName(0), feats.axisName(1), s, r.centers, 0, 1);
+                                est.getK(), input, distance), feats.axisName(0), feats.axisName(1), s,
+                                model.clusterCenters(), 0, 1);
                         out.println("  plot          " + plot + " (" + s.x.length + " points)");
                     }
                 }
                 out.println("k-means finished");
-                KMeansReport.summary(out, r, cfg.k, d, cfg.cosine, trainSeconds, secondsSince(t0));
+                KMeansReport.summary(out, model, trainSeconds, secondsSince(t0));
             } finally {
                 if (reuse) {
                     data.unpersist(false);
@@ -225,9 +234,9 @@ final class KMeansCommand extends SparkCommand {
         return SparkGpuCli.EXIT_OK;
     }
 
-    private KMeansResult train(Dataset<Row> data, InputData.Features feats, String weightCol, KMeansConfig cfg) {
+    private GpuKMeansModel fit(GpuKMeans est, Dataset<Row> data, InputData.Features feats) {
         try {
-            return KMeansTrainer.train(data, feats.column, weightCol, cfg, KMeansReport.progress(out()));
+            return est.fit(data);
         } catch (Exception e) { // Spark's job failures are checked SparkExceptions thrown without declaration
             IllegalArgumentException iae = SparkGpuCli.find(e, IllegalArgumentException.class);
             if (iae != null && feats.assembled && iae.getMessage() != null && iae.getMessage().contains("'" + feats.column + "'")) {
@@ -238,17 +247,17 @@ final class KMeansCommand extends SparkCommand {
         }
     }
 
-    private Map<String, Object> modelParams(InputData.Features feats, KMeansConfig cfg) {
+    private Map<String, Object> modelParams(InputData.Features feats, GpuKMeans est) {
         Map<String, Object> p = new LinkedHashMap<>();
         p.put("input", input);
         p.put("features", feats.names != null ? feats.names.toArray(new String[0]) : new String[] {feats.column});
         p.put("weight", weight);
         p.put("distance", distance.name());
-        p.put("initMode", cfg.initMode);
-        p.put("initSteps", cfg.initSteps);
-        p.put("maxIter", cfg.maxIter);
-        p.put("tol", cfg.tol);
-        p.put("seed", cfg.seed);
+        p.put("initMode", est.getInitMode());
+        p.put("initSteps", est.getInitSteps());
+        p.put("maxIter", est.getMaxIter());
+        p.put("tol", est.getTol());
+        p.put("seed", est.getSeed());
         return p;
     }
 

@@ -1,10 +1,10 @@
 package io.sparkgpu.jobs;
 
 import io.sparkgpu.kmeans.Features;
+import io.sparkgpu.kmeans.GpuKMeansModel;
+import io.sparkgpu.kmeans.GpuKMeansSummary;
+import io.sparkgpu.kmeans.KMeansConfig;
 import io.sparkgpu.kmeans.KMeansProgress;
-import io.sparkgpu.kmeans.KMeansResult;
-import io.sparkgpu.kmeans.KMeansTrainer;
-import io.sparkgpu.cuda.Backend;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import org.apache.spark.ml.param.ParamMap;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.knowm.xchart.XYChart;
@@ -29,15 +30,17 @@ final class KMeansReport {
         };
     }
 
-    static void summary(PrintWriter out, KMeansResult r, int k, int d, boolean cosine, double trainSeconds,
-                        double wallSeconds) {
-        out.printf(Locale.ROOT, "  points        %,d (d=%d)%n", r.numPoints, d);
-        out.printf(Locale.ROOT, "  k             %d%n", k);
-        out.printf(Locale.ROOT, "  iterations    %d (%s)%n", r.iterations, r.converged ? "converged" : "not converged");
-        out.printf(Locale.ROOT, "  cost          %.6e (sum of %s to the nearest centre)%n", r.finalCost,
+    /** The summary of a fitted model (k, iterations, cost, sizes, backend) and the times. */
+    static void summary(PrintWriter out, GpuKMeansModel model, double trainSeconds, double wallSeconds) {
+        GpuKMeansSummary r = model.summary();
+        boolean cosine = KMeansConfig.COSINE.equals(model.getDistanceMeasure());
+        out.printf(Locale.ROOT, "  points        %,d (d=%d)%n", r.numPoints(), model.numFeatures());
+        out.printf(Locale.ROOT, "  k             %d%n", r.k());
+        out.printf(Locale.ROOT, "  iterations    %d (%s)%n", r.numIter(), r.converged() ? "converged" : "not converged");
+        out.printf(Locale.ROOT, "  cost          %.6e (sum of %s to the nearest centre)%n", r.finalCost(),
                 cosine ? "cosine distances" : "squared distances");
-        out.printf(Locale.ROOT, "  cluster sizes %s%n", Arrays.toString(r.clusterSizes));
-        out.printf(Locale.ROOT, "  backend       %s%n", r.backend);
+        out.printf(Locale.ROOT, "  cluster sizes %s%n", Arrays.toString(r.clusterSizes()));
+        out.printf(Locale.ROOT, "  backend       %s%n", r.backend());
         out.printf(Locale.ROOT, "  train time    %.2f s%n", trainSeconds);
         out.printf(Locale.ROOT, "  wall time     %.2f s%n", wallSeconds);
         out.flush();
@@ -57,19 +60,20 @@ final class KMeansReport {
     }
 
     /**
-     * Takes about {@code maxPoints} rows of {@code df} (seeded), predicts their cluster and returns feature
-     * dimensions {@code jx} and {@code jy}. Only the sample is predicted, so this costs one cheap pass.
+     * Takes about {@code maxPoints} rows of {@code df} (seeded), predicts their cluster with {@code model} and returns
+     * feature dimensions {@code jx} and {@code jy}. Only the sample is predicted, so this costs one cheap pass.
      */
-    static Sample sample(Dataset<Row> df, String featuresCol, long numPoints, int maxPoints, long seed,
-                         double[][] centers, boolean cosine, Backend backend, int jx, int jy) {
+    static Sample sample(Dataset<Row> df, GpuKMeansModel model, int maxPoints, long seed, int jx, int jy) {
+        long numPoints = model.summary().numPoints();
+        String featuresCol = model.getFeaturesCol();
         Dataset<Row> s = df;
         if (numPoints > maxPoints) {
             double fraction = Math.min(1.0, 1.1 * maxPoints / numPoints);
             s = df.sample(false, fraction, seed).limit(maxPoints);
         }
         String pred = InputData.freshName(df.schema(), "prediction");
-        List<Row> rows = KMeansTrainer.predict(s.select(InputData.quote(featuresCol)), featuresCol, pred, centers,
-                cosine, backend).collectAsList();
+        List<Row> rows = model.copy(ParamMap.empty()).setPredictionCol(pred)
+                .transform(s.select(InputData.quote(featuresCol))).collectAsList();
         double[] x = new double[rows.size()];
         double[] y = new double[rows.size()];
         int[] c = new int[rows.size()];
@@ -102,13 +106,12 @@ final class KMeansReport {
     }
 
     /** Cost per iteration (log scale when every cost is positive). */
-    static Path plotCost(Path file, String title, KMeansResult r) throws IOException {
-        double[] it = new double[r.history.size()];
-        double[] cost = new double[r.history.size()];
+    static Path plotCost(Path file, String title, GpuKMeansSummary r) throws IOException {
+        double[] cost = r.costHistory();
+        double[] it = new double[cost.length];
         boolean positive = true;
         for (int i = 0; i < it.length; i++) {
             it[i] = i + 1;
-            cost[i] = r.history.get(i)[0];
             positive &= cost[i] > 0;
         }
         double lo = Double.POSITIVE_INFINITY;

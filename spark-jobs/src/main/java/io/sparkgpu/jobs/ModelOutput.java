@@ -1,7 +1,7 @@
 package io.sparkgpu.jobs;
 
 import io.sparkgpu.kmeans.GpuKMeansModel;
-import io.sparkgpu.kmeans.KMeansResult;
+import io.sparkgpu.kmeans.GpuKMeansSummary;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -26,8 +26,8 @@ final class ModelOutput {
     private ModelOutput() {
     }
 
-    static void writeKMeans(SparkSession spark, String dir, KMeansResult r, Map<String, Object> params,
-                            boolean cosine, String featuresCol, String backend, boolean overwrite) throws IOException {
+    static void writeKMeans(SparkSession spark, String dir, GpuKMeansModel model, Map<String, Object> params,
+                            boolean overwrite) throws IOException {
         Path root = new Path(dir);
         FileSystem fs = root.getFileSystem(spark.sparkContext().hadoopConfiguration());
         if (fs.exists(root)) {
@@ -36,21 +36,22 @@ final class ModelOutput {
             }
             fs.delete(root, true);
         }
-        GpuKMeansModel.fromResult(r, cosine, featuresCol, backend).write().save(dir);
+        model.write().save(dir);
 
+        GpuKMeansSummary r = model.summary();
         Map<String, Object> summary = new LinkedHashMap<>();
         summary.put("algorithm", "k-means");
         summary.putAll(params);
-        summary.put("k", r.centers.length);
-        summary.put("numFeatures", r.centers.length == 0 ? 0 : r.centers[0].length);
-        summary.put("numPoints", r.numPoints);
-        summary.put("iterations", r.iterations);
-        summary.put("converged", r.converged);
-        summary.put("trainingCost", r.trainingCost);
-        summary.put("cost", r.finalCost);
-        summary.put("clusterSizes", r.clusterSizes);
-        summary.put("backend", r.backend);
-        summary.put("centers", r.centers);
+        summary.put("k", model.getK());
+        summary.put("numFeatures", model.numFeatures());
+        summary.put("numPoints", r.numPoints());
+        summary.put("iterations", r.numIter());
+        summary.put("converged", r.converged());
+        summary.put("trainingCost", r.trainingCost());
+        summary.put("cost", r.finalCost());
+        summary.put("clusterSizes", r.clusterSizes());
+        summary.put("backend", r.backend());
+        summary.put("centers", model.clusterCenters());
         try (OutputStream os = fs.create(new Path(root, SUMMARY), false)) {
             os.write((toJson(summary, "") + "\n").getBytes(StandardCharsets.UTF_8));
         }

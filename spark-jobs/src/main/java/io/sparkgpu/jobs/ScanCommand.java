@@ -1,12 +1,11 @@
 package io.sparkgpu.jobs;
 
-import io.sparkgpu.cuda.Backend;
+import io.sparkgpu.scan.GpuScanParams;
+import io.sparkgpu.scan.GpuScanStatistic;
 import io.sparkgpu.scan.ScanConfig;
-import io.sparkgpu.scan.ScanDirection;
 import io.sparkgpu.scan.ScanGridInfo;
 import io.sparkgpu.scan.ScanInput;
-import io.sparkgpu.scan.ScanModel;
-import io.sparkgpu.scan.ScanTrainer;
+import io.sparkgpu.scan.ScanResult;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,6 +21,7 @@ import picocli.CommandLine.Option;
 
 /** {@code sparkgpu scan}: the scan statistic of a gridded table, with a JSON/CSV report and a PNG heat map. */
 @Command(name = "scan", mixinStandardHelpOptions = true, sortOptions = false,
+        defaultValueProvider = EstimatorDefaults.class,
         description = {"Find the most anomalous intervals, rectangles or boxes of a 1-, 2- or 3-D grid by the "
                 + "likelihood-ratio scan statistic (GPU when usable, else CPU), with Monte Carlo p-values.",
                 "Input: one row per grid cell (integer coordinates, cases, baseline) or one row per point (real "
@@ -31,7 +31,21 @@ import picocli.CommandLine.Option;
                 "      --report scan.json --csv clusters.csv --heatmap grid.png",
                 "  sparkgpu scan --input points.parquet --input-type points --coords lon,lat --grid 128,128 \\",
                 "      --cases sick --statistic bernoulli --replicas 999 --heatmap map.png"})
-final class ScanCommand extends SparkCommand {
+final class ScanCommand extends SparkCommand implements EstimatorDefaults.Source {
+    /** The options that are params of {@link GpuScanStatistic} with the estimator's defaults. */
+    static final Map<String, String> PARAMS = Map.ofEntries(Map.entry("--input-type", "inputType"),
+            Map.entry("--cases", "casesCol"), Map.entry("--statistic", "statistic"),
+            Map.entry("--direction", "direction"), Map.entry("--min-cells", "minCells"),
+            Map.entry("--max-cells", "maxCells"), Map.entry("--max-fraction", "maxBaselineFraction"),
+            Map.entry("--clusters", "numClusters"), Map.entry("--replicas", "numReplicas"), Map.entry("--seed", "seed"),
+            Map.entry("--partitions", "numPartitions"), Map.entry("--backend", "backend"));
+    /** Every option that is a param (the input's have no default here: they depend on --input-type). */
+    static final Map<String, String> ALL_PARAMS = new java.util.HashMap<>(PARAMS);
+
+    static {
+        ALL_PARAMS.putAll(Map.of("--coords", "coordinateCols", "--baseline", "baselineCol", "--sum-squares",
+                "sumSquaresCol", "--grid", "gridSize", "--extent", "extent"));
+    }
 
     @Option(names = "--input", required = true, paramLabel = "PATH",
             description = "Input file, directory or glob: CSV with a header row, or Parquet.")
@@ -41,7 +55,7 @@ final class ScanCommand extends SparkCommand {
             description = "Input format: csv, parquet or auto (from the file extension). Default: ${DEFAULT-VALUE}.")
     InputData.Format format;
 
-    @Option(names = "--input-type", paramLabel = "TYPE", defaultValue = "cells",
+    @Option(names = "--input-type", paramLabel = "TYPE",
             description = "cells (one row per cell) or points (one row per individual/event). Default: ${DEFAULT-VALUE}.")
     String inputType;
 
@@ -49,7 +63,7 @@ final class ScanCommand extends SparkCommand {
             description = "1 to 3 comma-separated coordinate columns, x first.")
     String coords;
 
-    @Option(names = "--cases", paramLabel = "COL", defaultValue = "cases",
+    @Option(names = "--cases", paramLabel = "COL",
             description = "Cases (cells: counts; points: 0/1 flag or count; normal: the value). Default: ${DEFAULT-VALUE}.")
     String cases;
 
@@ -70,39 +84,38 @@ final class ScanCommand extends SparkCommand {
             description = "Points: lo,hi of each axis. Default: the data's range.")
     String extent;
 
-    @Option(names = "--statistic", paramLabel = "NAME", defaultValue = "poisson",
+    @Option(names = "--statistic", paramLabel = "NAME",
             description = "poisson, bernoulli, normal or ebp (expectation-based Poisson). Default: ${DEFAULT-VALUE}.")
     String statistic;
 
-    @Option(names = "--direction", paramLabel = "DIR", defaultValue = "high",
+    @Option(names = "--direction", paramLabel = "DIR",
             description = "high, low or both. Default: ${DEFAULT-VALUE}.")
     String direction;
 
-    @Option(names = "--min-cells", paramLabel = "N", defaultValue = "1",
+    @Option(names = "--min-cells", paramLabel = "N",
             description = "Smallest range in cells. Default: ${DEFAULT-VALUE}.")
     long minCells;
 
-    @Option(names = "--max-cells", paramLabel = "N", defaultValue = "0",
+    @Option(names = "--max-cells", paramLabel = "N",
             description = "Largest range in cells (0 = no limit). Default: ${DEFAULT-VALUE}.")
     long maxCells;
 
-    @Option(names = "--max-fraction", paramLabel = "F", defaultValue = "1.0",
+    @Option(names = "--max-fraction", paramLabel = "F",
             description = "Largest share of the total baseline in a range, in (0, 1]. Default: ${DEFAULT-VALUE}.")
     double maxFraction;
 
-    @Option(names = "--clusters", paramLabel = "K", defaultValue = "5",
+    @Option(names = "--clusters", paramLabel = "K",
             description = "Clusters to report (1 most likely + non-overlapping secondary ones). Default: ${DEFAULT-VALUE}.")
     int clusters;
 
-    @Option(names = "--replicas", paramLabel = "R", defaultValue = "999",
+    @Option(names = "--replicas", paramLabel = "R",
             description = "Monte Carlo replicas for the p-values (0 = none). Default: ${DEFAULT-VALUE}.")
     int replicas;
 
-    @Option(names = "--seed", paramLabel = "SEED", defaultValue = "42",
-            description = "Seed of the replicas. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--seed", paramLabel = "SEED", description = "Seed of the replicas. " + SEED_DEFAULT)
     long seed;
 
-    @Option(names = "--partitions", paramLabel = "P", defaultValue = "0",
+    @Option(names = "--partitions", paramLabel = "P",
             description = "Spark tasks per scan (0 = default parallelism). Default: ${DEFAULT-VALUE}.")
     int partitions;
 
@@ -126,33 +139,49 @@ final class ScanCommand extends SparkCommand {
         return Arrays.stream(s.split(",")).map(String::trim).mapToDouble(Double::parseDouble).toArray();
     }
 
-    /** The run settings; usage errors name the option. */
-    ScanConfig config() {
-        ScanConfig c = new ScanConfig();
-        try {
-            c.model = ScanModel.parse(statistic, "--statistic");
-            c.direction = ScanDirection.parse(direction, "--direction");
-        } catch (IllegalArgumentException e) {
-            throw usage("Invalid value: " + e.getMessage());
+    /**
+     * The estimator the options describe. Each value goes through the estimator's param, whose rule is
+     * {@link ScanConfig}'s or {@link ScanInput}'s, and the settings together through {@link ScanConfig#validate()} and
+     * {@link ScanInput}, before Spark starts; refusals are usage errors naming the option.
+     */
+    GpuScanStatistic estimator() {
+        GpuScanStatistic est = new GpuScanStatistic();
+        option("--input-type", () -> est.setInputType(inputType));
+        String[] cols = Arrays.stream(coords.split(",", -1)).map(String::trim).toArray(String[]::new);
+        option("--coords", () -> est.setCoordinateCols(cols));
+        option("--cases", () -> est.setCasesCol(cases));
+        boolean points = ScanGridInfo.POINTS.equalsIgnoreCase(inputType.trim());
+        String base = baseline != null ? baseline : points ? null : GpuScanParams.DEFAULT_BASELINE;
+        option("--baseline", () -> est.setBaselineCol(base));
+        option("--sum-squares", () -> est.setSumSquaresCol(sumSquares));
+        if (grid != null) {
+            int[] g;
+            try {
+                g = ints(grid);
+            } catch (NumberFormatException ex) {
+                throw usage("Invalid value for option '--grid': expected comma-separated integers, got '" + grid + "'");
+            }
+            option("--grid", () -> est.setGridSize(g));
         }
-        if (minCells < 1) {
-            throw usage("Invalid value for option '--min-cells': must be >= 1, got " + minCells);
+        if (extent != null) {
+            double[] e;
+            try {
+                e = doubles(extent);
+            } catch (NumberFormatException ex) {
+                throw usage("Invalid value for option '--extent': expected comma-separated numbers, got '" + extent + "'");
+            }
+            option("--extent", () -> est.setExtent(e));
         }
-        if (maxCells < 0) {
-            throw usage("Invalid value for option '--max-cells': must be >= 0, got " + maxCells);
-        }
-        if (!(maxFraction > 0 && maxFraction <= 1)) {
-            throw usage("Invalid value for option '--max-fraction': must be in (0, 1], got " + maxFraction);
-        }
-        if (clusters < 1 || clusters > 65) {
-            throw usage("Invalid value for option '--clusters': must be in [1, 65], got " + clusters);
-        }
-        if (replicas < 0) {
-            throw usage("Invalid value for option '--replicas': must be >= 0, got " + replicas);
-        }
-        if (partitions < 0) {
-            throw usage("Invalid value for option '--partitions': must be >= 0, got " + partitions);
-        }
+        option("--statistic", () -> est.setStatistic(statistic));
+        option("--direction", () -> est.setDirection(direction));
+        option("--min-cells", () -> est.setMinCells(minCells));
+        option("--max-cells", () -> est.setMaxCells(maxCells));
+        option("--max-fraction", () -> est.setMaxBaselineFraction(maxFraction));
+        option("--clusters", () -> est.setNumClusters(clusters));
+        option("--replicas", () -> est.setNumReplicas(replicas));
+        option("--seed", () -> est.setSeed(seed));
+        option("--partitions", () -> est.setNumPartitions(partitions));
+        backendOption(est);
         for (Object[] f : new Object[][] {{report, ".json", "--report"}, {csv, ".csv", "--csv"},
                 {heatmap, ".png", "--heatmap"}}) {
             Path p = (Path) f[0];
@@ -163,87 +192,73 @@ final class ScanCommand extends SparkCommand {
                 throw usage(f[2] + ": " + p + " already exists (pass --overwrite to replace it)");
             }
         }
-        c.minCells = minCells;
-        c.maxCells = maxCells;
-        c.maxBaselineFraction = maxFraction;
-        c.numClusters = clusters;
-        c.numReplicas = replicas;
-        c.seed = seed;
-        c.numPartitions = partitions;
-        c.backend = parseBackend(backend, "--backend");
-        return c;
+        settings(invert(ALL_PARAMS), () -> {
+            est.toConfig().validate();
+            est.toInput();
+        });
+        return est;
     }
 
-    /** The input description; usage errors name the option. */
-    ScanInput input() {
-        String[] cols = Arrays.stream(coords.split(",", -1)).map(String::trim).toArray(String[]::new);
-        int[] g;
-        double[] e;
-        try {
-            g = grid == null ? null : ints(grid);
-        } catch (NumberFormatException ex) {
-            throw usage("Invalid value for option '--grid': expected comma-separated integers, got '" + grid + "'");
+    private GpuScanStatistic defaults;
+
+    @Override
+    public GpuScanStatistic defaults() {
+        if (defaults == null) {
+            defaults = new GpuScanStatistic();
         }
-        try {
-            e = extent == null ? null : doubles(extent);
-        } catch (NumberFormatException ex) {
-            throw usage("Invalid value for option '--extent': expected comma-separated numbers, got '" + extent + "'");
-        }
-        boolean points = ScanGridInfo.POINTS.equalsIgnoreCase(inputType.trim());
-        String base = baseline != null ? baseline : points ? null : "baseline";
-        try {
-            return new ScanInput(inputType, cols, cases, base, sumSquares, g, e);
-        } catch (IllegalArgumentException ex) {
-            throw usage(ex.getMessage());
-        }
+        return defaults;
+    }
+
+    @Override
+    public Map<String, String> paramOfOption() {
+        return PARAMS;
     }
 
     @Override
     public Integer call() throws Exception {
-        ScanConfig cfg = config();
-        ScanInput in = input();
+        GpuScanStatistic est = estimator();
         long t0 = System.nanoTime();
         PrintWriter out = out();
         try (SparkSession spark = startSpark("spark-gpu scan statistic")) {
             Dataset<Row> raw = InputData.read(spark, input, format, commandLine());
-            if (cfg.backend == null) {
-                cfg.backend = backendOrConfigured(null);
-            }
-            in.checkSchema(raw.schema(), cfg.model);
+            est.toInput().checkSchema(raw.schema(), ScanConfig.checkStatistic(est.getStatistic()));
+            // the CLI does not transform: any free name passes the estimator's check of its output column
+            est.setClusterCol(InputData.freshName(raw.schema(), est.getClusterCol()));
             out.printf(Locale.ROOT, "scan: input %s, coordinates %s, %s model, %s rate, %d replicas, backend %s, master %s%n",
-                    input, coords, cfg.model.id(), cfg.direction.id(), cfg.numReplicas, cfg.backend.id(),
+                    input, coords, est.getStatistic(), est.getDirection(), est.getNumReplicas(), est.getBackend(),
                     spark.sparkContext().master());
             out.flush();
-            ScanTrainer.Fitted f = ScanTrainer.fit(raw, in, cfg);
+            GpuScanStatistic.Fitted f = est.fitWithGrid(raw);
+            ScanResult result = f.model.result();
             double seconds = secondsSince(t0);
             out.println("scan finished");
-            ScanReport.summary(out, f.input.grid, f.input.info, f.result, f.input.rows, seconds);
+            ScanReport.summary(out, f.input.grid, f.input.info, result, f.input.rows, seconds);
             if (report != null) {
-                ScanReport.writeJson(report, ScanReport.json(f.result, f.input.info, settings(cfg), f.input.rows, seconds));
+                ScanReport.writeJson(report, ScanReport.json(result, f.input.info, settings(est), f.input.rows, seconds));
                 out.println("  report        " + report);
             }
             if (csv != null) {
-                ScanReport.writeCsv(csv, f.result, f.input.info);
+                ScanReport.writeCsv(csv, result, f.input.info);
                 out.println("  clusters csv  " + csv);
             }
             if (heatmap != null) {
-                ScanReport.heatMap(heatmap, f.input.grid, f.input.info, f.result, "Scan statistic: " + input);
+                ScanReport.heatMap(heatmap, f.input.grid, f.input.info, result, "Scan statistic: " + input);
                 out.println("  heat map      " + heatmap);
             }
         }
         return SparkGpuCli.EXIT_OK;
     }
 
-    private Map<String, Object> settings(ScanConfig cfg) {
+    private Map<String, Object> settings(GpuScanStatistic est) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("input", input);
         m.put("casesCol", cases);
         m.put("baselineCol", baseline);
-        m.put("minCells", cfg.minCells);
-        m.put("maxCells", cfg.maxCells);
-        m.put("maxBaselineFraction", cfg.maxBaselineFraction);
-        m.put("numClusters", cfg.numClusters);
-        m.put("backendRequested", cfg.backend == null ? Backend.AUTO.id() : cfg.backend.id());
+        m.put("minCells", est.getMinCells());
+        m.put("maxCells", est.getMaxCells());
+        m.put("maxBaselineFraction", est.getMaxBaselineFraction());
+        m.put("numClusters", est.getNumClusters());
+        m.put("backendRequested", est.getBackend());
         return m;
     }
 }

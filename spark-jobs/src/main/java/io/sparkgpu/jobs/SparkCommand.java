@@ -1,9 +1,10 @@
 package io.sparkgpu.jobs;
 
-import io.sparkgpu.cuda.Backend;
-import io.sparkgpu.cuda.SparkGpuConf;
 import java.io.PrintWriter;
+import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine;
 import picocli.CommandLine.Mixin;
@@ -23,6 +24,17 @@ abstract class SparkCommand implements Callable<Integer> {
             description = "auto, gpu or cpu. Default: spark.sparkgpu.backend if set, else auto (GPU when usable).")
     String backend;
 
+    /** Description of the --seed option of the commands that take one (the estimators' default, MLlib's rule). */
+    static final String SEED_DEFAULT = "Default: the estimator's, ${DEFAULT-VALUE} (the hash code of its class name, "
+            + "as MLlib's).";
+
+    /** Option-to-param map turned around (param to option), for {@link #settings}. */
+    static Map<String, String> invert(Map<String, String> paramOfOption) {
+        Map<String, String> m = new java.util.HashMap<>();
+        paramOfOption.forEach((option, param) -> m.put(param, option));
+        return m;
+    }
+
     boolean verbose() {
         return common.verbose;
     }
@@ -36,20 +48,47 @@ abstract class SparkCommand implements Callable<Integer> {
         return new ParameterException(spec.commandLine(), message);
     }
 
-    /** Parses a --backend value; null means "spark.sparkgpu.backend, else auto" (decided once Spark runs). */
-    Backend parseBackend(String value, String option) {
-        if (value == null) {
-            return null;
-        }
+    /**
+     * Hands an option's value to the estimator's setter: the estimator's param applies the one rule of the setting
+     * (the capability config's check), and a refused value is a usage error naming the option. Options not given
+     * are not set, so the estimator's defaults apply.
+     */
+    void option(String option, Runnable setter) {
         try {
-            return Backend.parse(value, option);
+            setter.run();
         } catch (IllegalArgumentException e) {
-            throw usage("Invalid value for option '" + option + "': expected auto, gpu or cpu, got '" + value + "'");
+            throw usage("Invalid value for option '" + option + "': " + e.getMessage());
         }
     }
 
-    static Backend backendOrConfigured(Backend explicit) {
-        return explicit != null ? explicit : SparkGpuConf.backend();
+    /** {@link #option} for the common --backend; when absent the param stays unset (spark.sparkgpu.backend, else auto). */
+    void backendOption(io.sparkgpu.ml.HasBackend<?> estimator) {
+        if (backend != null) {
+            option("--backend", () -> estimator.setBackend(backend));
+        }
+    }
+
+    /**
+     * Runs the config's {@code validate()} (the rules between settings) before Spark starts; a refusal is a usage
+     * error naming the option of the first param its message names ({@code optionOfParam}: param name to option).
+     */
+    void settings(Map<String, String> optionOfParam, Runnable validate) {
+        try {
+            validate.run();
+        } catch (IllegalArgumentException e) {
+            String msg = e.getMessage();
+            String option = null;
+            int first = Integer.MAX_VALUE;
+            for (Map.Entry<String, String> p : optionOfParam.entrySet()) {
+                Matcher m = Pattern.compile("\\b" + Pattern.quote(p.getKey()) + "\\b").matcher(msg);
+                if (m.find() && m.start() < first) {
+                    first = m.start();
+                    option = p.getValue();
+                }
+            }
+            throw usage(option == null ? "Invalid option values: " + msg
+                    : "Invalid value for option '" + option + "': " + msg);
+        }
     }
 
     SparkSession startSpark(String appName) {

@@ -1,6 +1,8 @@
 package io.sparkgpu.jobs;
 
+import io.sparkgpu.tsne.GpuTsne;
 import io.sparkgpu.tsne.GpuTsneModel;
+import io.sparkgpu.tsne.GpuTsneModelParams;
 import io.sparkgpu.tsne.TsneConfig;
 import io.sparkgpu.tsne.TsneFit;
 import io.sparkgpu.tsne.TsneResult;
@@ -32,13 +34,24 @@ import picocli.CommandLine.Option;
 
 /** {@code sparkgpu tsne}: embeds the rows of a CSV or Parquet input with t-SNE; writes coordinates, model and plot. */
 @Command(name = "tsne", mixinStandardHelpOptions = true, sortOptions = false,
+        defaultValueProvider = EstimatorDefaults.class,
         description = {"Embed the rows of a CSV or Parquet file in 1, 2 or 3 dimensions with t-SNE (GPU when usable, "
                 + "else CPU).", "Prints the KL divergence every 50 iterations, quality on a sample and the time per "
                 + "phase; optionally writes the embedding, the model and a scatter plot."},
         footer = {"", "Example:",
                 "  sparkgpu tsne --input digits.csv --features p0,p1,...,p63 --label digit \\",
                 "      --output embedding.parquet --plot digits.png"})
-final class TsneCommand extends SparkCommand {
+final class TsneCommand extends SparkCommand implements EstimatorDefaults.Source {
+    /** The options that are params of {@link GpuTsne}: their defaults and rules are the estimator's. */
+    static final Map<String, String> PARAMS = Map.ofEntries(Map.entry("--dimension", "dimension"),
+            Map.entry("--perplexity", "perplexity"), Map.entry("--neighbors", "k"), Map.entry("--max-iter", "maxIter"),
+            Map.entry("--learning-rate", "learningRate"), Map.entry("--early-exaggeration", "earlyExaggeration"),
+            Map.entry("--exaggeration-iter", "exaggerationIterations"), Map.entry("--init", "init"),
+            Map.entry("--pca", "pcaDimension"), Map.entry("--seed", "seed"), Map.entry("--mode", "mode"),
+            Map.entry("--distributed-partitions", "distributedPartitions"),
+            Map.entry("--grid-per-unit", "gridIntervalsPerUnit"), Map.entry("--grid-min-intervals", "gridMinIntervals"),
+            Map.entry("--grid-max-intervals", "gridMaxIntervals"), Map.entry("--quality-sample", "qualitySampleSize"),
+            Map.entry("--backend", "backend"));
     enum OutputFormat { parquet, csv }
 
     @Option(names = "--input", required = true, paramLabel = "PATH",
@@ -65,69 +78,71 @@ final class TsneCommand extends SparkCommand {
             description = "Column colouring the plot and copied to --output (feature mode).")
     String label;
 
-    @Option(names = "--dimension", paramLabel = "D", defaultValue = "2",
+    @Option(names = "--dimension", paramLabel = "D",
             description = "Embedding dimension: 1, 2 or 3. Default: ${DEFAULT-VALUE}.")
     int dimension;
 
-    @Option(names = "--perplexity", paramLabel = "P", defaultValue = "30",
-            description = "Perplexity (> 0, < rows). Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--perplexity", paramLabel = "P",
+            description = "Perplexity (> 1, below the neighbours, so < rows - 1). Default: ${DEFAULT-VALUE}.")
     double perplexity;
 
-    @Option(names = "--neighbors", paramLabel = "K", defaultValue = "0",
-            description = "Neighbours per point (0: 3 x perplexity). Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--neighbors", paramLabel = "K",
+            description = "Neighbours per point (> perplexity, < rows; 0: min(ceil(3 x perplexity), rows - 1)). "
+                    + "Default: ${DEFAULT-VALUE}.")
     int neighbors;
 
-    @Option(names = "--max-iter", paramLabel = "N", defaultValue = "1000",
+    @Option(names = "--max-iter", paramLabel = "N",
             description = "Gradient iterations. Default: ${DEFAULT-VALUE}.")
     int maxIter;
 
     @Option(names = "--learning-rate", paramLabel = "ETA", defaultValue = "auto",
-            description = "Step: auto (max(rows / early exaggeration, 200)) or a number > 0. Default: ${DEFAULT-VALUE}.")
+            description = "Step: auto or 0 (max(rows / early exaggeration, 200)), or a number > 0. "
+                    + "Default: ${DEFAULT-VALUE}.")
     String learningRate;
 
-    @Option(names = "--early-exaggeration", paramLabel = "A", defaultValue = "12",
+    @Option(names = "--early-exaggeration", paramLabel = "A",
             description = "Early exaggeration factor. Default: ${DEFAULT-VALUE}.")
     double earlyExaggeration;
 
-    @Option(names = "--exaggeration-iter", paramLabel = "N", defaultValue = "250",
+    @Option(names = "--exaggeration-iter", paramLabel = "N",
             description = "Iterations with early exaggeration. Default: ${DEFAULT-VALUE}.")
     int exaggerationIter;
 
-    @Option(names = "--init", paramLabel = "INIT", defaultValue = "pca",
+    @Option(names = "--init", paramLabel = "INIT",
             description = "pca or random. Default: ${DEFAULT-VALUE}.")
     String init;
 
-    @Option(names = "--pca", paramLabel = "D", defaultValue = "0",
+    @Option(names = "--pca", paramLabel = "D",
             description = "Reduce the features to D principal components first (0: no). Default: ${DEFAULT-VALUE}.")
     int pcaDimension;
 
-    @Option(names = "--seed", paramLabel = "SEED", defaultValue = "42",
-            description = "Seed of the initialisation and samples. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--seed", paramLabel = "SEED",
+            description = "Seed of the initialisation and samples. " + SEED_DEFAULT)
     long seed;
 
-    @Option(names = "--mode", paramLabel = "MODE", defaultValue = "auto",
+    @Option(names = "--mode", paramLabel = "MODE",
             description = "auto, single (P and Y on the driver's device) or distributed (P on the executors). "
                     + "Default: ${DEFAULT-VALUE}.")
     String mode;
 
-    @Option(names = "--distributed-partitions", paramLabel = "N", defaultValue = "0",
+    @Option(names = "--distributed-partitions", paramLabel = "N",
             description = "Distributed mode: coalesce P into at most N partitions, e.g. one per executor or GPU "
                     + "(0: keep the input's). Default: ${DEFAULT-VALUE}.")
     int distributedPartitions;
 
-    @Option(names = "--grid-per-unit", paramLabel = "X", defaultValue = "2",
+    @Option(names = "--grid-per-unit", paramLabel = "X",
             description = "Interpolation grid boxes per unit of embedding extent. Default: ${DEFAULT-VALUE}.")
     double gridPerUnit;
 
-    @Option(names = "--grid-min-intervals", paramLabel = "N", defaultValue = "20",
+    @Option(names = "--grid-min-intervals", paramLabel = "N",
             description = "Fewest grid boxes per axis. Default: ${DEFAULT-VALUE}.")
     int gridMin;
 
-    @Option(names = "--grid-max-intervals", paramLabel = "N", defaultValue = "0",
+    @Option(names = "--grid-max-intervals", paramLabel = "N",
             description = "Most grid boxes per axis (0: 2000, 320, 40 in 1-, 2-, 3-D). Default: ${DEFAULT-VALUE}.")
     int gridMax;
 
-    @Option(names = "--quality-sample", paramLabel = "N", defaultValue = "1000",
+    @Option(names = "--quality-sample", paramLabel = "N",
             description = "Points on which trustworthiness and kNN preservation are computed (0: skip). "
                     + "Default: ${DEFAULT-VALUE}.")
     int qualitySample;
@@ -155,8 +170,12 @@ final class TsneCommand extends SparkCommand {
             description = "At most this many (sampled) points in --plot. Default: ${DEFAULT-VALUE}.")
     int plotPoints;
 
-    /** Checks the options and builds the configuration (usage errors name the option). */
-    TsneConfig config() {
+    /**
+     * The estimator the options describe. Each value goes through the estimator's param, whose rule is
+     * {@link TsneConfig}'s, and the settings together through {@link TsneConfig#validate()}, before Spark starts;
+     * refusals are usage errors naming the option. The rules that need the number of rows run in the fit.
+     */
+    GpuTsne estimator() {
         if ((features == null) == (graph == null)) {
             throw usage("Pass exactly one of --features (feature mode) and --graph (graph mode)");
         }
@@ -169,66 +188,68 @@ final class TsneCommand extends SparkCommand {
         if (plot != null && !plot.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".png")) {
             throw usage("Invalid value for option '--plot': the file name must end in .png, got " + plot);
         }
-        TsneConfig c = new TsneConfig();
-        c.dimension = dimension;
-        c.perplexity = perplexity;
-        c.k = neighbors;
-        c.maxIter = maxIter;
-        c.earlyExaggeration = earlyExaggeration;
-        c.exaggerationIterations = exaggerationIter;
-        c.init = init;
-        c.seed = seed;
-        c.mode = mode;
-        c.distributedPartitions = distributedPartitions;
-        if (!"auto".equalsIgnoreCase(learningRate.trim())) {
-            try {
-                c.learningRate = Double.parseDouble(learningRate.trim());
-            } catch (NumberFormatException e) {
-                throw usage("Invalid value for option '--learning-rate': expected auto or a number, got '"
-                        + learningRate + "'");
-            }
-            if (!(c.learningRate > 0)) {
-                throw usage("Invalid value for option '--learning-rate': must be > 0, got " + learningRate);
-            }
-        }
-        c.backend = parseBackend(backend, "--backend");
+        GpuTsne est = new GpuTsne();
+        option("--dimension", () -> est.setDimension(dimension));
+        option("--perplexity", () -> est.setPerplexity(perplexity));
+        option("--neighbors", () -> est.setK(neighbors));
+        option("--max-iter", () -> est.setMaxIter(maxIter));
+        option("--early-exaggeration", () -> est.setEarlyExaggeration(earlyExaggeration));
+        option("--exaggeration-iter", () -> est.setExaggerationIterations(exaggerationIter));
+        option("--init", () -> est.setInit(init));
+        option("--pca", () -> est.setPcaDimension(pcaDimension));
+        option("--seed", () -> est.setSeed(seed));
+        option("--mode", () -> est.setMode(mode));
+        option("--distributed-partitions", () -> est.setDistributedPartitions(distributedPartitions));
+        option("--grid-per-unit", () -> est.setGridIntervalsPerUnit(gridPerUnit));
+        option("--grid-min-intervals", () -> est.setGridMinIntervals(gridMin));
+        option("--grid-max-intervals", () -> est.setGridMaxIntervals(gridMax));
+        option("--quality-sample", () -> est.setQualitySampleSize(qualitySample));
+        double rate;
+        String lr = learningRate.trim();
         try {
-            c.grid = TsneConfig.gridOptions(io.sparkgpu.tsne.TsneGridOptions.defaults().p, gridPerUnit, gridMin, gridMax);
-            TsneConfig check = c.copy();
-            check.backend = io.sparkgpu.cuda.Backend.AUTO;
-            check.validate();
-            c.init = check.init;
-            c.mode = check.mode;
-        } catch (IllegalArgumentException e) {
-            throw usage("Invalid option value: " + e.getMessage());
+            rate = "auto".equalsIgnoreCase(lr) ? TsneConfig.LEARNING_RATE_AUTO : Double.parseDouble(lr);
+        } catch (NumberFormatException e) {
+            throw usage("Invalid value for option '--learning-rate': expected auto or a number, got '" + learningRate
+                    + "'");
         }
-        if (pcaDimension < 0) {
-            throw usage("Invalid value for option '--pca': must be >= 0, got " + pcaDimension);
+        option("--learning-rate", () -> est.setLearningRate(rate));
+        backendOption(est);
+        settings(invert(PARAMS), () -> est.toConfig().validate());
+        return est;
+    }
+
+    private GpuTsne defaults;
+
+    @Override
+    public GpuTsne defaults() {
+        if (defaults == null) {
+            defaults = new GpuTsne();
         }
-        if (qualitySample < 0) {
-            throw usage("Invalid value for option '--quality-sample': must be >= 0, got " + qualitySample);
-        }
-        return c;
+        return defaults;
+    }
+
+    @Override
+    public Map<String, String> paramOfOption() {
+        return PARAMS;
     }
 
     @Override
     public Integer call() throws Exception {
-        TsneConfig cfg = config();
+        GpuTsne est = estimator();
         long t0 = System.nanoTime();
         PrintWriter out = out();
         try (SparkSession spark = startSpark("spark-gpu t-SNE")) {
             Dataset<Row> raw = InputData.read(spark, input, format, commandLine());
-            if (cfg.backend == null) {
-                cfg.backend = backendOrConfigured(null);
-            }
             checkTarget(spark, output, "--output", input, overwrite);
             checkTarget(spark, modelOut, "--model-out", input, overwrite);
             String idCol = id == null ? null : InputData.field(raw.schema(), id.trim(), "--id", commandLine()).name();
             String labelCol = label == null ? null
                     : InputData.field(raw.schema(), label.trim(), "--label", commandLine()).name();
-            TsneFit fit;
+            // the CLI writes the embedding itself: any free name passes the estimator's check of its output column
+            est.setIdCol(idCol).setOutputCol(InputData.freshName(raw.schema(), est.getOutputCol()))
+                    .setProgress(new TsneProgressPrinter(out));
+            GpuTsneModel model;
             Object[] labels = null;
-            TsneProgressPrinter progress = new TsneProgressPrinter(out);
             if (graph != null) {
                 String[] g = graph.split(",", -1);
                 if (g.length < 2 || g.length > 3) {
@@ -239,22 +260,21 @@ final class TsneCommand extends SparkCommand {
                 String w = g.length == 3 ? InputData.field(raw.schema(), g[2].trim(), "--graph", commandLine()).name()
                         : null;
                 out.printf(Locale.ROOT, "t-SNE: graph %s -> %s%s from %s, dimension %d, backend %s, master %s%n", src,
-                        dst, w == null ? "" : " (weights " + w + ")", input, cfg.dimension, cfg.backend.id(),
+                        dst, w == null ? "" : " (weights " + w + ")", input, est.getDimension(), est.getBackend(),
                         spark.sparkContext().master());
                 out.flush();
-                fit = TsneTrainer.fitGraph(raw, src, dst, w, cfg, progress);
+                model = est.setSrcCol(src).setDstCol(dst).setWeightCol(w).fit(raw);
             } else {
                 InputData.Features feats = InputData.features(raw, features, "--features", commandLine());
                 out.printf(Locale.ROOT, "t-SNE: input %s, features %s, dimension %d, perplexity %s, backend %s, "
                         + "master %s%n", input, feats.names != null ? String.join(",", feats.names) : feats.column,
-                        cfg.dimension, perplexity, cfg.backend.id(), spark.sparkContext().master());
+                        est.getDimension(), perplexity, est.getBackend(), spark.sparkContext().master());
                 out.flush();
                 Dataset<Row> data = feats.df.persist(StorageLevel.MEMORY_AND_DISK());
                 try {
-                    fit = TsneTrainer.fitFeatures(data, feats.column, idCol, pcaDimension, cfg, qualitySample,
-                            progress);
+                    model = est.setFeaturesCol(feats.column).fit(data);
                     if (labelCol != null) {
-                        labels = new Object[fit.ids.length];
+                        labels = new Object[model.numPoints()];
                         for (scala.Tuple2<Row, Long> t : data.select(InputData.quote(labelCol)).javaRDD()
                                 .zipWithIndex().collect()) {
                             labels[(int) (long) t._2()] = t._1().get(0);
@@ -264,17 +284,17 @@ final class TsneCommand extends SparkCommand {
                     data.unpersist(false);
                 }
             }
-            TsneResult r = fit.result;
+            TsneFit fit = model.trainingFit();
             if (output != null) {
                 writeEmbedding(spark, fit, labelCol, labels);
                 out.println("  embedding     " + output + " (" + outputFormat + ")");
             }
             if (modelOut != null) {
-                writeModel(spark, fit, idCol);
+                writeModel(spark, model, fit, est);
                 out.println("  model         " + modelOut);
             }
             if (plot != null) {
-                int shown = plot(fit, labels, labelCol);
+                int shown = plot(fit, labels, labelCol, est.getSeed());
                 out.println("  plot          " + plot + " (" + shown + " points)");
             }
             out.println("t-SNE finished");
@@ -349,23 +369,25 @@ final class TsneCommand extends SparkCommand {
         }
     }
 
-    private void writeModel(SparkSession spark, TsneFit fit, String idCol) throws Exception {
+    private void writeModel(SparkSession spark, GpuTsneModel model, TsneFit fit, GpuTsne est) throws Exception {
         org.apache.hadoop.fs.Path root = new org.apache.hadoop.fs.Path(modelOut);
         FileSystem fs = root.getFileSystem(spark.sparkContext().hadoopConfiguration());
         if (fs.exists(root)) {
             fs.delete(root, true);
         }
-        GpuTsneModel.fromFit(fit, idCol, "embedding").write().save(modelOut);
+        // the saved model's output column is the estimator's default name, whatever the CLI used during the fit
+        model.copy(org.apache.spark.ml.param.ParamMap.empty()).setOutputCol(GpuTsneModelParams.DEFAULT_OUTPUT)
+                .write().save(modelOut);
         Map<String, Object> s = new LinkedHashMap<>();
         s.put("algorithm", "t-SNE");
         s.put("input", input);
         s.put("mode", fit.input);
         s.put("numPoints", fit.result.n);
         s.put("dimension", fit.result.dim);
-        s.put("perplexity", perplexity);
-        s.put("maxIter", maxIter);
+        s.put("perplexity", est.getPerplexity());
+        s.put("maxIter", est.getMaxIter());
         s.put("learningRate", fit.learningRate);
-        s.put("seed", seed);
+        s.put("seed", est.getSeed());
         s.put("execution", fit.result.mode);
         s.put("klIterations", fit.result.klIterations);
         s.put("klValues", fit.result.klValues);
@@ -377,7 +399,7 @@ final class TsneCommand extends SparkCommand {
         }
     }
 
-    private int plot(TsneFit fit, Object[] labels, String labelCol) throws Exception {
+    private int plot(TsneFit fit, Object[] labels, String labelCol, long seed) throws Exception {
         TsneResult r = fit.result;
         int[] idx = TsneTrainer.sampleIndices(r.n, plotPoints, seed);
         double[] x = new double[idx.length];

@@ -86,6 +86,6 @@ class SparkGpuCliTsneTest {
         CliRun tooBig = CliRun.of("tsne", "--input", in.toString(), "--features", "x1,x2", "--perplexity", "200",
                 "--backend", "cpu", "--master", "local[2]");
         assertEquals(SparkGpuCli.EXIT_ERROR, tooBig.exitCode, tooBig::toString);
-        assertTrue(tooBig.err.contains("perplexity=200.0 must be < the number of points n=150"), tooBig::toString);
+        assertTrue(tooBig.err.contains("perplexity=200.0 must be < n - 1 = 149"), tooBig::toString);
     }
 }

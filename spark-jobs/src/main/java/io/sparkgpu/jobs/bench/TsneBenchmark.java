@@ -467,7 +467,7 @@ public final class TsneBenchmark {
         cfg.grid = o.grid;
         cfg.validate(data.n);
         long t0 = System.nanoTime();
-        KnnGraph g = TsneAffinities.knn(data.x, data.n, data.d, cfg.effectiveK(), backend);
+        KnnGraph g = TsneAffinities.knn(data.x, data.n, data.d, cfg.effectiveK(data.n), backend);
         long t1 = System.nanoTime();
         double[] pc = TsneAffinities.conditional(g, cfg.perplexity, backend);
         SparseRows p = TsneAffinities.symmetrize(g, pc);
@@ -564,7 +564,9 @@ public final class TsneBenchmark {
         cfg.mode = mode.equals(DISTRIBUTED_JOBS) ? TsneConfig.MODE_DISTRIBUTED : mode;
         try {
             long t0 = System.nanoTime();
-            io.sparkgpu.tsne.TsneFit f = TsneTrainer.fitFeatures(df, "features", null, 0, cfg, 0, null);
+            cfg.pcaDimension = 0;
+            cfg.qualitySampleSize = 0;
+            io.sparkgpu.tsne.TsneFit f = TsneTrainer.fitFeatures(df, "features", null, cfg, null);
             r.endToEndS = (System.nanoTime() - t0) / 1e9;
             r.t = f.result.timings;
             r.knnS = r.t.seconds(TsneTimings.Phase.KNN);
