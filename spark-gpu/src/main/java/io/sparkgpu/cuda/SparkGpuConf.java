@@ -17,6 +17,12 @@ public final class SparkGpuConf {
     public static final String NATIVE_DIR = "spark.sparkgpu.native.dir";
     /** Fraction of a device's total memory that partitions may keep resident across iterations. */
     public static final String RESIDENT_FRACTION = "spark.sparkgpu.gpu.residentFraction";
+    /**
+     * {@code true|false}: k-means packing tasks copy each full 16 MiB chunk to the GPU while they pack the next
+     * (default false: on the H100 host it measured slower than uploading each block after packing, see
+     * BENCHMARKS.md).
+     */
+    public static final String UPLOAD_WHILE_PACKING = "spark.sparkgpu.ingest.uploadWhilePacking";
 
     private static volatile Function<String, Optional<String>> sparkLookup;
 
@@ -30,6 +36,15 @@ public final class SparkGpuConf {
         }
         String sys = System.getProperty(key);
         return sys != null ? sys : dflt;
+    }
+
+    /** {@value #UPLOAD_WHILE_PACKING}, default false. */
+    public static boolean uploadWhilePacking() {
+        String v = get(UPLOAD_WHILE_PACKING, "false").trim();
+        if (!v.equalsIgnoreCase("true") && !v.equalsIgnoreCase("false")) {
+            throw new IllegalArgumentException(UPLOAD_WHILE_PACKING + " must be true or false, got '" + v + "'");
+        }
+        return Boolean.parseBoolean(v);
     }
 
     /** The configured default backend: {@value #BACKEND}, else auto. */

@@ -319,7 +319,8 @@ public final class KMeansTrainer {
         final Backend backend = cfg.backend;
         final boolean gpu = gpuFit(sc, backend);
         Map<String, Double> timings = new LinkedHashMap<>();
-        JavaRDD<KMeansData> packed = pack(df, featuresCol, weightCol, cosine, fitId, gpu ? backend : null)
+        JavaRDD<KMeansData> packed = pack(df, featuresCol, weightCol, cosine, fitId,
+                gpu && io.sparkgpu.cuda.SparkGpuConf.uploadWhilePacking() ? backend : null)
                 .persist(StorageLevel.MEMORY_AND_DISK());
         KMeansBlocks blocks = null;
         try {

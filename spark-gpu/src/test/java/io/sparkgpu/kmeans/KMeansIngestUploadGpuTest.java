@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sparkgpu.cuda.Backend;
 import io.sparkgpu.cuda.CudaDevice;
+import io.sparkgpu.cuda.SparkGpuConf;
 import io.sparkgpu.cuda.DeviceResidentCache;
 import io.sparkgpu.cuda.PinnedStagingPool;
 import io.sparkgpu.spark.IngestTestHooks;
@@ -55,6 +56,7 @@ class KMeansIngestUploadGpuTest {
         long deviceBytes = dev.allocatedBytes();
         long[] before = residentAndStaged();
         long chunk = IngestTestHooks.chunkValues(5);
+        String was = System.setProperty(SparkGpuConf.UPLOAD_WHILE_PACKING, "true"); // off by default
         try {
             for (long values : new long[] {5, 25, 320}) { // 1, 5 and 64 points of 5 values
                 IngestTestHooks.chunkValues(values);
@@ -79,6 +81,11 @@ class KMeansIngestUploadGpuTest {
             }
         } finally {
             IngestTestHooks.chunkValues(chunk);
+            if (was == null) {
+                System.clearProperty(SparkGpuConf.UPLOAD_WHILE_PACKING);
+            } else {
+                System.setProperty(SparkGpuConf.UPLOAD_WHILE_PACKING, was);
+            }
         }
         long[] after = residentAndStaged();
         assertEquals(before[0], after[0], "resident k-means blocks left on the device");

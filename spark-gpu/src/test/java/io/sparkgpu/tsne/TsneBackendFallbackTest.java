@@ -136,7 +136,7 @@ class TsneBackendFallbackTest {
     void underGpuEachPhaseFailsNamingIt(String kind) {
         TsneConfig c = cfg(Backend.CPU);
         float[] x = DATA.floats();
-        int k = c.effectiveK();
+        int k = c.effectiveK(DATA.n);
         KnnGraph g = TsneAffinities.knn(x, DATA.n, DATA.d, k, Backend.CPU);
         SparseRows p = TsneAffinities.symmetrize(g, TsneAffinities.conditional(g, c.perplexity, Backend.CPU));
         double[] y = TsneTrainer.randomInit(DATA.n, 2, 7);
