@@ -264,7 +264,7 @@ public final class EndToEndBenchmark {
             }
             EndToEndJobs jobs = new EndToEndJobs(spark, log, o.partitions, o.seed, o.gpuBackend);
             r.jobs = jobs;
-            jobs.isoWarmupN = o.warmupN;
+            jobs.warmupN = o.warmupN;
             if (o.capabilities.contains("isotonic")) {
                 jobs.isotonic(o.isoN, o.wants("ours-gpu"), o.wants("ours-cpu"),
                         o.wants("mllib-row") || o.wants("mllib-block"));

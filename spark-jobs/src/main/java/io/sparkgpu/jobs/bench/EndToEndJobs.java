@@ -70,8 +70,8 @@ final class EndToEndJobs {
     private final long seed;
     private final String gpuBackend;
     final List<Job> jobs = new ArrayList<>();
-    /** Rows of an untimed warm-up fit per isotonic implementation before the timed ones (0: none). */
-    long isoWarmupN;
+    /** Rows of an untimed warm-up fit per implementation before the timed isotonic and t-SNE fits (0: none; t-SNE at most 5000). */
+    long warmupN;
     String isoInput = "";
     String scanInput = "";
     String tsneInput = "";
@@ -107,8 +107,8 @@ final class EndToEndJobs {
             isoInput = String.format(Locale.ROOT, "n=%d rows (y = 10x + N(0,1), x uniform rounded to 1e-6), %d input "
                     + "partitions, generated and cached in %.3f s", n, partitions, gen);
             log.println("[e2e] isotonic: " + isoInput);
-            if (isoWarmupN > 0) { // JIT, Spark's first-job costs and the GPU context outside the timed fits
-                Dataset<Row> warm = isotonicData(spark, Math.min(n, isoWarmupN), partitions, seed + 1).cache();
+            if (warmupN > 0) { // JIT, Spark's first-job costs and the GPU context outside the timed fits
+                Dataset<Row> warm = isotonicData(spark, Math.min(n, warmupN), partitions, seed + 1).cache();
                 long w0 = System.nanoTime();
                 try {
                     if (gpu) {
@@ -125,7 +125,7 @@ final class EndToEndJobs {
                 } finally {
                     warm.unpersist(true);
                 }
-                log.printf(Locale.ROOT, "[e2e] isotonic warm-up on %d rows: %.3f s%n", Math.min(n, isoWarmupN),
+                log.printf(Locale.ROOT, "[e2e] isotonic warm-up on %d rows: %.3f s%n", Math.min(n, warmupN),
                         (System.nanoTime() - w0) / 1e9);
             }
             if (gpu) {
@@ -349,6 +349,26 @@ final class EndToEndJobs {
             tsneInput = String.format(Locale.ROOT, "%d x %d Gaussian blobs (10 clusters), %d iterations, %d partitions, "
                     + "generated and cached in %.3f s", n, d, iters, partitions, gen);
             log.println("[e2e] t-SNE: " + tsneInput);
+            if (warmupN > 0) { // JIT, the t-SNE module and Spark's code paths outside the timed fits
+                long w0 = System.nanoTime();
+                long wn = Math.max(200, Math.min(n, Math.min(warmupN, 5000)));
+                Dataset<Row> warm = tsneData(spark, wn, d, partitions, seed + 1).cache();
+                try {
+                    for (String mode : modes) {
+                        if (gpu) {
+                            new GpuTsne().setMaxIter(50).setMode(mode).setQualitySampleSize(0).setBackend(gpuBackend).fit(warm);
+                        }
+                        if (cpu) {
+                            new GpuTsne().setMaxIter(50).setMode(mode).setQualitySampleSize(0).setBackend("cpu").fit(warm);
+                        }
+                    }
+                } catch (RuntimeException e) {
+                    log.println("[e2e] t-SNE warm-up failed (the timed fits will say why): " + e);
+                } finally {
+                    warm.unpersist(true);
+                }
+                log.printf(Locale.ROOT, "[e2e] t-SNE warm-up on %d rows: %.3f s%n", wn, (System.nanoTime() - w0) / 1e9);
+            }
             for (String mode : modes) {
                 if (gpu) {
                     jobs.add(tsneOurs(df, iters, mode, "ours-gpu", gpuBackend));
