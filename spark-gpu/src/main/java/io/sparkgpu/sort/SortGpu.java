@@ -71,7 +71,7 @@ public final class SortGpu {
     }
 
     /** Bits of each LSD pass of the stable order, lowest digit first: as even as possible, at most 8 each. */
-    static int[] passBits(int m) {
+    public static int[] passBits(int m) {
         int bits = Math.max(1, SortCpu.keyBits(m));
         int passes = (bits + MAX_PASS_BITS - 1) / MAX_PASS_BITS;
         int[] out = new int[passes];
