@@ -53,6 +53,18 @@
  *
  * Sizes: n < 2^31 (positions, indices and counts are 32-bit; the launcher chunks larger work), m <= 2^24.
  * Key arrays passed to sort_hist_* and sort_count_* must be 16-byte aligned (int4 loads).
+ *
+ * Launch shapes (SortGpu) and resources (nvcc 13, sm_90; sm_80 within a few registers):
+ *   sort_hist_shared   grid-stride, grid from occupancy, block 512, dynamic shared copies * m * 4 bytes
+ *                      (m <= 2^15; copies = min(8, 64 KiB / 4m) so small ranges get 8 copies); 32 registers.
+ *   sort_hist_global   same grid and block, no shared memory; 29 registers.
+ *   sort_pyramid       block 512, 32 KiB static shared; grid M / 4096 (then 1), or 1 when M <= 4096; 22 registers.
+ *   sort_keys_*        one block of 256 per CHUNK positions; ~17-18 KiB static shared; 31-32 registers
+ *                      (sort_keys_runs: 4 bytes spilled on sm_90).
+ *   sort_count_rN      one block of 256 per tile; 8 KiB (r8) / 512 B (r4) static shared; 30 registers.
+ *   sort_rowscan       one block of 256 per digit row; 37 registers.
+ *   sort_scatter_rN    one block of 256 per tile; 43 KiB (r8) / 34 KiB (r4) static shared; 125-128 registers,
+ *                      no spills, so 2 blocks per SM (register bound; __launch_bounds__(256, 3) spills 24 bytes).
  */
 
 #include <cub/cub.cuh>
@@ -120,7 +132,7 @@ __device__ __forceinline__ void record_bad(int *bad, int firstBad) {
     if (lane_id() == 0 && v != NO_BAD) atomicMin(bad, v);
 }
 
-/* Bit length of the largest key: keys of a range m < 2^bits. */
+/* First entry of level l in a pyramid of 2^L leaves. */
 __device__ __forceinline__ int offset_of_level(int L, int l) { return (2 << L) - ((2 << L) >> l); }
 
 /* ----------------------------------------------------------------------------------------- histogram */
