@@ -132,6 +132,32 @@ public final class DeviceBuffer implements AutoCloseable {
         }
     }
 
+    /** Copies {@code src[from, from + count)} to element {@code dstOffsetElems} of this buffer (ints). */
+    public void upload(int[] src, int from, int count, long dstOffsetElems, GpuStream stream) {
+        checkRange((dstOffsetElems + count) * Sizeof.INT);
+        cuMemcpyHtoDAsync(ptr.withByteOffset(dstOffsetElems * Sizeof.INT),
+                Pointer.to(src).withByteOffset((long) from * Sizeof.INT), (long) count * Sizeof.INT, stream.handle());
+    }
+
+    /** Copies {@code count} ints from element {@code srcOffsetElems} of this buffer to {@code dst[dstFrom...]}. */
+    public void download(int[] dst, int dstFrom, int count, long srcOffsetElems, GpuStream stream) {
+        checkRange((srcOffsetElems + count) * Sizeof.INT);
+        cuMemcpyDtoHAsync(Pointer.to(dst).withByteOffset((long) dstFrom * Sizeof.INT),
+                ptr.withByteOffset(srcOffsetElems * Sizeof.INT), (long) count * Sizeof.INT, stream.handle());
+    }
+
+    /** Copies {@code count} longs from element {@code srcOffsetElems} of this buffer to {@code dst[dstFrom...]}. */
+    public void download(long[] dst, int dstFrom, int count, long srcOffsetElems, GpuStream stream) {
+        checkRange((srcOffsetElems + count) * Sizeof.LONG);
+        cuMemcpyDtoHAsync(Pointer.to(dst).withByteOffset((long) dstFrom * Sizeof.LONG),
+                ptr.withByteOffset(srcOffsetElems * Sizeof.LONG), (long) count * Sizeof.LONG, stream.handle());
+    }
+
+    /** Copies the first {@code bytes} bytes of {@code src} to the start of this buffer, on the device. */
+    public void copyFrom(DeviceBuffer src, long bytes, GpuStream stream) {
+        copyFrom(src, 0, 0, bytes, stream);
+    }
+
     public void zero(GpuStream stream) {
         ensureOpen();
         cuMemsetD8Async(ptr, (byte) 0, bytes, stream.handle());

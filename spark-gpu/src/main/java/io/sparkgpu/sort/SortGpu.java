@@ -1,0 +1,583 @@
+package io.sparkgpu.sort;
+
+import io.sparkgpu.cuda.CudaDevice;
+import io.sparkgpu.cuda.DeviceBuffer;
+import io.sparkgpu.cuda.GpuStream;
+import io.sparkgpu.cuda.KernelLauncher;
+import io.sparkgpu.cuda.KernelTimer;
+import java.util.Locale;
+import jcuda.Pointer;
+
+/**
+ * GPU implementation of {@link SortCpu} through the {@code sort} module ({@code sort.cu}; its header describes the
+ * kernels). Outputs equal the twin's exactly: the histogram and the sorted keys are determined by the counts, and
+ * the stable order is the unique stable permutation.
+ *
+ * <p>Keys-only ({@link #histogram}, {@link #sortKeys}): the keys are copied in chunks of {@link #transferChunk}
+ * elements into one device staging buffer and added to the histogram chunk by chunk; the pyramid is built in one
+ * or two launches; the sorted keys are generated chunk by chunk into the same staging buffer and copied back. Device
+ * memory: the pyramid (8 bytes per key value of the padded range) plus one chunk, whatever n is.
+ *
+ * <p>Stable order ({@link #order}, {@link #orderLong}): LSD passes of at most 8 bits ({@link #passBits}) over keys
+ * resident on the device (16 bytes per element for two or more passes; 8, or 12 with long indices, for one). When
+ * that does not fit ({@link #residentCapacity}), the key range is cut into windows on the host ({@link
+ * SortCpu#windows}): a stable host partition groups the indices by window, each window of several keys is sorted
+ * on the device (keys rebased to the window), and a window of a single key is already in order.
+ *
+ * <p>Keys outside [0, m) are counted by no kernel and written nowhere outside the buffers; the lowest offending
+ * index is recorded on the device, and the call throws {@link SortCpu#badKey}'s error, the same as the twin's.
+ */
+public final class SortGpu {
+    public static final String MODULE = "sort";
+    public static final String PROBE_KERNEL = "sort_hist_global";
+
+    static final int HIST_THREADS = 512;
+    static final int PYR_SEG_LOG = 12;
+    static final int OUT_THREADS = 256;
+    static final int CHUNK = 4096;
+    static final int SORT_THREADS = 256;
+    static final int TILE = 4096;
+    static final int SCAN_THREADS = 256;
+    static final int MAX_PASS_BITS = 8;
+    static final int NO_BAD = Integer.MAX_VALUE;
+    /** Largest key range histogrammed in shared memory (128 KiB per copy); larger ranges use global atomics. */
+    static final int SHARED_HIST_MAX_BINS = 1 << 15;
+    /** Shared memory the privatised histogram copies of one block aim at. */
+    static final int SHARED_HIST_TARGET_BYTES = 64 << 10;
+    static final int MAX_COPIES = 8;
+    /** Device memory left free next to a resident stable sort. */
+    static final long MEMORY_RESERVE = 256L << 20;
+
+    /** Elements per host-device copy and per keys-only launch group (tests lower it to exercise chunking). */
+    static volatile int transferChunk = Integer.getInteger("sparkgpu.sort.chunk", 1 << 26);
+    /** Most elements a stable sort keeps on the device; below 0: from free memory (tests lower it). */
+    static volatile long residentLimit = Long.getLong("sparkgpu.sort.maxResident", -1L);
+    /** Output kernel of the keys-only sort: auto, runs or descent (sparkgpu.sort.keysKernel). */
+    static volatile String keysKernel = System.getProperty("sparkgpu.sort.keysKernel", "auto");
+
+    private SortGpu() {
+    }
+
+    // ------------------------------------------------------------------------------------------ plans
+
+    /** L with 2^L the smallest power of two >= m (the pyramid's leaf count). */
+    static int levels(int m) {
+        return SortCpu.keyBits(m);
+    }
+
+    /** Pyramid entries for 2^L leaves: 2^(L+1) - 1. */
+    static long pyramidEntries(int L) {
+        return (2L << L) - 1;
+    }
+
+    /** Bits of each LSD pass of the stable order, lowest digit first: as even as possible, at most 8 each. */
+    public static int[] passBits(int m) {
+        int bits = Math.max(1, SortCpu.keyBits(m));
+        int passes = (bits + MAX_PASS_BITS - 1) / MAX_PASS_BITS;
+        int[] out = new int[passes];
+        for (int p = 0; p < passes; p++) {
+            out[p] = bits / passes + (p < bits % passes ? 1 : 0);
+        }
+        return out;
+    }
+
+    /** Radix width of the kernels running a pass of {@code bits} bits (sort_count_r4/_r8, sort_scatter_r4/_r8). */
+    static int radixOf(int bits) {
+        return bits <= 4 ? 4 : 8;
+    }
+
+    static int tiles(int n) {
+        return (int) ((n + (long) TILE - 1) / TILE);
+    }
+
+    /** Device bytes per element of a resident stable sort. */
+    static long bytesPerElement(int passes, boolean longIndex) {
+        return passes > 1 ? 16 : (longIndex ? 12 : 8);
+    }
+
+    /** Elements a resident stable sort may hold on {@code dev} now. */
+    static long residentCapacity(CudaDevice dev, int passes, boolean longIndex) {
+        long limit = residentLimit;
+        long free = dev.memoryInfo()[0];
+        long cap = Math.max(0, (long) (0.9 * (free - MEMORY_RESERVE))) / (bytesPerElement(passes, longIndex) + 1);
+        return limit >= 0 ? Math.min(limit, cap) : cap;
+    }
+
+    /** The keys-only output kernel for n keys in [0, m). */
+    static String outputKernel(int m, int n) {
+        String k = keysKernel == null ? "auto" : keysKernel.trim().toLowerCase(Locale.ROOT);
+        switch (k) {
+            case "runs":
+                return "sort_keys_runs";
+            case "descent":
+                return "sort_keys_descent";
+            case "auto":
+                // runs walks every key of its chunk (4m/n windows of 1024 per chunk): fine unless keys are sparse
+                return (long) m <= 16L * Math.max(1, n) ? "sort_keys_runs" : "sort_keys_descent";
+            default:
+                throw new IllegalArgumentException("sparkgpu.sort.keysKernel must be auto, runs or descent, got '"
+                        + keysKernel + "'");
+        }
+    }
+
+    /** Whether the histogram of m bins is privatised in shared memory, and with how many copies (0: global). */
+    static int sharedCopies(int m, int maxSharedBytes) {
+        if (m > SHARED_HIST_MAX_BINS || 4L * m > maxSharedBytes) {
+            return 0;
+        }
+        int copies = Math.max(1, Math.min(MAX_COPIES, SHARED_HIST_TARGET_BYTES / (4 * m)));
+        while (copies > 1 && 4L * m * copies > maxSharedBytes) {
+            copies--;
+        }
+        return copies;
+    }
+
+    // ------------------------------------------------------------------------------------------ keys only
+
+    /** Device state of a keys-only sort: the pyramid (level 0 = histogram) and the bad-key slot. */
+    static final class Pyramid implements AutoCloseable {
+        final CudaDevice dev;
+        final GpuStream s;
+        final int m;
+        final int L;
+        final DeviceBuffer pyr;
+        final DeviceBuffer bad;
+        private final int copies;
+        private final String histKernel;
+        private final int histGrid;
+
+        Pyramid(CudaDevice dev, GpuStream s, int m) {
+            this.dev = dev;
+            this.s = s;
+            this.m = m;
+            this.L = levels(m);
+            copies = sharedCopies(m, dev.maxSharedMemoryOptin());
+            histKernel = copies > 0 ? "sort_hist_shared" : "sort_hist_global";
+            int shared = copies * m * 4;
+            histGrid = KernelLauncher.residentBlocks(dev, MODULE, histKernel, HIST_THREADS, shared);
+            DeviceBuffer p = DeviceBuffer.allocate(dev, 4 * pyramidEntries(L));
+            try {
+                bad = DeviceBuffer.allocate(dev, 4);
+            } catch (RuntimeException e) {
+                p.close();
+                throw e;
+            }
+            pyr = p;
+        }
+
+        /** Zeroes the histogram and the bad-key slot. */
+        void reset() {
+            zero();
+            bad.upload(new int[] {NO_BAD}, s);
+        }
+
+        /** Zeroes the histogram (a device memset). */
+        void zero() {
+            pyr.zero(s);
+        }
+
+        /** Adds keys[0, n) of {@code keys} (a device array; element i is input index base + i). */
+        void add(Pointer keys, int n, int base) {
+            if (n == 0) {
+                return;
+            }
+            long vec = Math.max(1, n / 4);
+            int grid = (int) Math.max(1, Math.min(histGrid, (vec + HIST_THREADS - 1) / HIST_THREADS));
+            if (copies > 0) {
+                KernelLauncher.launch(s, MODULE, histKernel, grid, HIST_THREADS, copies * m * 4, keys, n, m, L, copies,
+                        pyr, bad, base);
+            } else {
+                KernelLauncher.launch(s, MODULE, histKernel, grid, HIST_THREADS, 0, keys, n, m, L, pyr, bad, base);
+            }
+        }
+
+        /** Levels 1..L above the histogram: one launch for L <= 12, two above. */
+        void build() {
+            if (L == 0) {
+                return;
+            }
+            if (L <= PYR_SEG_LOG) {
+                KernelLauncher.launch(s, MODULE, "sort_pyramid", 1, 512, 0, pyr, L, 0, L);
+            } else {
+                KernelLauncher.launch(s, MODULE, "sort_pyramid", 1 << (L - PYR_SEG_LOG), 512, 0, pyr, L, 0, PYR_SEG_LOG);
+                KernelLauncher.launch(s, MODULE, "sort_pyramid", 1, 512, 0, pyr, L, PYR_SEG_LOG, L - PYR_SEG_LOG);
+            }
+        }
+
+        /** Sorted keys at positions [p0, p0 + count) into out[0, count) with {@code kernel}. */
+        void output(String kernel, int p0, int count, Pointer out) {
+            if (count == 0) {
+                return;
+            }
+            int grid = (int) ((count + (long) CHUNK - 1) / CHUNK);
+            KernelLauncher.launch(s, MODULE, kernel, grid, OUT_THREADS, 0, pyr, L, p0, count, out);
+        }
+
+        /** Throws the twin's error if a key was outside [0, m) (synchronises the stream). */
+        void checkBad(int[] keys, String what) {
+            int[] b = new int[1];
+            bad.download(b, 1, s);
+            s.synchronize(what);
+            if (b[0] != NO_BAD) {
+                throw SortCpu.badKey(keys, b[0], m);
+            }
+        }
+
+        @Override
+        public void close() {
+            pyr.close();
+            bad.close();
+        }
+    }
+
+    /** histogram[k] = number of keys equal to k (same as {@link SortCpu#histogram}). */
+    public static int[] histogram(CudaDevice dev, int[] keys, int m) {
+        SortCpu.checkKeysArray(keys);
+        SortCpu.checkRange(m);
+        if (keys.length == 0) {
+            return new int[m];
+        }
+        try (GpuStream s = new GpuStream(dev); Pyramid py = new Pyramid(dev, s, m);
+             DeviceBuffer stage = count(py, keys)) {
+            int[] h = new int[m];
+            py.pyr.download(h, 0, m, 0, s);
+            s.synchronize("download of a histogram of " + m + " bins");
+            return h;
+        }
+    }
+
+    /** The keys in ascending order (same as {@link SortCpu#sortKeys}). */
+    public static int[] sortKeys(CudaDevice dev, int[] keys, int m) {
+        SortCpu.checkKeysArray(keys);
+        SortCpu.checkRange(m);
+        int n = keys.length;
+        if (n == 0) {
+            return new int[0];
+        }
+        String kernel = outputKernel(m, n);
+        try (GpuStream s = new GpuStream(dev); Pyramid py = new Pyramid(dev, s, m);
+             DeviceBuffer stage = count(py, keys)) {
+            py.build();
+            int[] out = new int[n];
+            int chunk = chunk(n);
+            for (int p = 0; p < n; p += chunk) {
+                int c = Math.min(chunk, n - p);
+                py.output(kernel, p, c, stage.pointer());
+                stage.download(out, p, c, 0, s);
+            }
+            s.synchronize("keys-only sort of " + n + " keys in [0, " + m + ") (" + kernel + ")");
+            return out;
+        }
+    }
+
+    private static int chunk(int n) {
+        return Math.max(CHUNK, Math.min(n, transferChunk));
+    }
+
+    /** Histograms keys through a staging buffer of one chunk, checks the keys; returns the staging buffer. */
+    private static DeviceBuffer count(Pyramid py, int[] keys) {
+        int n = keys.length;
+        int chunk = chunk(n);
+        DeviceBuffer stage = DeviceBuffer.allocate(py.dev, 4L * chunk);
+        try {
+            py.reset();
+            for (int b = 0; b < n; b += chunk) {
+                int c = Math.min(chunk, n - b);
+                stage.upload(keys, b, c, 0, py.s);
+                py.add(stage.pointer(), c, b);
+            }
+            py.checkBad(keys, "histogram of " + n + " keys in [0, " + py.m + ")");
+            return stage;
+        } catch (RuntimeException e) {
+            stage.close();
+            throw e;
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ stable order
+
+    /** The stable sorting permutation (same as {@link SortCpu#order}). */
+    public static int[] order(CudaDevice dev, int[] keys, int m) {
+        SortCpu.checkKeysArray(keys);
+        SortCpu.checkRange(m);
+        int[] out = new int[keys.length];
+        stable(dev, keys, m, out, null, 0);
+        return out;
+    }
+
+    /** The stable sorting permutation as first + index (same as {@link SortCpu#orderLong}). */
+    public static long[] orderLong(CudaDevice dev, int[] keys, int m, long first) {
+        SortCpu.checkKeysArray(keys);
+        SortCpu.checkRange(m);
+        SortCpu.checkFirst(first, keys.length);
+        long[] out = new long[keys.length];
+        stable(dev, keys, m, null, out, first);
+        return out;
+    }
+
+    private static void stable(CudaDevice dev, int[] keys, int m, int[] out, long[] outLong, long first) {
+        int n = keys.length;
+        if (n == 0) {
+            return;
+        }
+        int passes = passBits(m).length;
+        long cap = residentCapacity(dev, passes, outLong != null);
+        if (n <= cap) {
+            try (GpuStream s = new GpuStream(dev); Stable st = new Stable(dev, s, n, m, outLong != null)) {
+                st.upload(keys, 0, n);
+                st.run(first);
+                st.checkBad(keys);
+                st.download(out, outLong, 0);
+                s.synchronize("stable order of " + n + " keys in [0, " + m + ")");
+            }
+            return;
+        }
+        windows(dev, keys, m, out, outLong, first, Math.max(1, cap));
+    }
+
+    /**
+     * The stable order when the keys do not fit on the device at once: key windows of at most {@code cap} elements
+     * (or one key) from the host histogram, a stable host partition of the indices by window, then per window of
+     * several keys a device sort of its keys rebased to the window, mapped back through the partition.
+     */
+    private static void windows(CudaDevice dev, int[] keys, int m, int[] out, long[] outLong, long first, long cap) {
+        int n = keys.length;
+        int threads = SortCpu.defaultThreads();
+        int[] hist = SortCpu.counts(keys, m, threads); // also checks the keys
+        int[] bounds = SortCpu.windows(hist, cap);
+        int w = bounds.length - 1;
+        int[] start = new int[w + 1];
+        int[] byWindow = SortCpu.partitionByWindow(keys, bounds, start, threads);
+        for (int q = 0; q < w; q++) {
+            int a = start[q];
+            int len = start[q + 1] - a;
+            int ka = bounds[q];
+            int span = bounds[q + 1] - ka;
+            if (len == 0) {
+                continue;
+            }
+            if (span == 1) { // one key: the partition already lists its indices in order
+                for (int j = 0; j < len; j++) {
+                    put(out, outLong, a + j, first, byWindow[a + j]);
+                }
+                continue;
+            }
+            int[] sub = new int[len];
+            for (int j = 0; j < len; j++) {
+                sub[j] = keys[byWindow[a + j]] - ka;
+            }
+            int[] local = new int[len];
+            try (GpuStream s = new GpuStream(dev); Stable st = new Stable(dev, s, len, span, false)) {
+                st.upload(sub, 0, len);
+                st.run(0);
+                st.download(local, null, 0);
+                s.synchronize("stable order of key window [" + ka + ", " + bounds[q + 1] + ") (" + len + " keys)");
+            }
+            for (int j = 0; j < len; j++) {
+                put(out, outLong, a + j, first, byWindow[a + local[j]]);
+            }
+        }
+    }
+
+    private static void put(int[] out, long[] outLong, int pos, long first, int idx) {
+        if (out != null) {
+            out[pos] = idx;
+        } else {
+            outLong[pos] = first + idx;
+        }
+    }
+
+    /**
+     * Device state of a resident stable sort of n keys: two buffers of 8n bytes (keys then indices; one pass needs
+     * only the keys and the output), the per-(digit, tile) counts, the row totals and the bad-key slot.
+     */
+    static final class Stable implements AutoCloseable {
+        final CudaDevice dev;
+        final GpuStream s;
+        final int n;
+        final int m;
+        final boolean longIndex;
+        final int[] bits;
+        final int tiles;
+        private final DeviceBuffer a;
+        private final DeviceBuffer b;
+        private final DeviceBuffer counts;
+        private final DeviceBuffer rowTotals;
+        private final DeviceBuffer bad;
+        /** The buffer holding the result after {@link #run}. */
+        private DeviceBuffer result;
+
+        Stable(CudaDevice dev, GpuStream s, int n, int m, boolean longIndex) {
+            this.dev = dev;
+            this.s = s;
+            this.n = n;
+            this.m = m;
+            this.longIndex = longIndex;
+            bits = passBits(m);
+            tiles = tiles(n);
+            long nb = 4L * n;
+            DeviceBuffer[] bufs = new DeviceBuffer[5];
+            try {
+                boolean multi = bits.length > 1;
+                bufs[0] = DeviceBuffer.allocate(dev, multi ? 2 * nb : nb);
+                bufs[1] = DeviceBuffer.allocate(dev, multi || longIndex ? 2 * nb : nb);
+                bufs[2] = DeviceBuffer.allocate(dev, 4L * (1 << MAX_PASS_BITS) * tiles);
+                bufs[3] = DeviceBuffer.allocate(dev, 4L * (1 << MAX_PASS_BITS));
+                bufs[4] = DeviceBuffer.allocate(dev, 4);
+            } catch (RuntimeException e) {
+                for (DeviceBuffer x : bufs) {
+                    if (x != null) {
+                        x.close();
+                    }
+                }
+                throw e;
+            }
+            a = bufs[0];
+            b = bufs[1];
+            counts = bufs[2];
+            rowTotals = bufs[3];
+            bad = bufs[4];
+            bad.upload(new int[] {NO_BAD}, s);
+        }
+
+        /** Copies keys[from, from + n) to the device (in chunks). */
+        void upload(int[] keys, int from, int count) {
+            int chunk = chunk(count);
+            for (int o = 0; o < count; o += chunk) {
+                int c = Math.min(chunk, count - o);
+                a.upload(keys, from + o, c, o, s);
+            }
+        }
+
+        /** The keys buffer (the first n ints of the first buffer), e.g. for benchmarks to restore the input. */
+        DeviceBuffer keys() {
+            return a;
+        }
+
+        /** All passes; indices of the last one are written as first + index (long) or index (int). */
+        void run(long first) {
+            long nb = 4L * n;
+            DeviceBuffer in = a;
+            DeviceBuffer out = b;
+            int shift = 0;
+            for (int p = 0; p < bits.length; p++) {
+                boolean last = p == bits.length - 1;
+                int rb = radixOf(bits[p]);
+                Object keysIn = in.pointer();
+                Object idxIn = p == 0 ? new Pointer() : in.pointer().withByteOffset(nb);
+                Object keysOut = last ? new Pointer() : out.pointer();
+                Object idxOut = last ? out.pointer() : out.pointer().withByteOffset(nb);
+                KernelLauncher.launch(s, MODULE, "sort_count_r" + rb, tiles, SORT_THREADS, 0, keysIn, n, shift, bits[p],
+                        tiles, counts, m, p == 0 ? bad : new Pointer());
+                KernelLauncher.launch(s, MODULE, "sort_rowscan", 1 << bits[p], SCAN_THREADS, 0, counts, tiles,
+                        rowTotals);
+                boolean wide = last && longIndex;
+                KernelLauncher.launch(s, MODULE, "sort_scatter_r" + rb + (wide ? "_i64" : "_i32"), tiles, SORT_THREADS,
+                        0, keysIn, idxIn, n, shift, bits[p], tiles, counts, rowTotals, keysOut, idxOut,
+                        wide ? first : 0L);
+                shift += bits[p];
+                DeviceBuffer t = in;
+                in = out;
+                out = t;
+            }
+            result = in;
+        }
+
+        /** Throws the twin's error if a key was outside [0, m) (synchronises the stream). */
+        void checkBad(int[] keys) {
+            int[] v = new int[1];
+            bad.download(v, 1, s);
+            s.synchronize("stable order of " + n + " keys in [0, " + m + ")");
+            if (v[0] != NO_BAD) {
+                throw SortCpu.badKey(keys, v[0], m);
+            }
+        }
+
+        /** Copies the result to out[at, at + n) (int) or outLong[at, at + n) (long indices). */
+        void download(int[] out, long[] outLong, int at) {
+            if (result == null) {
+                throw new IllegalStateException("stable sort not run");
+            }
+            int chunk = chunk(n);
+            for (int o = 0; o < n; o += chunk) {
+                int c = Math.min(chunk, n - o);
+                if (longIndex) {
+                    result.download(outLong, at + o, c, o, s);
+                } else {
+                    result.download(out, at + o, c, o, s);
+                }
+            }
+        }
+
+        @Override
+        public void close() {
+            for (DeviceBuffer x : new DeviceBuffer[] {a, b, counts, rowTotals, bad}) {
+                x.close();
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ timing
+
+    /** What {@link #kernelMillis} times. */
+    public enum Op {
+        /** Histogram, pyramid and sorted keys. */
+        KEYS,
+        /** Stable order with int indices. */
+        ORDER,
+        /** Stable order with long indices. */
+        ORDER_LONG
+    }
+
+    /**
+     * Milliseconds (CUDA events) of {@code reps} runs of the kernels of {@code op} on keys already on the device:
+     * no allocation, transfer or host work inside the measured interval (keys-only: zeroing the histogram, the
+     * histogram, the pyramid and the output; stable: all passes). The keys are checked once first, and the stable
+     * sort's input is restored between runs outside the interval. {@code kernel} names the keys-only output kernel
+     * (null: the default choice). Needs the whole input and output on the device.
+     */
+    public static double[] kernelMillis(CudaDevice dev, int[] keys, int m, Op op, String kernel, int reps) {
+        SortCpu.checkKeys(keys, m);
+        int n = keys.length;
+        double[] ms = new double[reps];
+        if (n == 0) {
+            return ms;
+        }
+        try (GpuStream s = new GpuStream(dev); KernelTimer timer = new KernelTimer(dev)) {
+            if (op == Op.KEYS) {
+                String k = kernel != null ? kernel : outputKernel(m, n);
+                try (Pyramid py = new Pyramid(dev, s, m); DeviceBuffer in = DeviceBuffer.allocate(dev, 4L * n);
+                     DeviceBuffer out = DeviceBuffer.allocate(dev, 4L * n)) {
+                    in.upload(keys, 0, n, 0, s);
+                    py.reset();
+                    for (int r = 0; r < reps; r++) {
+                        timer.start(s);
+                        py.zero();
+                        py.add(in.pointer(), n, 0);
+                        py.build();
+                        py.output(k, 0, n, out.pointer());
+                        timer.stop(s);
+                        s.synchronize("timed keys-only sort (" + k + ")");
+                        ms[r] = timer.millis();
+                    }
+                    py.checkBad(keys, "timed keys-only sort");
+                }
+            } else {
+                boolean wide = op == Op.ORDER_LONG;
+                try (Stable st = new Stable(dev, s, n, m, wide); DeviceBuffer pristine = DeviceBuffer.allocate(dev, 4L * n)) {
+                    pristine.upload(keys, 0, n, 0, s);
+                    for (int r = 0; r < reps; r++) {
+                        st.keys().copyFrom(pristine, 4L * n, s);
+                        timer.start(s);
+                        st.run(0);
+                        timer.stop(s);
+                        s.synchronize("timed stable order");
+                        ms[r] = timer.millis();
+                    }
+                    st.checkBad(keys);
+                }
+            }
+        }
+        return ms;
+    }
+}
