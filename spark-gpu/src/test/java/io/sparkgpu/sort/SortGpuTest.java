@@ -154,12 +154,14 @@ class SortGpuTest {
         CudaDevice dev = GpuTestSupport.deviceOrSkip();
         long before = dev.allocatedBytes();
         int[] keys = SortTestData.zipf(1_000_000, 1 << 12, 1.2, 5);
-        assertArrayEquals(SortCpu.sortKeys(keys, 1 << 12), SortStep.sortKeys(Backend.GPU, keys, 1 << 12));
-        assertEquals("gpu", SortStep.lastBackend());
-        assertArrayEquals(SortCpu.order(keys, 1 << 12), SortStep.order(Backend.AUTO, keys, 1 << 12));
-        assertEquals("gpu", SortStep.lastBackend());
-        assertArrayEquals(SortCpu.histogram(keys, 1 << 12), SortStep.histogram(Backend.GPU, keys, 1 << 12));
-        assertArrayEquals(SortCpu.orderLong(keys, 1 << 12, 9), SortStep.orderLong(Backend.GPU, keys, 1 << 12, 9));
+        var sorted = SortStep.sortKeys(Backend.GPU, keys, 1 << 12);
+        assertArrayEquals(SortCpu.sortKeys(keys, 1 << 12), sorted.value);
+        assertEquals("gpu", sorted.backend());
+        var order = SortStep.order(Backend.AUTO, keys, 1 << 12);
+        assertArrayEquals(SortCpu.order(keys, 1 << 12), order.value);
+        assertEquals("gpu", order.backend());
+        assertArrayEquals(SortCpu.histogram(keys, 1 << 12), SortStep.histogram(Backend.GPU, keys, 1 << 12).value);
+        assertArrayEquals(SortCpu.orderLong(keys, 1 << 12, 9), SortStep.orderLong(Backend.GPU, keys, 1 << 12, 9).value);
         assertEquals(before, dev.allocatedBytes(), "device buffers released");
     }
 
