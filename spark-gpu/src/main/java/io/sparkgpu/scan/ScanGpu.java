@@ -1,5 +1,6 @@
 package io.sparkgpu.scan;
 
+import io.sparkgpu.common.DetMath;
 import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.cuda.DeviceBuffer;
 import io.sparkgpu.cuda.GpuStream;
@@ -142,7 +143,7 @@ public final class ScanGpu {
                 long len = t.shape.tableLength();
                 bufs[0] = DeviceBuffer.allocate(dev, 8 * len);
                 bufs[1] = DeviceBuffer.allocate(dev, 8 * len);
-                bufs[2] = DeviceBuffer.ofDoubles(dev, 2 * ScanMath.TABLE_ENTRIES);
+                bufs[2] = DeviceBuffer.ofDoubles(dev, 2 * DetMath.LOG_TABLE_ENTRIES);
                 bufs[3] = DeviceBuffer.allocate(dev, 8L * P_COUNT);
                 bufs[4] = DeviceBuffer.ofDoubles(dev, D_COUNT);
                 bufs[5] = DeviceBuffer.allocate(dev, 4L * 6 * ScanSpec.MAX_EXCLUDED);
@@ -150,7 +151,7 @@ public final class ScanGpu {
                 bufs[7] = DeviceBuffer.allocate(dev, 8L * resident);
                 bufs[0].upload(t.casesPrefix, s);
                 bufs[1].upload(t.basePrefix, s);
-                bufs[2].upload(ScanMath.logTable(), s);
+                bufs[2].upload(DetMath.logTable(), s);
                 bufs[4].upload(doubleParams(t), s);
                 s.synchronize("upload of scan tables (" + t.shape + ")");
             } catch (RuntimeException e) {
