@@ -25,7 +25,7 @@ public final class ScanGpu {
     /** Largest shared-memory strip a 1-D grid uses; larger 1-D grids read the tables from global memory. */
     static final int SHARED_STRIP_LIMIT = 96 * 1024;
 
-    // layout of the kernels' parameter arrays (scan.cu: P_*, D_*)
+    // layout of the kernels' parameter arrays (include/layout/scan.cuh: SCAN_P_*, SCAN_D_*; ScanKernelLayoutTest)
     static final int P_DIMS = 0;
     static final int P_NX = 1;
     static final int P_NY = 2;
@@ -48,6 +48,13 @@ public final class ScanGpu {
     static final int P_DIR = 19;
     static final int P_NEXCL = 20;
     static final int P_COUNT = 21;
+    static final int D_C = 0;
+    static final int D_B = 1;
+    static final int D_F = 2;
+    static final int D_G = 3;
+    static final int D_V0 = 4;
+    static final int D_HALFN = 5;
+    static final int D_CSCALE = 6;
     static final int D_COUNT = 7;
 
     private ScanGpu() {
@@ -60,7 +67,14 @@ public final class ScanGpu {
 
     /** Whether a strip's x prefix arrays go to shared memory (always for 2-D and 3-D). */
     static boolean sharedStrip(ScanShape sh) {
-        return sh.dims() > 1 || 16L * (sh.size(0) + 1) <= SHARED_STRIP_LIMIT;
+        return sh.dims() > 1 || stripBytes(sh.size(0)) <= SHARED_STRIP_LIMIT;
+    }
+
+    /**
+     * Dynamic shared memory of the SHARED scan kernels: the strip's case and baseline prefix arrays, nx + 1 longs each.
+     */
+    static long stripBytes(long nx) {
+        return 16 * (nx + 1);
     }
 
     static long ceilDiv(long a, long b) {
@@ -105,7 +119,15 @@ public final class ScanGpu {
     }
 
     static double[] doubleParams(ScanTables t) {
-        return new double[] {t.totalCases, t.totalBase, t.f, t.g, t.v0, t.halfN, t.casesScale};
+        double[] d = new double[D_COUNT];
+        d[D_C] = t.totalCases;
+        d[D_B] = t.totalBase;
+        d[D_F] = t.f;
+        d[D_G] = t.g;
+        d[D_V0] = t.v0;
+        d[D_HALFN] = t.halfN;
+        d[D_CSCALE] = t.casesScale;
+        return d;
     }
 
     /** One grid's tables on one device, with the buffers for scans and replicas. Not thread-safe. */
@@ -135,7 +157,7 @@ public final class ScanGpu {
             this.t = t;
             shared = sharedStrip(t.shape);
             kernel = kernel(t.model, shared);
-            sharedBytes = shared ? 16 * (t.shape.size(0) + 1) : 0;
+            sharedBytes = shared ? (int) stripBytes(t.shape.size(0)) : 0;
             resident = KernelLauncher.residentBlocks(dev, MODULE, kernel, BLOCK, sharedBytes);
             GpuStream s = new GpuStream(dev);
             DeviceBuffer[] bufs = new DeviceBuffer[8];

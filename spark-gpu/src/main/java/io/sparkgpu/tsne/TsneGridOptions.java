@@ -9,6 +9,9 @@ import java.io.Serializable;
 public final class TsneGridOptions implements Serializable {
     private static final long serialVersionUID = 1L;
 
+    /** Largest p: the GPU kernels hold p weights per axis in fixed arrays (TSNE_MAX_P, include/layout/tsne.cuh). */
+    public static final int MAX_P = 8;
+
     public final int p;
     public final double intervalsPerUnit;
     public final int minIntervals;
@@ -16,8 +19,9 @@ public final class TsneGridOptions implements Serializable {
     public final int[] maxIntervals;
 
     public TsneGridOptions(int p, double intervalsPerUnit, int minIntervals, int[] maxIntervals) {
-        if (p < 1 || p > 8) {
-            throw new IllegalArgumentException("interpolation nodes per interval must be in 1..8, got " + p);
+        if (p < 1 || p > MAX_P) {
+            throw new IllegalArgumentException("interpolation nodes per interval must be in 1.." + MAX_P + ", got "
+                    + p);
         }
         if (!(intervalsPerUnit > 0) || Double.isInfinite(intervalsPerUnit)) {
             throw new IllegalArgumentException("intervalsPerUnit must be positive and finite, got " + intervalsPerUnit);

@@ -3,13 +3,15 @@ package io.sparkgpu.common;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.sparkgpu.testutil.KernelHeader;
 import java.util.Random;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
  * The deterministic exp and logarithms: bit for bit the values of the implementations they replace (TsneMath.exp/log,
- * ScanMath.log, recorded before the fold into one class) and close to StrictMath. (The GPU side: TsneAffinitiesGpuTest.mathMatchesCpuTwinBitwise for exp/log; the
+ * ScanMath.log, recorded before the fold into one class), close to StrictMath, and the constants the CUDA twin
+ * (include/detmath.cuh) states. (The GPU side: TsneAffinitiesGpuTest.mathMatchesCpuTwinBitwise for exp/log; the
  * scan GPU tests compare LLRs, which use tableLog.)
  */
 class DetMathTest {
@@ -75,7 +77,8 @@ class DetMathTest {
         long hl = 0;
         long ht = 0;
         for (int i = 0; i < 200_000; i++) {
-            double x = i % 2 == 0 ? Double.longBitsToDouble(r.nextLong() & 0x7FEFFFFFFFFFFFFFL) : r.nextDouble(-800, 800);
+            double x = i % 2 == 0 ? Double.longBitsToDouble(r.nextLong() & 0x7FEFFFFFFFFFFFFFL)
+                    : r.nextDouble(-800, 800);
             he = he * 31 + Double.doubleToRawLongBits(DetMath.exp(x));
             hl = hl * 31 + Double.doubleToRawLongBits(DetMath.log(x));
             ht = ht * 31 + Double.doubleToRawLongBits(DetMath.tableLog(x));
@@ -174,5 +177,16 @@ class DetMathTest {
             }
         }
         assertTrue(differ > 1000, differ + " of 10000 differ");
+    }
+
+    /** The constants of include/detmath.cuh are DetMath's. */
+    @Test
+    void cudaHeaderStatesTheSameConstants() {
+        KernelHeader h = KernelHeader.load("include/detmath.cuh");
+        assertBits(DetMath.LN2_HI, h.doubleValue("DM_LN2_HI"), "DM_LN2_HI");
+        assertBits(DetMath.LN2_LO, h.doubleValue("DM_LN2_LO"), "DM_LN2_LO");
+        h.assertValue("DM_LOG_TABLE_JMIN", DetMath.LOG_TABLE_J_MIN);
+        h.assertValue("DM_LOG_TABLE_ENTRIES", DetMath.LOG_TABLE_ENTRIES);
+        h.assertAllCompared();
     }
 }
