@@ -22,88 +22,23 @@
  *                    (lenA, skipB, lenB) in info[3q..3q+2] and the pair's new count in cntOut[q].
  *   iso_compact      one thread per position (grid-stride, block 256): copies A's surviving records and B's
  *                    suffix into the other buffer so that group q of the next round (region*2) is contiguous.
- *   iso_mls_prefix   ONE block of 1024 threads: exact prefix sums z (chunked serial scan + shared-memory scan).
+ *   iso_mls_prefix   ONE block of 1024 threads: exact prefix sums z (each thread sums a chunk, cub::BlockScan of
+ *                    the chunk sums, each thread then writes its chunk's prefixes).
  *   iso_mls_argmin   one thread per i (block 256, dynamic shared memory 32*blockDim bytes): the largest j >= i
  *                    minimising the mean of points i..j, with shared-memory tiles of z; O(n - i) per thread.
  *   iso_mls_blocks   ONE block of 1024 threads: reach = prefix max of jstar (the max-scan by block key), block
- *                    starts where reach < i, block sums as prefix differences; count[0] = number of blocks.
+ *                    starts where reach < i, block sums as prefix differences; count[0] = number of blocks (both
+ *                    scans chunked as in iso_mls_prefix, by cub::BlockScan).
+ *   (1024 = ISO_MLS_THREADS, include/layout/isotonic.cuh, as all sizes here that the host mirrors.)
  */
 
-typedef unsigned long long u64;
+#include "block.cuh"
+#include "common.cuh"
+#include "fixed128.cuh"
+#include "layout/isotonic.cuh"
 
-/* ------------------------------------------------------------------------------------------ 128-bit helpers */
-
-__device__ __forceinline__ void add128(u64 &lo, u64 &hi, u64 blo, u64 bhi) {
-    u64 n = lo + blo;
-    hi = hi + bhi + (n < lo ? 1ull : 0ull);
-    lo = n;
-}
-
-__device__ __forceinline__ void sub128(u64 alo, u64 ahi, u64 blo, u64 bhi, u64 &lo, u64 &hi) {
-    lo = alo - blo;
-    hi = ahi - bhi - (alo < blo ? 1ull : 0ull);
-}
-
-__device__ __forceinline__ int sign128(u64 lo, u64 hi) {
-    return ((long long) hi < 0) ? -1 : ((hi == 0ull && lo == 0ull) ? 0 : 1);
-}
-
-/* unsigned 128x128 -> 256-bit product, limbs p0..p3 (as IsotonicCpu/Int128.compareProducts) */
-__device__ __forceinline__ void mul256(u64 a0, u64 a1, u64 b0, u64 b1, u64 &p0, u64 &p1, u64 &p2, u64 &p3) {
-    p0 = a0 * b0;
-    u64 h00 = __umul64hi(a0, b0);
-    u64 l01 = a0 * b1, h01 = __umul64hi(a0, b1);
-    u64 l10 = a1 * b0, h10 = __umul64hi(a1, b0);
-    u64 l11 = a1 * b1, h11 = __umul64hi(a1, b1);
-    u64 t = h00 + l01;
-    u64 k = (t < h00) ? 1ull : 0ull;
-    u64 t2 = t + l10;
-    k += (t2 < t) ? 1ull : 0ull;
-    p1 = t2;
-    u64 q = h01 + h10;
-    u64 k2 = (q < h01) ? 1ull : 0ull;
-    u64 q2 = q + l11;
-    k2 += (q2 < q) ? 1ull : 0ull;
-    u64 q3 = q2 + k;
-    k2 += (q3 < q2) ? 1ull : 0ull;
-    p2 = q3;
-    p3 = h11 + k2;
-}
-
-/* sign of s1/w1 - s2/w2 for positive w (Int128.compareRatio) */
-__device__ __forceinline__ int compare_ratio(u64 s1lo, u64 s1hi, u64 w1lo, u64 w1hi,
-                                             u64 s2lo, u64 s2hi, u64 w2lo, u64 w2hi) {
-    int g1 = sign128(s1lo, s1hi);
-    int g2 = sign128(s2lo, s2hi);
-    if (g1 != g2) return g1 < g2 ? -1 : 1;
-    if (g1 == 0) return 0;
-    if (g1 < 0) {
-        s1hi = ~s1hi + (s1lo == 0ull ? 1ull : 0ull);
-        s1lo = 0ull - s1lo;
-        s2hi = ~s2hi + (s2lo == 0ull ? 1ull : 0ull);
-        s2lo = 0ull - s2lo;
-    }
-    u64 p0, p1, p2, p3, q0, q1, q2, q3;
-    mul256(s1lo, s1hi, w2lo, w2hi, p0, p1, p2, p3);
-    mul256(s2lo, s2hi, w1lo, w1hi, q0, q1, q2, q3);
-    int c;
-    if (p3 != q3) c = p3 < q3 ? -1 : 1;
-    else if (p2 != q2) c = p2 < q2 ? -1 : 1;
-    else if (p1 != q1) c = p1 < q1 ? -1 : 1;
-    else c = (p0 == q0) ? 0 : (p0 < q0 ? -1 : 1);
-    return g1 > 0 ? c : -c;
-}
-
-/* |v| as hi*2^64 + lo in three roundings (IsotonicCpu.approx) */
-__device__ __forceinline__ double approx128(u64 lo, u64 hi) {
-    bool neg = (long long) hi < 0;
-    if (neg) {
-        hi = ~hi + (lo == 0ull ? 1ull : 0ull);
-        lo = 0ull - lo;
-    }
-    double d = __dadd_rn(__dmul_rn(__ll2double_rn((long long) hi), 18446744073709551616.0), __ull2double_rn(lo));
-    return neg ? -d : d;
-}
+/* 128-bit arithmetic: include/fixed128.cuh (fx_add, fx_sub, fx_compare_ratio = Int128.compareRatio,
+ * fx_to_double_approx = IsotonicCpu.approx, fx_quantize = FixedPoint.add, fx_atomic_add). */
 
 /* ------------------------------------------------------------------------------------------ PAVA-merge */
 
@@ -124,7 +59,7 @@ extern "C" __global__ void iso_chunk_pava(u64 *__restrict__ acc, int *__restrict
             s0 = p0; s1 = p1; w0 = p2; w1 = p3; st = (int) i; have = true;
             continue;
         }
-        if (compare_ratio(s0, s1, w0, w1, p0, p1, p2, p3) < 0) {
+        if (fx_compare_ratio(s0, s1, w0, w1, p0, p1, p2, p3) < 0) {
             top++;
             u64 *t = acc + 4 * top;
             t[0] = s0; t[1] = s1; t[2] = w0; t[3] = w1;
@@ -132,14 +67,14 @@ extern "C" __global__ void iso_chunk_pava(u64 *__restrict__ acc, int *__restrict
             s0 = p0; s1 = p1; w0 = p2; w1 = p3; st = (int) i;
             continue;
         }
-        add128(s0, s1, p0, p1);
-        add128(w0, w1, p2, p3);
+        fx_add(s0, s1, p0, p1);
+        fx_add(w0, w1, p2, p3);
         while (top >= from) {
             const u64 *t = acc + 4 * top;
             u64 t0 = t[0], t1 = t[1], t2 = t[2], t3 = t[3];
-            if (compare_ratio(t0, t1, t2, t3, s0, s1, w0, w1) < 0) break;
-            add128(s0, s1, t0, t1);
-            add128(w0, w1, t2, t3);
+            if (fx_compare_ratio(t0, t1, t2, t3, s0, s1, w0, w1) < 0) break;
+            fx_add(s0, s1, t0, t1);
+            fx_add(w0, w1, t2, t3);
             st = start[top];
             top--;
         }
@@ -168,18 +103,18 @@ extern "C" __global__ void iso_merge_pairs(u64 *__restrict__ acc, int *__restric
     if (cntA > 0 && cntB > 0) {
         u64 *ta = acc + 4 * (aBegin + cntA - 1);
         const u64 *hb = acc + 4 * bBegin;
-        if (compare_ratio(ta[0], ta[1], ta[2], ta[3], hb[0], hb[1], hb[2], hb[3]) >= 0) {
+        if (fx_compare_ratio(ta[0], ta[1], ta[2], ta[3], hb[0], hb[1], hb[2], hb[3]) >= 0) {
             int a = cntA - 1, b = 1;
             u64 s0 = ta[0], s1 = ta[1], w0 = ta[2], w1 = ta[3];
-            add128(s0, s1, hb[0], hb[1]);
-            add128(w0, w1, hb[2], hb[3]);
+            fx_add(s0, s1, hb[0], hb[1]);
+            fx_add(w0, w1, hb[2], hb[3]);
             int st = start[aBegin + a];
             while (true) {
                 if (a > 0) {
                     const u64 *p = acc + 4 * (aBegin + a - 1);
-                    if (compare_ratio(p[0], p[1], p[2], p[3], s0, s1, w0, w1) >= 0) {
-                        add128(s0, s1, p[0], p[1]);
-                        add128(w0, w1, p[2], p[3]);
+                    if (fx_compare_ratio(p[0], p[1], p[2], p[3], s0, s1, w0, w1) >= 0) {
+                        fx_add(s0, s1, p[0], p[1]);
+                        fx_add(w0, w1, p[2], p[3]);
                         a--;
                         st = start[aBegin + a];
                         continue;
@@ -187,9 +122,9 @@ extern "C" __global__ void iso_merge_pairs(u64 *__restrict__ acc, int *__restric
                 }
                 if (b < cntB) {
                     const u64 *p = acc + 4 * (bBegin + b);
-                    if (compare_ratio(s0, s1, w0, w1, p[0], p[1], p[2], p[3]) >= 0) {
-                        add128(s0, s1, p[0], p[1]);
-                        add128(w0, w1, p[2], p[3]);
+                    if (fx_compare_ratio(s0, s1, w0, w1, p[0], p[1], p[2], p[3]) >= 0) {
+                        fx_add(s0, s1, p[0], p[1]);
+                        fx_add(w0, w1, p[2], p[3]);
                         b++;
                         continue;
                     }
@@ -237,35 +172,41 @@ extern "C" __global__ void iso_compact(const u64 *__restrict__ accIn, const int 
 
 /* ------------------------------------------------------------------------------------------ MLS */
 
-#define SCAN_THREADS 1024
+/* A record (s, w) of two 128-bit sums and its exact sum, for cub::BlockScan. */
+struct IsoRecord {
+    u64 s0, s1, w0, w1;
+};
 
-extern "C" __global__ void iso_mls_prefix(const u64 *__restrict__ acc, int n, u64 *__restrict__ z) {
-    __shared__ u64 part[4 * SCAN_THREADS];
-    const int t = threadIdx.x;
-    const long long c = ((long long) n + SCAN_THREADS - 1) / SCAN_THREADS;
-    const long long from = min((long long) n, t * c), to = min((long long) n, from + c);
-    u64 a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-    for (long long j = from; j < to; j++) {
-        add128(a0, a1, acc[4 * j], acc[4 * j + 1]);
-        add128(a2, a3, acc[4 * j + 2], acc[4 * j + 3]);
+struct IsoRecordSum {
+    __device__ __forceinline__ IsoRecord operator()(const IsoRecord &a, const IsoRecord &b) const {
+        IsoRecord r = a;
+        fx_add(r.s0, r.s1, b.s0, b.s1);
+        fx_add(r.w0, r.w1, b.w0, b.w1);
+        return r;
     }
-    part[4 * t] = a0; part[4 * t + 1] = a1; part[4 * t + 2] = a2; part[4 * t + 3] = a3;
-    __syncthreads();
+};
+
+extern "C" __global__ void __launch_bounds__(ISO_MLS_THREADS) iso_mls_prefix(const u64 *__restrict__ acc, int n,
+                                                                             u64 *__restrict__ z) {
+    typedef BlockScanT<IsoRecord, ISO_MLS_THREADS> Scan;
+    __shared__ typename Scan::TempStorage scanTemp;
+    const int t = threadIdx.x;
+    const long long c = ((long long) n + ISO_MLS_THREADS - 1) / ISO_MLS_THREADS;
+    const long long from = min((long long) n, t * c), to = min((long long) n, from + c);
+    IsoRecord part = {0ull, 0ull, 0ull, 0ull};
+    for (long long j = from; j < to; j++) {
+        fx_add(part.s0, part.s1, acc[4 * j], acc[4 * j + 1]);
+        fx_add(part.w0, part.w1, acc[4 * j + 2], acc[4 * j + 3]);
+    }
+    const IsoRecord zero = {0ull, 0ull, 0ull, 0ull};
+    Scan(scanTemp).ExclusiveScan(part, part, zero, IsoRecordSum()); /* sums of the chunks before this one */
     if (t == 0) {
-        u64 r0 = 0, r1 = 0, r2 = 0, r3 = 0;
-        for (int k = 0; k < SCAN_THREADS; k++) { /* exclusive scan of the chunk sums */
-            u64 b0 = part[4 * k], b1 = part[4 * k + 1], b2 = part[4 * k + 2], b3 = part[4 * k + 3];
-            part[4 * k] = r0; part[4 * k + 1] = r1; part[4 * k + 2] = r2; part[4 * k + 3] = r3;
-            add128(r0, r1, b0, b1);
-            add128(r2, r3, b2, b3);
-        }
         z[0] = 0; z[1] = 0; z[2] = 0; z[3] = 0;
     }
-    __syncthreads();
-    a0 = part[4 * t]; a1 = part[4 * t + 1]; a2 = part[4 * t + 2]; a3 = part[4 * t + 3];
+    u64 a0 = part.s0, a1 = part.s1, a2 = part.w0, a3 = part.w1;
     for (long long j = from; j < to; j++) {
-        add128(a0, a1, acc[4 * j], acc[4 * j + 1]);
-        add128(a2, a3, acc[4 * j + 2], acc[4 * j + 3]);
+        fx_add(a0, a1, acc[4 * j], acc[4 * j + 1]);
+        fx_add(a2, a3, acc[4 * j + 2], acc[4 * j + 3]);
         u64 *o = z + 4 * (j + 1);
         o[0] = a0; o[1] = a1; o[2] = a2; o[3] = a3;
     }
@@ -274,7 +215,7 @@ extern "C" __global__ void iso_mls_prefix(const u64 *__restrict__ acc, int n, u6
 #define MLS_TOL 1e-14
 
 extern "C" __global__ void iso_mls_argmin(const u64 *__restrict__ z, int n, int *__restrict__ jstar) {
-    extern __shared__ __align__(16) u64 tile[]; /* 4 * blockDim.x records z[j+1] */
+    extern __shared__ __align__(16) u64 tile[]; /* blockDim.x records z[j+1] (ISO_MLS_ARGMIN_SHARED_BYTES) */
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     const bool active = i < n;
     u64 zi0 = 0, zi1 = 0, zi2 = 0, zi3 = 0;
@@ -294,9 +235,9 @@ extern "C" __global__ void iso_mls_argmin(const u64 *__restrict__ z, int n, int 
         if (!active) continue;
         for (int t = max(0, i - j0); t < tl; t++) {
             u64 s0, s1, w0, w1;
-            sub128(tile[4 * t], tile[4 * t + 1], zi0, zi1, s0, s1);
-            sub128(tile[4 * t + 2], tile[4 * t + 3], zi2, zi3, w0, w1);
-            double q = __ddiv_rn(approx128(s0, s1), approx128(w0, w1));
+            fx_sub(tile[4 * t], tile[4 * t + 1], zi0, zi1, s0, s1);
+            fx_sub(tile[4 * t + 2], tile[4 * t + 3], zi2, zi3, w0, w1);
+            double q = __ddiv_rn(fx_to_double_approx(s0, s1), fx_to_double_approx(w0, w1));
             bool take;
             if (best < 0) {
                 take = true;
@@ -305,7 +246,7 @@ extern "C" __global__ void iso_mls_argmin(const u64 *__restrict__ z, int n, int 
                 double tol = __dmul_rn(MLS_TOL, __dadd_rn(fabs(q), fabs(bq)));
                 if (diff < -tol) take = true;
                 else if (diff > tol) take = false;
-                else take = compare_ratio(s0, s1, w0, w1, bs0, bs1, bw0, bw1) <= 0;
+                else take = fx_compare_ratio(s0, s1, w0, w1, bs0, bs1, bw0, bw1) <= 0;
             }
             if (take) {
                 best = j0 + t; bq = q;
@@ -316,51 +257,40 @@ extern "C" __global__ void iso_mls_argmin(const u64 *__restrict__ z, int n, int 
     if (active) jstar[i] = best;
 }
 
-extern "C" __global__ void iso_mls_blocks(const u64 *__restrict__ z, const int *__restrict__ jstar, int n,
-                                          u64 *__restrict__ accOut, int *__restrict__ startOut, int *__restrict__ count) {
-    __shared__ int reachBefore[SCAN_THREADS];
-    __shared__ int startsBefore[SCAN_THREADS];
-    __shared__ int total;
+extern "C" __global__ void __launch_bounds__(ISO_MLS_THREADS) iso_mls_blocks(const u64 *__restrict__ z,
+        const int *__restrict__ jstar, int n, u64 *__restrict__ accOut, int *__restrict__ startOut,
+        int *__restrict__ count) {
+    typedef BlockScanT<int, ISO_MLS_THREADS> Scan;
+    __shared__ typename Scan::TempStorage scanTemp;
     const int t = threadIdx.x;
-    const long long c = ((long long) n + SCAN_THREADS - 1) / SCAN_THREADS;
+    const long long c = ((long long) n + ISO_MLS_THREADS - 1) / ISO_MLS_THREADS;
     const int from = (int) min((long long) n, t * c), to = (int) min((long long) n, from + c);
     int mx = -1;
     for (int i = from; i < to; i++) mx = max(mx, jstar[i]);
-    reachBefore[t] = mx;
-    __syncthreads();
-    if (t == 0) {
-        int r = -1;
-        for (int k = 0; k < SCAN_THREADS; k++) { int v = reachBefore[k]; reachBefore[k] = r; r = max(r, v); }
-    }
-    __syncthreads();
-    int reach = reachBefore[t], starts = 0;
+    int reachBefore; /* max of jstar over the chunks before this one, -1 for the first */
+    Scan(scanTemp).ExclusiveScan(mx, reachBefore, -1, IntMax());
+    int reach = reachBefore, starts = 0;
     for (int i = from; i < to; i++) {
         if (reach < i) starts++;
         reach = max(reach, jstar[i]);
     }
-    startsBefore[t] = starts;
-    __syncthreads();
-    if (t == 0) {
-        int s = 0;
-        for (int k = 0; k < SCAN_THREADS; k++) { int v = startsBefore[k]; startsBefore[k] = s; s += v; }
-        total = s;
-        count[0] = s;
-    }
-    __syncthreads();
-    reach = reachBefore[t];
-    int b = startsBefore[t];
+    __syncthreads(); /* scanTemp is reused */
+    int b, total; /* block starts in the chunks before this one, in all chunks */
+    Scan(scanTemp).ExclusiveSum(starts, b, total);
+    if (t == 0) count[0] = total;
+    reach = reachBefore;
     for (int i = from; i < to; i++) {
         if (reach < i) startOut[b++] = i;
         reach = max(reach, jstar[i]);
     }
     __syncthreads();
     const int m = total;
-    for (int k = t; k < m; k += SCAN_THREADS) {
+    for (int k = t; k < m; k += ISO_MLS_THREADS) {
         const long long s = startOut[k];
         const long long e = k + 1 < m ? startOut[k + 1] : n;
         u64 *o = accOut + 4 * (long long) k;
-        sub128(z[4 * e], z[4 * e + 1], z[4 * s], z[4 * s + 1], o[0], o[1]);
-        sub128(z[4 * e + 2], z[4 * e + 3], z[4 * s + 2], z[4 * s + 3], o[2], o[3]);
+        fx_sub(z[4 * e], z[4 * e + 1], z[4 * s], z[4 * s + 1], o[0], o[1]);
+        fx_sub(z[4 * e + 2], z[4 * e + 3], z[4 * s + 2], z[4 * s + 3], o[2], o[3]);
     }
 }
 
@@ -377,69 +307,51 @@ extern "C" __global__ void iso_mls_blocks(const u64 *__restrict__ z, const int *
  *                           invalid rows get SP_DROP = ~0, above every finite key, so they sort last and the first
  *                           kept = len - zero sorted rows are exactly the rows of positive weight.
  *   idx       int[len]      row index travelling with its key.
- *   digits    int[8*256]    global count of digit d of pass p at [256p + d] (passes where one digit has every
- *                           key are skipped by the host, as IsoPoints.radixSort does).
+ *   digits    int[8*256]    global count of digit d of pass p at [256p + d] (ISO_SP_PASSES * ISO_SP_DIGITS; passes
+ *                           where one digit has every key are skipped by the host, as IsoPoints.radixSort does).
  *   hist      int[256*tiles]  digit-major: [d*tiles + t] = keys of tile t with digit d; its exclusive scan is the
  *                           first output position of (d, t), so the scatter is stable.
  *   g         int[kept]     head flag of sorted row r (key differs from row r-1), then its exclusive scan.
  *   ux        double[n]     distinct features (x + 0.0), n = distinct.
  *   acc       u64[4n]       (sLo, sHi, wLo, wHi) as in the PAVA-merge section; zeroed by the host first.
- *   counters  int[4]        [0] invalid rows (NaN/Inf, negative weight), [1] rows of weight 0, [2] distinct,
- *                           [3] points whose summed weight quantized to 0 ("weight too small").
+ *   counters  int[4]        ISO_SP_C_*: [0] invalid rows (NaN/Inf, negative weight), [1] rows of weight 0,
+ *                           [2] distinct, [3] points whose summed weight quantized to 0 ("weight too small").
  *
  * Kernels and launch shapes (1-D)
  *   iso_sp_keys      grid-stride, block 256: keys, idx, digit counts (shared-memory histograms), counters[0..1].
- *   iso_sp_hist      one block of 256 threads per tile of SP_TILE = 256 * SP_ITEMS keys.
- *   iso_sp_scan      one block of 256 threads per SP_SCAN_TILE = 2048 ints: in-place exclusive scan, block total
- *                    to sums[block]; iso_sp_scan_add adds the scanned block totals back (the host recurses).
- *   iso_sp_scatter   one block of 256 threads per tile, SP_ITEMS rounds of 256 consecutive keys: warp ranks by
- *                    __match_any_sync, per-warp digit counts scanned in shared memory (order = round, warp, lane).
+ *   iso_sp_hist      one block of 256 threads per tile of ISO_SP_TILE = 256 * ISO_SP_ITEMS keys.
+ *   iso_sp_scan      one block of 256 threads per ISO_SP_SCAN_TILE = 2048 ints (8 consecutive per thread):
+ *                    in-place exclusive scan (cub::BlockScan), block total to sums[block]; iso_sp_scan_add adds
+ *                    the scanned block totals back (the host recurses).
+ *   iso_sp_scatter   one block of 256 threads per tile, ISO_SP_ITEMS rounds of 256 consecutive keys: warp ranks by
+ *                    __match_any_sync, per-warp digit counts scanned over the warps by thread = digit
+ *                    (order = round, warp, lane). A stable scatter has one result, so any stable ranking (also
+ *                    cub::BlockRadixRank, whose RankKeys signature differs between CUB 2.x and 3.x) gives these
+ *                    positions.
  *   iso_sp_heads     one thread per sorted kept row (block 256).
- *   iso_sp_pool      one thread per run of SP_RUN sorted rows (block 256): sums kept in registers while the group
+ *   iso_sp_pool      one thread per run of ISO_SP_RUN sorted rows (block 256): sums kept in registers while the group
  *                    does not change, flushed by 128-bit atomic adds (integer sums: order independent).
  *   iso_sp_check_w   one thread per kept row (block 256), active for the first counters[2] = n (the distinct
  *                    count written by iso_sp_pool, not known to the host at launch).
  *   iso_sp_bounds    one thread per block of the PAVA-merge result (block 256): first and last feature.
  */
 
-#define SP_THREADS 256
-#define SP_ITEMS 16
-#define SP_TILE (SP_THREADS * SP_ITEMS)
-#define SP_SCAN_ITEMS 8
-#define SP_SCAN_TILE (SP_THREADS * SP_SCAN_ITEMS)
-#define SP_RUN 8
+/* Sizes the host mirrors are in include/layout/isotonic.cuh (ISO_SP_*). */
 #define SP_DROP 0xffffffffffffffffull
 
-/* trunc(|v| * s1 * s2 * 2^64) with v's sign as a 128-bit integer: FixedPoint.add, operation for operation */
-__device__ __forceinline__ void sp_quantize(double v, double s1, double s2, u64 &lo, u64 &hi) {
-    const double t = __dmul_rn(__dmul_rn(fabs(v), s1), s2);
-    const double f = floor(t);
-    hi = (u64) (long long) f;
-    lo = __double2ull_rd(__dmul_rn(__dsub_rn(t, f), 18446744073709551616.0));
-    if (v < 0.0) {
-        hi = ~hi + (lo == 0ull ? 1ull : 0ull);
-        lo = 0ull - lo;
-    }
-}
-
-/* p[0..1] += (lo, hi) mod 2^128; the carry comes from the value the low-word atomic saw */
-__device__ __forceinline__ void sp_atomic_add128(u64 *p, u64 lo, u64 hi) {
-    const u64 old = atomicAdd(p, lo);
-    const u64 h = hi + ((old + lo < old) ? 1ull : 0ull);
-    if (h != 0ull) atomicAdd(p + 1, h);
-}
+static_assert(ISO_SP_THREADS == ISO_SP_DIGITS, "iso_sp_hist and iso_sp_scatter use thread t for digit t");
 
 /* warp-aggregated counter increment */
 __device__ __forceinline__ void sp_count(bool pred, int *counter) {
-    const unsigned b = __ballot_sync(0xffffffffu, pred);
+    const unsigned b = __ballot_sync(FULL_MASK, pred);
     if ((threadIdx.x & 31) == 0 && b != 0u) atomicAdd(counter, __popc(b));
 }
 
 extern "C" __global__ void iso_sp_keys(const double *__restrict__ x, const double *__restrict__ y,
                                        const double *__restrict__ w, int len, u64 *__restrict__ keys,
                                        int *__restrict__ idx, int *__restrict__ digits, int *__restrict__ counters) {
-    __shared__ int h[8 * 256];
-    for (int k = threadIdx.x; k < 8 * 256; k += blockDim.x) h[k] = 0;
+    __shared__ int h[ISO_SP_PASSES * ISO_SP_DIGITS];
+    for (int k = threadIdx.x; k < ISO_SP_PASSES * ISO_SP_DIGITS; k += blockDim.x) h[k] = 0;
     __syncthreads();
     const long long stride = (long long) gridDim.x * blockDim.x;
     const long long end = ((long long) len + 31) / 32 * 32; /* whole warps stay in the loop for the ballots */
@@ -457,99 +369,89 @@ extern "C" __global__ void iso_sp_keys(const double *__restrict__ x, const doubl
             keys[i] = key;
             idx[i] = (int) i;
 #pragma unroll
-            for (int p = 0; p < 8; p++) atomicAdd(&h[256 * p + (int) ((key >> (8 * p)) & 0xffull)], 1);
+            for (int p = 0; p < ISO_SP_PASSES; p++)
+                atomicAdd(&h[ISO_SP_DIGITS * p + (int) ((key >> (ISO_SP_DIGIT_BITS * p)) & (ISO_SP_DIGITS - 1))], 1);
         }
-        sp_count(bad, counters);
-        sp_count(zero, counters + 1);
+        sp_count(bad, counters + ISO_SP_C_INVALID);
+        sp_count(zero, counters + ISO_SP_C_ZERO_WEIGHT);
     }
     __syncthreads();
-    for (int k = threadIdx.x; k < 8 * 256; k += blockDim.x) {
+    for (int k = threadIdx.x; k < ISO_SP_PASSES * ISO_SP_DIGITS; k += blockDim.x) {
         if (h[k] != 0) atomicAdd(&digits[k], h[k]);
     }
 }
 
 extern "C" __global__ void iso_sp_hist(const u64 *__restrict__ keys, int len, int shift, int tiles,
                                        int *__restrict__ hist) {
-    __shared__ int h[256];
+    __shared__ int h[ISO_SP_DIGITS];
     const int t = blockIdx.x;
     h[threadIdx.x] = 0;
     __syncthreads();
-    const long long from = (long long) t * SP_TILE;
-    for (int k = 0; k < SP_ITEMS; k++) {
-        const long long i = from + (long long) k * SP_THREADS + threadIdx.x;
-        if (i < len) atomicAdd(&h[(int) ((keys[i] >> shift) & 0xffull)], 1);
+    const long long from = (long long) t * ISO_SP_TILE;
+    for (int k = 0; k < ISO_SP_ITEMS; k++) {
+        const long long i = from + (long long) k * ISO_SP_THREADS + threadIdx.x;
+        if (i < len) atomicAdd(&h[(int) ((keys[i] >> shift) & (ISO_SP_DIGITS - 1))], 1);
     }
     __syncthreads();
     hist[(long long) threadIdx.x * tiles + t] = h[threadIdx.x];
 }
 
-extern "C" __global__ void iso_sp_scan(int *__restrict__ data, int n, int *__restrict__ sums) {
-    __shared__ int warpSum[SP_THREADS / 32];
-    const long long base = (long long) blockIdx.x * SP_SCAN_TILE + (long long) threadIdx.x * SP_SCAN_ITEMS;
-    int v[SP_SCAN_ITEMS];
-    int mine = 0;
+extern "C" __global__ void __launch_bounds__(ISO_SP_THREADS) iso_sp_scan(int *__restrict__ data, int n,
+                                                                          int *__restrict__ sums) {
+    typedef BlockScanT<int, ISO_SP_THREADS> Scan;
+    __shared__ typename Scan::TempStorage scanTemp;
+    /* thread t holds the ISO_SP_SCAN_ITEMS consecutive ints from base (a blocked arrangement, as cub expects) */
+    const long long base = (long long) blockIdx.x * ISO_SP_SCAN_TILE + (long long) threadIdx.x * ISO_SP_SCAN_ITEMS;
+    int v[ISO_SP_SCAN_ITEMS];
 #pragma unroll
-    for (int k = 0; k < SP_SCAN_ITEMS; k++) {
-        v[k] = base + k < n ? data[base + k] : 0;
-        mine += v[k];
-    }
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    int inc = mine; /* inclusive warp scan of the thread totals */
-    for (int off = 1; off < 32; off <<= 1) {
-        const int o = __shfl_up_sync(0xffffffffu, inc, off);
-        if (lane >= off) inc += o;
-    }
-    if (lane == 31) warpSum[warp] = inc;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        int r = 0;
-        for (int k = 0; k < SP_THREADS / 32; k++) { const int s = warpSum[k]; warpSum[k] = r; r += s; }
-        sums[blockIdx.x] = r;
-    }
-    __syncthreads();
-    int run = warpSum[warp] + inc - mine;
+    for (int k = 0; k < ISO_SP_SCAN_ITEMS; k++) v[k] = base + k < n ? data[base + k] : 0;
+    int total;
+    Scan(scanTemp).ExclusiveSum(v, v, total);
+    if (threadIdx.x == 0) sums[blockIdx.x] = total;
 #pragma unroll
-    for (int k = 0; k < SP_SCAN_ITEMS; k++) {
-        if (base + k < n) data[base + k] = run;
-        run += v[k];
-    }
+    for (int k = 0; k < ISO_SP_SCAN_ITEMS; k++)
+        if (base + k < n) data[base + k] = v[k];
 }
 
 extern "C" __global__ void iso_sp_scan_add(int *__restrict__ data, int n, const int *__restrict__ offsets) {
     const long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) data[i] += offsets[i / SP_SCAN_TILE];
+    if (i < n) data[i] += offsets[i / ISO_SP_SCAN_TILE];
 }
 
 extern "C" __global__ void iso_sp_scatter(const u64 *__restrict__ keysIn, const int *__restrict__ idxIn,
                                           u64 *__restrict__ keysOut, int *__restrict__ idxOut, int len, int shift,
                                           int tiles, const int *__restrict__ offsets) {
-    __shared__ int wcnt[SP_THREADS / 32][256];
-    __shared__ int next[256];
+    __shared__ int wcnt[ISO_SP_THREADS / 32][ISO_SP_DIGITS];
+    __shared__ int next[ISO_SP_DIGITS];
     const int t = blockIdx.x;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     next[threadIdx.x] = offsets[(long long) threadIdx.x * tiles + t];
     const unsigned below = (1u << lane) - 1u;
-    for (int k = 0; k < SP_ITEMS; k++) {
-        const long long i = (long long) t * SP_TILE + (long long) k * SP_THREADS + threadIdx.x;
+    for (int k = 0; k < ISO_SP_ITEMS; k++) {
+        const long long i = (long long) t * ISO_SP_TILE + (long long) k * ISO_SP_THREADS + threadIdx.x;
         const bool valid = i < len;
         u64 key = 0;
-        int row = 0, d = 256;
+        int row = 0, d = ISO_SP_DIGITS; /* no digit */
         if (valid) {
             key = keysIn[i];
             row = idxIn[i];
-            d = (int) ((key >> shift) & 0xffull);
+            d = (int) ((key >> shift) & (ISO_SP_DIGITS - 1));
         }
 #pragma unroll
-        for (int q = 0; q < SP_THREADS / 32; q++) wcnt[q][threadIdx.x] = 0;
+        for (int q = 0; q < ISO_SP_THREADS / 32; q++) wcnt[q][threadIdx.x] = 0;
         __syncthreads();
-        const unsigned peers = __match_any_sync(0xffffffffu, d);
+        const unsigned peers = __match_any_sync(FULL_MASK, d);
         const int rank = __popc(peers & below);
         if (valid && rank == 0) wcnt[warp][d] = __popc(peers);
         __syncthreads();
         { /* thread = digit: exclusive scan over the warps, continuing from the previous rounds */
             int run = next[threadIdx.x];
 #pragma unroll
-            for (int q = 0; q < SP_THREADS / 32; q++) { const int c = wcnt[q][threadIdx.x]; wcnt[q][threadIdx.x] = run; run += c; }
+            for (int q = 0; q < ISO_SP_THREADS / 32; q++) {
+                const int c = wcnt[q][threadIdx.x];
+                wcnt[q][threadIdx.x] = run;
+                run += c;
+            }
             next[threadIdx.x] = run;
         }
         __syncthreads();
@@ -572,9 +474,9 @@ extern "C" __global__ void iso_sp_pool(const u64 *__restrict__ keys, const int *
                                        const double *__restrict__ y, const double *__restrict__ w, int kept,
                                        int negate, double ls1, double ls2, double ws1, double ws2,
                                        double *__restrict__ ux, u64 *__restrict__ acc, int *__restrict__ counters) {
-    const long long from = ((long long) blockIdx.x * blockDim.x + threadIdx.x) * SP_RUN;
+    const long long from = ((long long) blockIdx.x * blockDim.x + threadIdx.x) * ISO_SP_RUN;
     if (from >= kept) return;
-    const long long to = min((long long) kept, from + SP_RUN);
+    const long long to = min((long long) kept, from + ISO_SP_RUN);
     int cur = -1;
     u64 s0 = 0, s1 = 0, w0 = 0, w1 = 0;
     for (long long r = from; r < to; r++) {
@@ -583,8 +485,8 @@ extern "C" __global__ void iso_sp_pool(const u64 *__restrict__ keys, const int *
         const int i = idx[r];
         if (u != cur) {
             if (cur >= 0) {
-                sp_atomic_add128(acc + 4 * (long long) cur, s0, s1);
-                sp_atomic_add128(acc + 4 * (long long) cur + 2, w0, w1);
+                fx_atomic_add(acc + 4 * (long long) cur, s0, s1);
+                fx_atomic_add(acc + 4 * (long long) cur + 2, w0, w1);
             }
             cur = u;
             s0 = s1 = w0 = w1 = 0;
@@ -593,19 +495,20 @@ extern "C" __global__ void iso_sp_pool(const u64 *__restrict__ keys, const int *
         const double wi = w == NULL ? 1.0 : w[i];
         const double yi = negate ? -y[i] : y[i];
         u64 lo, hi;
-        sp_quantize(__dmul_rn(wi, yi), ls1, ls2, lo, hi);
-        add128(s0, s1, lo, hi);
-        sp_quantize(wi, ws1, ws2, lo, hi);
-        add128(w0, w1, lo, hi);
-        if (r == kept - 1) counters[2] = u + 1;
+        fx_quantize(__dmul_rn(wi, yi), ls1, ls2, lo, hi);
+        fx_add(s0, s1, lo, hi);
+        fx_quantize(wi, ws1, ws2, lo, hi);
+        fx_add(w0, w1, lo, hi);
+        if (r == kept - 1) counters[ISO_SP_C_DISTINCT] = u + 1;
     }
-    sp_atomic_add128(acc + 4 * (long long) cur, s0, s1);
-    sp_atomic_add128(acc + 4 * (long long) cur + 2, w0, w1);
+    fx_atomic_add(acc + 4 * (long long) cur, s0, s1);
+    fx_atomic_add(acc + 4 * (long long) cur + 2, w0, w1);
 }
 
 extern "C" __global__ void iso_sp_check_w(const u64 *__restrict__ acc, int *__restrict__ counters) {
     const int p = blockIdx.x * blockDim.x + threadIdx.x;
-    if (p < counters[2] && acc[4 * (long long) p + 2] == 0ull && acc[4 * (long long) p + 3] == 0ull) atomicAdd(counters + 3, 1);
+    if (p < counters[ISO_SP_C_DISTINCT] && acc[4 * (long long) p + 2] == 0ull && acc[4 * (long long) p + 3] == 0ull)
+        atomicAdd(counters + ISO_SP_C_WEIGHT_TOO_SMALL, 1);
 }
 
 extern "C" __global__ void iso_sp_bounds(const double *__restrict__ ux, const int *__restrict__ start, int m, int n,

@@ -47,7 +47,8 @@
  * i + blockDim.x of each grid-stride step of 2*blockDim.x*gridDim.x points, so each centre value loaded
  * from shared memory feeds four chains. DMAX = 64 and the generic kernel take one point per step.
  *
- * Launch shape: 1-D grid-stride loop, blockDim.x = 256 (any multiple of 32 works), grid chosen from
+ * Launch shape: 1-D grid-stride loop, blockDim.x = KMEANS_BLOCK = 256 (include/layout/kmeans.cuh; the sorted
+ * kernels need exactly that, the others work with any multiple of 32), grid chosen from
  * occupancy (at most ceil(n / (points per thread * blockDim.x)) blocks have work). Dynamic shared
  * memory: centres (k*dp doubles) when centresInShared, followed by the accumulator block (as many words
  * as acc, laid out dimension-major with split low/high words: see accumulatePoint) when accInShared; blocks
@@ -55,35 +56,10 @@
  * region (KMeansGpu.sortBytes) after all of that.
  */
 
-typedef unsigned long long u64;
-
-/* trunc(v * s1 * s2 * 2^64) as a 128-bit integer: magnitude split exactly into integer and fraction
- * parts (exact for non-negative values), then the sign applied to the 128-bit integer. */
-__device__ __forceinline__ void quantize(double v, double s1, double s2, long long &hi, u64 &lo) {
-    double t = __dmul_rn(__dmul_rn(fabs(v), s1), s2);
-    double f = floor(t);
-    hi = (long long) f;
-    double r = __dsub_rn(t, f);                       /* exact, in [0, 1) */
-    lo = __double2ull_rd(__dmul_rn(r, 18446744073709551616.0)); /* exact scaling, then floor */
-    if (v < 0.0) {
-        hi = ~hi + (lo == 0ull ? 1ll : 0ll);
-        lo = (u64) 0 - lo;
-    }
-}
-
-__device__ __forceinline__ void atomicAdd128(u64 *p, long long hi, u64 lo) {
-    if (lo == 0ull && hi == 0ll) return;
-    u64 old = atomicAdd(p, lo);
-    u64 carry = (old + lo < old) ? 1ull : 0ull;
-    u64 h = (u64) hi + carry;
-    if (h != 0ull) atomicAdd(p + 1, h);
-}
-
-__device__ __forceinline__ void add128(u64 &accLo, u64 &accHi, long long hi, u64 lo) {
-    u64 n = accLo + lo;
-    accHi += (u64) hi + (n < accLo ? 1ull : 0ull);
-    accLo = n;
-}
+#include "block.cuh"
+#include "common.cuh"
+#include "fixed128.cuh"
+#include "layout/kmeans.cuh"
 
 /* One dimension of a distance: squared euclidean (t = x - c, acc += t*t with one rounding) or the cosine
  * dot product (acc += x*c with one rounding). Java: Math.fma(t, t, acc) / Math.fma(x, c, acc). */
@@ -219,16 +195,6 @@ __device__ __forceinline__ void searchMem(const double *__restrict__ xi, const d
     }
 }
 
-/* 128-bit add of (hi, lo) to the pair whose low word is *lo and high word *hi (same as atomicAdd128 with split
- * words; the words need not be adjacent). */
-__device__ __forceinline__ void atomicAdd128p(u64 *lo, u64 *hi, long long h, u64 l) {
-    if (l == 0ull && h == 0ll) return;
-    u64 old = atomicAdd(lo, l);
-    u64 carry = (old + l < old) ? 1ull : 0ull;
-    u64 hh = (u64) h + carry;
-    if (hh != 0ull) atomicAdd(hi, hh);
-}
-
 /* Adds point (values v[j] = x_ij, j < d) with weight wi and distance bestD to cluster best.
  * Two layouts of the accumulator A, P = k*d + k + 1 pairs then k counts at A[2P + c] in both:
  *  - global (soa false): the layout of acc, pair p at A[2p] (low), A[2p+1] (high), p(c, j) = c*d + j;
@@ -241,33 +207,33 @@ template <int DMAX, typename V>
 __device__ __forceinline__ void accumulatePoint(const V &v, double wi, double bestD, int best, int d, long long kd, int k,
                                                 const double *__restrict__ scale, u64 *A, bool soa, u64 &costLo,
                                                 u64 &costHi) {
-    long long hi; u64 lo;
+    u64 lo, hi;
     const long long P = kd + k + 1;
     if (DMAX > 0) {
 #pragma unroll
         for (int j = 0; j < (DMAX > 0 ? DMAX : 1); j++) {
             if (j < d) {
-                quantize(__dmul_rn(wi, v[j]), scale[2 * j], scale[2 * j + 1], hi, lo);
+                fx_quantize(__dmul_rn(wi, v[j]), scale[2 * j], scale[2 * j + 1], lo, hi);
                 const long long p = soa ? (long long) j * k + best : (long long) best * d + j;
-                if (soa) atomicAdd128p(A + p, A + P + p, hi, lo);
-                else atomicAdd128(A + 2 * p, hi, lo);
+                if (soa) fx_atomic_add_split(A + p, A + P + p, lo, hi);
+                else fx_atomic_add(A + 2 * p, lo, hi);
             }
         }
     } else {
         for (int j = 0; j < d; j++) {
-            quantize(__dmul_rn(wi, v[j]), scale[2 * j], scale[2 * j + 1], hi, lo);
+            fx_quantize(__dmul_rn(wi, v[j]), scale[2 * j], scale[2 * j + 1], lo, hi);
             const long long p = soa ? (long long) j * k + best : (long long) best * d + j;
-            if (soa) atomicAdd128p(A + p, A + P + p, hi, lo);
-            else atomicAdd128(A + 2 * p, hi, lo);
+            if (soa) fx_atomic_add_split(A + p, A + P + p, lo, hi);
+            else fx_atomic_add(A + 2 * p, lo, hi);
         }
     }
-    quantize(wi, scale[2 * d], scale[2 * d + 1], hi, lo);
+    fx_quantize(wi, scale[2 * d], scale[2 * d + 1], lo, hi);
     const long long pw = kd + best;
-    if (soa) atomicAdd128p(A + pw, A + P + pw, hi, lo);
-    else atomicAdd128(A + 2 * pw, hi, lo);
+    if (soa) fx_atomic_add_split(A + pw, A + P + pw, lo, hi);
+    else fx_atomic_add(A + 2 * pw, lo, hi);
     atomicAdd(A + 2 * P + best, 1ull);
-    quantize(__dmul_rn(wi, bestD), scale[2 * d + 2], scale[2 * d + 3], hi, lo);
-    add128(costLo, costHi, hi, lo);
+    fx_quantize(__dmul_rn(wi, bestD), scale[2 * d + 2], scale[2 * d + 3], lo, hi);
+    fx_add(costLo, costHi, lo, hi);
 }
 
 /* End of a block: the thread's cost pair into A, then (shared layout) the block's sums into acc. */
@@ -275,13 +241,13 @@ __device__ __forceinline__ void flushAccumulator(u64 *A, bool soa, u64 *acc, lon
                                                  u64 costHi) {
     const long long P = kd + k + 1;
     const long long pc = kd + k;
-    if (soa) atomicAdd128p(A + pc, A + P + pc, (long long) costHi, costLo);
-    else atomicAdd128(A + 2 * pc, (long long) costHi, costLo);
+    if (soa) fx_atomic_add_split(A + pc, A + P + pc, costLo, costHi);
+    else fx_atomic_add(A + 2 * pc, costLo, costHi);
     if (!soa) return;
     __syncthreads();
     for (long long t = threadIdx.x; t < P; t += blockDim.x) {
         const long long g = t < kd ? (t % k) * d + t / k : t;
-        atomicAdd128(acc + 2 * g, (long long) A[P + t], A[t]);
+        fx_atomic_add(acc + 2 * g, A[t], A[P + t]);
     }
     for (long long t = threadIdx.x; t < k; t += blockDim.x) {
         u64 v = A[2 * P + t];
@@ -294,7 +260,7 @@ __device__ __forceinline__ void flushAccumulator(u64 *A, bool soa, u64 *acc, lon
  *
  * The atomic variant adds every point's d + 1 quantized values with 128-bit shared atomics (about 2d + 3
  * 64-bit atomics per point, serialised when lanes of a warp share a cluster). The sorted variant adds the
- * same quantized values, with the same quantize() of the same operands (w_i * x_ij rounded once, then the
+ * same quantized values, with the same fx_quantize() of the same operands (w_i * x_ij rounded once, then the
  * dimension's scale pair), only in another order: integer sums modulo 2^128 do not depend on the order, so
  * the accumulator holds the same bits as the atomic variant's and the CPU twin's.
  *
@@ -302,7 +268,8 @@ __device__ __forceinline__ void flushAccumulator(u64 *A, bool soa, u64 *acc, lon
  * (the loop's condition is on base, uniform in the block, so __syncthreads is legal inside it):
  *  1. each thread, for each of its valid points, takes rank = atomicAdd(&cnt[best], 1) (one 32-bit shared
  *     atomic per point) and adds its cost to its own register pair as before;
- *  2. an exclusive scan of cnt[0..k) gives off[0..k], off[k] = valid points of the tile;
+ *  2. an exclusive scan of cnt[0..k) gives off[0..k], off[k] = valid points of the tile (each thread sums a
+ *     contiguous chunk of cnt, cub::BlockScan scans the chunk sums, each thread writes its chunk's offsets);
  *  3. each point's tile index and label are scattered to idx/lab[off[best] + rank] (a counting sort; the order
  *     inside a cluster is whatever the atomics gave, which does not matter for integer sums); cnt is then
  *     zeroed for the next tile (the barrier at the end of the tile orders it before the next histogram);
@@ -311,56 +278,37 @@ __device__ __forceinline__ void flushAccumulator(u64 *A, bool soa, u64 *acc, lon
  *     positions; lane j of a group handles dimension j (and j + 32 in a second pass when DMAX = 64): it loads
  *     x[i*d + j] and w[i] of U = 8 (DMAX = 64: 4) positions at once (coalesced across the lanes; the rows were
  *     just read by the search, so mostly from L1/L2), then quantizes exactly as the atomic variant does and
- *     sums in registers with add128; lane 0 of each group also sums the quantized weights and counts the
+ *     sums in registers with fx_add; lane 0 of each group also sums the quantized weights and counts the
  *     points. Positions are sorted by cluster, so a group meets each cluster in one run; where the label
  *     changes (and at the end of the share) the run is flushed (flushRun): each lane adds its pair with one
- *     atomicAdd128 to (c, j) of the accumulator (shared, dimension-major, when accInShared; else global), lane
+ *     fx_atomic_add to (c, j) of the accumulator (shared, dimension-major, when accInShared; else global), lane
  *     0 of the group the weight pair and the count.
  * Atomics per tile: (d + 1) 128-bit adds and one count per run, runs <= G * (non-empty clusters + warps),
  * instead of (d + 1) 128-bit adds and one count per point.
  * Labels, dists and minUpdate are written exactly as in the atomic variant (before the sort).
  *
- * Shared memory, after everything the atomic variant uses: cnt int[k], off int[k + 1], warp totals int[32],
- * idx int[blockDim.x * NP], lab int[blockDim.x * NP] (KMeansGpu.sortBytes; the host reserves it).
+ * Shared memory, after everything the atomic variant uses: cnt int[k], off int[k + 1], idx int[tile], lab int[tile]
+ * (KMEANS_SORT_INTS, KMeansGpu.sortBytes; the host reserves it), plus the scan's static cub temporary storage.
  * ====================================================================================================== */
 
-/* Ints of the sort region (4 bytes each: must equal KMeansGpu.sortBytes); tile = blockDim.x * NP. */
-__device__ __forceinline__ long long sortRegionInts(int k, int tile) {
-    return (long long) k + (k + 1) + 32 + 2LL * tile;
-}
-
-/* off[c] = cnt[0] + ... + cnt[c-1] for c <= k (exclusive scan by the whole block; contains __syncthreads). */
-__device__ __forceinline__ void blockExclusiveScan(const int *cnt, int *off, int k, int *warpTot) {
-    const int ch = (k + blockDim.x - 1) / blockDim.x;
+/* off[c] = cnt[0] + ... + cnt[c-1] for c <= k: thread t sums the chunk [t*ch, t*ch + ch) of cnt, an exclusive
+ * block scan of the chunk sums gives each chunk's first offset. Integer sums: exact. Called by the whole block
+ * (blockDim.x == KMEANS_BLOCK); contains barriers. */
+__device__ __forceinline__ void blockExclusiveScan(const int *cnt, int *off, int k) {
+    typedef BlockScanT<int, KMEANS_BLOCK> Scan;
+    __shared__ typename Scan::TempStorage scanTemp;
+    const int ch = (k + KMEANS_BLOCK - 1) / KMEANS_BLOCK;
     const int lo = min(k, (int) threadIdx.x * ch);
     const int hi = min(k, lo + ch);
     int s = 0;
     for (int c = lo; c < hi; c++) s += cnt[c];
-    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5, nw = (blockDim.x + 31) >> 5;
-    int v = s;
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-        const int t = __shfl_up_sync(0xffffffffu, v, o);
-        if (lane >= o) v += t;
-    }
-    if (lane == 31) warpTot[wid] = v;
-    __syncthreads();
-    if (wid == 0) {
-        int t = lane < nw ? warpTot[lane] : 0;
-#pragma unroll
-        for (int o = 1; o < 32; o <<= 1) {
-            const int u = __shfl_up_sync(0xffffffffu, t, o);
-            if (lane >= o) t += u;
-        }
-        if (lane < nw) warpTot[lane] = t; /* inclusive */
-    }
-    __syncthreads();
-    int e = v - s + (wid > 0 ? warpTot[wid - 1] : 0);
+    int e;
+    Scan(scanTemp).ExclusiveSum(s, e);
     for (int c = lo; c < hi; c++) {
         off[c] = e;
         e += cnt[c];
     }
-    if (threadIdx.x == blockDim.x - 1) off[k] = e;
+    if (threadIdx.x == KMEANS_BLOCK - 1) off[k] = e;
 }
 
 /* End of a run of points of cluster c (one group's consecutive sorted positions): each lane's dimension pair, the
@@ -376,16 +324,16 @@ __device__ __forceinline__ void flushRun(u64 *A, bool soa, int c, int d, int k, 
         if (j < d) {
             if (soa) {
                 const long long p = (long long) j * k + c;
-                atomicAdd128p(A + p, A + P + p, (long long) hi[q], lo[q]);
+                fx_atomic_add_split(A + p, A + P + p, lo[q], hi[q]);
             } else {
-                atomicAdd128(A + 2 * ((long long) c * d + j), (long long) hi[q], lo[q]);
+                fx_atomic_add(A + 2 * ((long long) c * d + j), lo[q], hi[q]);
             }
         }
     }
     if (jl == 0) {
         const long long pw = kd + c;
-        if (soa) atomicAdd128p(A + pw, A + P + pw, (long long) wHi, wLo);
-        else atomicAdd128(A + 2 * pw, (long long) wHi, wLo);
+        if (soa) fx_atomic_add_split(A + pw, A + P + pw, wLo, wHi);
+        else fx_atomic_add(A + 2 * pw, wLo, wHi);
         atomicAdd(A + 2 * P + c, (u64) run);
     }
 }
@@ -396,13 +344,13 @@ template <int DMAX, int NP>
 __device__ __forceinline__ void sortedAccumulateTile(const double *__restrict__ x, const double *__restrict__ w,
                                                      long long base, int d, int k, long long kd,
                                                      const double *__restrict__ scale, u64 *A, bool soa,
-                                                     int *cnt, int *off, int *warpTot, int *idx, int *lab,
+                                                     int *cnt, int *off, int *idx, int *lab,
                                                      const int (&best)[NP], const bool (&valid)[NP]) {
     int rank[NP];
 #pragma unroll
     for (int p = 0; p < NP; p++) rank[p] = valid[p] ? atomicAdd(cnt + best[p], 1) : 0;
     __syncthreads();
-    blockExclusiveScan(cnt, off, k, warpTot);
+    blockExclusiveScan(cnt, off, k);
     __syncthreads();
 #pragma unroll
     for (int p = 0; p < NP; p++)
@@ -468,17 +416,17 @@ __device__ __forceinline__ void sortedAccumulateTile(const double *__restrict__ 
 #pragma unroll
                 for (int q = 0; q < PASSES; q++) lo[q] = hi[q] = 0ull;
             }
-            long long qh; u64 ql;
+            u64 ql, qh;
 #pragma unroll
             for (int q = 0; q < PASSES; q++) {
                 if (q * 32 + jl < d) {
-                    quantize(__dmul_rn(wv[u], xv[q][u]), s1[q], s2[q], qh, ql);
-                    add128(lo[q], hi[q], qh, ql);
+                    fx_quantize(__dmul_rn(wv[u], xv[q][u]), s1[q], s2[q], ql, qh);
+                    fx_add(lo[q], hi[q], ql, qh);
                 }
             }
             if (jl == 0) {
-                quantize(wv[u], ws1, ws2, qh, ql);
-                add128(wLo, wHi, qh, ql);
+                fx_quantize(wv[u], ws1, ws2, ql, qh);
+                fx_add(wLo, wHi, ql, qh);
             }
             run++;
         }
@@ -495,13 +443,13 @@ __device__ void kmeans_step(const double *__restrict__ x, const double *__restri
                             int *__restrict__ labels, double *__restrict__ dists, int minUpdate) {
     /* points per thread: two for d <= 32 (each centre value then feeds 4 FMA chains); one point of 64
      * doubles already fills half the register file */
-    constexpr int NP = (DMAX > 0 && DMAX <= 32) ? 2 : 1;
+    constexpr int NP = DMAX > 0 ? KMEANS_STEP_NP(DMAX) : 1;
     constexpr int DR = DMAX > 0 ? DMAX : 1;
     extern __shared__ __align__(16) unsigned char smem[];
-    const int dp = (d + 3) & ~3;
+    const int dp = KMEANS_PADDED_DIM(d);
     const long long kd = (long long) k * d;
     const long long kdp = (long long) k * dp;
-    const long long accLen = 2 * kd + 2 * (long long) k + 2 + k;
+    const long long accLen = KMEANS_ACC_LEN((long long) k, d);
 
     const double *sc = (const double *) smem;
     unsigned char *next = smem;
@@ -517,12 +465,11 @@ __device__ void kmeans_step(const double *__restrict__ x, const double *__restri
         for (long long t = threadIdx.x; t < accLen; t += blockDim.x) A[t] = 0ull;
         next += accLen * sizeof(u64);
     }
-    /* sorted accumulation: cnt[k], off[k+1], warp totals[32], idx[blockDim.x*NP] after everything else */
+    /* sorted accumulation: cnt[k], off[k+1], idx[tile], lab[tile] after everything else (KMEANS_SORT_INTS) */
     int *sCnt = (int *) next;
     int *sOff = sCnt + k;
-    int *sWarp = sOff + k + 1;
-    int *sIdx = sWarp + 32;
-    int *sLab = sIdx + blockDim.x * NP;
+    int *sIdx = sOff + k + 1;
+    int *sLab = sIdx + KMEANS_BLOCK * NP;
     if (SORT && accumulate)
         for (int t = threadIdx.x; t < k; t += blockDim.x) sCnt[t] = 0;
     __syncthreads();
@@ -593,13 +540,13 @@ __device__ void kmeans_step(const double *__restrict__ x, const double *__restri
                 if (DMAX > 0) accumulatePoint<DMAX>(xr[p], w[ii], bestD[p], best[p], d, kd, k, scale, A, soa, costLo, costHi);
                 else accumulatePoint<DMAX>(x + ii * d, w[ii], bestD[p], best[p], d, kd, k, scale, A, soa, costLo, costHi);
             } else if (accumulate) {
-                long long qh; u64 ql;
-                quantize(__dmul_rn(w[ii], bestD[p]), scale[2 * d + 2], scale[2 * d + 3], qh, ql);
-                add128(costLo, costHi, qh, ql);
+                u64 ql, qh;
+                fx_quantize(__dmul_rn(w[ii], bestD[p]), scale[2 * d + 2], scale[2 * d + 3], ql, qh);
+                fx_add(costLo, costHi, ql, qh);
             }
         }
         if (SORT && DMAX > 0 && accumulate)
-            sortedAccumulateTile<DR, NP>(x, w, base, d, k, kd, scale, A, soa, sCnt, sOff, sWarp, sIdx, sLab, best, valid);
+            sortedAccumulateTile<DR, NP>(x, w, base, d, k, kd, scale, A, soa, sCnt, sOff, sIdx, sLab, best, valid);
     }
     if (!accumulate) return;
     /* the cost pair is kept per thread and added once, avoiding one hot address per point */
@@ -739,15 +686,15 @@ __device__ void kmeans_filt(const double *__restrict__ x, const double *__restri
                             u64 *__restrict__ acc, int accumulate, int centresInShared, int accInShared,
                             int *__restrict__ labels, double *__restrict__ dists, int minUpdate,
                             u64 *__restrict__ recheck) {
-    constexpr int NP = DMAX <= 16 ? 4 : (DMAX <= 32 ? 2 : 1);
+    constexpr int NP = KMEANS_FILT_NP(DMAX);
     extern __shared__ __align__(16) unsigned char smem[];
-    const int dp = (d + 3) & ~3;
-    const int k2 = (k + 1) & ~1;
+    const int dp = KMEANS_PADDED_DIM(d);
+    const int k2 = KMEANS_FILT_K2(k);
     const long long kd = (long long) k * d;
     const long long kdp = (long long) k * dp;
-    const long long accLen = 2 * kd + 2 * (long long) k + 2 + k;
+    const long long accLen = KMEANS_ACC_LEN((long long) k, d);
     const long long nfc = (long long) k2 * dp;
-    const int nfnc = (k2 + 3) & ~3;
+    const int nfnc = KMEANS_FILT_NORMS(k);
 
     float *FC = (float *) smem;
     float *FNC = FC + nfc;
@@ -770,9 +717,8 @@ __device__ void kmeans_filt(const double *__restrict__ x, const double *__restri
     }
     int *sCnt = (int *) next; /* sorted accumulation, as in kmeans_step */
     int *sOff = sCnt + k;
-    int *sWarp = sOff + k + 1;
-    int *sIdx = sWarp + 32;
-    int *sLab = sIdx + blockDim.x * NP;
+    int *sIdx = sOff + k + 1;
+    int *sLab = sIdx + KMEANS_BLOCK * NP;
     if (SORT && accumulate)
         for (int t = threadIdx.x; t < k; t += blockDim.x) sCnt[t] = 0;
     __syncthreads();
@@ -880,13 +826,13 @@ __device__ void kmeans_filt(const double *__restrict__ x, const double *__restri
             if (accumulate && !SORT) {
                 accumulatePoint<0>(xi, w[ii], bestD, best, d, kd, k, scale, A, soa, costLo, costHi);
             } else if (accumulate) {
-                long long qh; u64 ql;
-                quantize(__dmul_rn(w[ii], bestD), scale[2 * d + 2], scale[2 * d + 3], qh, ql);
-                add128(costLo, costHi, qh, ql);
+                u64 ql, qh;
+                fx_quantize(__dmul_rn(w[ii], bestD), scale[2 * d + 2], scale[2 * d + 3], ql, qh);
+                fx_add(costLo, costHi, ql, qh);
             }
         }
         if (SORT && accumulate)
-            sortedAccumulateTile<DMAX, NP>(x, w, base, d, k, kd, scale, A, soa, sCnt, sOff, sWarp, sIdx, sLab, bestP, valid);
+            sortedAccumulateTile<DMAX, NP>(x, w, base, d, k, kd, scale, A, soa, sCnt, sOff, sIdx, sLab, bestP, valid);
     }
     if (recheck && rechecks) atomicAdd(recheck, (u64) rechecks);
     if (!accumulate) return;
@@ -894,7 +840,7 @@ __device__ void kmeans_filt(const double *__restrict__ x, const double *__restri
 }
 
 #define KMEANS_FILT_ENTRY(NAME, DMAX)                                                                       \
-    extern "C" __global__ void __launch_bounds__(256) NAME(                                                 \
+    extern "C" __global__ void __launch_bounds__(KMEANS_BLOCK) NAME(                                                 \
         const double *x, const double *w, int n, int d, const double *centres, int k, const float *fc,      \
         const float *fnc, const double *origin, double s, float Cn, float c2, float c1, float c0, float Rlim, \
         const double *scale, u64 *acc, int accumulate, int centresInShared, int accInShared, int *labels,    \
@@ -909,7 +855,7 @@ KMEANS_FILT_ENTRY(kmeans_filt_d32, 32)
 KMEANS_FILT_ENTRY(kmeans_filt_d64, 64)
 
 #define KMEANS_FILT_SORTED_ENTRY(NAME, DMAX)                                                                \
-    extern "C" __global__ void __launch_bounds__(256) NAME(                                                 \
+    extern "C" __global__ void __launch_bounds__(KMEANS_BLOCK) NAME(                                                 \
         const double *x, const double *w, int n, int d, const double *centres, int k, const float *fc,      \
         const float *fnc, const double *origin, double s, float Cn, float c2, float c1, float c0, float Rlim, \
         const double *scale, u64 *acc, int accumulate, int centresInShared, int accInShared, int *labels,    \

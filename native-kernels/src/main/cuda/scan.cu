@@ -7,9 +7,10 @@
  *   tables   long long[(nx+1)(ny+1)(nz+1)] (existing axes only), x fastest: P[x,y,z] = sum over cells
  *            x'<x, y'<y, z'<z. Two tables: cases (counts, or fixed-point values for the normal model) and
  *            baseline (fixed point). Strides sy = nx+1, sz = (nx+1)(ny+1) (0 for missing axes).
- *   prm      long long[P_COUNT]: shape, range mapping, index slice and constraints (layout: P_* below).
- *   dprm     double[D_COUNT]: the model's constants (layout: D_* below).
- *   logtab   double[2*91]: pairs (1/c_j rounded, ln c_j) of ScanMath, copied to shared memory per block.
+ *   prm      long long[SCAN_P_COUNT]: shape, range mapping, index slice and constraints (layout: SCAN_P_*,
+ *            include/layout/scan.cuh, with the other sizes the host mirrors).
+ *   dprm     double[SCAN_D_COUNT]: the model's constants (layout: SCAN_D_*).
+ *   logtab   double[2*91]: the table of DetMath.tableLog (dm_log_table), copied to shared memory per block.
  *   excl     int[6*nExcl]: excluded boxes {ax, bx, ay, by, az, bz} (secondary clusters).
  *   out      per block: best LLR (double) and its global range index (long long; -1 if none).
  *   Indices: global range indices and interval indices are 64-bit; cells, rows and columns 32-bit.
@@ -24,69 +25,27 @@
  * memory (L2-resident; GLOBAL kernels). Each range then costs two differences and one LLR.
  *
  * Determinism: every floating-point operation is an explicitly rounded intrinsic in the order of the Java
- * twin (and nvcc runs with --fmad=false); the logarithm is the table method of ScanMath, not CUDA's log. So
+ * twin (and nvcc runs with --fmad=false); the logarithm is the table method of DetMath, not CUDA's log. So
  * LLRs equal the CPU twin's bit for bit. The best range is max LLR, ties to the smaller global index: each
  * thread visits increasing indices and keeps strict improvements, and block and final reductions compare
- * (LLR, index) pairs, a total order, so the result does not depend on the launch shape or the slicing.
+ * (LLR, index) pairs, a total order (cub::BlockReduce in blocks), so the result does not depend on the launch
+ * shape, the slicing or the order of combination.
  *
  * Launch shape: scan_best_*: 1-D grid (from occupancy, at most the number of items), blockDim 256, dynamic
  * shared memory 16*(nx+1) bytes for SHARED kernels. scan_reduce: one block of 256. Replica kernels:
  * grid-stride loops, blockDim 256; scan_prefix_axis: one block (256) per table line.
  */
 
-typedef long long i64;
-typedef unsigned long long u64;
+#include "block.cuh"
+#include "common.cuh"
+#include "detmath.cuh"
+#include "layout/scan.cuh"
 
-#define BLOCK 256
-#define LOG_ENTRIES 91
-#define LOG_JMIN (-37)
-#define MAX_EXCL 64
-
-enum {
-    P_DIMS = 0, P_NX, P_NY, P_NZ, P_TX, P_TY, P_WX, P_SY, P_SZ,
-    P_LO, P_HI, P_K, P_Q, P_U0, P_U1,
-    P_MINC, P_MAXC, P_MAXBQ, P_BQTOT, P_DIR, P_NEXCL,
-    P_COUNT
-};
-enum { D_C = 0, D_B, D_F, D_G, D_V0, D_HALFN, D_CSCALE, D_COUNT };
 enum { M_POISSON = 0, M_BERNOULLI = 1, M_NORMAL = 2, M_EBP = 3 };
 
 /* ------------------------------------------------------------------------------------------------ math */
 
-/* Natural log, ScanMath.log: reduce to m in [sqrt(1/2), sqrt(2)), table c_j = 1 + j/128, series for ln(1+r). */
-__device__ __forceinline__ double slog(double x, const double *tab) {
-    if (!(x > 0.0) || x == __longlong_as_double(0x7FF0000000000000LL)) {
-        if (x == 0.0) return __longlong_as_double(0xFFF0000000000000LL);
-        return x > 0.0 ? x : __longlong_as_double(0x7FF8000000000000LL);
-    }
-    int e = 0;
-    if (x < 2.2250738585072014e-308) {
-        x = __dmul_rn(x, 18014398509481984.0); /* 2^54 */
-        e = -54;
-    }
-    i64 bits = __double_as_longlong(x);
-    e += (int) ((u64) bits >> 52) - 1023;
-    double m = __longlong_as_double((bits & 0x000FFFFFFFFFFFFFLL) | 0x3FF0000000000000LL);
-    if (m >= 1.4142135623730951) {
-        m = __dmul_rn(m, 0.5);
-        e += 1;
-    }
-    int j = __double2int_rn(__dmul_rn(__dsub_rn(m, 1.0), 128.0));
-    int at = 2 * (j - LOG_JMIN);
-    double r = __fma_rn(m, tab[at], -1.0);
-    double q = __fma_rn(-0.125, r, 0.14285714285714285);
-    q = __fma_rn(q, r, -0.16666666666666666);
-    q = __fma_rn(q, r, 0.2);
-    q = __fma_rn(q, r, -0.25);
-    q = __fma_rn(q, r, 0.3333333333333333);
-    q = __fma_rn(q, r, -0.5);
-    double r2 = __dmul_rn(r, r);
-    double lp = __fma_rn(r2, q, r);
-    double de = (double) e;
-    double hi = __dadd_rn(__dmul_rn(de, 0.6931471803691238), tab[at + 1]);   /* LN2_HI */
-    double lo = __dadd_rn(__dmul_rn(de, 1.9082149292705877e-10), lp);      /* LN2_LO */
-    return __dadd_rn(hi, lo);
-}
+/* The natural logarithm is dm_log_table (include/detmath.cuh, DetMath.tableLog), with the table in shared memory. */
 
 __device__ __forceinline__ bool qualifies(int dir, bool higher, bool lower) {
     return dir == 0 ? higher : (dir == 1 ? lower : (higher || lower));
@@ -94,7 +53,7 @@ __device__ __forceinline__ bool qualifies(int dir, bool higher, bool lower) {
 
 /* x * ln(x / y), 0 when x is 0 (x >= 0). */
 __device__ __forceinline__ double xlogr(double x, double y, const double *tab) {
-    return x > 0.0 ? __dmul_rn(x, slog(__ddiv_rn(x, y), tab)) : 0.0;
+    return x > 0.0 ? __dmul_rn(x, dm_log_table(__ddiv_rn(x, y), tab)) : 0.0;
 }
 
 /* ScanTables.llr: the LLR of a range with quantized case sum dc and quantized baseline db. */
@@ -102,26 +61,26 @@ template <int MODEL>
 __device__ __forceinline__ double range_llr(i64 dc, i64 db, i64 bqTot, int dir, const double *dp, const double *tab) {
     if (MODEL == M_POISSON) {
         double c = (double) dc;
-        double e = __dmul_rn((double) db, dp[D_F]);
-        double eo = __dmul_rn((double) (bqTot - db), dp[D_F]);
+        double e = __dmul_rn((double) db, dp[SCAN_D_F]);
+        double eo = __dmul_rn((double) (bqTot - db), dp[SCAN_D_F]);
         if (!(e > 0.0) || !(eo > 0.0)) return 0.0;
         if (!qualifies(dir, c > e, c < e)) return 0.0;
-        double co = __dsub_rn(dp[D_C], c);
+        double co = __dsub_rn(dp[SCAN_D_C], c);
         double llr = __dadd_rn(xlogr(c, e, tab), xlogr(co, eo, tab));
         return llr > 0.0 ? llr : 0.0;
     } else if (MODEL == M_BERNOULLI) {
         double c = (double) dc;
         double n = (double) db;
-        double no = __dsub_rn(dp[D_B], n);
+        double no = __dsub_rn(dp[SCAN_D_B], n);
         if (!(n > 0.0) || !(no > 0.0)) return 0.0;
-        double co = __dsub_rn(dp[D_C], c);
+        double co = __dsub_rn(dp[SCAN_D_C], c);
         double pin = __ddiv_rn(c, n);
         double pout = __ddiv_rn(co, no);
         if (!qualifies(dir, pin > pout, pin < pout)) return 0.0;
         double din = __dsub_rn(n, c);
         double dout = __dsub_rn(no, co);
-        double f = dp[D_F];
-        double g = dp[D_G];
+        double f = dp[SCAN_D_F];
+        double g = dp[SCAN_D_G];
         double t1 = xlogr(c, __dmul_rn(n, f), tab);
         double t2 = xlogr(din, __dmul_rn(n, g), tab);
         double t3 = xlogr(co, __dmul_rn(no, f), tab);
@@ -129,21 +88,21 @@ __device__ __forceinline__ double range_llr(i64 dc, i64 db, i64 bqTot, int dir, 
         double llr = __dadd_rn(__dadd_rn(t1, t2), __dadd_rn(t3, t4));
         return llr > 0.0 ? llr : 0.0;
     } else if (MODEL == M_NORMAL) {
-        double s = __dmul_rn((double) dc, dp[D_CSCALE]);
+        double s = __dmul_rn((double) dc, dp[SCAN_D_CSCALE]);
         double n = (double) db;
-        double N = dp[D_B];
+        double N = dp[SCAN_D_B];
         double no = __dsub_rn(N, n);
         if (!(n > 0.0) || !(no > 0.0)) return 0.0;
-        double diff = __dsub_rn(__dmul_rn(s, N), __dmul_rn(n, dp[D_C]));
+        double diff = __dsub_rn(__dmul_rn(s, N), __dmul_rn(n, dp[SCAN_D_C]));
         if (!qualifies(dir, diff > 0.0, diff < 0.0)) return 0.0;
         double d = __ddiv_rn(__dmul_rn(diff, diff), __dmul_rn(__dmul_rn(n, no), N));
-        double t = __dsub_rn(1.0, __ddiv_rn(d, dp[D_V0]));
+        double t = __dsub_rn(1.0, __ddiv_rn(d, dp[SCAN_D_V0]));
         if (!(t > 0.0)) return __longlong_as_double(0x7FF0000000000000LL);
-        double llr = -__dmul_rn(dp[D_HALFN], slog(t, tab));
+        double llr = -__dmul_rn(dp[SCAN_D_HALFN], dm_log_table(t, tab));
         return llr > 0.0 ? llr : 0.0;
     } else { /* M_EBP */
         double c = (double) dc;
-        double b = __dmul_rn((double) db, dp[D_F]);
+        double b = __dmul_rn((double) db, dp[SCAN_D_F]);
         if (!(b > 0.0)) return 0.0;
         if (!qualifies(dir, c > b, c < b)) return 0.0;
         double llr = __dsub_rn(__dadd_rn(xlogr(c, b, tab), b), c);
@@ -178,39 +137,27 @@ __device__ __forceinline__ bool better(double l, i64 i, double L, i64 I) {
     return i >= 0 && (I < 0 || i < I);
 }
 
-/* Block-wide (LLR, index) maximum; the result is valid in thread 0. */
+/* A candidate (LLR, global range index) and the better of two: with LLRs in {-Inf} and [0, +Inf] (never NaN, never
+ * -0.0) this is the maximum of a total order, so any reduction tree gives the same pair. */
+struct ScanBest {
+    double llr;
+    i64 idx;
+};
+
+struct ScanBetter {
+    __device__ __forceinline__ ScanBest operator()(const ScanBest &a, const ScanBest &b) const {
+        return better(b.llr, b.idx, a.llr, a.idx) ? b : a;
+    }
+};
+
+/* Block-wide (LLR, index) maximum (blockDim.x == SCAN_BLOCK); the result is valid in thread 0. */
 __device__ __forceinline__ void block_best(double &best, i64 &bestI) {
-    __shared__ double sl[BLOCK / 32];
-    __shared__ i64 si[BLOCK / 32];
-    const unsigned full = 0xffffffffu;
-    for (int off = 16; off > 0; off >>= 1) {
-        double ol = __shfl_down_sync(full, best, off);
-        i64 oi = __shfl_down_sync(full, bestI, off);
-        if (better(ol, oi, best, bestI)) {
-            best = ol;
-            bestI = oi;
-        }
-    }
-    int warp = threadIdx.x >> 5;
-    int lane = threadIdx.x & 31;
-    if (lane == 0) {
-        sl[warp] = best;
-        si[warp] = bestI;
-    }
-    __syncthreads();
-    if (warp == 0) {
-        int nw = blockDim.x >> 5;
-        best = lane < nw ? sl[lane] : __longlong_as_double(0xFFF0000000000000LL);
-        bestI = lane < nw ? si[lane] : -1;
-        for (int off = 16; off > 0; off >>= 1) {
-            double ol = __shfl_down_sync(full, best, off);
-            i64 oi = __shfl_down_sync(full, bestI, off);
-            if (better(ol, oi, best, bestI)) {
-                best = ol;
-                bestI = oi;
-            }
-        }
-    }
+    typedef BlockReduceT<ScanBest, SCAN_BLOCK> Reduce;
+    __shared__ typename Reduce::TempStorage reduceTemp;
+    const ScanBest mine = {best, bestI};
+    const ScanBest r = Reduce(reduceTemp).Reduce(mine, ScanBetter());
+    best = r.llr;
+    bestI = r.idx;
 }
 
 /* ------------------------------------------------------------------------------------------------ scan */
@@ -220,37 +167,37 @@ __device__ __forceinline__ void scan_best_body(const i64 *__restrict__ prm, cons
                                                const i64 *__restrict__ cases, const i64 *__restrict__ base,
                                                const double *__restrict__ logtab, const int *__restrict__ excl,
                                                double *__restrict__ outLlr, i64 *__restrict__ outIdx) {
-    extern __shared__ i64 strip[]; /* SHARED: sc[0..nx], then sb[0..nx] */
-    __shared__ double tab[2 * LOG_ENTRIES];
-    __shared__ double dp[D_COUNT];
-    __shared__ int ex[6 * MAX_EXCL];
-    __shared__ int stripEx[2 * MAX_EXCL];
+    extern __shared__ i64 strip[]; /* SHARED: sc[0..nx], then sb[0..nx] (SCAN_STRIP_BYTES) */
+    __shared__ double tab[2 * DM_LOG_TABLE_ENTRIES];
+    __shared__ double dp[SCAN_D_COUNT];
+    __shared__ int ex[6 * SCAN_MAX_EXCL];
+    __shared__ int stripEx[2 * SCAN_MAX_EXCL];
     __shared__ int stripExCount;
 
-    const int dims = (int) prm[P_DIMS];
-    const int nx = (int) prm[P_NX];
-    const int ny = (int) prm[P_NY];
-    const int nz = (int) prm[P_NZ];
-    const i64 tx = prm[P_TX];
-    const i64 ty = prm[P_TY];
-    const int w = (int) prm[P_WX];
-    const int sy = (int) prm[P_SY];
-    const int sz = (int) prm[P_SZ];
-    const i64 lo = prm[P_LO];
-    const i64 hi = prm[P_HI];
-    const i64 kchunk = prm[P_K];
-    const i64 q = prm[P_Q];
-    const i64 u0 = prm[P_U0];
-    const i64 u1 = prm[P_U1];
-    const i64 minC = prm[P_MINC];
-    const i64 maxC = prm[P_MAXC];
-    const i64 maxBq = prm[P_MAXBQ];
-    const i64 bqTot = prm[P_BQTOT];
-    const int dir = (int) prm[P_DIR];
-    const int nExcl = (int) prm[P_NEXCL];
+    const int dims = (int) prm[SCAN_P_DIMS];
+    const int nx = (int) prm[SCAN_P_NX];
+    const int ny = (int) prm[SCAN_P_NY];
+    const int nz = (int) prm[SCAN_P_NZ];
+    const i64 tx = prm[SCAN_P_TX];
+    const i64 ty = prm[SCAN_P_TY];
+    const int w = (int) prm[SCAN_P_WX];
+    const int sy = (int) prm[SCAN_P_SY];
+    const int sz = (int) prm[SCAN_P_SZ];
+    const i64 lo = prm[SCAN_P_LO];
+    const i64 hi = prm[SCAN_P_HI];
+    const i64 kchunk = prm[SCAN_P_K];
+    const i64 q = prm[SCAN_P_Q];
+    const i64 u0 = prm[SCAN_P_U0];
+    const i64 u1 = prm[SCAN_P_U1];
+    const i64 minC = prm[SCAN_P_MINC];
+    const i64 maxC = prm[SCAN_P_MAXC];
+    const i64 maxBq = prm[SCAN_P_MAXBQ];
+    const i64 bqTot = prm[SCAN_P_BQTOT];
+    const int dir = (int) prm[SCAN_P_DIR];
+    const int nExcl = (int) prm[SCAN_P_NEXCL];
 
-    for (int i = threadIdx.x; i < 2 * LOG_ENTRIES; i += blockDim.x) tab[i] = logtab[i];
-    for (int i = threadIdx.x; i < D_COUNT; i += blockDim.x) dp[i] = dprm[i];
+    for (int i = threadIdx.x; i < 2 * DM_LOG_TABLE_ENTRIES; i += blockDim.x) tab[i] = logtab[i];
+    for (int i = threadIdx.x; i < SCAN_D_COUNT; i += blockDim.x) dp[i] = dprm[i];
     for (int i = threadIdx.x; i < 6 * nExcl; i += blockDim.x) ex[i] = excl[i];
 
     const int dRow = blockDim.x / w;
@@ -358,7 +305,7 @@ __device__ __forceinline__ void scan_best_body(const i64 *__restrict__ prm, cons
 /* MINB: resident blocks per SM the register budget is cut for: 4 = 64 registers; Bernoulli, with four logs
  * per range, spills below about 104 and gets 2. */
 #define SCAN_KERNEL(NAME, MODEL, SHARED, MINB)                                                               \
-    extern "C" __global__ void __launch_bounds__(BLOCK, MINB) NAME(                                          \
+    extern "C" __global__ void __launch_bounds__(SCAN_BLOCK, MINB) NAME(                                     \
         const i64 *__restrict__ prm, const double *__restrict__ dprm, const i64 *__restrict__ cases,        \
         const i64 *__restrict__ base, const double *__restrict__ logtab, const int *__restrict__ excl,      \
         double *__restrict__ outLlr, i64 *__restrict__ outIdx) {                                             \
@@ -375,10 +322,10 @@ SCAN_KERNEL(scan_best_ebp_s, M_EBP, true, 4)
 SCAN_KERNEL(scan_best_ebp_g, M_EBP, false, 4)
 
 /* Reduces n per-block results into slot `slot` of (resLlr, resIdx). One block. */
-extern "C" __global__ void __launch_bounds__(BLOCK) scan_reduce(const double *__restrict__ llr,
-                                                                const i64 *__restrict__ idx, int n,
-                                                                double *__restrict__ resLlr,
-                                                                i64 *__restrict__ resIdx, int slot) {
+extern "C" __global__ void __launch_bounds__(SCAN_BLOCK) scan_reduce(const double *__restrict__ llr,
+                                                                     const i64 *__restrict__ idx, int n,
+                                                                     double *__restrict__ resLlr,
+                                                                     i64 *__restrict__ resIdx, int slot) {
     double best = __longlong_as_double(0xFFF0000000000000LL);
     i64 bestI = -1;
     for (int i = threadIdx.x; i < n; i += blockDim.x) {
@@ -463,7 +410,7 @@ __device__ __forceinline__ int table_index(int c, int nx, int ny, int sy, int sz
 
 /* Poisson / EBP replicas: each of ncases cases falls into a cell with probability proportional to its baseline;
  * counts are added at the cell's position in the (zeroed) table. */
-extern "C" __global__ void __launch_bounds__(BLOCK) scan_alloc_multinomial(
+extern "C" __global__ void __launch_bounds__(SCAN_BLOCK) scan_alloc_multinomial(
     const i64 *__restrict__ cum, int cells, i64 total, i64 ncases, u64 key, int nx, int ny, int sy, int sz,
     u64 *__restrict__ table) {
     for (i64 k = blockIdx.x * (i64) blockDim.x + threadIdx.x; k < ncases; k += (i64) gridDim.x * blockDim.x) {
@@ -474,7 +421,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK) scan_alloc_multinomial(
 }
 
 /* Bernoulli replicas: case k is individual permute(k) of the N individuals. */
-extern "C" __global__ void __launch_bounds__(BLOCK) scan_alloc_bernoulli(
+extern "C" __global__ void __launch_bounds__(SCAN_BLOCK) scan_alloc_bernoulli(
     const i64 *__restrict__ cum, int cells, i64 total, i64 ncases, u64 key, int h, int nx, int ny, int sy,
     int sz, u64 *__restrict__ table) {
     for (i64 k = blockIdx.x * (i64) blockDim.x + threadIdx.x; k < ncases; k += (i64) gridDim.x * blockDim.x) {
@@ -485,7 +432,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK) scan_alloc_bernoulli(
 }
 
 /* Normal replicas: non-empty cell j takes the value of non-empty cell permute(j). */
-extern "C" __global__ void __launch_bounds__(BLOCK) scan_place_values(
+extern "C" __global__ void __launch_bounds__(SCAN_BLOCK) scan_place_values(
     const int *__restrict__ valueCells, const i64 *__restrict__ values, int count, u64 key, int h, int nx, int ny,
     int sy, int sz, i64 *__restrict__ table) {
     for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < count; j += gridDim.x * blockDim.x) {
@@ -495,40 +442,21 @@ extern "C" __global__ void __launch_bounds__(BLOCK) scan_place_values(
 }
 
 /* Running sums along one axis of the table (lines of `extent` entries `stride` apart); one block per line,
- * each thread a contiguous chunk, chunk offsets from a block-wide exclusive scan. */
-extern "C" __global__ void __launch_bounds__(BLOCK) scan_prefix_axis(i64 *__restrict__ table, i64 length,
-                                                                    int stride, int extent) {
-    __shared__ i64 warpSums[BLOCK / 32];
-    const unsigned full = 0xffffffffu;
+ * each thread a contiguous chunk, chunk offsets from a block-wide exclusive scan (cub::BlockScan; integer sums). */
+extern "C" __global__ void __launch_bounds__(SCAN_BLOCK) scan_prefix_axis(i64 *__restrict__ table, i64 length,
+                                                                         int stride, int extent) {
+    typedef BlockScanT<i64, SCAN_BLOCK> Scan;
+    __shared__ typename Scan::TempStorage scanTemp;
     const i64 lines = length / extent;
-    const int chunk = (extent + blockDim.x - 1) / blockDim.x;
-    const int lane = threadIdx.x & 31;
-    const int warp = threadIdx.x >> 5;
+    const int chunk = (extent + SCAN_BLOCK - 1) / SCAN_BLOCK;
     for (i64 line = blockIdx.x; line < lines; line += gridDim.x) {
         const i64 start = (line / stride) * ((i64) stride * extent) + (line % stride);
         const int from = threadIdx.x * chunk;
         const int to = min(from + chunk, extent);
         i64 local = 0;
         for (int t = from; t < to; t++) local += table[start + (i64) t * stride];
-        /* inclusive scan within the warp */
-        i64 incl = local;
-        for (int off = 1; off < 32; off <<= 1) {
-            i64 v = __shfl_up_sync(full, incl, off);
-            if (lane >= off) incl += v;
-        }
-        if (lane == 31) warpSums[warp] = incl;
-        __syncthreads();
-        if (warp == 0) {
-            int nw = blockDim.x >> 5;
-            i64 ws = lane < nw ? warpSums[lane] : 0;
-            for (int off = 1; off < 32; off <<= 1) {
-                i64 v = __shfl_up_sync(full, ws, off);
-                if (lane >= off) ws += v;
-            }
-            if (lane < nw) warpSums[lane] = ws; /* inclusive over warps */
-        }
-        __syncthreads();
-        i64 run = (incl - local) + (warp > 0 ? warpSums[warp - 1] : 0);
+        i64 run; /* sum of the chunks before this one */
+        Scan(scanTemp).ExclusiveSum(local, run);
         for (int t = from; t < to; t++) {
             i64 idx = start + (i64) t * stride;
             run += table[idx];

@@ -35,10 +35,21 @@ import java.util.List;
  * weight is too small to be represented at the fit's scale.
  */
 public final class IsoPoolGpu {
+    // sizes the kernels share (include/layout/isotonic.cuh: ISO_SP_*; IsotonicKernelLayoutTest)
     static final int THREADS = 256;
     static final int TILE = THREADS * 16;
     static final int SCAN_TILE = THREADS * 8;
     static final int RUN = 8;
+    /** Radix sort of 64-bit keys: PASSES passes of DIGIT_BITS-bit digits. */
+    static final int DIGIT_BITS = 8;
+    static final int DIGITS = 1 << DIGIT_BITS;
+    static final int PASSES = 64 / DIGIT_BITS;
+    /** The kernels' counters: invalid rows, rows of weight 0, distinct features, weights quantized to 0. */
+    static final int C_INVALID = 0;
+    static final int C_ZERO_WEIGHT = 1;
+    static final int C_DISTINCT = 2;
+    static final int C_WEIGHT_TOO_SMALL = 3;
+    static final int COUNTERS = 4;
     private static final String M = IsotonicGpu.MODULE;
 
     private IsoPoolGpu() {
@@ -105,21 +116,21 @@ public final class IsoPoolGpu {
      * Radix passes to run: pass k (bits 8k..8k+7) is skipped when one digit value holds all {@code len} keys, as
      * {@link IsoPoints#radixSort} does.
      *
-     * @param digits counts of digit d in pass k at [256k + d]
+     * @param digits counts of digit d in pass k at [DIGITS k + d]
      */
     static int[] passes(int[] digits, int len) {
-        int[] out = new int[8];
+        int[] out = new int[PASSES];
         int m = 0;
-        for (int k = 0; k < 8; k++) {
+        for (int k = 0; k < PASSES; k++) {
             boolean trivial = false;
-            for (int d = 0; d < 256; d++) {
-                if (digits[256 * k + d] == len) {
+            for (int d = 0; d < DIGITS; d++) {
+                if (digits[DIGITS * k + d] == len) {
                     trivial = true;
                     break;
                 }
             }
             if (!trivial) {
-                out[m++] = 8 * k;
+                out[m++] = DIGIT_BITS * k;
             }
         }
         return java.util.Arrays.copyOf(out, m);
@@ -167,10 +178,10 @@ public final class IsoPoolGpu {
                 int tiles = (int) ((len + (long) TILE - 1) / TILE);
                 DeviceBuffer[] keys = {alloc(dev, 8L * len), alloc(dev, 8L * len)};
                 DeviceBuffer[] idx = {alloc(dev, 4L * len), alloc(dev, 4L * len)};
-                DeviceBuffer hist = alloc(dev, 4L * 256 * tiles);
-                DeviceBuffer digits = alloc(dev, 4L * 8 * 256);
-                DeviceBuffer counters = alloc(dev, 4L * 4);
-                int[] sizes = scanLevels(Math.max(256L * tiles, len));
+                DeviceBuffer hist = alloc(dev, 4L * DIGITS * tiles);
+                DeviceBuffer digits = alloc(dev, 4L * PASSES * DIGITS);
+                DeviceBuffer counters = alloc(dev, 4L * COUNTERS);
+                int[] sizes = scanLevels(Math.max((long) DIGITS * tiles, len));
                 levels = new DeviceBuffer[sizes.length];
                 for (int k = 0; k < sizes.length; k++) {
                     levels[k] = alloc(dev, 4L * sizes[k]);
@@ -183,16 +194,16 @@ public final class IsoPoolGpu {
                 int keyGrid = Math.min(grid(len, THREADS), 8 * dev.multiprocessors());
                 KernelLauncher.launch(s, M, "iso_sp_keys", keyGrid, THREADS, 0, xd, yd, wArg, len, keys[0], idx[0],
                         digits, counters);
-                int[] dc = new int[8 * 256];
-                int[] cnt = new int[4];
+                int[] dc = new int[PASSES * DIGITS];
+                int[] cnt = new int[COUNTERS];
                 digits.download(dc, dc.length, s);
-                counters.download(cnt, 4, s);
+                counters.download(cnt, COUNTERS, s);
                 s.synchronize("isotonic sort keys (" + len + " rows)");
-                if (cnt[0] != 0) {
+                if (cnt[C_INVALID] != 0) {
                     hostCheck(x, y, w, len, cols);
                 }
-                zero = cnt[1];
-                int kept = len - cnt[1];
+                zero = cnt[C_ZERO_WEIGHT];
+                int kept = len - cnt[C_ZERO_WEIGHT];
                 rows = kept;
                 if (kept == 0) {
                     n = 0;
@@ -201,7 +212,7 @@ public final class IsoPoolGpu {
                 int cur = 0;
                 for (int shift : passes(dc, len)) {
                     KernelLauncher.launch(s, M, "iso_sp_hist", tiles, THREADS, 0, keys[cur], len, shift, tiles, hist);
-                    scan(hist, 256 * tiles, 0);
+                    scan(hist, DIGITS * tiles, 0);
                     KernelLauncher.launch(s, M, "iso_sp_scatter", tiles, THREADS, 0, keys[cur], idx[cur],
                             keys[1 - cur], idx[1 - cur], len, shift, tiles, hist);
                     cur = 1 - cur;
@@ -216,12 +227,12 @@ public final class IsoPoolGpu {
                         keys[cur], idx[cur], g, xd, yd, wArg, kept, negate ? 1 : 0, sc.labelMul[0], sc.labelMul[1],
                         sc.weightMul[0], sc.weightMul[1], ux, acc, counters);
                 KernelLauncher.launch(s, M, "iso_sp_check_w", grid(kept, THREADS), THREADS, 0, acc, counters);
-                counters.download(cnt, 4, s);
+                counters.download(cnt, COUNTERS, s);
                 s.synchronize("isotonic pooling (" + kept + " rows)");
-                if (cnt[3] != 0) {
+                if (cnt[C_WEIGHT_TOO_SMALL] != 0) {
                     throw IsoPoints.tooSmall(Double.NaN, cols);
                 }
-                n = cnt[2];
+                n = cnt[C_DISTINCT];
             } catch (RuntimeException | Error e) {
                 close();
                 throw e;

@@ -37,6 +37,11 @@ public final class IsotonicGpu {
     static final int MLS_BLOCK = 256;
     static final int SCAN_THREADS = 1024;
 
+    /** Dynamic shared memory of iso_mls_argmin for blocks of {@code threads}: one 32-byte record of z per thread. */
+    static int argminSharedBytes(int threads) {
+        return 32 * threads;
+    }
+
     private IsotonicGpu() {
     }
 
@@ -161,7 +166,8 @@ public final class IsotonicGpu {
                 ev.start(s);
             }
             KernelLauncher.launch(s, MODULE, "iso_mls_prefix", 1, SCAN_THREADS, 0, acc, n, z);
-            KernelLauncher.launch(s, MODULE, "iso_mls_argmin", grid(n, MLS_BLOCK), MLS_BLOCK, 32 * MLS_BLOCK, z, n, jstar);
+            KernelLauncher.launch(s, MODULE, "iso_mls_argmin", grid(n, MLS_BLOCK), MLS_BLOCK,
+                    argminSharedBytes(MLS_BLOCK), z, n, jstar);
             KernelLauncher.launch(s, MODULE, "iso_mls_blocks", 1, SCAN_THREADS, 0, z, jstar, n, out, starts, count);
             if (ev != null) {
                 ev.stop(s);

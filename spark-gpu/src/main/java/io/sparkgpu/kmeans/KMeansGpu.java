@@ -134,11 +134,11 @@ public final class KMeansGpu {
     static final int SORTED_MAX_D = 64;
 
     /**
-     * Shared bytes of the sorted kernels' sort region (kmeans.cu sortRegionInts): cnt int[k], off int[k+1],
-     * warp totals int[32], and the tile's sorted indices and labels, int[BLOCK * pointsPerThread] each.
+     * Shared bytes of the sorted kernels' sort region (KMEANS_SORT_INTS, include/layout/kmeans.cuh): cnt int[k],
+     * off int[k+1], and the tile's sorted indices and labels, int[BLOCK * pointsPerThread] each.
      */
     static long sortBytes(int k, int pointsPerThread) {
-        return 4L * ((long) k + (k + 1) + 32 + 2L * BLOCK * pointsPerThread);
+        return 4L * ((long) k + (k + 1) + 2L * BLOCK * pointsPerThread);
     }
 
     /** Launch configuration of a step: which kernel, what goes to shared memory, and the grid limit. */

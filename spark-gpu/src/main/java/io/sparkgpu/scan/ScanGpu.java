@@ -1,5 +1,6 @@
 package io.sparkgpu.scan;
 
+import io.sparkgpu.common.DetMath;
 import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.cuda.DeviceBuffer;
 import io.sparkgpu.cuda.GpuStream;
@@ -24,7 +25,7 @@ public final class ScanGpu {
     /** Largest shared-memory strip a 1-D grid uses; larger 1-D grids read the tables from global memory. */
     static final int SHARED_STRIP_LIMIT = 96 * 1024;
 
-    // layout of the kernels' parameter arrays (scan.cu: P_*, D_*)
+    // layout of the kernels' parameter arrays (include/layout/scan.cuh: SCAN_P_*, SCAN_D_*; ScanKernelLayoutTest)
     static final int P_DIMS = 0;
     static final int P_NX = 1;
     static final int P_NY = 2;
@@ -47,6 +48,13 @@ public final class ScanGpu {
     static final int P_DIR = 19;
     static final int P_NEXCL = 20;
     static final int P_COUNT = 21;
+    static final int D_C = 0;
+    static final int D_B = 1;
+    static final int D_F = 2;
+    static final int D_G = 3;
+    static final int D_V0 = 4;
+    static final int D_HALFN = 5;
+    static final int D_CSCALE = 6;
     static final int D_COUNT = 7;
 
     private ScanGpu() {
@@ -59,7 +67,14 @@ public final class ScanGpu {
 
     /** Whether a strip's x prefix arrays go to shared memory (always for 2-D and 3-D). */
     static boolean sharedStrip(ScanShape sh) {
-        return sh.dims() > 1 || 16L * (sh.size(0) + 1) <= SHARED_STRIP_LIMIT;
+        return sh.dims() > 1 || stripBytes(sh.size(0)) <= SHARED_STRIP_LIMIT;
+    }
+
+    /**
+     * Dynamic shared memory of the SHARED scan kernels: the strip's case and baseline prefix arrays, nx + 1 longs each.
+     */
+    static long stripBytes(long nx) {
+        return 16 * (nx + 1);
     }
 
     static long ceilDiv(long a, long b) {
@@ -104,7 +119,15 @@ public final class ScanGpu {
     }
 
     static double[] doubleParams(ScanTables t) {
-        return new double[] {t.totalCases, t.totalBase, t.f, t.g, t.v0, t.halfN, t.casesScale};
+        double[] d = new double[D_COUNT];
+        d[D_C] = t.totalCases;
+        d[D_B] = t.totalBase;
+        d[D_F] = t.f;
+        d[D_G] = t.g;
+        d[D_V0] = t.v0;
+        d[D_HALFN] = t.halfN;
+        d[D_CSCALE] = t.casesScale;
+        return d;
     }
 
     /** One grid's tables on one device, with the buffers for scans and replicas. Not thread-safe. */
@@ -134,7 +157,7 @@ public final class ScanGpu {
             this.t = t;
             shared = sharedStrip(t.shape);
             kernel = kernel(t.model, shared);
-            sharedBytes = shared ? 16 * (t.shape.size(0) + 1) : 0;
+            sharedBytes = shared ? (int) stripBytes(t.shape.size(0)) : 0;
             resident = KernelLauncher.residentBlocks(dev, MODULE, kernel, BLOCK, sharedBytes);
             GpuStream s = new GpuStream(dev);
             DeviceBuffer[] bufs = new DeviceBuffer[8];
@@ -142,7 +165,7 @@ public final class ScanGpu {
                 long len = t.shape.tableLength();
                 bufs[0] = DeviceBuffer.allocate(dev, 8 * len);
                 bufs[1] = DeviceBuffer.allocate(dev, 8 * len);
-                bufs[2] = DeviceBuffer.ofDoubles(dev, 2 * ScanMath.TABLE_ENTRIES);
+                bufs[2] = DeviceBuffer.ofDoubles(dev, 2 * DetMath.LOG_TABLE_ENTRIES);
                 bufs[3] = DeviceBuffer.allocate(dev, 8L * P_COUNT);
                 bufs[4] = DeviceBuffer.ofDoubles(dev, D_COUNT);
                 bufs[5] = DeviceBuffer.allocate(dev, 4L * 6 * ScanSpec.MAX_EXCLUDED);
@@ -150,7 +173,7 @@ public final class ScanGpu {
                 bufs[7] = DeviceBuffer.allocate(dev, 8L * resident);
                 bufs[0].upload(t.casesPrefix, s);
                 bufs[1].upload(t.basePrefix, s);
-                bufs[2].upload(ScanMath.logTable(), s);
+                bufs[2].upload(DetMath.logTable(), s);
                 bufs[4].upload(doubleParams(t), s);
                 s.synchronize("upload of scan tables (" + t.shape + ")");
             } catch (RuntimeException e) {

@@ -1,91 +1,26 @@
 package io.sparkgpu.scan;
 
+import io.sparkgpu.common.DetMath;
+
 /**
  * The arithmetic of a range's log-likelihood ratio, shared bit for bit by the CPU twin and the CUDA kernels
  * ({@code scan.cu} repeats every operation below in the same order with explicitly rounded intrinsics and
  * no contraction). Java's {@code Math.log} and CUDA's {@code log} are both accurate but not identical, so
- * the natural logarithm is our own: argument reduction to m in [sqrt(1/2), sqrt(2)) and a 91-entry table of
- * c_j = 1 + j/128, then ln m = ln(m / c_j) + ln c_j with a degree-8 series for ln(1 + r), |r| < 0.0056.
- * The table is built here and uploaded to the GPU, so both sides read the same numbers. Relative error is
- * about 1 ulp, and exactly 0 ulp apart between the two sides, so the GPU and the CPU twin pick the same best
+ * the natural logarithm is our own: {@link DetMath#tableLog} (argument reduction to m in [sqrt(1/2), sqrt(2)) and a
+ * 91-entry table of c_j = 1 + j/128, then ln m = ln(m / c_j) + ln c_j with a degree-8 series for ln(1 + r),
+ * |r| &lt; 0.0056), whose table is built in Java and uploaded to the GPU, so both sides read the same numbers. Relative
+ * error is about 1 ulp, and exactly 0 ulp apart between the two sides, so the GPU and the CPU twin pick the same best
  * range and report the same LLR bits.
  *
  * <p>Each LLR function returns 0 for ranges that do not qualify (wrong direction, no baseline inside or
  * outside) and never a negative value.
  */
 public final class ScanMath {
-    /** Smallest and largest table index j: (m - 1) * 128 rounded, m in [sqrt(1/2), sqrt(2)). */
-    static final int J_MIN = -37;
-    static final int J_MAX = 53;
-    /** Entries of the table: pairs (1/c_j rounded, -ln(1/c_j rounded)) for j = J_MIN..J_MAX. */
-    static final int TABLE_ENTRIES = J_MAX - J_MIN + 1;
-
-    /** ln 2 split so that e * LN2_HI is exact for every binary exponent e. */
-    static final double LN2_HI = Double.longBitsToDouble(0x3FE62E42FEE00000L);
-    static final double LN2_LO = Double.longBitsToDouble(0x3DEA39EF35793C76L);
-    private static final double SQRT2 = Math.sqrt(2.0);
-    private static final double TWO54 = 0x1p54;
-
-    private static final double[] TABLE = buildTable();
-
     private ScanMath() {
     }
 
-    private static double[] buildTable() {
-        double[] t = new double[2 * TABLE_ENTRIES];
-        for (int j = J_MIN; j <= J_MAX; j++) {
-            double c = 1.0 + j / 128.0;
-            double inv = 1.0 / c;
-            int at = 2 * (j - J_MIN);
-            t[at] = inv;
-            t[at + 1] = j == 0 ? 0.0 : -StrictMath.log(inv);
-        }
-        return t;
-    }
-
-    /** A copy of the logarithm table (pairs inv_j, ln c_j), as uploaded to the GPU. */
-    public static double[] logTable() {
-        return TABLE.clone();
-    }
-
-    /**
-     * Natural logarithm with the table method above: +Infinity for +Infinity, -Infinity for 0, NaN for
-     * negative arguments and NaN.
-     */
-    public static double log(double x) {
-        if (!(x > 0.0) || x == Double.POSITIVE_INFINITY) {
-            if (x == 0.0) {
-                return Double.NEGATIVE_INFINITY;
-            }
-            return x == Double.POSITIVE_INFINITY ? x : Double.NaN;
-        }
-        int e = 0;
-        if (x < Double.MIN_NORMAL) {
-            x = x * TWO54; // exact
-            e = -54;
-        }
-        long bits = Double.doubleToRawLongBits(x);
-        e += (int) (bits >>> 52) - 1023;
-        double m = Double.longBitsToDouble((bits & 0x000FFFFFFFFFFFFFL) | 0x3FF0000000000000L);
-        if (m >= SQRT2) {
-            m = m * 0.5; // exact
-            e += 1;
-        }
-        int j = (int) Math.rint((m - 1.0) * 128.0);
-        int at = 2 * (j - J_MIN);
-        double r = Math.fma(m, TABLE[at], -1.0);
-        double q = Math.fma(-0.125, r, 0.14285714285714285);
-        q = Math.fma(q, r, -0.16666666666666666);
-        q = Math.fma(q, r, 0.2);
-        q = Math.fma(q, r, -0.25);
-        q = Math.fma(q, r, 0.3333333333333333);
-        q = Math.fma(q, r, -0.5);
-        double r2 = r * r;
-        double lp = Math.fma(r2, q, r); // ln(1 + r)
-        double de = e;
-        double hi = de * LN2_HI + TABLE[at + 1];
-        double lo = de * LN2_LO + lp;
-        return hi + lo;
+    private static double log(double x) {
+        return DetMath.tableLog(x);
     }
 
     /**

@@ -23,6 +23,8 @@ public final class G2GGpu {
     public static final String MODULE = "tsne";
     public static final String PROBE_KERNEL = "tsne_g2g_pack";
     static final int BLOCK = 256;
+    /** Threads per block of tsne_g2g_direct, which stages this many source nodes at a time (TSNE_G2G_TILE). */
+    static final int DIRECT_TILE = 128;
     static final int MAX_SHAPES = 4;
     static final int MAX_IDLE = 4;
 
@@ -99,8 +101,8 @@ public final class G2GGpu {
         KernelLauncher.launch(s, MODULE, "tsne_g2g_kernel_table", grid(nodes), BLOCK, 0,
                 ws.kt, plan.dim, plan.n, h2, nodes);
         if (!fft) {
-            KernelLauncher.launch(s, MODULE, "tsne_g2g_direct", (nodes + 127) / 128, 128, 0,
-                    q, ws.kt, phi, plan.dim, plan.n, nodes, charges);
+            KernelLauncher.launch(s, MODULE, "tsne_g2g_direct", (nodes + DIRECT_TILE - 1) / DIRECT_TILE, DIRECT_TILE,
+                    0, q, ws.kt, phi, plan.dim, plan.n, nodes, charges);
             return;
         }
         int fn = plan.fftNodes;
@@ -175,7 +177,7 @@ public final class G2GGpu {
         return Math.min(lines, fit);
     }
 
-    private static int fusedBytes(int m, int lines) {
+    static int fusedBytes(int m, int lines) {
         return 2 * 16 * m * lines;
     }
 

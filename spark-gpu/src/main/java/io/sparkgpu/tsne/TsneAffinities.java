@@ -1,5 +1,6 @@
 package io.sparkgpu.tsne;
 
+import io.sparkgpu.common.DetMath;
 import io.sparkgpu.cuda.Backend;
 import io.sparkgpu.cuda.BackendChooser;
 import io.sparkgpu.cuda.BackendUsage;
@@ -27,7 +28,7 @@ import java.util.stream.IntStream;
  * __fmaf_rn on the GPU). Neighbours are ordered by (dist2, index); the point itself is never its own
  * neighbour (but an exact duplicate at another index is, at distance 0).</li>
  * <li>Bandwidths: per row a bisection on beta (see {@link #conditional}) with the deterministic
- * {@link TsneMath#exp}/{@link TsneMath#log}, every double operation correctly rounded in the same order on both
+ * {@link DetMath#exp}/{@link DetMath#log}, every double operation correctly rounded in the same order on both
  * sides.</li>
  * </ul>
  *
@@ -310,7 +311,7 @@ public final class TsneAffinities {
         if (g.rows == 0) {
             return new double[0];
         }
-        double target = TsneMath.log(perplexity);
+        double target = DetMath.log(perplexity);
         BackendChooser.Ran<Calibrated> ran = BackendChooser.run(backend, MODULE, PROBE_KERNEL, AFFINITIES_PHASE,
                 dev -> {
                     requireKnnFits(dev, g.k); // as the kNN: both phases of a graph run on the same backend
@@ -406,11 +407,11 @@ public final class TsneAffinities {
             final double nb = -beta;
             for (int m = 0; m < k; m++) {
                 double dd = (double) dist2[base + m] - d0;
-                double p = TsneMath.exp(nb * dd);
+                double p = DetMath.exp(nb * dd);
                 z = z + p;
                 s = s + p * dd;
             }
-            double h = TsneMath.log(z) + (beta * s) / z;
+            double h = DetMath.log(z) + (beta * s) / z;
             double diff = h - target;
             if (Math.abs(diff) <= ENTROPY_TOL || step >= MAX_STEPS) {
                 if (!(Math.abs(diff) <= ENTROPY_FAIL)) {
@@ -437,7 +438,7 @@ public final class TsneAffinities {
         final double nb = -beta;
         for (int m = 0; m < k; m++) {
             double dd = (double) dist2[base + m] - d0;
-            out[base + m] = TsneMath.exp(nb * dd) / z;
+            out[base + m] = DetMath.exp(nb * dd) / z;
         }
         return 0;
     }

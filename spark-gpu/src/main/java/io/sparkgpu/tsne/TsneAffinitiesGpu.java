@@ -30,6 +30,7 @@ final class TsneAffinitiesGpu {
     static final int KD = 32;
     static final int KNN_THREADS = 256;
     static final int AFF_THREADS = 64;
+    // (these sizes: include/layout/tsne.cuh, TSNE_KNN_* and TSNE_AFF_*; TsneKernelLayoutTest)
     /** Device bytes per chunk of queries (data + lists) and per chunk of references; tests shrink it. */
     static long chunkBytes = 1L << 30;
 
@@ -47,6 +48,11 @@ final class TsneAffinitiesGpu {
         return (int) Math.min(Integer.MAX_VALUE, b);
     }
 
+    /** Dynamic shared memory of tsne_aff_cond for k neighbours: the block's k distances per row as floats. */
+    static long affSharedBytes(int k) {
+        return 4L * AFF_THREADS * k;
+    }
+
     /** Whether the whole query tile (d rounded up to KD) fits in shared memory next to the rest. */
     static boolean queryResident(CudaDevice dev, int d, int k) {
         int qDims = (d + KD - 1) / KD * KD;
@@ -55,7 +61,7 @@ final class TsneAffinitiesGpu {
 
     static boolean knnFits(CudaDevice dev, int k) {
         return knnSharedBytes(k) <= dev.maxSharedMemoryOptin() - 1024
-                && 4L * AFF_THREADS * k <= dev.maxSharedMemoryOptin();
+                && affSharedBytes(k) <= dev.maxSharedMemoryOptin();
     }
 
     private static void upload(DeviceBuffer dst, float[] src, long from, long count, GpuStream s) {
@@ -127,7 +133,7 @@ final class TsneAffinitiesGpu {
         long rowBytes = 4L * k + 8L * k + 4;
         int chunk = (int) Math.max(AFF_THREADS, Math.min(rows, chunkBytes / rowBytes / AFF_THREADS * AFF_THREADS));
         chunk = Math.min(chunk, rows);
-        final int shared = 4 * AFF_THREADS * k;
+        final int shared = (int) affSharedBytes(k);
         try (GpuStream s = new GpuStream(dev);
              DeviceBuffer dd = DeviceBuffer.allocate(dev, 4L * chunk * k);
              DeviceBuffer dp = DeviceBuffer.allocate(dev, 8L * chunk * k);

@@ -28,7 +28,7 @@ import java.util.concurrent.CompletableFuture;
 final class TsneDeviceState implements TsneOptimizer.State {
     /** A kernel of this section: loading it proves the module has the device-resident iteration. */
     static final String PROBE_KERNEL = "tsne_step";
-    private static final int BLOCK = 256;
+    static final int BLOCK = 256;
     private static final long SIGN = Long.MIN_VALUE;
 
     private final CudaDevice dev;

@@ -23,6 +23,14 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class TsneForcesGpu {
     static final int BLOCK = 256;
+    /**
+     * Offsets in the S2G/G2S parameter array (TSNE_PRM_*, include/layout/tsne.cuh): lo, centre, h, zMax, multipliers.
+     */
+    static final int PRM_LO = 0;
+    static final int PRM_CENTRE = 3;
+    static final int PRM_H = 6;
+    static final int PRM_ZMAX = 7;
+    static final int PRM_MULT = 8;
     private static final AtomicLong NEXT_ID = new AtomicLong();
     /** Identity of each P slice seen here (without a caller key) -> its residency id. */
     private static final Map<SparseRows, Long> IDS = new WeakHashMap<>();
@@ -202,15 +210,15 @@ final class TsneForcesGpu {
         return c;
     }
 
-    /** Kernel parameters: lo, centre, h, zMax, multiplier pairs (see the tsne.cu section). */
+    /** Kernel parameters: lo, centre, h, zMax, multiplier pairs (see include/tsne/grid.cuh). */
     static double[] params(InterpGrid g, double zMax, double[] mult) {
-        double[] prm = new double[8 + mult.length];
-        System.arraycopy(g.lo, 0, prm, 0, g.dim);
+        double[] prm = new double[PRM_MULT + mult.length];
+        System.arraycopy(g.lo, 0, prm, PRM_LO, g.dim);
         double[] c = TsneForces.centre(g);
-        System.arraycopy(c, 0, prm, 3, 3);
-        prm[6] = g.spacing();
-        prm[7] = zMax;
-        System.arraycopy(mult, 0, prm, 8, mult.length);
+        System.arraycopy(c, 0, prm, PRM_CENTRE, 3);
+        prm[PRM_H] = g.spacing();
+        prm[PRM_ZMAX] = zMax;
+        System.arraycopy(mult, 0, prm, PRM_MULT, mult.length);
         return prm;
     }
 

@@ -9,6 +9,9 @@ import java.io.Serializable;
 public final class TsneGridOptions implements Serializable {
     private static final long serialVersionUID = 1L;
 
+    /** Largest p: the GPU kernels hold p weights per axis in fixed arrays (TSNE_MAX_P, include/layout/tsne.cuh). */
+    public static final int MAX_P = 8;
+
     public final int p;
     public final double intervalsPerUnit;
     public final int minIntervals;

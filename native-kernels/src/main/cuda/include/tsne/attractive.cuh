@@ -1,0 +1,159 @@
+/*
+ * t-SNE section: the attractive term (kernels tsne_attr_sell_d1..d3). Included by tsne.cu only (module "tsne").
+ * CPU twin: io.sparkgpu.tsne.TsneForces (ExactTsne.attractive's operations); host side TsneForcesGpu, SellRows.
+ *
+ * Data layout
+ *   y         double[n*dim] row-major (AoS), point i at y[i*dim .. i*dim+dim): all n points (global column indices).
+ *   P (SELL-32-256): the slice's rows are permuted inside windows of 256 rows by decreasing length
+ *             (ties by row) and cut into slices of TSNE_SELL_C = 32 slots; slot s holds row slotRow[s] (-1 = padding)
+ *             with slotLen[s] entries. Slice g occupies [sliceOff[g], sliceOff[g+1]) of val/col, entry e of the slot
+ *             of lane l at sliceOff[g] + 32*e + l (column-major inside the slice, so a warp's loads coalesce).
+ *             meta = int[nSlices+1 | slots | slots | nHubs | nHubs+1] = sliceOff, slotRow, slotLen, hubRow,
+ *             hubPtr; col int32 global; val double. Hub rows (more than SellRows.HUB_LEN entries) are padding
+ *             slots in the SELL part and stored after it in CSR order: hub h = row hubRow[h], entries
+ *             [hubPtr[h], hubPtr[h+1]) of col/val.
+ *   out       double[rows*dim], the slice's rows.
+ *
+ * Determinism: every double operation is an explicitly rounded intrinsic in the order of the Java twin (nvcc
+ * --fmad=false besides) and each row's terms are added in CSR order by one thread.
+ *
+ * Launch shape: one thread per slot, blockDim.x = TSNE_BLOCK = 256 (__launch_bounds__), grid = nHubs +
+ * ceil(slots / 256). The nHubs blocks in front take one hub row each, whole (warps 1..7 compute the terms of 224
+ * entries per round into shared memory, double-buffered, while lanes 0..dim-1 of warp 0 add the previous round's
+ * terms in CSR order), blocks nHubs.. take the SELL slots.
+ */
+#pragma once
+
+#include "common.cuh"
+#include "layout/tsne.cuh"
+
+static_assert(TSNE_SELL_C == 32, "one warp per SELL slice: slot s is lane s & 31 of slice s >> 5");
+
+#define TSNE_ATTR_BATCH 8
+
+/* f += p_ij (y_i - y_j) / (1 + |y_i - y_j|^2): ExactTsne.attractive's operations for one entry. */
+template <int DIM>
+__device__ __forceinline__ void tsne_attr_term(const double *yi, const double *yj, double v, double *f) {
+    double diff[DIM];
+    double d2 = 0.0;
+#pragma unroll
+    for (int a = 0; a < DIM; a++) {
+        diff[a] = __dsub_rn(yi[a], yj[a]);
+        d2 = __dadd_rn(d2, __dmul_rn(diff[a], diff[a]));
+    }
+    const double pw = __ddiv_rn(v, __dadd_rn(1.0, d2));
+#pragma unroll
+    for (int a = 0; a < DIM; a++) f[a] = __dadd_rn(f[a], __dmul_rn(pw, diff[a]));
+}
+
+#define TSNE_HUB_CHUNK (TSNE_BLOCK - 32) /* entries per round of a hub block: threads 32..255 */
+
+/* Hub row hubRow[h]: the same terms as tsne_attr_term, computed in parallel; lane a < DIM of warp 0 forms
+ * f[a] = (((0 + t_0) + t_1) + ...) in CSR order, exactly the twin's sum. blockDim.x must be TSNE_BLOCK. */
+template <int DIM>
+__device__ __forceinline__ void tsne_attr_hub(const int *__restrict__ meta, int nSlices, int nHubs, int h,
+        const double *__restrict__ val, const int *__restrict__ col, int rowOffset,
+        const double *__restrict__ y, double *__restrict__ out) {
+    __shared__ double terms[2][DIM][TSNE_HUB_CHUNK];
+    const int slots = nSlices * 32;
+    const int *hubRow = meta + nSlices + 1 + 2 * slots;
+    const int *hubPtr = hubRow + nHubs;
+    const int r = hubRow[h];
+    const int e0 = hubPtr[h], e1 = hubPtr[h + 1];
+    const int i = rowOffset + r;
+    const int t = threadIdx.x;
+    double yi[DIM];
+#pragma unroll
+    for (int a = 0; a < DIM; a++) yi[a] = y[(long long) i * DIM + a];
+    double f = 0.0; /* axis t of the row, in lanes t < DIM of warp 0 */
+    const int rounds = (e1 - e0 + TSNE_HUB_CHUNK - 1) / TSNE_HUB_CHUNK;
+    for (int k = 0; k <= rounds; k++) {
+        if (t >= 32 && k < rounds) {
+            const int e = e0 + k * TSNE_HUB_CHUNK + (t - 32);
+            if (e < e1) {
+                const int j = col[e];
+                const double v = val[e];
+                double diff[DIM];
+                double d2 = 0.0;
+#pragma unroll
+                for (int a = 0; a < DIM; a++) {
+                    diff[a] = __dsub_rn(yi[a], y[(long long) j * DIM + a]);
+                    d2 = __dadd_rn(d2, __dmul_rn(diff[a], diff[a]));
+                }
+                const double pw = __ddiv_rn(v, __dadd_rn(1.0, d2));
+#pragma unroll
+                for (int a = 0; a < DIM; a++) terms[k & 1][a][t - 32] = __dmul_rn(pw, diff[a]);
+            }
+        }
+        if (t < DIM && k > 0) {
+            const int cnt = min(TSNE_HUB_CHUNK, e1 - e0 - (k - 1) * TSNE_HUB_CHUNK);
+            const double *tk = terms[(k - 1) & 1][t];
+            for (int u = 0; u < cnt; u++) f = __dadd_rn(f, tk[u]);
+        }
+        __syncthreads();
+    }
+    if (t < DIM) out[(long long) r * DIM + t] = f;
+}
+
+template <int DIM>
+__device__ __forceinline__ void tsne_attr_body(const int *__restrict__ meta, int nSlices, int nHubs,
+        const double *__restrict__ val, const int *__restrict__ col, int rowOffset,
+        const double *__restrict__ y, double *__restrict__ out) {
+    if ((int) blockIdx.x < nHubs) {
+        tsne_attr_hub<DIM>(meta, nSlices, nHubs, blockIdx.x, val, col, rowOffset, y, out);
+        return;
+    }
+    const int slots = nSlices * 32;
+    const int s = (blockIdx.x - nHubs) * blockDim.x + threadIdx.x;
+    if (s >= slots) return;
+    const int r = meta[nSlices + 1 + s];
+    if (r < 0) return;
+    const int len = meta[nSlices + 1 + slots + s];
+    const int base = meta[s >> 5] + (s & 31);
+    const int i = rowOffset + r;
+    double yi[DIM], f[DIM];
+#pragma unroll
+    for (int a = 0; a < DIM; a++) {
+        yi[a] = y[(long long) i * DIM + a];
+        f[a] = 0.0;
+    }
+    /* Entries in batches of TSNE_ATTR_BATCH: the batch's column, value and y_j loads are all issued before its
+     * arithmetic, so a long (hub) row waits for one memory latency per batch instead of one per entry; the
+     * arithmetic still runs entry by entry in CSR order, so the bits are those of the twin. */
+    int e = 0;
+    for (; e + TSNE_ATTR_BATCH <= len; e += TSNE_ATTR_BATCH) {
+        int jb[TSNE_ATTR_BATCH];
+        double vb[TSNE_ATTR_BATCH], yb[TSNE_ATTR_BATCH][DIM];
+#pragma unroll
+        for (int u = 0; u < TSNE_ATTR_BATCH; u++) {
+            jb[u] = col[base + 32 * (e + u)];
+            vb[u] = val[base + 32 * (e + u)];
+        }
+#pragma unroll
+        for (int u = 0; u < TSNE_ATTR_BATCH; u++) {
+#pragma unroll
+            for (int a = 0; a < DIM; a++) yb[u][a] = y[(long long) jb[u] * DIM + a];
+        }
+#pragma unroll
+        for (int u = 0; u < TSNE_ATTR_BATCH; u++) tsne_attr_term<DIM>(yi, yb[u], vb[u], f);
+    }
+    for (; e < len; e++) {
+        const int at = base + 32 * e;
+        const int j = col[at];
+        double yj[DIM];
+#pragma unroll
+        for (int a = 0; a < DIM; a++) yj[a] = y[(long long) j * DIM + a];
+        tsne_attr_term<DIM>(yi, yj, val[at], f);
+    }
+#pragma unroll
+    for (int a = 0; a < DIM; a++) out[(long long) r * DIM + a] = f[a];
+}
+
+#define TSNE_ATTR_KERNEL(DIM)                                                                                   \
+    extern "C" __global__ void __launch_bounds__(TSNE_BLOCK) tsne_attr_sell_d##DIM(const int *meta, int nSlices, \
+            int nHubs, const double *val, const int *col, int rowOffset, const double *y, double *out) {      \
+        tsne_attr_body<DIM>(meta, nSlices, nHubs, val, col, rowOffset, y, out);                               \
+    }
+TSNE_ATTR_KERNEL(1)
+TSNE_ATTR_KERNEL(2)
+TSNE_ATTR_KERNEL(3)
