@@ -1,5 +1,6 @@
 package io.sparkgpu.kmeans;
 
+import io.sparkgpu.common.Features;
 import io.sparkgpu.ml.DoubleMatrixParam;
 import java.io.Serializable;
 

@@ -1,5 +1,6 @@
 package io.sparkgpu.kmeans;
 
+import io.sparkgpu.common.Features;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Arrays;

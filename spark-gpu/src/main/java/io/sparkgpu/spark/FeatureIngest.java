@@ -1,6 +1,6 @@
 package io.sparkgpu.spark;
 
-import io.sparkgpu.kmeans.Features;
+import io.sparkgpu.common.Features;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -154,7 +154,7 @@ public class GpuTsne extends Estimator<GpuTsneModel> implements GpuTsneParams<Gp
             }
             return schema;
         }
-        io.sparkgpu.kmeans.Features.checkFeatures(schema, getFeaturesCol());
+        io.sparkgpu.common.Features.checkFeatures(schema, getFeaturesCol());
         String id = getIdCol();
         if (id != null) {
             int i = io.sparkgpu.common.SchemaColumns.index(schema, id, "idCol");

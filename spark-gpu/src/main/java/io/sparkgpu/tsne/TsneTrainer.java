@@ -2,7 +2,7 @@ package io.sparkgpu.tsne;
 
 import io.sparkgpu.common.SchemaColumns;
 import io.sparkgpu.common.SparkErrors;
-import io.sparkgpu.kmeans.Features;
+import io.sparkgpu.common.Features;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sparkgpu.common.SparkErrors;
-import io.sparkgpu.kmeans.Features;
+import io.sparkgpu.common.Features;
 import io.sparkgpu.testutil.SparkTestSession;
 import java.io.IOException;
 import java.math.BigDecimal;

@@ -1,6 +1,6 @@
 package io.sparkgpu.jobs;
 
-import io.sparkgpu.kmeans.Features;
+import io.sparkgpu.common.Features;
 import io.sparkgpu.kmeans.GpuKMeansModel;
 import io.sparkgpu.kmeans.GpuKMeansSummary;
 import io.sparkgpu.kmeans.KMeansConfig;

@@ -6,7 +6,7 @@ import io.sparkgpu.cuda.DeviceBuffer;
 import io.sparkgpu.cuda.GpuStream;
 import io.sparkgpu.cuda.HostToDevice;
 import io.sparkgpu.cuda.PinnedStagingPool;
-import io.sparkgpu.kmeans.Features;
+import io.sparkgpu.common.Features;
 import io.sparkgpu.kmeans.KMeansTrainer;
 import io.sparkgpu.spark.FeatureIngest;
 import java.io.IOException;

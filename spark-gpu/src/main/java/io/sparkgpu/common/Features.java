@@ -1,4 +1,4 @@
-package io.sparkgpu.kmeans;
+package io.sparkgpu.common;
 
 import io.sparkgpu.common.SchemaColumns;
 import java.util.List;
