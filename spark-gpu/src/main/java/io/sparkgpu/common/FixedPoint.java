@@ -65,11 +65,14 @@ public final class FixedPoint {
             hi = ~hi + (lo == 0 ? 1 : 0);
             lo = -lo;
         }
-        addPair(acc, at, hi, lo);
+        addPair(acc, at, lo, hi);
     }
 
-    /** Adds the 128-bit integer hi*2^64 + lo (lo unsigned) to the pair at {@code at}. */
-    public static void addPair(long[] acc, int at, long hi, long lo) {
+    /**
+     * Adds the 128-bit integer hi*2^64 + lo (lo unsigned) to the pair at {@code at}. Low word first, like the
+     * stored pair and the kernels' {@code fx_add} (include/fixed128.cuh).
+     */
+    public static void addPair(long[] acc, int at, long lo, long hi) {
         long old = acc[at];
         long sum = old + lo;
         long carry = Long.compareUnsigned(sum, old) < 0 ? 1L : 0L;

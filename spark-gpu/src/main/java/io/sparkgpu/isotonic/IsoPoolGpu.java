@@ -91,9 +91,7 @@ public final class IsoPoolGpu {
     public static IsotonicSolver.Solved solve(CudaDevice dev, double[] x, double[] y, double[] w, int len,
                                               boolean negate, IsoScales sc, IsoColumns cols, int chunk,
                                               double[] kernelMillis) {
-        if (chunk < 1) {
-            throw new IllegalArgumentException("chunk must be >= 1, got " + chunk);
-        }
+        IsotonicConfig.checkChunk(chunk); // the setting's one rule
         if (len == 0) {
             return new IsotonicSolver.Solved(L2Blocks.EMPTY, 0, 0, false);
         }

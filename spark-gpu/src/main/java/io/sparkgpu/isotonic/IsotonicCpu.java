@@ -145,9 +145,7 @@ public final class IsotonicCpu {
      * surviving blocks next to A's.
      */
     public static L2Blocks pavaMerge(IsoPoints p, int chunk, int threads) {
-        if (chunk < 1) {
-            throw new IllegalArgumentException("chunk must be >= 1, got " + chunk);
-        }
+        IsotonicConfig.checkChunk(chunk); // the setting's one rule
         final int n = p.n;
         long[] acc = p.acc.clone();
         int[] start = new int[n];

@@ -52,9 +52,7 @@ public final class IsotonicGpu {
      *                     no transfers)
      */
     public static L2Blocks pavaMerge(CudaDevice dev, IsoPoints p, int chunk, double[] kernelMillis) {
-        if (chunk < 1) {
-            throw new IllegalArgumentException("chunk must be >= 1, got " + chunk);
-        }
+        IsotonicConfig.checkChunk(chunk); // the setting's one rule
         final int n = p.n;
         if (n == 0) {
             return L2Blocks.EMPTY;

@@ -43,7 +43,7 @@ public final class KMeansAccumulator {
         }
         int pairsEnd = countAt(0, k, d);
         for (int at = 0; at < pairsEnd; at += 2) {
-            FixedPoint.addPair(a, at, b[at + 1], b[at]);
+            FixedPoint.addPair(a, at, b[at], b[at + 1]);
         }
         for (int at = pairsEnd; at < a.length; at++) {
             a[at] += b[at];

@@ -53,7 +53,7 @@ abstract class KMeansBlocks implements AutoCloseable {
     }
 
     static long[] addCost(long[] a, long[] c) {
-        FixedPoint.addPair(a, 0, c[1], c[0]);
+        FixedPoint.addPair(a, 0, c[0], c[1]);
         return a;
     }
 

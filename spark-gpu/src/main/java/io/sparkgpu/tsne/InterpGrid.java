@@ -30,7 +30,8 @@ public final class InterpGrid implements Serializable {
         if (dim < 1 || dim > 3) {
             throw new IllegalArgumentException("embedding dimension must be 1, 2 or 3, got " + dim);
         }
-        if (intervals < 1 || p < 1 || lo.length != dim || !(boxWidth > 0) || Double.isInfinite(boxWidth)) {
+        TsneConfig.checkGridNodesPerInterval(p); // the kernels hold at most TSNE_MAX_P weights per axis
+        if (intervals < 1 || lo.length != dim || !(boxWidth > 0) || Double.isInfinite(boxWidth)) {
             throw new IllegalArgumentException("bad interpolation grid: intervals=" + intervals + " p=" + p
                     + " lo.length=" + lo.length + " boxWidth=" + boxWidth);
         }

@@ -125,7 +125,7 @@ final class SparkGradientSource implements GradientSource {
                             throw new IllegalStateException("row slices used different z scales: " + zShift + " and "
                                     + sf.rep.zShift);
                         }
-                        io.sparkgpu.common.FixedPoint.addPair(zAcc, 0, sf.rep.zFixed[1], sf.rep.zFixed[0]);
+                        io.sparkgpu.common.FixedPoint.addPair(zAcc, 0, sf.rep.zFixed[0], sf.rep.zFixed[1]);
                     }
                     if (withKl) {
                         TsneKl.add(kl, sf.kl);

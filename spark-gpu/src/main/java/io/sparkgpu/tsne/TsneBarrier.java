@@ -297,7 +297,7 @@ final class TsneBarrier {
                 }
                 long zLo = in.getLong();
                 long zHi = in.getLong();
-                FixedPoint.addPair(zTotal, 0, zHi, zLo);
+                FixedPoint.addPair(zTotal, 0, zLo, zHi);
                 boolean hasKl = in.get() != 0;
                 if (hasKl != withKl) {
                     throw new IllegalStateException("barrier tasks disagree on the KL evaluation");

@@ -286,7 +286,7 @@ public final class TsneForces {
                     + (acc == null ? "null" : acc.length) + " and " + (part == null ? "null" : part.length));
         }
         for (int t = 0; t < acc.length; t += 2) {
-            FixedPoint.addPair(acc, t, part[t + 1], part[t]);
+            FixedPoint.addPair(acc, t, part[t], part[t + 1]);
         }
     }
 
@@ -401,7 +401,7 @@ public final class TsneForces {
         if (zAcc == null || zAcc.length != 2) {
             throw new IllegalArgumentException("zAcc must hold two longs (lo, hi)");
         }
-        FixedPoint.addPair(zAcc, 0, r.zFixed[1], r.zFixed[0]);
+        FixedPoint.addPair(zAcc, 0, r.zFixed[0], r.zFixed[1]);
     }
 
     /** Z = sum_{i != j} 1 / (1 + |y_i - y_j|^2) from the exact total of z_i over all slices (shift {@link #zShift}). */

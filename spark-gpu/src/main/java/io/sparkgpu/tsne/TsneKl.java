@@ -73,8 +73,8 @@ final class TsneKl {
 
     /** acc += part, exactly. */
     static long[] add(long[] acc, long[] part) {
-        FixedPoint.addPair(acc, 0, part[1], part[0]);
-        FixedPoint.addPair(acc, 2, part[3], part[2]);
+        FixedPoint.addPair(acc, 0, part[0], part[1]);
+        FixedPoint.addPair(acc, 2, part[2], part[3]);
         return acc;
     }
 

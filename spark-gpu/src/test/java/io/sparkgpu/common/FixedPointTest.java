@@ -64,7 +64,7 @@ class FixedPointTest {
         for (int i = 0; i < vals.size(); i++) {
             FixedPoint.add(i % 3 == 0 ? b : c, 0, vals.get(i), m[0], m[1]);
         }
-        FixedPoint.addPair(b, 0, c[1], c[0]);
+        FixedPoint.addPair(b, 0, c[0], c[1]);
         assertArrayEquals(a, b);
         // the decoded double is the correctly rounded exact sum (quantization error is far below one ulp)
         BigDecimal exact = BigDecimal.ZERO;

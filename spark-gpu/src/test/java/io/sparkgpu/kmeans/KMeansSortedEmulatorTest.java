@@ -125,9 +125,9 @@ class KMeansSortedEmulatorTest {
 
     private static void flush(long[] acc, int c, int k, int d, long[] sums, long[] wsum, long run) {
         for (int j = 0; j < d; j++) {
-            FixedPoint.addPair(acc, KMeansAccumulator.sumAt(c, j, d), sums[2 * j + 1], sums[2 * j]);
+            FixedPoint.addPair(acc, KMeansAccumulator.sumAt(c, j, d), sums[2 * j], sums[2 * j + 1]);
         }
-        FixedPoint.addPair(acc, KMeansAccumulator.weightAt(c, k, d), wsum[1], wsum[0]);
+        FixedPoint.addPair(acc, KMeansAccumulator.weightAt(c, k, d), wsum[0], wsum[1]);
         acc[KMeansAccumulator.countAt(c, k, d)] += run;
     }
 
