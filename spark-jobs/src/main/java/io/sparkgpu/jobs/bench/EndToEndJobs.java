@@ -291,12 +291,29 @@ final class EndToEndJobs {
 
     /** Where the time of our scan fits goes: one row per phase, one column per fit, with the backend of each. */
     private static void scanPhases(StringBuilder sb, List<Job> js) {
-        List<Job> ours = js.stream().filter(j -> j.failure == null && !j.timings.isEmpty()).toList();
+        List<Job> ours = phaseTable(sb, js, "scan", "GpuScanModel.timings(); [where it ran]", "total (inside the fit)");
         if (ours.isEmpty()) {
             return;
         }
-        sb.append("\nWhere the time of our scan fits goes (seconds, from GpuScanModel.timings(); [where it ran]):\n\n")
-                .append("| phase |");
+        sb.append("| GPU busy share: GPU calls / total fit |");
+        for (Job j : ours) {
+            double b = gpuBusyShare(j);
+            sb.append(' ').append(b < 0 ? "n/a" : String.format(Locale.ROOT, "%.3f", b)).append(" |");
+        }
+        sb.append('\n');
+    }
+
+    /**
+     * The rows of a per-phase table (one row per timing key of the fits that ran, one column per fit, "[backend]"
+     * after a value where the fit reports one); returns those fits (empty: nothing written).
+     */
+    private static List<Job> phaseTable(StringBuilder sb, List<Job> js, String what, String source, String totalLabel) {
+        List<Job> ours = js.stream().filter(j -> j.failure == null && !j.timings.isEmpty()).toList();
+        if (ours.isEmpty()) {
+            return ours;
+        }
+        sb.append("\nWhere the time of our ").append(what).append(" fits goes (seconds, from ").append(source)
+                .append("):\n\n| phase |");
         for (Job j : ours) {
             sb.append(' ').append(label(j)).append(" |");
         }
@@ -306,7 +323,7 @@ final class EndToEndJobs {
             keys.addAll(j.timings.keySet());
         }
         for (String key : keys) {
-            sb.append("| ").append(key.equals("total") ? "total (inside the fit)" : key).append(" |");
+            sb.append("| ").append(key.equals("total") ? totalLabel : key).append(" |");
             for (Job j : ours) {
                 Double v = j.timings.get(key);
                 String where = j.phaseBackends.get(key);
@@ -315,12 +332,7 @@ final class EndToEndJobs {
             }
             sb.append('\n');
         }
-        sb.append("| GPU busy share: GPU calls / total fit |");
-        for (Job j : ours) {
-            double b = gpuBusyShare(j);
-            sb.append(' ').append(b < 0 ? "n/a" : String.format(Locale.ROOT, "%.3f", b)).append(" |");
-        }
-        sb.append('\n');
+        return ours;
     }
 
     // ------------------------------------------------------------------------------------------ t-SNE
@@ -414,22 +426,9 @@ final class EndToEndJobs {
      * busy share: those phases' wall time includes their launches and copies).
      */
     private static void tsnePhases(StringBuilder sb, List<Job> js) {
-        List<Job> ours = js.stream().filter(j -> j.failure == null && !j.timings.isEmpty()).toList();
+        List<Job> ours = phaseTable(sb, js, "t-SNE", "GpuTsneSummary.timings()", "total (inside the trainer)");
         if (ours.isEmpty()) {
             return;
-        }
-        sb.append("\nWhere the time of our t-SNE fits goes (seconds, from GpuTsneSummary.timings()):\n\n| phase |");
-        for (Job j : ours) {
-            sb.append(' ').append(label(j)).append(" |");
-        }
-        sb.append('\n').append("| --- |").append(" ---: |".repeat(ours.size())).append('\n');
-        for (String key : ours.get(0).timings.keySet()) {
-            sb.append("| ").append(key.equals("total") ? "total (inside the trainer)" : key).append(" |");
-            for (Job j : ours) {
-                Double v = j.timings.get(key);
-                sb.append(' ').append(v == null ? "" : KMeansBenchmark.seconds(v)).append(" |");
-            }
-            sb.append('\n');
         }
         sb.append("| whole fit call |");
         for (Job j : ours) {
