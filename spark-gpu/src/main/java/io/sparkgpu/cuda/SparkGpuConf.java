@@ -19,8 +19,8 @@ public final class SparkGpuConf {
     public static final String RESIDENT_FRACTION = "spark.sparkgpu.gpu.residentFraction";
     /**
      * {@code true|false}: k-means packing tasks copy each full 16 MiB chunk to the GPU while they pack the next
-     * (default false: on the H100 host it measured slower than uploading each block after packing, see
-     * BENCHMARKS.md).
+     * (default false: in A/B runs on the H100 host it gained nothing consistent over uploading each block after
+     * packing, see BENCHMARKS.md).
      */
     public static final String UPLOAD_WHILE_PACKING = "spark.sparkgpu.ingest.uploadWhilePacking";
 
