@@ -354,6 +354,10 @@ public final class KMeansTrainer {
                 throw new IllegalArgumentException("k-means needs at least one row, but the dataset (featuresCol '"
                         + featuresCol + "') is empty");
             }
+            if (!(total.maxW > 0)) { // weights are checked >= 0 while packing: here every one is 0
+                throw new IllegalArgumentException("weightCol '" + weightCol + "': every weight is 0; k-means needs at "
+                        + "least one row with a positive weight (with none, every set of centres has cost 0)");
+            }
             if (candidates && total.cands.size() < k) {
                 throw new IllegalArgumentException("k=" + k + " exceeds the number of distinct points ("
                         + total.cands.size() + ") in featuresCol '" + featuresCol + "'");

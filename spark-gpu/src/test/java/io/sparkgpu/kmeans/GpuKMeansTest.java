@@ -337,6 +337,13 @@ class GpuKMeansTest {
         assertMessage(() -> new GpuKMeans().setWeightCol("missing").fit(blobs), "weightCol");
         Dataset<Row> negative = blobs.withColumn("w", functions.lit(-1.0));
         assertMessage(() -> new GpuKMeans().setWeightCol("w").fit(negative), "weightCol");
+        Dataset<Row> zero = blobs.withColumn("w", functions.lit(0.0));
+        for (String init : new String[] {"random", "k-means||"}) { // it used to "converge" with cost 0
+            assertMessage(() -> new GpuKMeans().setK(2).setInitMode(init).setWeightCol("w").fit(zero),
+                    "weightCol 'w': every weight is 0");
+        }
+        assertMessage(() -> new GpuKMeans().setK(2).setInitialCenters(new double[][] {{0, 0}, {1, 1}})
+                .setWeightCol("w").fit(zero), "every weight is 0");
         assertMessage(() -> new GpuKMeans().setK(3).setInitialCenters(new double[][] {{0, 0}, {1, 1}}).fit(blobs),
                 "initialCenters");
         assertMessage(() -> new GpuKMeans().setK(2).setInitialCenters(new double[][] {{0, 0, 0}, {1, 1, 1}}).fit(blobs),
