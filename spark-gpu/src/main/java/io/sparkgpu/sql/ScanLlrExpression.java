@@ -137,6 +137,10 @@ public final class ScanLlrExpression extends Expression implements CodegenFallba
         if (model != ScanModel.EBP && !(tb > 0)) {
             throw new IllegalArgumentException(ScanLlrFunction.NAME + ": total_baseline must be > 0");
         }
+        if (model != ScanModel.BERNOULLI && c > 0 && b == 0) { // the estimator's rule for a cell (ScanGrid)
+            throw new IllegalArgumentException(ScanLlrFunction.NAME + ": cases (" + c + ") with baseline 0 (the expected "
+                    + "count there is 0)");
+        }
         switch (model) {
             case POISSON: {
                 // expected = baseline * (total_cases / total_baseline), in the scan's order (ScanTables.llr), so

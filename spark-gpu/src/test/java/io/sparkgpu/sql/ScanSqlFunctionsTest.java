@@ -125,6 +125,13 @@ class ScanSqlFunctionsTest {
         assertTrue(allMessages(x).contains("sparkgpu_scan_llr: cases must be a finite number >= 0"), allMessages(x));
         x = assertThrows(Exception.class, () -> spark.sql("SELECT sparkgpu_scan_llr(9, 2, 3, 4)").collect());
         assertTrue(allMessages(x).contains("exceed total_cases"), allMessages(x));
+        for (String stat : new String[] {"poisson", "ebp"}) { // the estimator refuses cases where the baseline is 0
+            x = assertThrows(Exception.class,
+                    () -> spark.sql("SELECT sparkgpu_scan_llr(10, 0, 20, 20, '" + stat + "')").collect());
+            assertTrue(allMessages(x).contains("with baseline 0"), stat + ": " + allMessages(x));
+        }
+        assertTrue(spark.sql("SELECT sparkgpu_scan_llr(0, 0, 20, 20)").collectAsList().get(0).getDouble(0) >= 0,
+                "no cases where the baseline is 0 is allowed, as in the estimator");
     }
 
     @Test
