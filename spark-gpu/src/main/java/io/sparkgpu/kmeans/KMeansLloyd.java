@@ -131,8 +131,11 @@ final class KMeansLloyd {
             double maxShift = 0;
             boolean converged = true;
             for (int c = 0; c < k; c++) {
-                double moved = s.cosine ? KMeansCpu.cosineDistance(centres, c * d, next, c * d, d)
-                        : KMeansCpu.fullSquared(centres, c * d, next, c * d, d);
+                // cosine: a centre that did not change has moved by exactly 0 (its computed cosine distance to
+                // itself is ~1e-16 and would never meet tol = 0)
+                double moved = !s.cosine ? KMeansCpu.fullSquared(centres, c * d, next, c * d, d)
+                        : java.util.Arrays.equals(centres, c * d, (c + 1) * d, next, c * d, (c + 1) * d) ? 0.0
+                        : Math.max(0.0, KMeansCpu.cosineDistance(centres, c * d, next, c * d, d));
                 boolean ok = s.cosine ? moved <= s.tol : moved <= s.tol * s.tol;
                 converged &= ok;
                 maxShift = Math.max(maxShift, s.cosine ? moved : Math.sqrt(moved));

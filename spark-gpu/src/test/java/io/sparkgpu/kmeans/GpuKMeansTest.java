@@ -238,6 +238,31 @@ class GpuKMeansTest {
     }
 
     @Test
+    void cosineWithZeroToleranceConverges() {
+        // centres that stop changing have moved by exactly 0 (the cosine distance of a vector to itself is often
+        // ~1e-16), so a fit with tol = 0 converges before maxIter
+        java.util.SplittableRandom r = new java.util.SplittableRandom(17);
+        List<Row> rows = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            double[] v = new double[5];
+            for (int j = 0; j < 5; j++) {
+                v[j] = (i % 3 == j ? 4 : 0) + r.nextDouble();
+            }
+            rows.add(RowFactory.create(Vectors.dense(v)));
+        }
+        Dataset<Row> df = spark.createDataFrame(rows,
+                new StructType().add("features", org.apache.spark.ml.linalg.SQLDataTypes.VectorType()));
+        for (long seed = 1; seed <= 4; seed++) {
+            GpuKMeansModel m = new GpuKMeans().setK(3).setDistanceMeasure("cosine").setInitMode("random").setSeed(seed)
+                    .setTol(0).setMaxIter(40).fit(df);
+            double[] shifts = m.summary().maxShiftHistory();
+            assertTrue(m.summary().converged() && m.summary().numIter() < 40,
+                    "seed " + seed + ": " + m.summary().numIter() + " iterations, last shift " + shifts[shifts.length - 1]);
+            assertEquals(0.0, shifts[shifts.length - 1], "the last shift of a converged fit");
+        }
+    }
+
+    @Test
     void initialCentersAreUsedAndProgressIsReported() {
         double[][] init = {{1, 1}, {9, 9}, {-9, 9}};
         List<Integer> iterations = new ArrayList<>();
