@@ -123,6 +123,10 @@ public final class BackendChooser {
         Objects.requireNonNull(backend, "backend");
         Objects.requireNonNull(gpu, "gpu");
         Objects.requireNonNull(cpu, "cpu");
+        if (phase != null && phase.equals(module)) {
+            // faults, logs and usage are keyed by phase or module: a phase named like its module is ambiguous
+            throw new IllegalArgumentException("phase '" + phase + "' must differ from its module's name");
+        }
         if (backend == Backend.CPU) {
             return new Ran<>(cpu.run(false), false, null, 0);
         }

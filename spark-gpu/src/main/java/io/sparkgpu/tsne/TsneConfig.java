@@ -198,7 +198,7 @@ public final class TsneConfig implements Serializable {
 
     /** gridNodesPerInterval: interpolation nodes per box per axis, 1..8. */
     public static void checkGridNodesPerInterval(int p) {
-        require(p >= 1 && p <= TsneGridOptions.MAX_P, "gridNodesPerInterval", "in 1..8", p); // the kernels' TSNE_MAX_P
+        require(p >= 1 && p <= TsneGridOptions.MAX_P, "gridNodesPerInterval", "in 1.." + TsneGridOptions.MAX_P, p);
     }
 
     public static void checkGridIntervalsPerUnit(double v) {

@@ -53,6 +53,14 @@ class BackendChooserTest {
     }
 
     @Test
+    void aPhaseNamedLikeItsModuleIsRefused() {
+        // with the same name, a fault armed for the phase struck every phase of the module (scan, once)
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> BackendChooser.run(Backend.CPU, "scan", "scan_reduce", "scan", dev -> 1, () -> 2));
+        assertTrue(e.getMessage().contains("must differ from its module's name"), e.getMessage());
+    }
+
+    @Test
     void cpuNeverTouchesTheGpuNorTheFaults() {
         try (BackendFaults f = BackendFaults.fakeDevice(PHASE)) {
             BackendChooser.Ran<String> r = run(Backend.CPU, dev -> "gpu value");
