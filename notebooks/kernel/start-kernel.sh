@@ -44,7 +44,11 @@ done
 [ -n "$JOBS_JAR" ] && [ -f "$CP_FILE" ] && [ -f "$OPTS_FILE" ] \
   || die "the project is not built ($TARGET has no spark-jobs jar, classpath.txt or jvm-options.txt); run: (cd '$ROOT' && mvn -B -DskipTests package) (add -DskipNvcc without CUDA)"
 
-CLASSPATH_ENTRIES="$JOBS_JAR:$(cat "$CP_FILE")"
+# shellcheck source=../../scripts/lib/classpath.sh
+. "$ROOT/scripts/lib/classpath.sh"
+CLASS_PATH="$(sparkgpu_classpath "$ROOT" "$CP_FILE")" \
+  || die "the class path in $CP_FILE names missing jars; rebuild: (cd '$ROOT' && mvn -B -DskipTests package) (add -DskipNvcc without CUDA)"
+CLASSPATH_ENTRIES="$JOBS_JAR:$CLASS_PATH"
 export RJK_CLASSPATH="${CLASSPATH_ENTRIES//:/;}"
 export SPARK_LOCAL_IP="${SPARK_LOCAL_IP:-127.0.0.1}"
 
