@@ -38,7 +38,7 @@ KERNEL_JAR="${SPARKGPU_KERNEL_JAR:-}"
 
 JOBS_JAR=""
 for j in "$TARGET"/spark-jobs-*.jar; do
-  case "$j" in *-spark-submit.jar|*-sources.jar|*-tests.jar) continue ;; esac
+  case "$j" in *-spark-submit.jar|*-sources.jar|*-javadoc.jar|*-tests.jar) continue ;; esac
   [ -f "$j" ] && JOBS_JAR="$j" && break
 done
 [ -n "$JOBS_JAR" ] && [ -f "$CP_FILE" ] && [ -f "$OPTS_FILE" ] \
