@@ -1,7 +1,8 @@
 /*
  * t-SNE (module "tsne"): exact kNN, perplexity-calibrated affinities, the attractive term, the grid-interpolation
- * repulsive term (S2G, G2G, G2S, Phi2Force) and the device-resident iteration. CPU twins live in io.sparkgpu.tsne
- * (TsneAffinities, TsneForces, GridConvolution, TsneOptimizer) and io.sparkgpu.common (DetMath, FixedPoint).
+ * repulsive term (S2G, G2G, G2S, Phi2Force) and the device-resident iteration. CPU twins live in the sub-packages
+ * of io.sparkgpu.tsne (affinity.TsneAffinitiesCpu, optimize.ExactTsne, repulsion.GridRepulsionCpu and G2GCpu,
+ * optimize.TsneOptimizer) and io.sparkgpu.common (DetMath, FixedPoint).
  *
  * The sections are in include/tsne/, one header per phase, each starting with its own data layout (SoA/AoS, index
  * types) and launch shape; this file only gathers them into one module (one fatbin), so the kernel names Java loads

@@ -124,8 +124,8 @@ __device__ __forceinline__ double fx_to_double_approx(u64 lo, u64 hi) {
     return neg ? -d : d;
 }
 
-/* The value divided by 2^shift, correctly rounded (io.sparkgpu.tsne.TsneForces.toDouble): values that fit in a
- * signed 64-bit integer convert directly, larger ones through their top 63 bits with a sticky bit. */
+/* The value divided by 2^shift, correctly rounded (io.sparkgpu.tsne.repulsion.GridRepulsion.toDouble): values that
+ * fit in a signed 64-bit integer convert directly, larger ones through their top 63 bits with a sticky bit. */
 __device__ __forceinline__ double fx_to_double_scaled(u64 lo, u64 hi, int shift) {
     if ((hi == 0ull && (i64) lo >= 0ll) || (hi == ~0ull && (i64) lo < 0ll)) {
         return scalbn(__ll2double_rn((i64) lo), -shift);

@@ -1,8 +1,8 @@
 /*
- * Host/device contract of the tsne module (io.sparkgpu.tsne: TsneAffinitiesGpu, TsneForcesGpu, SellRows, G2GGpu,
- * G2GPlan, TsneDeviceState): block sizes the kernels depend on, shared-memory layouts, the parameter array and the
- * SELL slice height. Checked against the Java constants by io.sparkgpu.tsne.TsneKernelLayoutTest (format: see
- * include/layout/kmeans.cuh).
+ * Host/device contract of the tsne module (io.sparkgpu.tsne.affinity: TsneAffinitiesGpu; .optimize:
+ * AttractiveForcesGpu, SellRows, TsneDeviceState; .repulsion: GridRepulsionGpu, G2GGpu, G2GPlan): block sizes the
+ * kernels depend on, shared-memory layouts, the parameter array and the SELL slice height. Checked against the Java
+ * constants by io.sparkgpu.tsne.TsneKernelLayoutTest (format: see include/layout/kmeans.cuh).
  */
 #pragma once
 

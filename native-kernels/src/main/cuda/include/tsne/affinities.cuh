@@ -1,10 +1,10 @@
 /*
  * t-SNE section: perplexity-calibrated affinities (kernels tsne_aff_cond, tsne_aff_math). Included by tsne.cu only.
  *
- * Host side: io.sparkgpu.tsne.TsneAffinitiesGpu; CPU twins: TsneAffinities.conditionalRow, DetMath.exp / log
- * (include/detmath.cuh).
+ * Host side: io.sparkgpu.tsne.affinity.TsneAffinitiesGpu; CPU twins: TsneAffinitiesCpu.conditionalRow, DetMath.exp /
+ * log (include/detmath.cuh).
  *
- * tsne_aff_cond: per row the bisection of TsneAffinities.conditionalRow with dm_exp / dm_log
+ * tsne_aff_cond: per row the bisection of TsneAffinitiesCpu.conditionalRow with dm_exp / dm_log
  *   (DetMath), every double operation an explicitly rounded intrinsic in the twin's order. One thread per row,
  *   blockDim 64; the block's k distances per row are staged in shared memory as [m][row] (64 * k floats).
  *   Output: p double[rows*k], status int[rows] (0 ok, 1 the search ended off target).

@@ -1,6 +1,6 @@
 /*
  * t-SNE section: the attractive term (kernels tsne_attr_sell_d1..d3). Included by tsne.cu only (module "tsne").
- * CPU twin: io.sparkgpu.tsne.TsneForces (ExactTsne.attractive's operations); host side TsneForcesGpu, SellRows.
+ * CPU twin: io.sparkgpu.tsne.optimize.ExactTsne.attractive; host side AttractiveForcesGpu, SellRows.
  *
  * Data layout
  *   y         double[n*dim] row-major (AoS), point i at y[i*dim .. i*dim+dim): all n points (global column indices).

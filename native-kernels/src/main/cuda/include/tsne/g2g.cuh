@@ -2,7 +2,7 @@
  * t-SNE section G2G (kernels tsne_g2g_*). Included by tsne.cu only (module "tsne"). Host side: G2GGpu, G2GPlan.
  *
  * G2G: potentials phi_c(a) = sum_b K(a - b) q_c(b) on the interpolation lattice, K(delta) = (1 + h^2|delta|^2)^-2.
- * CPU twin: io.sparkgpu.tsne.G2GCpu (same operations, same order, one rounding each: equal bits).
+ * CPU twin: io.sparkgpu.tsne.repulsion.G2GCpu (same operations, same order, one rounding each: equal bits).
  *
  * Data layout (all SoA over charges, 32-bit node indices):
  *   q, phi   double[charges][n^dim], node = x + n*(y + n*z) (x fastest); charges = dim + 2.

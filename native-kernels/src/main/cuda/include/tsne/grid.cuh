@@ -1,7 +1,7 @@
 /*
  * t-SNE section: the grid-interpolation repulsive term on the points' side: S2G (points to grid charges) and G2S +
  * Phi2Force (grid potentials to forces and the z sum), kernels tsne_s2g_* and tsne_g2s_*. Included by tsne.cu only.
- * CPU twin: io.sparkgpu.tsne.TsneForces (Stencil, s2g, g2s); host side TsneForcesGpu.
+ * CPU twin: io.sparkgpu.tsne.repulsion.GridRepulsionCpu (Stencil, s2g, g2s); host side GridRepulsionGpu.
  *
  * Data layout
  *   y         double[rows*dim] row-major (AoS), point i at y[i*dim .. i*dim+dim): the slice's rows.
@@ -46,7 +46,7 @@ __device__ __forceinline__ void tsne_s2g_denoms(int pRun, double *denom) {
     }
 }
 
-/* Lagrange weights of the p nodes of a point's box on one axis and the box's first node (TsneForces.Stencil). */
+/* Lagrange weights of the p nodes of a point's box on one axis and the box's first node (GridRepulsionCpu.Stencil). */
 template <int PC>
 __device__ __forceinline__ int tsne_s2g_axis(double yv, double lo, double h, int npd, int pRun, const double *denom,
         double *w) {
@@ -89,7 +89,7 @@ __device__ __forceinline__ int tsne_s2g_axis(double yv, double lo, double h, int
         }                                                                                                              \
     }
 
-/* A point's coordinates yv, its stencil's first node per axis b and the weights w (TsneForces.Stencil.locate). */
+/* A point's coordinates yv, its stencil's first node per axis b and the weights w (GridRepulsionCpu.Stencil.locate). */
 template <int DIM, int PC>
 __device__ __forceinline__ void tsne_s2g_locate(const double *__restrict__ y, int i, int p, int npd,
         const double *__restrict__ prm, double *yv, double w[][TSNE_MAX_P], int *b) {

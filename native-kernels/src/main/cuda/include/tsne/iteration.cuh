@@ -3,8 +3,8 @@
  * step). Included by tsne.cu only (module "tsne").
  *
  * The per-iteration glue of single-device t-SNE, so that positions, update, gains, forces and grids stay on the GPU
- * between iterations (io.sparkgpu.tsne.TsneDeviceState). CPU twins: LocalGradientSource.plan (min/max),
- * TsneForces.toDouble (fixed point -> double), TsneOptimizer.step (update); equal bits.
+ * between iterations (io.sparkgpu.tsne.optimize.TsneDeviceState). CPU twins: LocalGradientSource.plan (min/max),
+ * GridRepulsion.toDouble (fixed point -> double), TsneOptimizer.step (update); equal bits.
  *
  * Data layout
  *   y, upd, gains, attr, rep   double[n*dim] row-major (AoS): coordinate t = i*dim + a, 32-bit index t.
@@ -60,7 +60,7 @@ extern "C" __global__ void __launch_bounds__(TSNE_BLOCK) tsne_fixed_to_double(co
     if (t >= (i64) nodes * charges) return;
     const int c = (int) (t / nodes);
     const int shift = c == 0 ? s0 : c == 1 ? s1 : c == 2 ? s2 : c == 3 ? s3 : s4;
-    out[t] = fx_to_double_scaled(acc[2 * t], acc[2 * t + 1], shift); /* TsneForces.toDouble */
+    out[t] = fx_to_double_scaled(acc[2 * t], acc[2 * t + 1], shift); /* GridRepulsion.toDouble */
 }
 
 /* Math.signum: -1, +1, or the argument itself for +-0 and NaN. */

@@ -7,7 +7,7 @@
 #include "layout/tsne.cuh"
 
 /*
- * Host side: io.sparkgpu.tsne.TsneAffinitiesGpu; CPU twin: TsneAffinities.knnBlockCpu.
+ * Host side: io.sparkgpu.tsne.affinity.TsneAffinitiesGpu; CPU twin: TsneAffinitiesCpu.knnBlock.
  *
  * tsne_knn_tile: exact kNN of a query block against a reference block.
  *   Layout: q float[nq*d], ref float[nr*d] row-major (AoS); listD float[nq*k], listI int[nq*k] in/out: the

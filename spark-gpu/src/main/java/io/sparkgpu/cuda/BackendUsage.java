@@ -31,6 +31,13 @@ public final class BackendUsage implements Serializable {
         return record(phase, ran.onGpu(), ran.fallbackReason());
     }
 
+    /** Records one call of {@code phase} in {@code usage} (null: not recorded). */
+    public static void recordIfAny(BackendUsage usage, String phase, BackendChooser.Ran<?> ran) {
+        if (usage != null) {
+            usage.record(phase, ran);
+        }
+    }
+
     /** Records one call of {@code phase}, on the GPU or not, with the reason of a fallback (null if none). */
     public synchronized BackendUsage record(String phase, boolean gpu, String fallbackReason) {
         return add(phase, gpu ? 1 : 0, gpu ? 0 : 1, fallbackReason == null ? List.of() : List.of(fallbackReason));

@@ -3,6 +3,7 @@ package io.sparkgpu.tsne;
 import io.sparkgpu.ml.HasFeaturesCol;
 import io.sparkgpu.ml.ParamSlots;
 import io.sparkgpu.ml.ParamsIO;
+import io.sparkgpu.tsne.optimize.TsneOptimizer;
 import org.apache.spark.ml.Estimator;
 import org.apache.spark.ml.param.ParamMap;
 import org.apache.spark.ml.util.Identifiable;

@@ -5,6 +5,10 @@ import static io.sparkgpu.ml.ParamChecks.require;
 import io.sparkgpu.cuda.Backend;
 import io.sparkgpu.cuda.SparkGpuConf;
 import io.sparkgpu.ml.HasSeed;
+import io.sparkgpu.tsne.affinity.TsneAffinities;
+import io.sparkgpu.tsne.affinity.TsneAffinitiesSpark;
+import io.sparkgpu.tsne.repulsion.GridConvolution;
+import io.sparkgpu.tsne.repulsion.InterpGrid;
 import java.io.Serializable;
 import java.util.Locale;
 
@@ -51,7 +55,7 @@ public final class TsneConfig implements Serializable {
     /** Fewest points of a t-SNE fit. */
     public static final int MIN_POINTS = 4;
     /**
-     * Most nodes of the interpolation grid, FFT-padded ({@code G2GPlan}): the convolution's complex arrays of
+     * Most nodes of the interpolation grid, FFT-padded ({@link GridConvolution#fftSize}): the convolution's complex arrays of
      * 2^dim parities x nodes x (dim + 2) charges must stay within one Java array.
      */
     public static final int MAX_GRID_NODES = Integer.MAX_VALUE / 16;
@@ -231,7 +235,7 @@ public final class TsneConfig implements Serializable {
      */
     public static void checkGridSize(int dimension, TsneGridOptions grid) {
         long perAxis = (long) grid.maxIntervals[dimension] * grid.p;
-        long padded = G2GPlan.fftSize((int) Math.min(perAxis, Integer.MAX_VALUE / 2));
+        long padded = GridConvolution.fftSize((int) Math.min(perAxis, Integer.MAX_VALUE / 2));
         long nodes = 1;
         for (int a = 0; a < dimension && nodes <= MAX_GRID_NODES; a++) {
             nodes *= padded;

@@ -40,7 +40,7 @@ public final class TsneGridOptions implements Serializable {
 
     /**
      * Defaults: p = 4 nodes per box, two boxes per unit of extent, at least 20 boxes, at most 2000 (1-D), 320 (2-D),
-     * 40 (3-D) per axis. Measured with the CPU twin against the exact O(n^2) force (TsneForcesTest): boxes of
+     * 40 (3-D) per axis. Measured with the CPU twin against the exact O(n^2) force (GridRepulsionTest): boxes of
      * width 0.5 with p = 4 keep the repulsive force's relative error near 3e-4 in 1-, 2- and 3-D, while FIt-SNE's
      * usual p = 3 with one box per unit gives about 1.5e-2 once the embedding is wider than ~50. Past the caps the
      * boxes widen and the error grows; the benchmark reports the error it gets.

@@ -17,7 +17,7 @@ public final class TsneResult implements Serializable {
     public final String mode;
     public final TsneTimings timings;
 
-    TsneResult(int n, int dim, double[] embedding, int[] klIterations, double[] klValues, String mode,
+    public TsneResult(int n, int dim, double[] embedding, int[] klIterations, double[] klValues, String mode,
             TsneTimings timings) {
         this.n = n;
         this.dim = dim;

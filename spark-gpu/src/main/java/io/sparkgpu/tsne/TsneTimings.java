@@ -1,6 +1,7 @@
 package io.sparkgpu.tsne;
 
 import io.sparkgpu.cuda.BackendUsage;
+import io.sparkgpu.tsne.affinity.TsneAffinitiesSpark;
 import java.io.Serializable;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -53,7 +54,7 @@ public final class TsneTimings implements Serializable {
     }
 
     /** Adds every phase of {@code other} (its iteration count replaces this one's when set). */
-    void addAll(TsneTimings other) {
+    public void addAll(TsneTimings other) {
         for (int i = 0; i < nanos.length; i++) {
             nanos[i] += other.nanos[i];
         }
@@ -81,7 +82,7 @@ public final class TsneTimings implements Serializable {
         return iterations;
     }
 
-    void setIterations(int it) {
+    public void setIterations(int it) {
         iterations = it;
     }
 

@@ -1,8 +1,15 @@
 package io.sparkgpu.tsne;
 
+import io.sparkgpu.common.Features;
 import io.sparkgpu.common.SchemaColumns;
 import io.sparkgpu.common.SparkErrors;
-import io.sparkgpu.common.Features;
+import io.sparkgpu.tsne.affinity.JointProbabilities;
+import io.sparkgpu.tsne.affinity.KnnGraph;
+import io.sparkgpu.tsne.affinity.SparseRows;
+import io.sparkgpu.tsne.affinity.TsneAffinities;
+import io.sparkgpu.tsne.affinity.TsneAffinitiesSpark;
+import io.sparkgpu.tsne.init.TsneInit;
+import io.sparkgpu.tsne.optimize.SparkOptimizer;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -15,10 +22,6 @@ import java.util.TreeSet;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
-import org.apache.spark.mllib.linalg.Matrix;
-import org.apache.spark.mllib.linalg.Vector;
-import org.apache.spark.mllib.linalg.Vectors;
-import org.apache.spark.mllib.linalg.distributed.RowMatrix;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.types.DataType;
@@ -29,6 +32,7 @@ import org.apache.spark.sql.types.StructType;
 import org.apache.spark.storage.StorageLevel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import scala.Tuple2;
 
 /**
  * t-SNE on a DataFrame: input packing and validation, optional PCA, affinities, initialisation, the optimiser in
@@ -36,26 +40,23 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Rows and ids.</b> Rows are numbered 0..n-1 in DataFrame order (zipWithIndex); the id of a row is its idCol
  * value (unique, not null) or that number. <b>PCA</b> (the optional reduction to pcaDimension and the "pca"
- * initialisation) is MLlib's ({@link RowMatrix#computePrincipalComponents}) fitted on a seeded sample of at most
- * {@link #PCA_SAMPLE} rows held in one partition in row order, so its result does not depend on the partitioning;
- * every row is then projected on its own. The "pca" initialisation is the projection on the first dim components,
- * centred and scaled so that the first axis has standard deviation 1e-4 on the sample.
+ * initialisation) is {@link TsneInit}'s: MLlib's, fitted on a seeded sample of at most {@link TsneInit#PCA_SAMPLE}
+ * rows in one partition, so its result does not depend on the partitioning. The optimiser's mode is chosen and run
+ * by {@link SparkOptimizer}.
  *
  * <p><b>Determinism.</b> The kNN graph and P do not depend on the partitioning, the optimiser's sums are exact, so
- * the same seed gives the same embedding bits for any partitioning and in both modes (see
- * {@link SparkGradientSource}).
+ * the same seed gives the same embedding bits for any partitioning and in both modes.
  */
 public final class TsneTrainer {
+
     private static final Logger LOG = LoggerFactory.getLogger(TsneTrainer.class);
-    /** Rows on which the PCA is fitted (at most). */
-    public static final int PCA_SAMPLE = 20_000;
+
     /** Default size of the quality sample. */
     public static final int QUALITY_SAMPLE = 1000;
-    /** Standard deviation of the first axis of the initial embedding. */
-    public static final double INIT_STD = 1e-4;
+
     /**
      * Setting {@code true|false} (default true): distributed mode runs all iterations in one barrier stage over the
-     * cached P slices ({@link TsneBarrier}); false runs two Spark jobs per iteration ({@link SparkGradientSource}),
+     * cached P slices; false runs two Spark jobs per iteration (both: {@link SparkOptimizer}),
      * as does dynamic allocation or a cached slice that cannot be read. Both give the same bits.
      */
     public static final String DISTRIBUTED_STAGE = "spark.sparkgpu.tsne.distributedStage";
@@ -84,7 +85,7 @@ public final class TsneTrainer {
 
     /**
      * Stochastic-graph mode (SG-t-SNE, Pitsianis et al. 2019): the weighted edges (srcCol, dstCol, weightCol) are
-     * used as P after symmetrisation and normalisation ({@link TsneAffinities#fromEdges}). Vertex ids (numbers or
+     * used as P after symmetrisation and normalisation ({@link JointProbabilities#fromEdges}). Vertex ids (numbers or
      * strings) are numbered in ascending order. The "pca" initialisation needs features, so graphs start from the
      * seeded random initialisation. The edges are collected on the driver (O(edges) memory there).
      *
@@ -181,11 +182,11 @@ public final class TsneTrainer {
             int d = (int) shape[1];
             if (pcaDimension > 0 && pcaDimension < d) {
                 jsc.setJobDescription("spark-gpu t-SNE: PCA to " + pcaDimension + " dimensions");
-                double[][] sample = sample(points, n, PCA_SAMPLE, cfg.seed);
-                double[] pc = principalComponents(jsc, sample, pcaDimension);
+                double[][] sample = sample(points, n, TsneInit.PCA_SAMPLE, cfg.seed);
+                double[] pc = TsneInit.principalComponents(jsc, sample, pcaDimension);
                 Broadcast<double[]> bpc = jsc.broadcast(pc);
                 final int dIn = d;
-                JavaRDD<Point> reduced = points.map(p -> new Point(p.index, p.id, project(p.x, bpc.value(), dIn,
+                JavaRDD<Point> reduced = points.map(p -> new Point(p.index, p.id, TsneInit.project(p.x, bpc.value(), dIn,
                         pcaDimension))).persist(StorageLevel.MEMORY_AND_DISK());
                 reduced.count();
                 points.unpersist(false);
@@ -204,7 +205,7 @@ public final class TsneTrainer {
                 float[] x = gatherFeatures(jsc, points, nn, d);
                 timings.add(TsneTimings.Phase.PREPARE, System.nanoTime() - start);
                 SparseRows p = affinities(x, nn, d, cfg, timings, featuresCol);
-                r = runSingle(jsc, p, y0, cfg, timings, progress);
+                r = SparkOptimizer.runSingle(jsc, p, y0, cfg, timings, progress);
             } else {
                 timings.add(TsneTimings.Phase.PREPARE, System.nanoTime() - start);
                 r = distributedFromFeatures(df.sparkSession(), jsc, points, nn, d, y0, cfg, timings, progress);
@@ -251,7 +252,7 @@ public final class TsneTrainer {
         timings.add(TsneTimings.Phase.KNN, t1 - t0);
         checkDuplicates(g, featuresCol);
         double[] pcond = TsneAffinities.conditional(g, cfg.perplexity, cfg.backend, timings.backends());
-        SparseRows p = TsneAffinities.symmetrize(g, pcond);
+        SparseRows p = JointProbabilities.symmetrize(g, pcond);
         timings.add(TsneTimings.Phase.AFFINITIES, System.nanoTime() - t1);
         return p;
     }
@@ -343,89 +344,10 @@ public final class TsneTrainer {
         return out;
     }
 
-    /** MLlib's top-k principal components (d x k, column-major) of the sample, fitted in one partition. */
-    static double[] principalComponents(JavaSparkContext jsc, double[][] sample, int k) {
-        List<Vector> rows = new ArrayList<>(sample.length);
-        for (double[] s : sample) {
-            rows.add(Vectors.dense(s));
-        }
-        Matrix pc = new RowMatrix(jsc.parallelize(rows, 1).rdd()).computePrincipalComponents(k);
-        return pc.toArray();
-    }
-
-    /** x (d values) times the d x k column-major matrix pc. */
-    static double[] project(double[] x, double[] pc, int d, int k) {
-        double[] out = new double[k];
-        for (int j = 0; j < k; j++) {
-            double s = 0;
-            for (int a = 0; a < d; a++) {
-                s += x[a] * pc[j * d + a];
-            }
-            out[j] = s;
-        }
-        return out;
-    }
-
-    /** Starting positions (n x dim): seeded Gaussian (std 1e-4) or the scaled PCA projection. */
+    /** Starting positions (n x dim) of {@link TsneInit#initialize}; the PCA sample is drawn only for "pca". */
     private static double[] initialize(JavaSparkContext jsc, JavaRDD<Point> points, int n, int d, TsneConfig cfg) {
-        int dim = cfg.dimension;
-        if (TsneConfig.INIT_RANDOM.equals(cfg.init) || d < dim) {
-            if (!TsneConfig.INIT_RANDOM.equals(cfg.init)) {
-                LOG.info("spark-gpu t-SNE: {} features are fewer than dimension {}; random initialisation", d, dim);
-            }
-            return randomInit(n, dim, cfg.seed);
-        }
-        jsc.setJobDescription("spark-gpu t-SNE: PCA initialisation");
-        double[][] sample = sample(points, n, PCA_SAMPLE, cfg.seed);
-        double[] pc = principalComponents(jsc, sample, dim);
-        double[] mean = new double[dim];
-        double[][] proj = new double[sample.length][];
-        for (int s = 0; s < sample.length; s++) {
-            proj[s] = project(sample[s], pc, d, dim);
-            for (int a = 0; a < dim; a++) {
-                mean[a] += proj[s][a];
-            }
-        }
-        for (int a = 0; a < dim; a++) {
-            mean[a] /= sample.length;
-        }
-        double ss = 0;
-        for (double[] p : proj) {
-            ss += (p[0] - mean[0]) * (p[0] - mean[0]);
-        }
-        double std = Math.sqrt(ss / sample.length);
-        if (!(std > 0)) {
-            LOG.info("spark-gpu t-SNE: the sample has no variance; random initialisation");
-            return randomInit(n, dim, cfg.seed);
-        }
-        double scale = INIT_STD / std;
-        Broadcast<double[]> bpc = jsc.broadcast(pc);
-        double[] y = new double[n * dim];
-        for (Object[] b : points.mapPartitions((Iterator<Point> it) -> {
-            List<Object[]> out = new ArrayList<>();
-            it.forEachRemaining(p -> {
-                double[] v = project(p.x, bpc.value(), d, dim);
-                for (int a = 0; a < dim; a++) {
-                    v[a] = (v[a] - mean[a]) * scale;
-                }
-                out.add(new Object[] {p.index, v});
-            });
-            return out.iterator();
-        }).collect()) {
-            System.arraycopy((double[]) b[1], 0, y, (int) (long) (Long) b[0] * dim, dim);
-        }
-        bpc.destroy();
-        return y;
-    }
-
-    /** n x dim Gaussian values with standard deviation {@link #INIT_STD}, drawn in index order from the seed. */
-    public static double[] randomInit(int n, int dim, long seed) {
-        Random rnd = new Random(seed);
-        double[] y = new double[n * dim];
-        for (int t = 0; t < y.length; t++) {
-            y[t] = rnd.nextGaussian() * INIT_STD;
-        }
-        return y;
+        return TsneInit.initialize(jsc, cfg.init, n, d, cfg.dimension, cfg.seed,
+                () -> sample(points, n, TsneInit.PCA_SAMPLE, cfg.seed), points.mapToPair(p -> new Tuple2<>(p.index, p.x)));
     }
 
     // ------------------------------------------------------------------ graph
@@ -493,11 +415,11 @@ public final class TsneTrainer {
         }
         timings.add(TsneTimings.Phase.PREPARE, System.nanoTime() - start);
         long t0 = System.nanoTime();
-        SparseRows p = TsneAffinities.fromEdges(n, src, dst, w);
+        SparseRows p = JointProbabilities.fromEdges(n, src, dst, w);
         timings.add(TsneTimings.Phase.AFFINITIES, System.nanoTime() - t0);
-        double[] y0 = randomInit(n, cfg.dimension, cfg.seed);
+        double[] y0 = TsneInit.random(n, cfg.dimension, cfg.seed);
         int parts = Math.max(1, df.rdd().getNumPartitions());
-        TsneResult r = optimize(jsc, p, y0, cfg, timings, parts, 0, progress);
+        TsneResult r = SparkOptimizer.optimize(jsc, p, y0, cfg, timings, parts, 0, progress);
         r.timings.add(TsneTimings.Phase.TOTAL, System.nanoTime() - start - r.timings.nanos(TsneTimings.Phase.TOTAL));
         return new TsneFit(r, ids, idType, 0, Double.NaN, Double.NaN, 0, 0, "graph", cfg.effectiveLearningRate(n),
                 cfg.backend.id());
@@ -514,35 +436,6 @@ public final class TsneTrainer {
 
     private static Object vertexKey(Object v) {
         return v instanceof Integer ? v : v instanceof Long ? v : v.toString();
-    }
-
-    // ------------------------------------------------------------------ optimisation
-
-    /** Chooses the mode and runs the optimiser on P (all rows). */
-    static TsneResult optimize(JavaSparkContext jsc, SparseRows p, double[] y0, TsneConfig cfg, TsneTimings timings,
-            int partitions, int numFeatures, TsneProgress progress) {
-        int n = p.n;
-        long entries = (long) p.nnz() + (long) n * (cfg.dimension + numFeatures);
-        boolean single = TsneConfig.MODE_SINGLE.equals(cfg.mode)
-                || (TsneConfig.MODE_AUTO.equals(cfg.mode) && entries <= cfg.singleModeMaxEntries);
-        if (single) {
-            return runSingle(jsc, p, y0, cfg, timings, progress);
-        }
-        List<SparseRows> slices = SparseRowsOps.split(p, partitions);
-        JavaRDD<SparseRows> rdd = jsc.parallelize(slices, slices.size()).persist(StorageLevel.MEMORY_AND_DISK());
-        try {
-            jsc.setJobDescription("spark-gpu t-SNE: distribute P in " + slices.size() + " row slices");
-            rdd.count();
-            return runDistributed(jsc, rdd, n, y0, cfg, timings, progress);
-        } finally {
-            rdd.unpersist(false);
-        }
-    }
-
-    private static TsneResult runSingle(JavaSparkContext jsc, SparseRows p, double[] y0, TsneConfig cfg,
-            TsneTimings timings, TsneProgress progress) {
-        jsc.setJobDescription("spark-gpu t-SNE: single-device optimisation of " + p.n + " points");
-        return TsneOptimizer.single(p, y0, cfg, progress, timings);
     }
 
     /**
@@ -567,52 +460,9 @@ public final class TsneTrainer {
             if (aff.n != n) {
                 throw new IllegalStateException("affinities cover " + aff.n + " rows, expected " + n);
             }
-            return runDistributed(jsc, aff.rows, n, y0, cfg, timings, progress);
+            return SparkOptimizer.runDistributed(jsc, aff.rows, n, y0, cfg, timings, progress);
         } finally {
             aff.unpersist();
-        }
-    }
-
-    /**
-     * The distributed optimiser on the cached slices {@code rdd}: in one barrier stage ({@link TsneBarrier}) unless
-     * {@link #DISTRIBUTED_STAGE} is false, dynamic allocation is on or the exchange would be too large; else, or
-     * when a cached slice cannot be read in the stage, two Spark jobs per iteration ({@link SparkGradientSource}).
-     */
-    private static TsneResult runDistributed(JavaSparkContext jsc, JavaRDD<SparseRows> rdd, int n, double[] y0,
-            TsneConfig cfg, TsneTimings timings, TsneProgress progress) {
-        int tasks = TsneBarrier.tasks(jsc.sc(), rdd.getNumPartitions(), n, cfg.dimension, cfg.distributedPartitions);
-        if (tasks > 0) {
-            jsc.setJobDescription("spark-gpu t-SNE: " + cfg.maxIter + " iterations of " + n + " points in one barrier "
-                    + "stage (" + tasks + " task(s))");
-            try {
-                return TsneBarrier.fit(rdd, tasks, n, y0, cfg, timings, progress);
-            } catch (Exception e) { // Spark's job failures are checked SparkExceptions thrown undeclared
-                if (!io.sparkgpu.spark.BarrierStages.causedBy(e, io.sparkgpu.spark.BarrierStages.MissingBlock.class)) {
-                    throw io.sparkgpu.common.SparkErrors.unwrap(e);
-                }
-                LOG.warn("spark-gpu t-SNE: a cached P slice was not readable in the barrier stage ({}); running two "
-                        + "Spark jobs per iteration instead", e.getMessage());
-            }
-        }
-        return runPerIteration(jsc, rdd, n, y0, cfg, timings, progress);
-    }
-
-    /** Two Spark jobs per iteration ({@link SparkGradientSource}), Y on the driver. */
-    private static TsneResult runPerIteration(JavaSparkContext jsc, JavaRDD<SparseRows> rdd, int n, double[] y0,
-            TsneConfig cfg, TsneTimings timings, TsneProgress progress) {
-        String[] lastKl = {""};
-        TsneProgress withKl = (it, kl) -> {
-            lastKl[0] = String.format(java.util.Locale.ROOT, ", KL %.5f at %d", kl, it);
-            if (progress != null) {
-                progress.onKl(it, kl);
-            }
-        };
-        JavaRDD<SparseRows> slices = cfg.distributedPartitions > 0 && rdd.getNumPartitions() > cfg.distributedPartitions
-                ? rdd.coalesce(cfg.distributedPartitions) : rdd;
-        try (SparkGradientSource s = new SparkGradientSource(jsc, slices, n, cfg.dimension, cfg.grid, cfg.convolution,
-                cfg.backend)) {
-            return TsneOptimizer.run(s, y0, cfg, withKl, timings, TsneConfig.MODE_DISTRIBUTED,
-                    (it, max) -> s.setPhase("iteration " + it + "/" + max + lastKl[0]));
         }
     }
 

@@ -7,6 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.sparkgpu.cuda.Backend;
 import io.sparkgpu.testutil.GpuTestSupport;
 import io.sparkgpu.testutil.SparkTestSession;
+import io.sparkgpu.tsne.affinity.JointProbabilities;
+import io.sparkgpu.tsne.affinity.KnnGraph;
+import io.sparkgpu.tsne.affinity.SparseRows;
+import io.sparkgpu.tsne.affinity.TsneAffinities;
+import io.sparkgpu.tsne.init.TsneInit;
+import io.sparkgpu.tsne.optimize.TsneOptimizer;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.api.java.JavaSparkContext;
@@ -37,8 +43,8 @@ class GpuTsneGpuTest {
         cfg.grid = grid;
         cfg.validate(data.n);
         KnnGraph g = TsneAffinities.knn(data.floats(), data.n, data.d, cfg.effectiveK(data.n), b);
-        SparseRows p = TsneAffinities.symmetrize(g, TsneAffinities.conditional(g, cfg.perplexity, b));
-        return TsneOptimizer.optimize(p, TsneTrainer.randomInit(data.n, dim, 9), cfg, null);
+        SparseRows p = JointProbabilities.symmetrize(g, TsneAffinities.conditional(g, cfg.perplexity, b));
+        return TsneOptimizer.optimize(p, TsneInit.random(data.n, dim, 9), cfg, null);
     }
 
     @Test

@@ -12,6 +12,16 @@ import io.sparkgpu.cuda.BackendFaults;
 import io.sparkgpu.cuda.BackendUsage;
 import io.sparkgpu.cuda.CudaException;
 import io.sparkgpu.testutil.SparkTestSession;
+import io.sparkgpu.tsne.affinity.JointProbabilities;
+import io.sparkgpu.tsne.affinity.KnnGraph;
+import io.sparkgpu.tsne.affinity.SparseRows;
+import io.sparkgpu.tsne.affinity.TsneAffinities;
+import io.sparkgpu.tsne.init.TsneInit;
+import io.sparkgpu.tsne.optimize.AttractiveForces;
+import io.sparkgpu.tsne.optimize.TsneOptimizer;
+import io.sparkgpu.tsne.repulsion.GridConvolution;
+import io.sparkgpu.tsne.repulsion.GridRepulsion;
+import io.sparkgpu.tsne.repulsion.InterpGrid;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -39,7 +49,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class TsneBackendFallbackTest {
     /** Every phase with a GPU twin. */
     static final List<String> PHASES = List.of(TsneAffinities.KNN_PHASE, TsneAffinities.AFFINITIES_PHASE,
-            TsneForces.ATTRACTIVE_PHASE, TsneForces.S2G_PHASE, GridConvolution.PHASE, TsneForces.G2S_PHASE,
+            AttractiveForces.ATTRACTIVE_PHASE, GridRepulsion.S2G_PHASE, GridConvolution.PHASE, GridRepulsion.G2S_PHASE,
             TsneOptimizer.PHASE);
 
     private static final TsneTestData DATA = TsneTestData.clusters(3, 30, 6, 4);
@@ -74,7 +84,7 @@ class TsneBackendFallbackTest {
         TsneConfig c = cfg(backend);
         TsneTimings t = new TsneTimings();
         SparseRows p = TsneTrainer.affinities(DATA.floats(), DATA.n, DATA.d, c, t, "features");
-        TsneResult r = TsneOptimizer.single(p, TsneTrainer.randomInit(DATA.n, 2, 7), c, null, t);
+        TsneResult r = TsneOptimizer.single(p, TsneInit.random(DATA.n, 2, 7), c, null, t);
         assertTrue(r.timings == t);
         return new Run(p, r, t.backends());
     }
@@ -122,7 +132,7 @@ class TsneBackendFallbackTest {
         Run ref = run(Backend.CPU);
         // a GPU host fails the device-resident run at iteration 8 (the CPU rerun starts again from y0); without a GPU
         // the host loop's phase fails from its 8th call on
-        for (String phase : List.of(TsneForces.ATTRACTIVE_PHASE, GridConvolution.PHASE, TsneForces.G2S_PHASE)) {
+        for (String phase : List.of(AttractiveForces.ATTRACTIVE_PHASE, GridConvolution.PHASE, GridRepulsion.G2S_PHASE)) {
             try (BackendFaults f = BackendFaults.midCall(phase, 7)) {
                 Run got = run(Backend.AUTO);
                 assertTrue(f.fired() > 0, phase);
@@ -138,20 +148,20 @@ class TsneBackendFallbackTest {
         float[] x = DATA.floats();
         int k = c.effectiveK(DATA.n);
         KnnGraph g = TsneAffinities.knn(x, DATA.n, DATA.d, k, Backend.CPU);
-        SparseRows p = TsneAffinities.symmetrize(g, TsneAffinities.conditional(g, c.perplexity, Backend.CPU));
-        double[] y = TsneTrainer.randomInit(DATA.n, 2, 7);
-        InterpGrid grid = LocalGradientSource.plan(y, DATA.n, 2, c.grid);
-        long[] q = TsneForces.s2g(grid, DATA.n, y, DATA.n, Backend.CPU);
-        double[] charges = TsneForces.chargesToDouble(grid, DATA.n, q);
+        SparseRows p = JointProbabilities.symmetrize(g, TsneAffinities.conditional(g, c.perplexity, Backend.CPU));
+        double[] y = TsneInit.random(DATA.n, 2, 7);
+        InterpGrid grid = TsneForcesTestData.plan(y, DATA.n, 2, c.grid);
+        long[] q = GridRepulsion.s2g(grid, DATA.n, y, DATA.n, Backend.CPU);
+        double[] charges = GridRepulsion.chargesToDouble(grid, DATA.n, q);
         double[] phi = GridConvolution.convolve(grid, charges, GridConvolution.Method.AUTO, Backend.CPU);
         Map<String, Supplier<Object>> onGpu = Map.of(
                 TsneAffinities.KNN_PHASE, () -> TsneAffinities.knn(x, DATA.n, DATA.d, k, Backend.GPU),
                 TsneAffinities.AFFINITIES_PHASE, () -> TsneAffinities.conditional(g, c.perplexity, Backend.GPU),
-                TsneForces.ATTRACTIVE_PHASE, () -> TsneForces.attractive(p, y, 2, Backend.GPU),
-                TsneForces.S2G_PHASE, () -> TsneForces.s2g(grid, DATA.n, y, DATA.n, Backend.GPU),
+                AttractiveForces.ATTRACTIVE_PHASE, () -> AttractiveForces.attractive(p, y, 2, Backend.GPU),
+                GridRepulsion.S2G_PHASE, () -> GridRepulsion.s2g(grid, DATA.n, y, DATA.n, Backend.GPU),
                 GridConvolution.PHASE, () -> GridConvolution.convolve(grid, charges, GridConvolution.Method.AUTO,
                         Backend.GPU),
-                TsneForces.G2S_PHASE, () -> TsneForces.g2s(grid, DATA.n, phi, y, DATA.n, Backend.GPU),
+                GridRepulsion.G2S_PHASE, () -> GridRepulsion.g2s(grid, DATA.n, phi, y, DATA.n, Backend.GPU),
                 TsneOptimizer.PHASE, () -> TsneOptimizer.single(p, y, cfg(Backend.GPU), null, new TsneTimings()));
         assertEquals(PHASES.size(), onGpu.size());
         for (String phase : PHASES) {
@@ -166,13 +176,13 @@ class TsneBackendFallbackTest {
 
     @Test
     void underGpuAFaultInsideTheDeviceResidentLoopNamesItsPhase() {
-        Assumptions.assumeTrue(BackendChooser.gpuUsable(TsneForces.MODULE, TsneDeviceState.PROBE_KERNEL),
+        Assumptions.assumeTrue(BackendChooser.gpuUsable("tsne", "tsne_step"),
                 "needs a GPU: the device-resident loop");
         Run ref = run(Backend.CPU);
         for (String phase : PHASES.subList(2, PHASES.size())) {
             try (BackendFaults f = BackendFaults.midCall(phase, 5)) {
                 CudaException e = assertThrows(CudaException.class, () -> TsneOptimizer.single(ref.p,
-                        TsneTrainer.randomInit(DATA.n, 2, 7), cfg(Backend.GPU), null, new TsneTimings()));
+                        TsneInit.random(DATA.n, 2, 7), cfg(Backend.GPU), null, new TsneTimings()));
                 assertTrue(e.getMessage().contains(TsneOptimizer.PHASE) && e.getMessage().contains(phase),
                         e.getMessage());
             }

@@ -1,15 +1,18 @@
 package io.sparkgpu.tsne;
 
+import io.sparkgpu.tsne.affinity.SparseRows;
+import io.sparkgpu.tsne.repulsion.GridRepulsion;
+import io.sparkgpu.tsne.repulsion.InterpGrid;
 import java.util.Arrays;
 import java.util.Random;
 
 /** Inputs for the forces tests: clustered embeddings, random CSR slices, and a brute-force G2G on the support. */
-final class TsneForcesTestData {
+public final class TsneForcesTestData {
     private TsneForcesTestData() {
     }
 
     /** n points in dim dimensions: Gaussian clusters (sd 1) with centres uniform in a cube of side extent. */
-    static double[] clusters(int n, int dim, int clusters, double extent, long seed) {
+    public static double[] clusters(int n, int dim, int clusters, double extent, long seed) {
         Random r = new Random(seed);
         double[][] c = new double[clusters][dim];
         for (double[] cc : c) {
@@ -31,7 +34,8 @@ final class TsneForcesTestData {
      * Rows [rowOffset, rowOffset + rows) of a random n x n matrix: row lengths between minLen and maxLen (clamped to
      * n - 1), a few empty rows and one long "hub" row when longRow > 0, columns strictly increasing, values > 0.
      */
-    static SparseRows randomRows(int n, int rowOffset, int rows, int minLen, int maxLen, int longRow, long seed) {
+    public static SparseRows randomRows(int n, int rowOffset, int rows, int minLen, int maxLen, int longRow,
+            long seed) {
         Random r = new Random(seed);
         int[] rowPtr = new int[rows + 1];
         int[][] cols = new int[rows][];
@@ -71,7 +75,7 @@ final class TsneForcesTestData {
      * for the nodes a and b where some charge is nonzero (the nodes of the points' stencils, the only ones G2S
      * reads); other nodes get 0.
      */
-    static double[] convolveOnSupport(InterpGrid g, double[] q) {
+    public static double[] convolveOnSupport(InterpGrid g, double[] q) {
         int nodes = g.nodes();
         int charges = g.charges();
         int npd = g.nodesPerDim();
@@ -118,15 +122,15 @@ final class TsneForcesTestData {
     }
 
     /** The grid of the first n points of y, planned from their exact min and max. */
-    static InterpGrid plan(double[] y, int n, int dim, TsneGridOptions opt) {
-        return TsneForces.plan(min(y, n, dim), max(y, n, dim), dim, opt);
+    public static InterpGrid plan(double[] y, int n, int dim, TsneGridOptions opt) {
+        return GridRepulsion.plan(min(y, n, dim), max(y, n, dim), dim, opt);
     }
 
-    static double[] min(double[] y, int n, int dim) {
+    public static double[] min(double[] y, int n, int dim) {
         return bound(y, n, dim, -1);
     }
 
-    static double[] max(double[] y, int n, int dim) {
+    public static double[] max(double[] y, int n, int dim) {
         return bound(y, n, dim, 1);
     }
 
@@ -146,7 +150,7 @@ final class TsneForcesTestData {
     }
 
     /** Rows [from, to) of y (row-major, dim per row). */
-    static double[] rows(double[] y, int dim, int from, int to) {
+    public static double[] rows(double[] y, int dim, int from, int to) {
         return Arrays.copyOfRange(y, from * dim, to * dim);
     }
 
@@ -154,8 +158,19 @@ final class TsneForcesTestData {
      * FIt-SNE's usual grid (p = 3, one box per unit, at least 50 boxes, at most 400 / 200 boxes; 20..40 in 3-D):
      * the coarser grid the error bounds of these tests are stated for (TsneGridOptions.defaults() is finer).
      */
-    static TsneGridOptions options(int dim) {
+    public static TsneGridOptions options(int dim) {
         return dim == 3 ? new TsneGridOptions(3, 1.0, 20, new int[] {0, 400, 200, 40})
                 : new TsneGridOptions(3, 1.0, 50, new int[] {0, 400, 200, 50});
+    }
+
+    /** |approx - exact| / |exact| (Euclidean norms). */
+    public static double relNorm(double[] approx, double[] exact) {
+        double d = 0;
+        double e = 0;
+        for (int t = 0; t < exact.length; t++) {
+            d += (approx[t] - exact[t]) * (approx[t] - exact[t]);
+            e += exact[t] * exact[t];
+        }
+        return Math.sqrt(d / e);
     }
 }

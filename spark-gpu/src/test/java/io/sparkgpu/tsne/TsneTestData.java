@@ -1,13 +1,14 @@
 package io.sparkgpu.tsne;
 
+import io.sparkgpu.tsne.affinity.SparseRows;
 import java.util.Random;
 
 /** Test inputs: Gaussian clusters and a brute-force dense P (test-only reference, independent of TsneAffinities). */
-final class TsneTestData {
-    final int n;
-    final int d;
-    final double[] x;
-    final int[] labels;
+public final class TsneTestData {
+    public final int n;
+    public final int d;
+    public final double[] x;
+    public final int[] labels;
 
     private TsneTestData(int n, int d, double[] x, int[] labels) {
         this.n = n;
@@ -17,7 +18,7 @@ final class TsneTestData {
     }
 
     /** clusters well-separated Gaussian blobs (centres 20 apart on the axes, unit spread), perCluster points each. */
-    static TsneTestData clusters(int clusters, int perCluster, int d, long seed) {
+    public static TsneTestData clusters(int clusters, int perCluster, int d, long seed) {
         Random rnd = new Random(seed);
         int n = clusters * perCluster;
         double[] x = new double[n * d];
@@ -33,7 +34,7 @@ final class TsneTestData {
         return new TsneTestData(n, d, x, labels);
     }
 
-    float[] floats() {
+    public float[] floats() {
         float[] f = new float[x.length];
         for (int t = 0; t < f.length; t++) {
             f[t] = (float) x[t];
@@ -42,7 +43,7 @@ final class TsneTestData {
     }
 
     /** Dense brute-force P: Gaussian conditionals calibrated by bisection to the perplexity, symmetrised / 2n. */
-    SparseRows densePerplexityP(double perplexity) {
+    public SparseRows densePerplexityP(double perplexity) {
         double[] cond = new double[n * n];
         double target = Math.log(perplexity);
         for (int i = 0; i < n; i++) {

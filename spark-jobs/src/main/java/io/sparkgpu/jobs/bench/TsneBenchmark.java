@@ -2,20 +2,17 @@ package io.sparkgpu.jobs.bench;
 
 import io.sparkgpu.cuda.Backend;
 import io.sparkgpu.cuda.CudaRuntime;
-import io.sparkgpu.tsne.ExactTsne;
-import io.sparkgpu.tsne.InterpGrid;
-import io.sparkgpu.tsne.KnnGraph;
-import io.sparkgpu.tsne.Repulsion;
-import io.sparkgpu.tsne.SparseRows;
-import io.sparkgpu.tsne.TsneAffinities;
 import io.sparkgpu.tsne.TsneConfig;
-import io.sparkgpu.tsne.TsneForces;
-import io.sparkgpu.tsne.TsneOptimizer;
+import io.sparkgpu.tsne.TsneEngine;
 import io.sparkgpu.tsne.TsneQuality;
 import io.sparkgpu.tsne.TsneResult;
 import io.sparkgpu.tsne.TsneTimings;
 import io.sparkgpu.tsne.TsneTrainer;
-import io.sparkgpu.tsne.GridConvolution;
+import io.sparkgpu.tsne.affinity.KnnGraph;
+import io.sparkgpu.tsne.affinity.SparseRows;
+import io.sparkgpu.tsne.repulsion.GridConvolution;
+import io.sparkgpu.tsne.repulsion.InterpGrid;
+import io.sparkgpu.tsne.repulsion.Repulsion;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -467,13 +464,13 @@ public final class TsneBenchmark {
         cfg.grid = o.grid;
         cfg.validate(data.n);
         long t0 = System.nanoTime();
-        KnnGraph g = TsneAffinities.knn(data.x, data.n, data.d, cfg.effectiveK(data.n), backend);
+        KnnGraph g = TsneEngine.knn(data.x, data.n, data.d, cfg.effectiveK(data.n), backend);
         long t1 = System.nanoTime();
-        double[] pc = TsneAffinities.conditional(g, cfg.perplexity, backend);
-        SparseRows p = TsneAffinities.symmetrize(g, pc);
+        double[] pc = TsneEngine.conditional(g, cfg.perplexity, backend);
+        SparseRows p = TsneEngine.symmetrize(g, pc);
         long t2 = System.nanoTime();
-        double[] y0 = TsneTrainer.randomInit(data.n, cfg.dimension, cfg.seed);
-        TsneResult res = TsneOptimizer.optimize(p, y0, cfg, null);
+        double[] y0 = TsneEngine.randomInit(data.n, cfg.dimension, cfg.seed);
+        TsneResult res = TsneEngine.optimize(p, y0, cfg, null);
         long t3 = System.nanoTime();
         r.knnS = (t1 - t0) / 1e9;
         r.affS = (t2 - t1) / 1e9;
@@ -601,14 +598,14 @@ public final class TsneBenchmark {
                 max[a] = Math.max(max[a], ys[s * dim + a]);
             }
         }
-        InterpGrid grid = TsneForces.plan(min, max, dim, options);
-        long[] q = TsneForces.s2g(grid, m, ys, m, backend);
-        double[] phi = GridConvolution.convolve(grid, TsneForces.chargesToDouble(grid, m, q),
+        InterpGrid grid = TsneEngine.plan(min, max, dim, options);
+        long[] q = TsneEngine.s2g(grid, m, ys, m, backend);
+        double[] phi = TsneEngine.convolve(grid, TsneEngine.chargesToDouble(grid, m, q),
                 GridConvolution.Method.AUTO, backend);
-        Repulsion rep = TsneForces.g2s(grid, m, phi, ys, m, backend);
+        Repulsion rep = TsneEngine.g2s(grid, m, phi, ys, m, backend);
         double z = io.sparkgpu.common.FixedPoint.toDouble(rep.zFixed, 0, rep.zShift) - m;
-        double[] exact = ExactTsne.repulsive(ys, m, dim);
-        double zExact = ExactTsne.z(ys, m, dim);
+        double[] exact = TsneEngine.exactRepulsive(ys, m, dim);
+        double zExact = TsneEngine.exactZ(ys, m, dim);
         double num = 0;
         double den = 0;
         for (int t = 0; t < exact.length; t++) {

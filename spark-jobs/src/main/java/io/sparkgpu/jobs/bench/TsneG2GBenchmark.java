@@ -2,10 +2,10 @@ package io.sparkgpu.jobs.bench;
 
 import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.cuda.CudaRuntime;
-import io.sparkgpu.tsne.G2GGpu;
-import io.sparkgpu.tsne.GridConvolution;
-import io.sparkgpu.tsne.GridConvolution.Method;
-import io.sparkgpu.tsne.InterpGrid;
+import io.sparkgpu.tsne.TsneEngine;
+import io.sparkgpu.tsne.repulsion.GridConvolution;
+import io.sparkgpu.tsne.repulsion.GridConvolution.Method;
+import io.sparkgpu.tsne.repulsion.InterpGrid;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -233,7 +233,7 @@ public final class TsneG2GBenchmark {
                     gpuWhy = KMeansBenchmark.shortReason(st.reason);
                 } else {
                     dev = CudaRuntime.device(o.device);
-                    dev.function(G2GGpu.MODULE, G2GGpu.PROBE_KERNEL);
+                    TsneEngine.loadG2G(dev);
                     rep.header.add(String.format(Locale.ROOT, "GPU: %s, CUDA driver %d.%d", dev,
                             st.driverVersion / 1000, (st.driverVersion % 1000) / 10));
                 }
@@ -254,7 +254,7 @@ public final class TsneG2GBenchmark {
         for (int[] gd : o.grids) {
             runOne(gd[0], gd[1], dev, rep, gpuFft, gpuDirect, cpuFft, cpuDirect);
         }
-        G2GGpu.clearCache();
+        TsneEngine.clearG2GCache();
         if (!gpuFft.isEmpty()) {
             double[] ab = fitTwo(gpuFft);
             rep.fits.add(String.format(Locale.ROOT, "GPU FFT kernels: FFT_NS_GPU = %.3g per work unit, LAUNCH_NS_GPU = "
@@ -274,11 +274,9 @@ public final class TsneG2GBenchmark {
             rep.fits.add(String.format(Locale.ROOT, "CPU DIRECT: DIRECT_NS_CPU = %.3g per charge-node-pair "
                     + "(largest grid run)", ratioOfLargest(cpuDirect)));
         }
-        rep.fits.add(String.format(Locale.ROOT, "in use: DIRECT_NS_GPU %.3g, DIRECT_SOURCE_NS_GPU %.3g, FFT_NS_GPU "
-                + "%.3g, LAUNCH_NS_GPU %.3g, DIRECT_NS_CPU %.3g, FFT_NS_CPU %.3g, PHASE_NS_CPU %.3g",
-                GridConvolution.DIRECT_NS_GPU, GridConvolution.DIRECT_SOURCE_NS_GPU, GridConvolution.FFT_NS_GPU,
-                GridConvolution.LAUNCH_NS_GPU, GridConvolution.DIRECT_NS_CPU, GridConvolution.FFT_NS_CPU,
-                GridConvolution.PHASE_NS_CPU));
+        List<String> inUse = new ArrayList<>();
+        TsneEngine.g2gCostModel().forEach((name, v) -> inUse.add(String.format(Locale.ROOT, "%s %.3g", name, v)));
+        rep.fits.add("in use: " + String.join(", ", inUse));
         return rep;
     }
 
@@ -335,17 +333,17 @@ public final class TsneG2GBenchmark {
         Row row = new Row();
         row.grid = dim + "-D " + n + (dim > 1 ? "^" + dim : "");
         row.nodes = g.nodes();
-        row.fft = GridConvolution.fftShape(g);
+        row.fft = TsneEngine.fftShape(g);
         rep.rows.add(row);
         double pairs = (double) g.charges() * g.nodes() * g.nodes();
-        double[] wl = GridConvolution.fftWorkAndLaunches(g);
+        double[] wl = TsneEngine.fftWorkAndLaunches(g);
         Random r = new Random(o.seed + 31L * n + dim);
         double[] q = new double[g.charges() * g.nodes()];
         for (int i = 0; i < q.length; i++) {
             q[i] = 2 * r.nextDouble() - 1;
         }
-        row.auto = GridConvolution.autoChoice(g, true).name().toLowerCase(Locale.ROOT) + "/"
-                + GridConvolution.autoChoice(g, false).name().toLowerCase(Locale.ROOT);
+        row.auto = TsneEngine.autoChoice(g, true).name().toLowerCase(Locale.ROOT) + "/"
+                + TsneEngine.autoChoice(g, false).name().toLowerCase(Locale.ROOT);
         progress("%s: %d nodes, FFT %s, %.3g charge-node-pairs, FFT work %.3g", row.grid, g.nodes(), row.fft,
                 pairs, wl[0]);
         List<String> notes = new ArrayList<>();
@@ -391,9 +389,9 @@ public final class TsneG2GBenchmark {
                 progress("%s: CPU DIRECT %.3f ms", row.grid, row.cpuDirectMs);
             }
         }
-        row.relGpuCpuDirect = GridConvolution.maxRelativeDifference(g, gD, cD);
-        row.relGpuCpuFft = GridConvolution.maxRelativeDifference(g, gF, cF);
-        row.relFftDirect = GridConvolution.maxRelativeDifference(g, cF != null ? cF : gF, cD != null ? cD : gD);
+        row.relGpuCpuDirect = TsneEngine.maxRelativeDifference(g, gD, cD);
+        row.relGpuCpuFft = TsneEngine.maxRelativeDifference(g, gF, cF);
+        row.relFftDirect = TsneEngine.maxRelativeDifference(g, cF != null ? cF : gF, cD != null ? cD : gD);
         if (row.relGpuCpuDirect > 1e-12 || row.relGpuCpuFft > 1e-12) {
             rep.mismatch = true;
             notes.add("GPU DIFFERS FROM CPU TWIN");
@@ -408,14 +406,14 @@ public final class TsneG2GBenchmark {
     /** {median wall ms, median kernel ms} over o.reps calls after one warm-up; out[0] = last result. */
     private double[] timeGpu(CudaDevice dev, InterpGrid g, double[] q, Method m, double[][] out) {
         double[] km = new double[1];
-        GridConvolution.convolveOn(dev, g, q, m, km);
+        TsneEngine.convolveOn(dev, g, q, m, km);
         double[] wall = new double[o.reps];
         double[] kern = new double[o.reps];
         for (int i = 0; i < o.reps; i++) {
             long t0 = System.nanoTime();
-            out[0] = GridConvolution.convolveOn(dev, g, q, m, null);
+            out[0] = TsneEngine.convolveOn(dev, g, q, m, null);
             wall[i] = (System.nanoTime() - t0) / 1e6;
-            GridConvolution.convolveOn(dev, g, q, m, km);
+            TsneEngine.convolveOn(dev, g, q, m, km);
             kern[i] = km[0];
         }
         Arrays.sort(wall);
@@ -429,7 +427,7 @@ public final class TsneG2GBenchmark {
         int runs = 0;
         for (int i = 0; i < 3; i++) {
             long t0 = System.nanoTime();
-            out[0] = GridConvolution.convolveOn(null, g, q, m, null);
+            out[0] = TsneEngine.convolveOn(null, g, q, m, null);
             ts[runs++] = (System.nanoTime() - t0) / 1e6;
             if (ts[0] > 1000) {
                 break;

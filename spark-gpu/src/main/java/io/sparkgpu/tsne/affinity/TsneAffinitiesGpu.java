@@ -1,0 +1,174 @@
+package io.sparkgpu.tsne.affinity;
+
+import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
+import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
+
+import io.sparkgpu.cuda.CudaDevice;
+import io.sparkgpu.cuda.DeviceBuffer;
+import io.sparkgpu.cuda.GpuStream;
+import io.sparkgpu.cuda.KernelLauncher;
+import java.util.Arrays;
+import jcuda.Pointer;
+import jcuda.Sizeof;
+
+/**
+ * GPU side of {@link TsneAffinities} (kernels {@code tsne_knn_tile}, {@code tsne_aff_cond} of module
+ * {@code tsne}; layouts and launch shapes are described in tsne.cu, section "kNN, affinities"). Large inputs are
+ * chunked: queries in chunks whose data and top-k lists fit {@link #chunkBytes}, references in chunks of at most
+ * {@link #chunkBytes}; the lists of a query chunk stay on the device across reference chunks, so the chunks
+ * merge there. Results are bitwise those of the CPU twin.
+ */
+final class TsneAffinitiesGpu {
+    static final int KQ = 64;
+    /**
+     * References per thread of the kNN kernel: 4 (tsne_knn_tile, 64-reference tiles) or 8 (tsne_knn_tile8,
+     * 128-reference tiles); system property {@code sparkgpu.tsne.knnRefsPerThread}. Results are identical.
+     */
+    static final int RPT = Integer.getInteger("sparkgpu.tsne.knnRefsPerThread", 8) == 4 ? 4 : 8;
+    static final int KR = 16 * RPT;
+    static final String KNN_KERNEL = RPT == 4 ? "tsne_knn_tile" : "tsne_knn_tile8";
+    static final int KD = 32;
+    static final int KNN_THREADS = 256;
+    static final int AFF_THREADS = 64;
+    // (these sizes: include/layout/tsne.cuh, TSNE_KNN_* and TSNE_AFF_*; TsneKernelLayoutTest)
+    /** Device bytes per chunk of queries (data + lists) and per chunk of references; tests shrink it. */
+    static long chunkBytes = 1L << 30;
+
+    private TsneAffinitiesGpu() {
+    }
+
+    /** Dynamic shared memory of tsne_knn_tile for k neighbours (query tile staged per chunk of KD dimensions). */
+    static int knnSharedBytes(int k) {
+        return knnSharedBytes(k, KD);
+    }
+
+    /** Dynamic shared memory of tsne_knn_tile with qDims dimensions of the query tile in shared memory. */
+    static int knnSharedBytes(int k, int qDims) {
+        long b = 4L * ((long) qDims * (KQ + 4) + KD * (KR + 4) + KQ * (KR + 1)) + 8L * KQ * k;
+        return (int) Math.min(Integer.MAX_VALUE, b);
+    }
+
+    /** Dynamic shared memory of tsne_aff_cond for k neighbours: the block's k distances per row as floats. */
+    static long affSharedBytes(int k) {
+        return 4L * AFF_THREADS * k;
+    }
+
+    /** Whether the whole query tile (d rounded up to KD) fits in shared memory next to the rest. */
+    static boolean queryResident(CudaDevice dev, int d, int k) {
+        int qDims = (d + KD - 1) / KD * KD;
+        return knnSharedBytes(k, qDims) <= dev.maxSharedMemoryOptin() - 1024;
+    }
+
+    static boolean knnFits(CudaDevice dev, int k) {
+        return knnSharedBytes(k) <= dev.maxSharedMemoryOptin() - 1024
+                && affSharedBytes(k) <= dev.maxSharedMemoryOptin();
+    }
+
+    private static void upload(DeviceBuffer dst, float[] src, long from, long count, GpuStream s) {
+        cuMemcpyHtoDAsync(dst.pointer(), Pointer.to(src).withByteOffset(from * Sizeof.FLOAT), count * Sizeof.FLOAT,
+                s.handle());
+    }
+
+    private static void upload(DeviceBuffer dst, int[] src, long from, long count, GpuStream s) {
+        cuMemcpyHtoDAsync(dst.pointer(), Pointer.to(src).withByteOffset(from * Sizeof.INT), count * Sizeof.INT,
+                s.handle());
+    }
+
+    static KnnGraph knnBlock(CudaDevice dev, float[] query, int queryOffset, int nq, float[] ref, int refOffset,
+            int nr, int d, int k, int n) {
+        int[] index = new int[nq * k];
+        float[] dist2 = new float[nq * k];
+        Arrays.fill(index, -1);
+        Arrays.fill(dist2, Float.POSITIVE_INFINITY);
+        if (nr == 0) {
+            return new KnnGraph(n, queryOffset, nq, k, index, dist2);
+        }
+        final boolean resident = queryResident(dev, d, k);
+        final int shared = resident ? knnSharedBytes(k, (d + KD - 1) / KD * KD) : knnSharedBytes(k);
+        long qRowBytes = 4L * d + 8L * k;
+        int qChunk = (int) Math.max(KQ, Math.min(nq, chunkBytes / qRowBytes / KQ * KQ));
+        qChunk = Math.min(qChunk, nq);
+        int rChunk = (int) Math.max(KR, Math.min(nr, chunkBytes / (4L * d) / KR * KR));
+        rChunk = Math.min(rChunk, nr);
+        try (GpuStream s = new GpuStream(dev);
+             DeviceBuffer dq = DeviceBuffer.allocate(dev, 4L * qChunk * d);
+             DeviceBuffer dr = DeviceBuffer.allocate(dev, 4L * rChunk * d);
+             DeviceBuffer dd = DeviceBuffer.allocate(dev, 4L * qChunk * k);
+             DeviceBuffer di = DeviceBuffer.allocate(dev, 4L * qChunk * k)) {
+            boolean refResident = rChunk == nr;
+            if (refResident) {
+                upload(dr, ref, 0, (long) nr * d, s);
+            }
+            for (int q0 = 0; q0 < nq; q0 += qChunk) {
+                int qm = Math.min(qChunk, nq - q0);
+                upload(dq, query, (long) q0 * d, (long) qm * d, s);
+                upload(dd, dist2, (long) q0 * k, (long) qm * k, s);
+                upload(di, index, (long) q0 * k, (long) qm * k, s);
+                for (int r0 = 0; r0 < nr; r0 += rChunk) {
+                    int rm = Math.min(rChunk, nr - r0);
+                    if (!refResident) {
+                        upload(dr, ref, (long) r0 * d, (long) rm * d, s);
+                    }
+                    KernelLauncher.launch(s, TsneAffinities.MODULE, KNN_KERNEL, (qm + KQ - 1) / KQ, KNN_THREADS,
+                            shared, dq, qm, queryOffset + q0, dr, rm, refOffset + r0, d, k, resident ? 1 : 0, dd, di);
+                    if (!refResident) {
+                        s.synchronize("tsne_knn_tile"); // dr is overwritten by the next chunk's upload
+                    }
+                }
+                cuMemcpyDtoHAsync(Pointer.to(dist2).withByteOffset((long) q0 * k * Sizeof.FLOAT), dd.pointer(),
+                        (long) qm * k * Sizeof.FLOAT, s.handle());
+                cuMemcpyDtoHAsync(Pointer.to(index).withByteOffset((long) q0 * k * Sizeof.INT), di.pointer(),
+                        (long) qm * k * Sizeof.INT, s.handle());
+                s.synchronize("tsne_knn_tile");
+            }
+        }
+        return new KnnGraph(n, queryOffset, nq, k, index, dist2);
+    }
+
+    /** Runs tsne_aff_cond on all rows of g; fills out (rows x k) and returns the per-row status. */
+    static int[] conditional(CudaDevice dev, KnnGraph g, double target, double[] out) {
+        final int rows = g.rows;
+        final int k = g.k;
+        int[] status = new int[rows];
+        long rowBytes = 4L * k + 8L * k + 4;
+        int chunk = (int) Math.max(AFF_THREADS, Math.min(rows, chunkBytes / rowBytes / AFF_THREADS * AFF_THREADS));
+        chunk = Math.min(chunk, rows);
+        final int shared = (int) affSharedBytes(k);
+        try (GpuStream s = new GpuStream(dev);
+             DeviceBuffer dd = DeviceBuffer.allocate(dev, 4L * chunk * k);
+             DeviceBuffer dp = DeviceBuffer.allocate(dev, 8L * chunk * k);
+             DeviceBuffer ds = DeviceBuffer.allocate(dev, 4L * chunk)) {
+            for (int r0 = 0; r0 < rows; r0 += chunk) {
+                int rm = Math.min(chunk, rows - r0);
+                upload(dd, g.dist2, (long) r0 * k, (long) rm * k, s);
+                KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_aff_cond", (rm + AFF_THREADS - 1) / AFF_THREADS,
+                        AFF_THREADS, shared, dd, rm, k, target, TsneAffinities.ENTROPY_TOL,
+                        TsneAffinities.ENTROPY_FAIL, TsneAffinities.MAX_STEPS, dp, ds);
+                cuMemcpyDtoHAsync(Pointer.to(out).withByteOffset((long) r0 * k * Sizeof.DOUBLE), dp.pointer(),
+                        (long) rm * k * Sizeof.DOUBLE, s.handle());
+                cuMemcpyDtoHAsync(Pointer.to(status).withByteOffset((long) r0 * Sizeof.INT), ds.pointer(),
+                        (long) rm * Sizeof.INT, s.handle());
+                s.synchronize("tsne_aff_cond");
+            }
+        }
+        return status;
+    }
+
+    /** exp and log of each x on the device (kernel tsne_aff_math), for the twin tests: {exp..., log...}. */
+    static double[][] math(CudaDevice dev, double[] x) {
+        double[] ex = new double[x.length];
+        double[] lg = new double[x.length];
+        try (GpuStream s = new GpuStream(dev);
+             DeviceBuffer dx = DeviceBuffer.ofDoubles(dev, x.length);
+             DeviceBuffer de = DeviceBuffer.ofDoubles(dev, x.length);
+             DeviceBuffer dl = DeviceBuffer.ofDoubles(dev, x.length)) {
+            dx.upload(x, s);
+            KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_aff_math", Math.max(1, (x.length + 255) / 256), 256,
+                    0, dx, x.length, de, dl);
+            de.download(ex, x.length, s);
+            dl.download(lg, x.length, s);
+            s.synchronize("tsne_aff_math");
+        }
+        return new double[][] {ex, lg};
+    }
+}

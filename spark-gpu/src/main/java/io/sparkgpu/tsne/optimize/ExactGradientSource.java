@@ -1,0 +1,49 @@
+package io.sparkgpu.tsne.optimize;
+
+import io.sparkgpu.tsne.TsneTimings;
+import io.sparkgpu.tsne.affinity.SparseRows;
+
+
+
+
+
+
+/** The exact O(n^2 dim) forces of {@link ExactTsne}, for tiny n (tests, references). */
+final class ExactGradientSource implements GradientSource {
+    private final SparseRows p;
+    private final int dim;
+
+    ExactGradientSource(SparseRows p, int dim) {
+        ExactTsne.requireWhole(p);
+        this.p = p;
+        this.dim = dim;
+    }
+
+    @Override
+    public int n() {
+        return p.n;
+    }
+
+    @Override
+    public int dim() {
+        return dim;
+    }
+
+    @Override
+    public Forces forces(double[] y, boolean withKl, TsneTimings timings) {
+        long t0 = System.nanoTime();
+        double[] attr = ExactTsne.attractive(p, y, dim);
+        long t1 = System.nanoTime();
+        double[] rep = ExactTsne.repulsive(y, p.n, dim);
+        double z = ExactTsne.z(y, p.n, dim);
+        long t2 = System.nanoTime();
+        timings.add(TsneTimings.Phase.ATTRACTIVE, t1 - t0);
+        timings.add(TsneTimings.Phase.G2S, t2 - t1);
+        long[] kl = null;
+        if (withKl) {
+            kl = TsneKl.partial(p, y, dim);
+            timings.add(TsneTimings.Phase.KL, System.nanoTime() - t2);
+        }
+        return new Forces(attr, rep, z, kl);
+    }
+}

@@ -1,0 +1,152 @@
+package io.sparkgpu.tsne.optimize;
+
+import io.sparkgpu.tsne.affinity.SparseRows;
+import java.util.Arrays;
+
+/**
+ * A {@link SparseRows} slice in sliced ELLPACK with local sorting, SELL-C-sigma with C = 32 and sigma = 256
+ * (Kreutzer, Hager, Wellein, Fehske and Bishop, "A unified sparse matrix data format for efficient general sparse
+ * matrix-vector multiplication on modern processors with wide SIMD units", SIAM J. Sci. Comput. 36, 2014), the
+ * layout of the GPU attractive kernel (see the tsne.cu section "attractive, S2G, G2S, Z" for the arrays).
+ *
+ * <p>Why this layout: the kernel needs one thread per row, summing its entries in CSR order, so that it gives the
+ * CPU twin's bits (a warp per row would reorder the sum into a tree). With CSR a warp's 32 threads read 32 unrelated
+ * cache lines per step; with ELL the loads of a warp are contiguous (coalesced) but every row is padded to the
+ * longest row of the whole slice, and symmetrised kNN rows range from k to well over 2k, so ELL would store (and
+ * a warp would idle on) up to twice the entries. HYB moves the overflow to COO, whose per-entry atomics make the
+ * row sums order-dependent. SELL-32 pads only to the longest row of each warp's 32 rows, and sorting rows by length
+ * inside windows of 256 makes those 32 nearly equal, so padding stays a few per cent while every load coalesces.
+ * Building is O(nnz + rows log 256), once per slice; the arrays then stay resident on the device.
+ *
+ * <p><b>Hub rows.</b> A warp runs as long as its longest row, one dependent load pair per entry batch, and the
+ * symmetrised kNN graph of high-dimensional data has hubs: rows with thousands of entries (points that are among
+ * the k nearest of many others). A row longer than {@link #HUB_LEN} therefore leaves the SELL part (its slot is
+ * padding) and is stored after it in CSR order; the GPU gives each hub row a whole block, whose threads compute the
+ * entries' terms in parallel while one thread per axis adds them in CSR order, so the bits stay the twin's.
+ */
+final class SellRows {
+    static final int C = 32;
+    static final int SIGMA = 256;
+    /** Rows with more entries than this are hub rows (CSR part, one GPU block each). */
+    static final int HUB_LEN = 512;
+
+    final int nSlices;
+    /** Hub rows (CSR part). */
+    final int nHubs;
+    /**
+     * sliceOff (nSlices + 1) | slotRow (slots) | slotLen (slots) | hubRow (nHubs) | hubPtr (nHubs + 1); hub row h
+     * has entries [hubPtr[h], hubPtr[h + 1]) of col/val, after the SELL part (hubPtr[0] = sliceOff[nSlices]).
+     */
+    final int[] meta;
+    final int[] col;
+    final double[] val;
+
+    private SellRows(int nSlices, int nHubs, int[] meta, int[] col, double[] val) {
+        this.nSlices = nSlices;
+        this.nHubs = nHubs;
+        this.meta = meta;
+        this.col = col;
+        this.val = val;
+    }
+
+    private static boolean isHub(SparseRows p, int r) {
+        return p.rowPtr[r + 1] - p.rowPtr[r] > HUB_LEN;
+    }
+
+    static SellRows of(SparseRows p) {
+        final int rows = p.rows;
+        final int nSlices = (rows + C - 1) / C;
+        final int slots = nSlices * C;
+        int nHubs = 0;
+        long hubEntries = 0;
+        for (int r = 0; r < rows; r++) {
+            if (isHub(p, r)) {
+                nHubs++;
+                hubEntries += p.rowPtr[r + 1] - p.rowPtr[r];
+            }
+        }
+        int[] slotRow = new int[slots];
+        Arrays.fill(slotRow, -1);
+        // sort each window by decreasing length, ties by row: key = (maxLen - len) << 32 | row; hubs last, as padding
+        int maxLen = 0;
+        for (int r = 0; r < rows; r++) {
+            maxLen = Math.max(maxLen, p.rowPtr[r + 1] - p.rowPtr[r]);
+        }
+        long[] keys = new long[Math.min(SIGMA, Math.max(rows, 1))];
+        for (int w0 = 0; w0 < rows; w0 += SIGMA) {
+            int w1 = Math.min(rows, w0 + SIGMA);
+            for (int r = w0; r < w1; r++) {
+                long len = isHub(p, r) ? -1 : p.rowPtr[r + 1] - p.rowPtr[r];
+                keys[r - w0] = ((maxLen - len) << 32) | r;
+            }
+            Arrays.sort(keys, 0, w1 - w0);
+            for (int r = w0; r < w1; r++) {
+                int row = (int) keys[r - w0];
+                slotRow[r] = isHub(p, row) ? -1 : row;
+            }
+        }
+        int[] meta = new int[nSlices + 1 + 2 * slots + 2 * nHubs + 1];
+        long off = 0;
+        for (int g = 0; g < nSlices; g++) {
+            meta[g] = (int) off;
+            int width = 0;
+            for (int l = 0; l < C; l++) {
+                int r = slotRow[g * C + l];
+                if (r >= 0) {
+                    width = Math.max(width, p.rowPtr[r + 1] - p.rowPtr[r]);
+                }
+            }
+            off += (long) C * width;
+            if (off > Integer.MAX_VALUE - 8) {
+                throw new IllegalArgumentException("P slice too large for one GPU layout (" + off
+                        + " padded entries); split it into more row slices");
+            }
+        }
+        meta[nSlices] = (int) off;
+        if (off + hubEntries > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("P slice too large for one GPU layout (" + (off + hubEntries)
+                    + " entries); split it into more row slices");
+        }
+        final int sellEntries = (int) off;
+        off += hubEntries;
+        for (int e = 0; e < p.nnz(); e++) {
+            if (p.col[e] < 0 || p.col[e] >= p.n) {
+                throw new IllegalArgumentException("P column index " + p.col[e] + " at entry " + e
+                        + " is outside 0.." + (p.n - 1));
+            }
+        }
+        int[] col = new int[(int) off];
+        double[] val = new double[(int) off];
+        for (int s = 0; s < slots; s++) {
+            int r = slotRow[s];
+            meta[nSlices + 1 + s] = r;
+            if (r < 0) {
+                continue;
+            }
+            int len = p.rowPtr[r + 1] - p.rowPtr[r];
+            meta[nSlices + 1 + slots + s] = len;
+            int base = meta[s / C] + (s % C);
+            for (int e = 0; e < len; e++) {
+                col[base + C * e] = p.col[p.rowPtr[r] + e];
+                val[base + C * e] = p.val[p.rowPtr[r] + e];
+            }
+        }
+        int hubRow0 = nSlices + 1 + 2 * slots;
+        int hubPtr0 = hubRow0 + nHubs;
+        int h = 0;
+        int at = sellEntries;
+        for (int r = 0; r < rows; r++) {
+            if (isHub(p, r)) {
+                int len = p.rowPtr[r + 1] - p.rowPtr[r];
+                meta[hubRow0 + h] = r;
+                meta[hubPtr0 + h] = at;
+                System.arraycopy(p.col, p.rowPtr[r], col, at, len);
+                System.arraycopy(p.val, p.rowPtr[r], val, at, len);
+                at += len;
+                h++;
+            }
+        }
+        meta[hubPtr0 + nHubs] = at;
+        return new SellRows(nSlices, nHubs, meta, col, val);
+    }
+}

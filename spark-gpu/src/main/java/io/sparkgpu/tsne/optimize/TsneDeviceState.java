@@ -1,0 +1,307 @@
+package io.sparkgpu.tsne.optimize;
+
+import io.sparkgpu.cuda.BackendChooser;
+import io.sparkgpu.cuda.CudaDevice;
+import io.sparkgpu.cuda.DeviceBuffer;
+import io.sparkgpu.cuda.GpuStream;
+import io.sparkgpu.cuda.KernelLauncher;
+import io.sparkgpu.tsne.TsneConfig;
+import io.sparkgpu.tsne.TsneGridOptions;
+import io.sparkgpu.tsne.TsneTimings;
+import io.sparkgpu.tsne.affinity.SparseRows;
+import io.sparkgpu.tsne.repulsion.G2GGpu;
+import io.sparkgpu.tsne.repulsion.GridConvolution;
+import io.sparkgpu.tsne.repulsion.GridRepulsion;
+import io.sparkgpu.tsne.repulsion.GridRepulsionGpu;
+import io.sparkgpu.tsne.repulsion.InterpGrid;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Single-device t-SNE with the whole iteration on one GPU (tsne.cu, section "device-resident iteration"): P (SELL,
+ * resident), the positions, momentum update, gains, both force terms and the interpolation grids live in device
+ * memory for the whole run. Per iteration only 2 * dim order keys (the bounds that fix the grid, planned on the host
+ * exactly as {@link LocalGradientSource#plan}), the kernel parameters and the 128-bit z sum cross PCIe; the charges
+ * are converted from fixed point to doubles on the device with {@link GridRepulsion#toDouble}'s rounding, G2G runs on
+ * device buffers ({@link G2GGpu#convolve(GpuStream, InterpGrid, DeviceBuffer, DeviceBuffer, GridConvolution.Method)})
+ * and the update is {@link TsneOptimizer#step} with explicitly rounded operations. Every value therefore has the bits
+ * of the host loop with the CPU twins ({@link TsneOptimizer.HostState} over {@link LocalGradientSource}).
+ *
+ * <p>KL partial sums are computed on the host from a downloaded copy of the positions, on the common fork-join pool,
+ * while the GPU goes on iterating. Device memory: P's SELL arrays plus 5 n dim doubles plus the largest grid seen
+ * (2 x 8 (dim + 2) nodes for the double grids and 16 (dim + 2) nodes for the fixed-point charges). Not thread-safe:
+ * one run owns one state (several runs may share a GPU; each has its own stream and buffers). The
+ * {@link BackendChooser#faultPoint}s before each phase let tests make the run fail part-way (no-ops otherwise).
+ */
+final class TsneDeviceState implements TsneOptimizer.State {
+    /** A kernel of this section: loading it proves the module has the device-resident iteration. */
+    static final String PROBE_KERNEL = "tsne_step";
+    static final int BLOCK = 256;
+    private static final long SIGN = Long.MIN_VALUE;
+
+    private final CudaDevice dev;
+    private final SparseRows p;
+    private final int n;
+    private final int dim;
+    private final TsneGridOptions gridOptions;
+    private final GridConvolution.Method method;
+    private final GpuStream s;
+    private final List<DeviceBuffer> owned = new ArrayList<>();
+    private final AttractiveForcesGpu.DeviceP dp;
+    private final DeviceBuffer y;
+    private final DeviceBuffer upd;
+    private final DeviceBuffer gains;
+    private final DeviceBuffer attr;
+    private final DeviceBuffer rep;
+    private final DeviceBuffer keys;
+    private final DeviceBuffer prm;
+    private final DeviceBuffer zacc;
+    private DeviceBuffer acc;
+    private DeviceBuffer q;
+    private DeviceBuffer phi;
+    private long gridNodesAllocated;
+    private final long[] keyInit;
+    private final long[] keyOut;
+    private final long[] zOut = new long[2];
+
+    /** P holds all rows and y0 n x dim values (checked by {@link TsneOptimizer#single}). */
+    TsneDeviceState(CudaDevice dev, SparseRows p, double[] y0, TsneConfig cfg) {
+        this.dev = dev;
+        this.p = p;
+        this.n = p.n;
+        this.dim = cfg.dimension;
+        this.gridOptions = cfg.grid;
+        this.method = cfg.convolution;
+        this.keyInit = new long[2 * dim];
+        this.keyOut = new long[2 * dim];
+        java.util.Arrays.fill(keyInit, 0, dim, -1L); // min keys start at the largest unsigned key, max keys at 0
+        GpuStream st = new GpuStream(dev);
+        s = st;
+        AttractiveForcesGpu.DeviceP d = null;
+        boolean ok = false;
+        try {
+            d = AttractiveForcesGpu.deviceP(dev, p, null, st);
+            int len = n * dim;
+            y = own(DeviceBuffer.ofDoubles(dev, Math.max(1, len)));
+            upd = own(DeviceBuffer.ofDoubles(dev, Math.max(1, len)));
+            gains = own(DeviceBuffer.ofDoubles(dev, Math.max(1, len)));
+            attr = own(DeviceBuffer.ofDoubles(dev, Math.max(1, len)));
+            rep = own(DeviceBuffer.ofDoubles(dev, Math.max(1, len)));
+            keys = own(DeviceBuffer.allocate(dev, 16L * dim));
+            prm = own(DeviceBuffer.ofDoubles(dev, 8 + 2 * 5));
+            zacc = own(DeviceBuffer.allocate(dev, 16));
+            double[] ones = new double[len];
+            java.util.Arrays.fill(ones, 1.0);
+            y.upload(y0, st);
+            gains.upload(ones, st);
+            upd.zero(st);
+            st.synchronize("upload of the t-SNE state (" + n + " points)");
+            ok = true;
+        } finally {
+            if (!ok) {
+                if (d != null) {
+                    d.close();
+                }
+                closeBuffers();
+            }
+        }
+        dp = d;
+    }
+
+    private DeviceBuffer own(DeviceBuffer b) {
+        owned.add(b);
+        return b;
+    }
+
+    @Override
+    public int n() {
+        return n;
+    }
+
+    @Override
+    public int dim() {
+        return dim;
+    }
+
+    @Override
+    public TsneOptimizer.Step iterate(int iteration, double alpha, double mu, double eta, double minGain,
+            boolean withKl, TsneTimings timings) {
+        long t0 = System.nanoTime();
+        double z = repulsion(timings, t0);
+        long t3 = System.nanoTime();
+        BackendChooser.faultPoint(AttractiveForces.MODULE, AttractiveForces.ATTRACTIVE_PHASE);
+        AttractiveForcesGpu.launchAttractive(s, dp, dim, y, attr);
+        s.synchronize("t-SNE attractive term (n " + n + ", nnz " + p.nnz() + ")");
+        long t4 = System.nanoTime();
+        timings.add(TsneTimings.Phase.ATTRACTIVE, t4 - t3);
+        TsneOptimizer.checkZ(z, iteration);
+        CompletableFuture<long[]> kl = null;
+        if (withKl) {
+            double[] snapshot = positions();
+            kl = CompletableFuture.supplyAsync(() -> TsneKl.partial(p, snapshot, dim));
+        }
+        int len = n * dim;
+        BackendChooser.faultPoint(AttractiveForces.MODULE, TsneOptimizer.PHASE);
+        KernelLauncher.launch(s, AttractiveForces.MODULE, "tsne_step", blocks(len), BLOCK, 0,
+                y, upd, gains, attr, rep, len, alpha, mu, eta, minGain, z);
+        s.synchronize("t-SNE update (n " + n + ")");
+        timings.add(TsneTimings.Phase.UPDATE, System.nanoTime() - t4);
+        return new TsneOptimizer.Step(z, kl);
+    }
+
+    /**
+     * Bounds, grid, S2G, fixed point to double, G2G, G2S + Phi2Force and Z at the device positions y; the forces
+     * stay in {@code rep}. Returns Z; adds the S2G (bounds and plan included), G2G and G2S times from {@code t0}.
+     */
+    private double repulsion(TsneTimings timings, long t0) {
+        InterpGrid g = plan();
+        int c = g.charges();
+        int nodes = g.nodes();
+        ensureGrid(g);
+        int[] shifts = GridRepulsion.chargeShifts(g, n);
+        int[] sh = new int[5];
+        System.arraycopy(shifts, 0, sh, 0, c);
+        acc.zero(s);
+        prm.upload(GridRepulsionGpu.s2gParams(g, n), s);
+        BackendChooser.faultPoint(AttractiveForces.MODULE, GridRepulsion.S2G_PHASE);
+        GridRepulsionGpu.launchS2G(s, g, n, y, prm, acc);
+        KernelLauncher.launch(s, AttractiveForces.MODULE, "tsne_fixed_to_double", blocks((long) c * nodes), BLOCK, 0,
+                acc, nodes, c, sh[0], sh[1], sh[2], sh[3], sh[4], q);
+        s.synchronize("t-SNE S2G (" + n + " points, " + nodes + " nodes)");
+        long t1 = System.nanoTime();
+        BackendChooser.faultPoint(AttractiveForces.MODULE, GridConvolution.PHASE);
+        G2GGpu.convolve(s, g, q, phi, method);
+        long t2 = System.nanoTime();
+        int zShift = GridRepulsion.zShift(n);
+        prm.upload(GridRepulsionGpu.g2sParams(g, n, zShift), s);
+        zacc.zero(s);
+        BackendChooser.faultPoint(AttractiveForces.MODULE, GridRepulsion.G2S_PHASE);
+        GridRepulsionGpu.launchG2S(s, g, n, y, prm, phi, rep, zacc);
+        zacc.download(zOut, 2, s);
+        s.synchronize("t-SNE G2S (" + n + " points, " + nodes + " nodes)");
+        long t3 = System.nanoTime();
+        timings.add(TsneTimings.Phase.S2G, t1 - t0);
+        timings.add(TsneTimings.Phase.G2G, t2 - t1);
+        timings.add(TsneTimings.Phase.G2S, t3 - t2);
+        return LocalGradientSource.z(zOut, zShift, n);
+    }
+
+    /** The grid of the current positions: exact per-axis bounds on the device, then {@link GridRepulsion#plan}. */
+    private InterpGrid plan() {
+        keys.upload(keyInit, s);
+        KernelLauncher.launch(s, AttractiveForces.MODULE, "tsne_minmax", Math.max(1, Math.min(blocks(n),
+                8 * dev.multiprocessors())), BLOCK, 0, y, n, dim, keys);
+        keys.download(keyOut, 2 * dim, s);
+        s.synchronize("t-SNE bounds (" + n + " points)");
+        double[] min = new double[dim];
+        double[] max = new double[dim];
+        for (int a = 0; a < dim; a++) {
+            min[a] = fromKey(keyOut[a]);
+            max[a] = fromKey(keyOut[dim + a]);
+            if (!Double.isFinite(min[a]) || !Double.isFinite(max[a])) {
+                // a coordinate diverged: the host plan names it (and throws)
+                return LocalGradientSource.plan(positions(), n, dim, gridOptions);
+            }
+        }
+        return GridRepulsion.plan(min, max, dim, gridOptions);
+    }
+
+    /** Inverse of the kernel's order key: bits ^ (sign ? ~0 : 2^63). */
+    static double fromKey(long key) {
+        long bits = key < 0 ? key ^ SIGN : ~key;
+        return Double.longBitsToDouble(bits);
+    }
+
+    /** Grid buffers for g, grown (to at most twice the need, capped at the largest grid the options allow). */
+    private void ensureGrid(InterpGrid g) {
+        long nodes = g.nodes();
+        if (nodes <= gridNodesAllocated) {
+            return;
+        }
+        long maxNpd = (long) gridOptions.maxIntervals[dim] * g.p;
+        long cap = 1;
+        for (int a = 0; a < dim; a++) {
+            cap *= maxNpd;
+        }
+        long alloc = Math.max(nodes, Math.min(2 * nodes, cap));
+        int c = g.charges();
+        for (DeviceBuffer b : new DeviceBuffer[] {acc, q, phi}) {
+            if (b != null) {
+                owned.remove(b);
+                b.close();
+            }
+        }
+        acc = null;
+        q = null;
+        phi = null;
+        acc = own(DeviceBuffer.allocate(dev, 16L * c * alloc));
+        q = own(DeviceBuffer.ofDoubles(dev, (long) c * alloc));
+        phi = own(DeviceBuffer.ofDoubles(dev, (long) c * alloc));
+        gridNodesAllocated = alloc;
+    }
+
+    @Override
+    public double[] positions() {
+        double[] out = new double[n * dim];
+        y.download(out, out.length, s);
+        s.synchronize("download of the t-SNE positions");
+        return out;
+    }
+
+    @Override
+    public GradientSource.Forces evaluate(double[] pos) {
+        if (pos.length != n * dim) {
+            throw new IllegalArgumentException("positions hold " + pos.length + " values, expected " + n * dim);
+        }
+        y.upload(pos, s);
+        double z = repulsion(new TsneTimings(), System.nanoTime());
+        return new GradientSource.Forces(null, null, z, TsneKl.partial(p, pos, dim));
+    }
+
+    /**
+     * The kernel tsne_fixed_to_double on its own, for tests: {@code acc} holds charges * nodes fixed-point pairs
+     * (lo, hi), charge c at shift {@code shifts[c]}; returns the doubles.
+     */
+    static double[] fixedToDouble(CudaDevice dev, long[] acc, int nodes, int[] shifts) {
+        int c = shifts.length;
+        int[] sh = new int[5];
+        System.arraycopy(shifts, 0, sh, 0, c);
+        double[] out = new double[c * nodes];
+        try (GpuStream st = new GpuStream(dev);
+             DeviceBuffer a = DeviceBuffer.allocate(dev, Math.max(16, 8L * acc.length));
+             DeviceBuffer o = DeviceBuffer.ofDoubles(dev, Math.max(1, out.length))) {
+            a.upload(acc, st);
+            KernelLauncher.launch(st, AttractiveForces.MODULE, "tsne_fixed_to_double", blocks(out.length), BLOCK, 0,
+                    a, nodes, c, sh[0], sh[1], sh[2], sh[3], sh[4], o);
+            o.download(out, out.length, st);
+            st.synchronize("tsne_fixed_to_double test");
+        }
+        return out;
+    }
+
+    private static int blocks(long items) {
+        return (int) Math.max(1, (items + BLOCK - 1) / BLOCK);
+    }
+
+    private void closeBuffers() {
+        for (DeviceBuffer b : owned) {
+            b.close();
+        }
+        owned.clear();
+    }
+
+    /** Frees the state's buffers and stream and P's resident copy. */
+    @Override
+    public void close() {
+        try {
+            if (dp != null) {
+                dp.close();
+            }
+            closeBuffers();
+            s.close();
+        } finally {
+            AttractiveForces.release(p);
+        }
+    }
+}

@@ -1,0 +1,329 @@
+package io.sparkgpu.tsne.repulsion;
+
+import java.util.stream.IntStream;
+
+/**
+ * CPU twin of the G2G kernels in tsne.cu (section G2G): the same operations, one rounding each, in the same
+ * order per output value, so {@link G2GGpu} returns the same bits. Work is split across threads by output
+ * element only; no sum is ever split, so the result does not depend on the thread count.
+ */
+final class G2GCpu {
+    /** Output elements per parallel task. */
+    private static final int CHUNK = 1 << 14;
+
+    private G2GCpu() {
+    }
+
+    /**
+     * Direct summation: phi_c(a) = sum over b ascending of kt[|a - b|] * q_c(b), starting from 0.0.
+     * O(charges * nodes^2), exact up to the rounding of each product and sum.
+     */
+    static double[] direct(G2GPlan plan, double h2, double[] q, int charges) {
+        final int n = plan.n;
+        final int dim = plan.dim;
+        final int nodes = plan.gridNodes;
+        final double[] kt = G2GPlan.kernelTable(dim, n, h2);
+        final double[] phi = new double[charges * nodes];
+        final int[] cx = new int[nodes];
+        final int[] cy = new int[nodes];
+        final int[] cz = new int[nodes];
+        for (int b = 0; b < nodes; b++) {
+            cx[b] = b % n;
+            cy[b] = dim >= 2 ? (b / n) % n : 0;
+            cz[b] = dim >= 3 ? b / (n * n) : 0;
+        }
+        IntStream.range(0, nodes).parallel().forEach(a -> {
+            double[] acc = new double[charges];
+            int ax = cx[a];
+            int ay = cy[a];
+            int az = cz[a];
+            for (int b = 0; b < nodes; b++) {
+                double k = kt[Math.abs(ax - cx[b]) + n * (Math.abs(ay - cy[b]) + n * Math.abs(az - cz[b]))];
+                for (int c = 0; c < charges; c++) {
+                    acc[c] = acc[c] + k * q[c * nodes + b];
+                }
+            }
+            for (int c = 0; c < charges; c++) {
+                phi[c * nodes + a] = acc[c];
+            }
+        });
+        return phi;
+    }
+
+    /** FFT method without zero-padding (see {@link G2GPlan}); O(2^dim * ceil(charges/2) * m^dim * log m): two real charges share one complex transform. */
+    static double[] fft(G2GPlan plan, double h2, double[] q, int charges) {
+        final int fn = plan.fftNodes;
+        final double[] kt = G2GPlan.kernelTable(plan.dim, plan.n, h2);
+        final double[] acc = new double[charges * plan.gridNodes];
+        final double[] phi = new double[charges * plan.gridNodes];
+        final int slots = G2GPlan.slots(charges);
+        double[] a = new double[2 * (slots + 1) * fn];
+        double[] b = new double[a.length];
+        final double scale = 1.0 / ((double) plan.parities * (double) fn);
+        for (int par = 0; par < plan.parities; par++) {
+            final int sigma = par;
+            final double[] x = a;
+            parallel(fn, (from, to) -> {
+                double[] tw = new double[2];
+                for (long i = from; i < to; i++) {
+                    pack(plan, sigma, kt, q, charges, x, i, tw);
+                }
+            });
+            double[][] ab = {a, b};
+            transform(plan, ab, slots + 1, false);
+            final double[] y = ab[0];
+            parallel((long) slots * fn, (from, to) -> {
+                for (long i = from; i < to; i++) {
+                    multiply(y, slots, fn, i);
+                }
+            });
+            transform(plan, ab, slots, true);
+            final double[] z = ab[0];
+            final boolean last = par == plan.parities - 1;
+            parallel(plan.gridNodes, (from, to) -> {
+                double[] tw = new double[2];
+                for (long i = from; i < to; i++) {
+                    accumulate(plan, sigma, last, scale, z, charges, acc, phi, i, tw);
+                }
+            });
+            a = ab[0];
+            b = ab[1];
+        }
+        return phi;
+    }
+
+    /** All passes of the d-dimensional transform of the first {@code arrays} arrays; ab[0] holds the result. */
+    static void transform(G2GPlan plan, double[][] ab, int arrays, boolean inverse) {
+        int inner = 1;
+        for (int axis = 0; axis < plan.dim; axis++) {
+            int ns = 1;
+            for (int r : plan.radices) {
+                final double[] in = ab[0];
+                final double[] out = ab[1];
+                final int fr = r;
+                final int fns = ns;
+                final int finner = inner;
+                long items = (long) arrays * plan.fftNodes / r;
+                parallel(items, (from, to) -> passRange(plan.roots, plan.m, fr, fns, finner, inverse, in, out,
+                        from, to));
+                ab[0] = out;
+                ab[1] = in;
+                ns *= r;
+            }
+            inner *= plan.m;
+        }
+    }
+
+    private interface Range {
+        void run(long from, long to);
+    }
+
+    /** Runs body over [0, items) in chunks of CHUNK on the common pool (items are independent). */
+    private static void parallel(long items, Range body) {
+        int tasks = (int) ((items + CHUNK - 1) / CHUNK);
+        if (tasks <= 1) {
+            body.run(0, items);
+            return;
+        }
+        IntStream.range(0, tasks).parallel().forEach(t -> body.run((long) t * CHUNK,
+                Math.min(items, (long) (t + 1) * CHUNK)));
+    }
+
+    // ---------------------------------------------------------------- per-element bodies (mirrored in tsne.cu)
+
+    /** Half-sample shift of parity sigma at FFT node (jx, jy, jz): product of shift[j_a] over odd axes. */
+    static void twiddle(double[] shift, int sigma, int jx, int jy, int jz, double[] out) {
+        double re = 1.0;
+        double im = 0.0;
+        boolean first = true;
+        for (int ax = 0; ax < 3; ax++) {
+            if ((sigma >> ax & 1) == 0) {
+                continue;
+            }
+            int j = ax == 0 ? jx : ax == 1 ? jy : jz;
+            double cr = shift[2 * j];
+            double ci = shift[2 * j + 1];
+            if (first) {
+                re = cr;
+                im = ci;
+                first = false;
+            } else {
+                double r2 = re * cr - im * ci;
+                double i2 = re * ci + im * cr;
+                re = r2;
+                im = i2;
+            }
+        }
+        out[0] = re;
+        out[1] = im;
+    }
+
+    /**
+     * Node i of the m^dim lattice for parity sigma: array s < slots gets the shifted complex charge
+     * q_{2s} + i q_{2s+1} (zero outside the n^dim grid; q_{2s+1} = 0 past the last charge), array {@code slots}
+     * the shifted kernel sum_s (sign) K(delta_s) over the 2^dim corners
+     * of the 2m circulant that fold onto this node.
+     */
+    static void pack(G2GPlan plan, int sigma, double[] kt, double[] q, int charges, double[] x, long li,
+                     double[] tw) {
+        int i = (int) li;
+        int m = plan.m;
+        int n = plan.n;
+        int dim = plan.dim;
+        int fn = plan.fftNodes;
+        int jx = i % m;
+        int jy = dim >= 2 ? (i / m) % m : 0;
+        int jz = dim >= 3 ? i / (m * m) : 0;
+        twiddle(plan.shift, sigma, jx, jy, jz, tw);
+        boolean inside = jx < n && jy < n && jz < n;
+        int g = inside ? jx + n * (jy + n * jz) : 0;
+        int slots = G2GPlan.slots(charges);
+        for (int sl = 0; sl < slots; sl++) {
+            double re = inside ? q[2 * sl * plan.gridNodes + g] : 0.0;
+            double im = inside && 2 * sl + 1 < charges ? q[(2 * sl + 1) * plan.gridNodes + g] : 0.0;
+            x[2 * (sl * fn + i)] = re * tw[0] - im * tw[1];
+            x[2 * (sl * fn + i) + 1] = re * tw[1] + im * tw[0];
+        }
+        double k = 0.0;
+        for (int s = 0; s < plan.parities; s++) {
+            int idx = 0;
+            int mul = 1;
+            boolean negative = false;
+            boolean valid = true;
+            for (int ax = 0; ax < dim; ax++) {
+                int d;
+                int jj = ax == 0 ? jx : ax == 1 ? jy : jz;
+                if ((s >> ax & 1) == 0) {
+                    d = jj;
+                } else {
+                    d = m - jj;
+                    negative ^= (sigma >> ax & 1) == 1;
+                }
+                if (d > n - 1) {
+                    valid = false;
+                }
+                idx += d * mul;
+                mul *= n;
+            }
+            if (valid) {
+                k = negative ? k - kt[idx] : k + kt[idx];
+            }
+        }
+        x[2 * (slots * fn + i)] = k * tw[0];
+        x[2 * (slots * fn + i) + 1] = k * tw[1];
+    }
+
+    /**
+     * Items [from, to) of one radix-r Stockham pass (see {@link #butterfly}); walks (lo, j, outer) by increments
+     * instead of dividing per item, and looks the r-th roots up through a precomputed (t * u) mod r table.
+     */
+    static void passRange(double[] roots, int m, int r, int ns, int inner, boolean inverse, double[] in,
+                          double[] out, long from, long to) {
+        int mr = m / r;
+        double[] v = new double[2 * r];
+        int[] rootIdx = new int[r * r];
+        for (int t = 0; t < r; t++) {
+            for (int u = 0; u < r; u++) {
+                rootIdx[t * r + u] = 2 * (((t * u) % r) * mr);
+            }
+        }
+        long lo = from % inner;
+        long rest = from / inner;
+        int j = (int) (rest % mr);
+        long outer = rest / mr;
+        for (long g = from; g < to; g++) {
+            butterfly(roots, rootIdx, m, r, ns, inner, inverse, in, out, lo, j, outer, v);
+            if (++lo == inner) {
+                lo = 0;
+                if (++j == mr) {
+                    j = 0;
+                    outer++;
+                }
+            }
+        }
+    }
+
+    /**
+     * One butterfly of a radix-r Stockham pass: transform (lo, outer), butterfly j. Loads r points m/r apart,
+     * applies the twiddles of sub-transform length ns * r, a direct r-point DFT, and stores with stride ns.
+     * The item index of the GPU kernel is g = lo + inner * (j + (m / r) * outer).
+     */
+    static void butterfly(double[] roots, int[] rootIdx, int m, int r, int ns, int inner, boolean inverse,
+                          double[] in, double[] out, long lo, int j, long outer, double[] v) {
+        int mr = m / r;
+        long base = lo + outer * inner * (long) m;
+        int k = j % ns;
+        int tstep = m / (ns * r);
+        double sign = inverse ? -1.0 : 1.0;
+        for (int t = 0; t < r; t++) {
+            int e = (int) (2 * (base + (long) (j + t * mr) * inner));
+            v[2 * t] = in[e];
+            v[2 * t + 1] = in[e + 1];
+        }
+        for (int t = 1; t < r; t++) {
+            int w = k * t * tstep;
+            double wr = roots[2 * w];
+            double wi = sign * roots[2 * w + 1];
+            double ar = v[2 * t];
+            double ai = v[2 * t + 1];
+            v[2 * t] = ar * wr - ai * wi;
+            v[2 * t + 1] = ar * wi + ai * wr;
+        }
+        int idxD = (j / ns) * ns * r + k;
+        for (int u = 0; u < r; u++) {
+            double sr = v[0];
+            double si = v[1];
+            for (int t = 1; t < r; t++) {
+                int w = rootIdx[t * r + u];
+                double wr = roots[w];
+                double wi = sign * roots[w + 1];
+                double ar = v[2 * t];
+                double ai = v[2 * t + 1];
+                sr = sr + (ar * wr - ai * wi);
+                si = si + (ar * wi + ai * wr);
+            }
+            int e = (int) (2 * (base + (long) (idxD + u * ns) * inner));
+            out[e] = sr;
+            out[e + 1] = si;
+        }
+    }
+
+    /** Element i of the charge spectra times the kernel spectrum (array {@code slots}). */
+    static void multiply(double[] y, int slots, int fn, long li) {
+        int i = (int) li;
+        int kk = 2 * (slots * fn + i % fn);
+        double kr = y[kk];
+        double ki = y[kk + 1];
+        double ar = y[2 * i];
+        double ai = y[2 * i + 1];
+        y[2 * i] = ar * kr - ai * ki;
+        y[2 * i + 1] = ar * ki + ai * kr;
+    }
+
+    /**
+     * Grid node i: conj(shift) * z of this parity is real for a real charge (each parity class of the length-2m
+     * spectrum is closed under negation), so its real part belongs to charge 2s and its imaginary part to charge
+     * 2s + 1 of slot s. Adds them to acc (the first parity stores them); the last parity writes acc * scale.
+     */
+    static void accumulate(G2GPlan plan, int sigma, boolean last, double scale, double[] z, int charges,
+                           double[] acc, double[] phi, long li, double[] tw) {
+        int i = (int) li;
+        int n = plan.n;
+        int m = plan.m;
+        int jx = i % n;
+        int jy = plan.dim >= 2 ? (i / n) % n : 0;
+        int jz = plan.dim >= 3 ? i / (n * n) : 0;
+        int f = jx + m * (jy + m * jz);
+        twiddle(plan.shift, sigma, jx, jy, jz, tw);
+        for (int c = 0; c < charges; c++) {
+            int e = 2 * ((c >> 1) * plan.fftNodes + f);
+            double term = (c & 1) == 0 ? tw[0] * z[e] + tw[1] * z[e + 1] : tw[0] * z[e + 1] - tw[1] * z[e];
+            int o = c * plan.gridNodes + i;
+            double s = sigma == 0 ? term : acc[o] + term;
+            acc[o] = s;
+            if (last) {
+                phi[o] = s * scale;
+            }
+        }
+    }
+}

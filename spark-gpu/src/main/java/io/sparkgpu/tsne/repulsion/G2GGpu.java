@@ -1,0 +1,308 @@
+package io.sparkgpu.tsne.repulsion;
+
+import io.sparkgpu.cuda.CudaDevice;
+import io.sparkgpu.cuda.DeviceBuffer;
+import io.sparkgpu.cuda.GpuStream;
+import io.sparkgpu.cuda.KernelLauncher;
+import java.util.ArrayDeque;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * GPU G2G through the {@code tsne} module (section G2G of tsne.cu); CPU twin {@link G2GCpu}, equal bits.
+ *
+ * <p>Device buffers are cached per grid shape (method, dimension, lattice or FFT size) in small pools of
+ * workspaces: a call takes an idle workspace of its shape (or allocates one), runs on the workspace's own
+ * stream and gives it back, so several Spark tasks can share one GPU without sharing buffers. At most
+ * {@link #MAX_SHAPES} shapes are kept (least recently used first out) and {@link #MAX_IDLE} idle workspaces
+ * per shape; the FFT workspace depends only on the FFT length m, so adaptive grids whose n round up to the same
+ * m reuse it.
+ */
+public final class G2GGpu {
+    public static final String MODULE = "tsne";
+    public static final String PROBE_KERNEL = "tsne_g2g_pack";
+    static final int BLOCK = 256;
+    /** Threads per block of tsne_g2g_direct, which stages this many source nodes at a time (TSNE_G2G_TILE). */
+    static final int DIRECT_TILE = 128;
+    static final int MAX_SHAPES = 4;
+    static final int MAX_IDLE = 4;
+
+    private static final Map<String, ArrayDeque<Workspace>> POOLS = new LinkedHashMap<>(16, 0.75f, true);
+
+    private G2GGpu() {
+    }
+
+    /** Host arrays in and out; {@code kernelMillis}, if not null, gets the device time without transfers. */
+    static double[] convolve(CudaDevice dev, G2GPlan plan, double h2, double[] q, int charges, boolean fft,
+                             double[] kernelMillis) {
+        int nodes = plan.gridNodes;
+        dev.bind(); // a reused workspace allocates nothing, and copies need this thread's current context
+        String key = key(dev, plan, fft);
+        Workspace ws = acquire(key, dev, plan, charges, fft);
+        boolean ok = false;
+        try {
+            ws.q.upload(q, 0, charges * nodes, 0, ws.stream);
+            long t0 = 0;
+            if (kernelMillis != null) {
+                ws.stream.synchronize("G2G upload");
+                t0 = System.nanoTime();
+            }
+            launches(ws, plan, h2, charges, fft, ws.q, ws.phi);
+            if (kernelMillis != null) {
+                ws.stream.synchronize("G2G kernels");
+                kernelMillis[0] = (System.nanoTime() - t0) / 1e6;
+            }
+            double[] phi = new double[charges * nodes];
+            ws.phi.download(phi, phi.length, ws.stream);
+            ws.stream.synchronize("G2G");
+            ok = true;
+            return phi;
+        } finally {
+            release(key, ws, ok);
+        }
+    }
+
+    /**
+     * Device-resident G2G for callers that keep the grids on the GPU (single-device t-SNE): {@code charges}
+     * and {@code potentials} hold charges * nodes doubles laid out as in {@link InterpGrid}. Waits for the work
+     * already queued on {@code stream} (which produced the charges), runs the kernels on a cached workspace's
+     * stream and returns when the potentials are complete. Same bits as the host-array path.
+     */
+    public static void convolve(GpuStream stream, InterpGrid grid, DeviceBuffer charges, DeviceBuffer potentials,
+                                GridConvolution.Method method) {
+        G2GPlan plan = G2GPlan.of(grid);
+        int c = grid.charges();
+        long need = 8L * c * plan.gridNodes;
+        if (charges.bytes() < need || potentials.bytes() < need) {
+            throw new IllegalArgumentException("charges/potentials device buffers must hold " + need + " bytes");
+        }
+        boolean fft = GridConvolution.useFft(plan, c, method, true);
+        double h = grid.spacing();
+        CudaDevice dev = stream.device();
+        dev.bind();
+        String key = key(dev, plan, fft);
+        Workspace ws = acquire(key, dev, plan, c, fft);
+        boolean ok = false;
+        try {
+            stream.synchronize("G2G inputs");
+            launches(ws, plan, h * h, c, fft, charges, potentials);
+            ws.stream.synchronize("G2G");
+            ok = true;
+        } finally {
+            release(key, ws, ok);
+        }
+    }
+
+    private static void launches(Workspace ws, G2GPlan plan, double h2, int charges, boolean fft, DeviceBuffer q,
+                                 DeviceBuffer phi) {
+        GpuStream s = ws.stream;
+        int nodes = plan.gridNodes;
+        KernelLauncher.launch(s, MODULE, "tsne_g2g_kernel_table", grid(nodes), BLOCK, 0,
+                ws.kt, plan.dim, plan.n, h2, nodes);
+        if (!fft) {
+            KernelLauncher.launch(s, MODULE, "tsne_g2g_direct", (nodes + DIRECT_TILE - 1) / DIRECT_TILE, DIRECT_TILE,
+                    0, q, ws.kt, phi, plan.dim, plan.n, nodes, charges);
+            return;
+        }
+        int fn = plan.fftNodes;
+        int slots = G2GPlan.slots(charges);
+        double scale = 1.0 / ((double) plan.parities * (double) fn);
+        if (plan.fusable() && fusedLines(s.device(), plan.m, false) > 0) {
+            // per parity and axis one shared-memory kernel; pack, multiply and accumulate ride in the first and last
+            for (int sigma = 0; sigma < plan.parities; sigma++) {
+                int last = sigma == plan.parities - 1 ? 1 : 0;
+                for (int inverse = 0; inverse <= 1; inverse++) {
+                    int lines = (int) ((long) (inverse == 0 ? slots + 1 : slots) * fn / plan.m);
+                    int inner = 1;
+                    for (int axis = 0; axis < plan.dim; axis++) {
+                        boolean first = axis == 0;
+                        boolean lastAxis = axis == plan.dim - 1;
+                        String kernel = inverse == 0 ? (first ? "tsne_g2g_axis_pack" : "tsne_g2g_axis")
+                                : first && lastAxis ? "tsne_g2g_axis_mul_acc"
+                                : first ? "tsne_g2g_axis_mul" : lastAxis ? "tsne_g2g_axis_acc" : "tsne_g2g_axis";
+                        int per = fusedLines(s.device(), plan.m, inner == 1);
+                        KernelLauncher.launch(s, MODULE, kernel, (lines + per - 1) / per, BLOCK,
+                                fusedBytes(plan.m, per), ws.a, ws.roots, plan.m, inner, lines, per,
+                                plan.radixCode(), plan.radices.length, inverse, q, ws.kt, ws.shift, ws.acc, phi,
+                                plan.dim, plan.n, fn, nodes, charges, sigma, last, scale);
+                        inner *= plan.m;
+                    }
+                }
+            }
+            return;
+        }
+        for (int sigma = 0; sigma < plan.parities; sigma++) {
+            KernelLauncher.launch(s, MODULE, "tsne_g2g_pack", grid(fn), BLOCK, 0,
+                    q, ws.kt, ws.shift, ws.a, plan.dim, plan.n, plan.m, fn, nodes, charges, sigma);
+            DeviceBuffer[] ab = {ws.a, ws.b};
+            transform(s, plan, ws.roots, ab, slots + 1, false);
+            KernelLauncher.launch(s, MODULE, "tsne_g2g_multiply", grid((long) slots * fn), BLOCK, 0,
+                    ab[0], slots, fn);
+            transform(s, plan, ws.roots, ab, slots, true);
+            KernelLauncher.launch(s, MODULE, "tsne_g2g_accumulate", grid(nodes), BLOCK, 0,
+                    ab[0], ws.shift, ws.acc, phi, plan.dim, plan.n, plan.m, fn, nodes, charges, sigma,
+                    sigma == plan.parities - 1 ? 1 : 0, scale);
+            // pack always writes ws.a: if the result ended in ws.b the next parity still starts from ws.a
+        }
+    }
+
+    /** All passes of the transform of the first {@code arrays} arrays of ab[0], one global-memory kernel each. */
+    private static void transform(GpuStream s, G2GPlan plan, DeviceBuffer roots, DeviceBuffer[] ab, int arrays,
+                                  boolean inverse) {
+        int inner = 1;
+        for (int axis = 0; axis < plan.dim; axis++) {
+            int ns = 1;
+            for (int r : plan.radices) {
+                long items = (long) arrays * plan.fftNodes / r;
+                KernelLauncher.launch(s, MODULE, "tsne_g2g_pass_" + r, grid(items), BLOCK, 0,
+                        ab[0], ab[1], roots, plan.m, ns, inner, items, inverse ? 1 : 0);
+                DeviceBuffer t = ab[0];
+                ab[0] = ab[1];
+                ab[1] = t;
+                ns *= r;
+            }
+            inner *= plan.m;
+        }
+    }
+
+    /**
+     * Lines per block of tsne_g2g_axis: enough for about 2048 points per block (256 threads, radix <= 5), at least
+     * 2 on strided axes (two adjacent lines fill a 32-byte sector), fewer if the device's shared memory per block
+     * is smaller; 0 when not even one line fits (the caller then runs the global passes).
+     */
+    static int fusedLines(CudaDevice dev, int m, boolean contiguous) {
+        int lines = Math.max(contiguous ? 1 : 2, 2048 / m);
+        int fit = (int) Math.min(Integer.MAX_VALUE, dev.maxSharedMemoryOptin() / fusedBytes(m, 1));
+        return Math.min(lines, fit);
+    }
+
+    static int fusedBytes(int m, int lines) {
+        return 2 * 16 * m * lines;
+    }
+
+    private static int grid(long items) {
+        long g = (items + BLOCK - 1) / BLOCK;
+        if (items > Integer.MAX_VALUE - BLOCK) { // kernels index items with 32-bit ints
+            throw new IllegalArgumentException("G2G launch too large: " + items + " items");
+        }
+        return (int) Math.max(1, g);
+    }
+
+    // ------------------------------------------------------------------------------------------ workspaces
+
+    private static String key(CudaDevice dev, G2GPlan plan, boolean fft) {
+        return dev.ordinal() + (fft ? ":fft:" + plan.dim + ":" + plan.m : ":direct:" + plan.dim + ":" + plan.n);
+    }
+
+    private static Workspace acquire(String key, CudaDevice dev, G2GPlan plan, int charges, boolean fft) {
+        synchronized (POOLS) {
+            ArrayDeque<Workspace> idle = POOLS.computeIfAbsent(key, k -> new ArrayDeque<>());
+            Workspace ws = idle.poll();
+            if (ws != null) {
+                return ws;
+            }
+        }
+        return new Workspace(dev, plan, charges, fft);
+    }
+
+    private static void release(String key, Workspace ws, boolean healthy) {
+        ArrayDeque<Workspace> drop = new ArrayDeque<>();
+        synchronized (POOLS) {
+            ArrayDeque<Workspace> idle = POOLS.computeIfAbsent(key, k -> new ArrayDeque<>());
+            if (healthy && idle.size() < MAX_IDLE) {
+                idle.push(ws);
+            } else {
+                drop.add(ws);
+            }
+            Iterator<Map.Entry<String, ArrayDeque<Workspace>>> it = POOLS.entrySet().iterator();
+            while (POOLS.size() > MAX_SHAPES && it.hasNext()) {
+                Map.Entry<String, ArrayDeque<Workspace>> e = it.next();
+                if (!e.getKey().equals(key)) {
+                    drop.addAll(e.getValue());
+                    it.remove();
+                }
+            }
+        }
+        for (Workspace w : drop) {
+            try {
+                w.close();
+            } catch (RuntimeException e) {
+                if (healthy) {
+                    throw e;
+                } // else the call is already failing: keep its exception, not the cleanup's
+            }
+        }
+    }
+
+    /** Frees every idle cached workspace (tests, benchmarks). */
+    public static void clearCache() {
+        ArrayDeque<Workspace> drop = new ArrayDeque<>();
+        synchronized (POOLS) {
+            POOLS.values().forEach(drop::addAll);
+            POOLS.clear();
+        }
+        drop.forEach(Workspace::close);
+    }
+
+    /** Buffers and stream of one call; FFT tables are uploaded once, at creation. */
+    private static final class Workspace implements AutoCloseable {
+        final GpuStream stream;
+        final DeviceBuffer q;
+        final DeviceBuffer phi;
+        final DeviceBuffer kt;
+        final DeviceBuffer acc;
+        final DeviceBuffer a;
+        final DeviceBuffer b;
+        final DeviceBuffer roots;
+        final DeviceBuffer shift;
+
+        Workspace(CudaDevice dev, G2GPlan plan, int charges, boolean fft) {
+            long nodes = fft ? plan.fftNodes : plan.gridNodes; // FFT workspace serves every n with this m
+            GpuStream st = new GpuStream(dev);
+            DeviceBuffer[] made = new DeviceBuffer[8];
+            try {
+                made[0] = DeviceBuffer.ofDoubles(dev, charges * nodes);
+                made[1] = DeviceBuffer.ofDoubles(dev, charges * nodes);
+                made[2] = DeviceBuffer.ofDoubles(dev, nodes);
+                if (fft) {
+                    made[3] = DeviceBuffer.ofDoubles(dev, charges * nodes);
+                    made[4] = DeviceBuffer.ofDoubles(dev, 2L * (G2GPlan.slots(charges) + 1) * plan.fftNodes);
+                    made[5] = DeviceBuffer.ofDoubles(dev, 2L * (G2GPlan.slots(charges) + 1) * plan.fftNodes);
+                    made[6] = DeviceBuffer.ofDoubles(dev, 2L * plan.m);
+                    made[7] = DeviceBuffer.ofDoubles(dev, 2L * plan.m);
+                    made[6].upload(plan.roots, st);
+                    made[7].upload(plan.shift, st);
+                    st.synchronize("G2G tables");
+                }
+            } catch (RuntimeException e) {
+                for (DeviceBuffer d : made) {
+                    if (d != null) {
+                        d.close();
+                    }
+                }
+                st.close();
+                throw e;
+            }
+            stream = st;
+            q = made[0];
+            phi = made[1];
+            kt = made[2];
+            acc = made[3];
+            a = made[4];
+            b = made[5];
+            roots = made[6];
+            shift = made[7];
+        }
+
+        @Override
+        public void close() {
+            for (DeviceBuffer d : new DeviceBuffer[] {q, phi, kt, acc, a, b, roots, shift}) {
+                if (d != null) {
+                    d.close();
+                }
+            }
+            stream.close();
+        }
+    }
+}

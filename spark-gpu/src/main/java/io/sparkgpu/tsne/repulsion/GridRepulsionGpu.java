@@ -1,0 +1,129 @@
+package io.sparkgpu.tsne.repulsion;
+
+import io.sparkgpu.cuda.CudaDevice;
+import io.sparkgpu.cuda.DeviceBuffer;
+import io.sparkgpu.cuda.GpuStream;
+import io.sparkgpu.cuda.KernelLauncher;
+import io.sparkgpu.cuda.KernelTimer;
+import io.sparkgpu.cuda.ScratchBuffers;
+
+/**
+ * GPU side of {@link GridRepulsion} (module {@code tsne}, kernels tsne_s2g_d*, tsne_g2s_d*). Per-call buffers come
+ * from {@link ScratchBuffers}, so iterations do not allocate device memory; each call has its own stream. The
+ * launch methods and kernel parameters are public for the device-resident iteration
+ * ({@link io.sparkgpu.tsne.optimize}'s TsneDeviceState), which queues the same kernels on its own buffers.
+ */
+public final class GridRepulsionGpu {
+    static final int BLOCK = 256;
+
+    /**
+     * Offsets in the S2G/G2S parameter array (TSNE_PRM_*, include/layout/tsne.cuh): lo, centre, h, zMax, multipliers.
+     */
+    static final int PRM_LO = 0;
+
+    static final int PRM_CENTRE = 3;
+
+    static final int PRM_H = 6;
+
+    static final int PRM_ZMAX = 7;
+
+    static final int PRM_MULT = 8;
+
+    /** Device time of the kernel of this thread's last GPU call, in ms (CUDA events: no transfers). */
+    static final ThreadLocal<double[]> LAST_KERNEL_MS = ThreadLocal.withInitial(() -> new double[] {Double.NaN});
+
+    private GridRepulsionGpu() {
+    }
+
+    /** tsne_s2g_d2_p3 style names: kernels specialised for p = 3 and 4 (unrolled), generic ones otherwise. */
+    static String gridKernel(String prefix, InterpGrid g) {
+        return prefix + "_d" + g.dim + (g.p == 3 || g.p == 4 ? "_p" + g.p : "");
+    }
+
+    /** Kernel parameters: lo, centre, h, zMax, multiplier pairs (see include/tsne/grid.cuh). */
+    static double[] params(InterpGrid g, double zMax, double[] mult) {
+        double[] prm = new double[PRM_MULT + mult.length];
+        System.arraycopy(g.lo, 0, prm, PRM_LO, g.dim);
+        double[] c = GridRepulsion.centre(g);
+        System.arraycopy(c, 0, prm, PRM_CENTRE, 3);
+        prm[PRM_H] = g.spacing();
+        prm[PRM_ZMAX] = zMax;
+        System.arraycopy(mult, 0, prm, PRM_MULT, mult.length);
+        return prm;
+    }
+
+    /** S2G kernel parameters for {@code nTotal} points in all. */
+    public static double[] s2gParams(InterpGrid g, long nTotal) {
+        return params(g, 0, GridRepulsion.multipliers(GridRepulsion.chargeShifts(g, nTotal)));
+    }
+
+    /** G2S kernel parameters for {@code nTotal} points in all and z sums at {@code zShift}. */
+    public static double[] g2sParams(InterpGrid g, long nTotal, int zShift) {
+        return params(g, GridRepulsion.zMax(nTotal), GridRepulsion.multipliers(new int[] {zShift}));
+    }
+
+    /** Queues S2G of {@code rows} points of y into acc (fixed-point pairs, added to what acc holds). */
+    public static void launchS2G(GpuStream s, InterpGrid g, int rows, DeviceBuffer y, DeviceBuffer prm, DeviceBuffer acc) {
+        KernelLauncher.launch(s, GridRepulsion.MODULE, gridKernel("tsne_s2g", g), grid(rows), BLOCK, 0,
+                y, rows, g.p, g.nodesPerDim(), g.nodes(), prm, acc);
+    }
+
+    /** Queues G2S + Phi2Force of {@code rows} points: force (rows x dim) and z (fixed-point pair, added to). */
+    public static void launchG2S(GpuStream s, InterpGrid g, int rows, DeviceBuffer y, DeviceBuffer prm, DeviceBuffer phi,
+            DeviceBuffer force, DeviceBuffer z) {
+        KernelLauncher.launch(s, GridRepulsion.MODULE, gridKernel("tsne_g2s", g), grid(rows), BLOCK, 0,
+                y, rows, g.p, g.nodesPerDim(), g.nodes(), prm, phi, force, z);
+    }
+
+    static long[] s2g(CudaDevice dev, InterpGrid g, long nTotal, double[] y, int rows) {
+        long[] acc = new long[GridRepulsion.chargesLength(g)];
+        double[] prm = s2gParams(g, nTotal);
+        try (GpuStream s = new GpuStream(dev);
+             KernelTimer timer = new KernelTimer(dev);
+             ScratchBuffers.Lease yb = ScratchBuffers.borrow(dev, 8L * rows * g.dim);
+             ScratchBuffers.Lease pb = ScratchBuffers.borrow(dev, 8L * prm.length);
+             ScratchBuffers.Lease ab = ScratchBuffers.borrow(dev, 8L * acc.length)) {
+            yb.buffer().upload(y, 0, rows * g.dim, 0, s);
+            pb.buffer().upload(prm, s);
+            DeviceBuffer a = ab.buffer();
+            a.zero(s);
+            timer.start(s);
+            launchS2G(s, g, rows, yb.buffer(), pb.buffer(), a);
+            timer.stop(s);
+            a.download(acc, acc.length, s);
+            s.synchronize("t-SNE S2G (rows " + rows + ", " + g.nodes() + " nodes, dim " + g.dim + ")");
+            LAST_KERNEL_MS.get()[0] = timer.millis();
+        }
+        return acc;
+    }
+
+    static Repulsion g2s(CudaDevice dev, InterpGrid g, long nTotal, int zShift, double[] phi, double[] y, int rows) {
+        double[] force = new double[rows * g.dim];
+        long[] z = new long[2];
+        double[] prm = g2sParams(g, nTotal, zShift);
+        try (GpuStream s = new GpuStream(dev);
+             KernelTimer timer = new KernelTimer(dev);
+             ScratchBuffers.Lease yb = ScratchBuffers.borrow(dev, 8L * rows * g.dim);
+             ScratchBuffers.Lease pb = ScratchBuffers.borrow(dev, 8L * prm.length);
+             ScratchBuffers.Lease phb = ScratchBuffers.borrow(dev, 8L * phi.length);
+             ScratchBuffers.Lease fb = ScratchBuffers.borrow(dev, 8L * force.length);
+             ScratchBuffers.Lease zb = ScratchBuffers.borrow(dev, 16)) {
+            yb.buffer().upload(y, 0, rows * g.dim, 0, s);
+            pb.buffer().upload(prm, s);
+            phb.buffer().upload(phi, s);
+            zb.buffer().upload(z, s);
+            timer.start(s);
+            launchG2S(s, g, rows, yb.buffer(), pb.buffer(), phb.buffer(), fb.buffer(), zb.buffer());
+            timer.stop(s);
+            fb.buffer().download(force, force.length, s);
+            zb.buffer().download(z, 2, s);
+            s.synchronize("t-SNE G2S (rows " + rows + ", " + g.nodes() + " nodes, dim " + g.dim + ")");
+            LAST_KERNEL_MS.get()[0] = timer.millis();
+        }
+        return new Repulsion(force, z, zShift);
+    }
+
+    private static int grid(long items) {
+        return (int) Math.max(1, (items + BLOCK - 1) / BLOCK);
+    }
+}
