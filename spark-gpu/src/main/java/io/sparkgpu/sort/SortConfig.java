@@ -65,8 +65,18 @@ public final class SortConfig implements Serializable {
         return this;
     }
 
+    public SortConfig keyCol(String v) {
+        keyCol = v;
+        return this;
+    }
+
     public String keyCol() {
         return keyCol;
+    }
+
+    /** The backend asked for; null: the Spark setting, else auto. */
+    public Backend backend() {
+        return backend;
     }
 
     public boolean isAscending() {
