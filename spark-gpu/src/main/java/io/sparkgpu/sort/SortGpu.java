@@ -502,10 +502,15 @@ public final class SortGpu {
 
         /** Copies keys[from, from + n) to the device (in chunks). */
         void upload(int[] keys, int from, int count) {
+            upload(a, keys, from, count);
+        }
+
+        /** Copies src[from, from + count) to the start of dst (in chunks). */
+        private void upload(DeviceBuffer dst, int[] src, int from, int count) {
             int chunk = chunk(count);
             for (int o = 0; o < count; o += chunk) {
                 int c = Math.min(chunk, count - o);
-                a.upload(keys, from + o, c, o, s);
+                dst.upload(src, from + o, c, o, s);
             }
         }
 
@@ -533,7 +538,7 @@ public final class SortGpu {
                 boolean last = p == bits.length - 1;
                 if (highWords != null && p == bits.length - highPasses) {
                     // out is free: the high words in input order there, then in.keys[i] = high[in.idx[i]]
-                    out.upload(highWords, 0, n, 0, s);
+                    upload(out, highWords, 0, n);
                     KernelLauncher.launch(s, MODULE, "sort_gather", (int) ((n + 255L) / 256), 256, 0, out,
                             in.pointer().withByteOffset(nb), n, in);
                     shift = 0;

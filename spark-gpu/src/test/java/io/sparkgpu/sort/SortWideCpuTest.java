@@ -28,6 +28,13 @@ class SortWideCpuTest {
 
     static long[] keys(int n, int bits, int distinct, long seed) {
         SplittableRandom r = new SplittableRandom(seed);
+        if (distinct >= n) { // (almost) all distinct: draw each key
+            long[] k = new long[n];
+            for (int i = 0; i < n; i++) {
+                k[i] = bits == 64 ? r.nextLong() : r.nextLong() >>> (64 - bits);
+            }
+            return k;
+        }
         long[] pool = new long[Math.max(1, distinct)];
         for (int i = 0; i < pool.length; i++) {
             pool[i] = bits == 64 ? r.nextLong() : r.nextLong() >>> (64 - bits);
