@@ -48,6 +48,9 @@
  *   pass) and idxOut. Ranks, counts and offsets depend only on the data, never on scheduling: the output is
  *   the same on every run (and equals the CPU twin's unique stable order).
  *
+ * Wide keys (sort_gather, at the end): 64-bit keys sort as the stable passes over their low words, then over their
+ * high words gathered into that order.
+ *
  * Invalid keys: every kernel stays inside its buffers whatever the keys are (histograms skip them, digits
  * are masked), so the host may check the recorded index after the launches and throw.
  *
@@ -610,3 +613,16 @@ SORT_SCATTER(4, i32, int)
 SORT_SCATTER(4, i64, long long)
 SORT_SCATTER(8, i32, int)
 SORT_SCATTER(8, i64, long long)
+
+/* ------------------------------------------------------------------------------------------ wide keys */
+
+/*
+ * Stable order of 64-bit keys (SortGpu.orderWide): the stable passes above run on the low 32-bit words; then this
+ * kernel puts the high words into the order reached, dst[i] = src[idx[i]] (src: high words in input order), and
+ * further passes sort them, carrying the indices. One thread per element, block 256.
+ */
+extern "C" __global__ void __launch_bounds__(256)
+sort_gather(const int *__restrict__ src, const int *__restrict__ idx, int n, int *__restrict__ dst) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) dst[i] = __ldg(src + __ldg(idx + i));
+}

@@ -335,6 +335,114 @@ public final class SortCpu {
         });
     }
 
+    // ------------------------------------------------------------------------------------------ wide keys
+
+    /** Bits of each LSD digit of the wide stable order on the CPU (the GPU uses at most 8; the order is unique). */
+    static final int WIDE_DIGIT_BITS = 11;
+
+    /** Checks the key width of {@link #orderWide}: 1 <= bits <= 64. */
+    public static void checkWideBits(int bits) {
+        if (bits < 1 || bits > 64) {
+            throw new IllegalArgumentException("key bits must be in [1, 64], got " + bits);
+        }
+    }
+
+    /** Checks bits and every key: each must be below 2^bits as an unsigned number; the error names the lowest index. */
+    public static void checkWideKeys(long[] keys, int bits) {
+        if (keys == null) {
+            throw new IllegalArgumentException("keys must not be null");
+        }
+        checkWideBits(bits);
+        if (bits == 64) {
+            return;
+        }
+        for (int i = 0; i < keys.length; i++) {
+            if (keys[i] >>> bits != 0) {
+                throw new IllegalArgumentException("keys[" + i + "] = " + Long.toUnsignedString(keys[i])
+                        + " is not below 2^" + bits + " (every key must be an unsigned number of at most " + bits
+                        + " bits)");
+            }
+        }
+    }
+
+    /**
+     * The stable sorting permutation of unsigned keys of at most {@code bits} bits (the general path, for key ranges
+     * above {@link #MAX_RANGE}): {@code Long.compareUnsigned(keys[p[j]], keys[p[j + 1]]) <= 0}, ties in increasing
+     * index order. Same structure as the GPU's ({@link SortGpu#orderWide}): LSD counting passes over the low 32-bit
+     * words, then, when bits > 32, the high words gathered in that order and sorted by further passes.
+     */
+    public static int[] orderWide(long[] keys, int bits) {
+        return orderWide(keys, bits, defaultThreads());
+    }
+
+    public static int[] orderWide(long[] keys, int bits, int threads) {
+        checkWideKeys(keys, bits);
+        checkThreads(threads);
+        int n = keys.length;
+        int[] out = new int[n];
+        if (n == 0) {
+            return out;
+        }
+        int[] lo = new int[n];
+        for (int i = 0; i < n; i++) {
+            lo[i] = (int) keys[i];
+        }
+        if (bits <= 32) {
+            digitPasses(lo, null, n, bits, out, threads);
+            return out;
+        }
+        int[] byLow = new int[n];
+        digitPasses(lo, null, n, 32, byLow, threads);
+        int[] hi = lo; // the low words are no longer needed
+        for (int j = 0; j < n; j++) {
+            hi[j] = (int) (keys[byLow[j]] >>> 32);
+        }
+        digitPasses(hi, byLow, n, bits - 32, out, threads);
+        return out;
+    }
+
+    /** Digit widths of LSD passes over {@code bits} bits, lowest first: as even as possible, at most {@code max}. */
+    static int[] splitBits(int bits, int max) {
+        int passes = (Math.max(1, bits) + max - 1) / max;
+        int[] out = new int[passes];
+        for (int p = 0; p < passes; p++) {
+            out[p] = Math.max(1, bits) / passes + (p < Math.max(1, bits) % passes ? 1 : 0);
+        }
+        return out;
+    }
+
+    /** Stable LSD passes over the low {@code bits} bits of keyIn (element i has index idxIn[i], or i); order to out. */
+    private static void digitPasses(int[] keyIn, int[] idxIn, int n, int bits, int[] out, int threads) {
+        int[] widths = splitBits(bits, WIDE_DIGIT_BITS);
+        int[] k = keyIn;
+        int[] idx = idxIn;
+        int[][] spare = new int[2][];
+        int shift = 0;
+        for (int p = 0; p < widths.length; p++) {
+            if (p == widths.length - 1) {
+                pass(k, idx, n, -1, shift, widths[p], null, out, null, 0, threads);
+            } else {
+                if (spare[0] == null) {
+                    spare[0] = new int[n];
+                    spare[1] = new int[n];
+                }
+                int[] k2 = spare[0];
+                int[] i2 = spare[1];
+                pass(k, idx, n, -1, shift, widths[p], k2, i2, null, 0, threads);
+                // the inputs become the next spares, unless they are the caller's arrays
+                spare[0] = k == keyIn ? null : k;
+                spare[1] = idx == idxIn ? null : idx;
+                if (spare[0] == null || spare[1] == null) {
+                    spare[0] = null;
+                    spare[1] = null;
+                }
+                k = k2;
+                idx = i2;
+            }
+            shift += widths[p];
+        }
+    }
+
     // ------------------------------------------------------------------------------------------ key windows
 
     /**

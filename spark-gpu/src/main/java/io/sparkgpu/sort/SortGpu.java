@@ -1,6 +1,7 @@
 package io.sparkgpu.sort;
 
 import io.sparkgpu.cuda.CudaDevice;
+import io.sparkgpu.cuda.CudaException;
 import io.sparkgpu.cuda.DeviceBuffer;
 import io.sparkgpu.cuda.GpuStream;
 import io.sparkgpu.cuda.KernelLauncher;
@@ -387,6 +388,52 @@ public final class SortGpu {
         }
     }
 
+    // ------------------------------------------------------------------------------------------ wide keys
+
+    /**
+     * The stable order of unsigned keys of at most {@code bits} bits (same as {@link SortCpu#orderWide}): LSD
+     * passes of at most 8 bits over the low 32-bit words with the stable-pass kernels, then (bits > 32) the high
+     * words gathered into that order ({@code sort_gather}) and sorted by further passes that carry the indices.
+     * Resident only (16 bytes per element, 8 for one pass): input that does not fit throws a {@link CudaException}
+     * (with {@code auto}, the CPU twin then runs).
+     */
+    public static int[] orderWide(CudaDevice dev, long[] keys, int bits) {
+        SortCpu.checkWideKeys(keys, bits);
+        int n = keys.length;
+        int[] out = new int[n];
+        if (n == 0) {
+            return out;
+        }
+        int[] low = SortCpu.splitBits(Math.min(bits, 32), MAX_PASS_BITS);
+        int[] high = bits > 32 ? SortCpu.splitBits(bits - 32, MAX_PASS_BITS) : new int[0];
+        int[] all = new int[low.length + high.length];
+        System.arraycopy(low, 0, all, 0, low.length);
+        System.arraycopy(high, 0, all, low.length, high.length);
+        long cap = residentCapacity(dev, all.length, false);
+        if (n > cap) {
+            throw new CudaException("stable order of " + n + " wide keys needs " + bytesPerElement(all.length, false)
+                    + " bytes per key on the device; room for " + cap + " keys");
+        }
+        int[] lo = new int[n];
+        for (int i = 0; i < n; i++) {
+            lo[i] = (int) keys[i];
+        }
+        int[] hi = null;
+        if (bits > 32) {
+            hi = new int[n];
+            for (int i = 0; i < n; i++) {
+                hi[i] = (int) (keys[i] >>> 32);
+            }
+        }
+        try (GpuStream s = new GpuStream(dev); Stable st = new Stable(dev, s, n, 0, false, all, high.length)) {
+            st.upload(lo, 0, n);
+            st.run(0, hi);
+            st.download(out, null, 0);
+            s.synchronize("stable order of " + n + " keys of " + bits + " bits");
+        }
+        return out;
+    }
+
     /**
      * Device state of a resident stable sort of n keys: two buffers of 8n bytes (keys then indices; one pass needs
      * only the keys and the output), the per-(digit, tile) counts, the row totals and the bad-key slot.
@@ -407,13 +454,26 @@ public final class SortGpu {
         /** The buffer holding the result after {@link #run}. */
         private DeviceBuffer result;
 
+        /** Passes of the high words (wide keys of more than 32 bits), else 0: they follow the low words' passes. */
+        private final int highPasses;
+
         Stable(CudaDevice dev, GpuStream s, int n, int m, boolean longIndex) {
+            this(dev, s, n, m, longIndex, passBits(m), 0);
+        }
+
+        /**
+         * A stable sort with the given passes; m > 0: pass 0 also checks that every key lies in [0, m); m = 0: no
+         * check (wide keys, checked on the host). The last {@code highPasses} passes sort the high words ({@link
+         * #run(long, int[])}).
+         */
+        Stable(CudaDevice dev, GpuStream s, int n, int m, boolean longIndex, int[] bits, int highPasses) {
             this.dev = dev;
             this.s = s;
             this.n = n;
             this.m = m;
             this.longIndex = longIndex;
-            bits = passBits(m);
+            this.bits = bits;
+            this.highPasses = highPasses;
             tiles = tiles(n);
             long nb = 4L * n;
             DeviceBuffer[] bufs = new DeviceBuffer[5];
@@ -442,10 +502,15 @@ public final class SortGpu {
 
         /** Copies keys[from, from + n) to the device (in chunks). */
         void upload(int[] keys, int from, int count) {
+            upload(a, keys, from, count);
+        }
+
+        /** Copies src[from, from + count) to the start of dst (in chunks). */
+        private void upload(DeviceBuffer dst, int[] src, int from, int count) {
             int chunk = chunk(count);
             for (int o = 0; o < count; o += chunk) {
                 int c = Math.min(chunk, count - o);
-                a.upload(keys, from + o, c, o, s);
+                dst.upload(src, from + o, c, o, s);
             }
         }
 
@@ -456,19 +521,35 @@ public final class SortGpu {
 
         /** All passes; indices of the last one are written as first + index (long) or index (int). */
         void run(long first) {
+            run(first, null);
+        }
+
+        /**
+         * All passes. With {@code highWords} (wide keys: the keys uploaded were the low words), after the low words'
+         * passes the high words are uploaded, gathered into the order reached ({@code sort_gather}) and sorted by
+         * the last {@code highPasses} passes, which carry the indices on.
+         */
+        void run(long first, int[] highWords) {
             long nb = 4L * n;
             DeviceBuffer in = a;
             DeviceBuffer out = b;
             int shift = 0;
             for (int p = 0; p < bits.length; p++) {
                 boolean last = p == bits.length - 1;
+                if (highWords != null && p == bits.length - highPasses) {
+                    // out is free: the high words in input order there, then in.keys[i] = high[in.idx[i]]
+                    upload(out, highWords, 0, n);
+                    KernelLauncher.launch(s, MODULE, "sort_gather", (int) ((n + 255L) / 256), 256, 0, out,
+                            in.pointer().withByteOffset(nb), n, in);
+                    shift = 0;
+                }
                 int rb = radixOf(bits[p]);
                 Object keysIn = in.pointer();
                 Object idxIn = p == 0 ? new Pointer() : in.pointer().withByteOffset(nb);
                 Object keysOut = last ? new Pointer() : out.pointer();
                 Object idxOut = last ? out.pointer() : out.pointer().withByteOffset(nb);
                 KernelLauncher.launch(s, MODULE, "sort_count_r" + rb, tiles, SORT_THREADS, 0, keysIn, n, shift, bits[p],
-                        tiles, counts, m, p == 0 ? bad : new Pointer());
+                        tiles, counts, m, p == 0 && m > 0 ? bad : new Pointer());
                 KernelLauncher.launch(s, MODULE, "sort_rowscan", 1 << bits[p], SCAN_THREADS, 0, counts, tiles,
                         rowTotals);
                 boolean wide = last && longIndex;

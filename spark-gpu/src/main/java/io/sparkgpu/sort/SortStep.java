@@ -16,6 +16,7 @@ public final class SortStep {
     public static final String HISTOGRAM = "sort histogram";
     public static final String SORT_KEYS = "sort keys";
     public static final String ORDER = "sort order";
+    public static final String ORDER_WIDE = "sort order wide";
 
     private SortStep() {
     }
@@ -47,6 +48,12 @@ public final class SortStep {
         SortCpu.checkRange(m);
         SortCpu.checkFirst(first, keys.length);
         return run(backend, ORDER, dev -> SortGpu.orderLong(dev, keys, m, first), () -> SortCpu.orderLong(keys, m, first));
+    }
+
+    /** The stable order of unsigned keys of at most {@code bits} bits (the general path: radix passes). */
+    public static BackendChooser.Ran<int[]> orderWide(Backend backend, long[] keys, int bits) {
+        SortCpu.checkWideKeys(keys, bits);
+        return run(backend, ORDER_WIDE, dev -> SortGpu.orderWide(dev, keys, bits), () -> SortCpu.orderWide(keys, bits));
     }
 
     /** The project's one backend policy ({@link BackendChooser#run}) for this module. */

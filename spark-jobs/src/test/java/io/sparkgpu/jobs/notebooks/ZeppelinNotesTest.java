@@ -54,7 +54,7 @@ import org.junit.jupiter.api.TestFactory;
  * this test has no Scala interpreter, so it builds the same temporary views and saves the same k-means model, at
  * the names and the model path it reads from the note ({@code createOrReplaceTempView("...")} and
  * {@code val modelPath = "..."}): the views {@code iris} (kmeans.zpln), {@code iso_data} (isotonic.zpln),
- * {@code scan_cells} (scan.zpln) and {@code digits} (tsne.zpln), and a k-means, isotonic or t-SNE model, whichever
+ * {@code scan_cells} (scan.zpln), {@code digits} (tsne.zpln) and {@code events} (sort.zpln), and a k-means, isotonic or t-SNE model, whichever
  * estimator the note fits. It also checks the {@code %spark.conf} paragraph and that no {@code %sql}
  * paragraph uses Zeppelin's {@code ${...}} dynamic forms, which plain Spark SQL would not understand.
  */
@@ -196,6 +196,7 @@ class ZeppelinNotesTest {
                 case "iso_data" -> isotonicData();
                 case "scan_cells" -> scanCells();
                 case "digits" -> digits();
+                case "events" -> sortEvents();
                 default -> throw new AssertionError(NotebookPaths.rel(note) + " creates the view '" + v + "', which "
                         + "this test cannot build yet: teach ZeppelinNotesTest.prepare to create it like the note's "
                         + "%spark paragraph does");
@@ -242,6 +243,17 @@ class ZeppelinNotesTest {
                 .withColumn("truth", tanh(col("x").minus(5.0)).multiply(3.0).plus(col("x").multiply(0.4)))
                 .withColumn("y", col("truth").plus(randn(12L).multiply(0.8)))
                 .withColumn("w", col("id").mod(3).plus(1).cast("double"));
+    }
+
+    /** sort.zpln's events: 100,000 rows, hour of the week in [0, 168) (1 in 50 null), latency in ms (a few NaN). */
+    static Dataset<Row> sortEvents() {
+        return spark.range(0, 100000, 1, 4)
+                .withColumn("hour", org.apache.spark.sql.functions.when(rand(1L).lt(0.02),
+                        org.apache.spark.sql.functions.lit(null))
+                        .otherwise(org.apache.spark.sql.functions.floor(rand(2L).multiply(168)).cast("int")))
+                .withColumn("latency", org.apache.spark.sql.functions.when(rand(3L).lt(0.001),
+                        org.apache.spark.sql.functions.lit(Double.NaN))
+                        .otherwise(org.apache.spark.sql.functions.exp(randn(4L).multiply(0.7).plus(3.0))));
     }
 
     /** scan.zpln's map: 40 x 30 cells, Poisson cases, twice the rate in x 24..29, y 6..10 (same draws). */

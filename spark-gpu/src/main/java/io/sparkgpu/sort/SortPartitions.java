@@ -1,0 +1,162 @@
+package io.sparkgpu.sort;
+
+import io.sparkgpu.cuda.Backend;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.NoSuchElementException;
+import org.apache.spark.sql.catalyst.InternalRow;
+
+/**
+ * The executor side of a DataFrame sort: one partition's rows, read once into an array (each row copied: Spark
+ * reuses the row object) with its key ({@link SortKeys.Reader}), ordered by the stable order of the keys and
+ * emitted in that order.
+ *
+ * <p>Order: rows with a null key first or last, the others by the stable order of their keys ({@link
+ * SortKeys#order}: counting sort or radix sort, GPU or CPU twin). "Stable" refers to the sequence the rows are taken
+ * in: the partition's input order, or, with an id column (a global sort's reduce side, whose rows arrive from the
+ * map tasks in no fixed order), the order of the ids, which is the input's row order (partition index, then row
+ * index): the ids are sorted first, and the keys then in that order, as two LSD passes.
+ *
+ * <p>A partition is held in memory while it is sorted (the rows, 8 bytes of key, 4-8 bytes of order per row).
+ */
+final class SortPartitions implements Serializable {
+    private static final long serialVersionUID = 1L;
+    private final SortKeys.Reader reader;
+    private final boolean nullsFirst;
+    private final Backend backend;
+    private final SortMetrics metrics;
+    /** Ordinal of the long id column giving the input order, or -1: the input order is the partition's order. */
+    private final int idOrdinal;
+
+    SortPartitions(SortKeys.Reader reader, boolean nullsFirst, Backend backend, SortMetrics metrics, int idOrdinal) {
+        this.reader = reader;
+        this.nullsFirst = nullsFirst;
+        this.backend = backend;
+        this.metrics = metrics;
+        this.idOrdinal = idOrdinal;
+    }
+
+    /** A growable long array. */
+    static final class Longs {
+        long[] a = new long[1024];
+        int n;
+
+        void add(long v) {
+            if (n == a.length) {
+                a = Arrays.copyOf(a, (int) Math.min(Integer.MAX_VALUE - 8, 2L * n));
+            }
+            a[n++] = v;
+        }
+
+        long[] toArray() {
+            return Arrays.copyOf(a, n);
+        }
+    }
+
+    /** The rows of one partition in sorted order. */
+    Iterator<InternalRow> sort(Iterator<InternalRow> it) {
+        long t0 = System.nanoTime();
+        ArrayList<InternalRow> rows = new ArrayList<>();
+        Longs keys = new Longs(); // one per row; 0 for a null key
+        Longs ids = idOrdinal >= 0 ? new Longs() : null;
+        java.util.BitSet nulls = new java.util.BitSet();
+        while (it.hasNext()) {
+            InternalRow r = it.next().copy();
+            int i = rows.size();
+            rows.add(r);
+            if (reader.isNull(r)) {
+                nulls.set(i);
+                keys.add(0L);
+            } else {
+                keys.add(reader.key(r));
+            }
+            if (ids != null) {
+                ids.add(r.getLong(idOrdinal));
+            }
+        }
+        long t1 = System.nanoTime();
+        int[] order = order(keys.toArray(), nulls, ids == null ? null : ids.toArray());
+        long t2 = System.nanoTime();
+        InternalRow[] out = new InternalRow[order.length];
+        for (int j = 0; j < order.length; j++) {
+            out[j] = rows.get(order[j]);
+        }
+        rows = null;
+        long t3 = System.nanoTime();
+        if (metrics != null) {
+            metrics.rows.add(out.length);
+            metrics.readNanos.add(t1 - t0);
+            metrics.sortNanos.add(t2 - t1);
+            metrics.permuteNanos.add(t3 - t2);
+        }
+        return new Iterator<InternalRow>() {
+            int j;
+
+            @Override
+            public boolean hasNext() {
+                return j < out.length;
+            }
+
+            @Override
+            public InternalRow next() {
+                if (j >= out.length) {
+                    throw new NoSuchElementException();
+                }
+                InternalRow r = out[j];
+                out[j++] = null;
+                return r;
+            }
+        };
+    }
+
+    /**
+     * The row order: nulls first or last, the others by key; ties (and nulls) in the order of the ids when given
+     * (distinct non-negative longs), else in index order.
+     */
+    int[] order(long[] keys, java.util.BitSet nulls, long[] ids) {
+        int n = keys.length;
+        int[] seq = null; // the input order, when it is not the index order
+        if (ids != null) {
+            seq = ordered(ids).order; // ids >= 0: unsigned order = signed order
+        }
+        int nullCount = nulls.cardinality();
+        long[] k = new long[n - nullCount];
+        int[] at = new int[n - nullCount];
+        int[] nullRows = new int[nullCount];
+        int a = 0;
+        int b = 0;
+        for (int q = 0; q < n; q++) {
+            int i = seq == null ? q : seq[q];
+            if (nulls.get(i)) {
+                nullRows[b++] = i;
+            } else {
+                k[a] = keys[i];
+                at[a++] = i;
+            }
+        }
+        int[] byKey = ordered(k).order;
+        int[] out = new int[n];
+        int o = 0;
+        if (nullsFirst) {
+            System.arraycopy(nullRows, 0, out, 0, nullCount);
+            o = nullCount;
+        }
+        for (int j = 0; j < byKey.length; j++) {
+            out[o++] = at[byKey[j]];
+        }
+        if (!nullsFirst) {
+            System.arraycopy(nullRows, 0, out, o, nullCount);
+        }
+        return out;
+    }
+
+    private SortKeys.Ordered ordered(long[] keys) {
+        SortKeys.Ordered o = SortKeys.order(backend, keys);
+        if (metrics != null) {
+            metrics.record(o);
+        }
+        return o;
+    }
+}

@@ -1,0 +1,276 @@
+package io.sparkgpu.jobs.bench;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.monotonically_increasing_id;
+
+import io.sparkgpu.cuda.Backend;
+import io.sparkgpu.sort.GpuSort;
+import io.sparkgpu.sort.SortConfig;
+import io.sparkgpu.sort.SortMetrics;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.function.Supplier;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.storage.StorageLevel;
+
+/**
+ * Sorting a cached DataFrame by one column: {@code GpuSort.sort} (GPU and CPU backends), {@code
+ * GpuSort.sortWithinPartitions}, against Spark's {@code orderBy} and {@code sortWithinPartitions} on the same data,
+ * each timed to a full evaluation (the {@code noop} sink), median of the repetitions; one Markdown table with
+ * where our time goes (the sampling job on the driver; summed over tasks: reading rows and keys, which includes
+ * the shuffle fetch of a global sort, the sort kernel or twin, the permutation). Needs Spark (the Spark bundle:
+ * {@code run bench sort-df}). Usage: {@code --help}.
+ *
+ * <p>Up to {@code --verify-max-n} rows, GpuSort's order must equal {@code orderBy(key,
+ * monotonically_increasing_id())} row for row (compared by the id column), else the exit status is 3.
+ */
+public final class SortDataFrameBenchmark {
+    static final List<String> ALL_IMPLS = List.of("ours-gpu", "ours-cpu", "spark", "ours-within-gpu",
+            "ours-within-cpu", "spark-within");
+    static final List<String> ALL_KEYS = List.of("int", "long", "double");
+
+    private final Options o;
+    private final List<String> rows = new ArrayList<>();
+    private boolean mismatch;
+
+    SortDataFrameBenchmark(Options o) {
+        this.o = o;
+    }
+
+    public static void main(String[] args) throws Exception {
+        BenchArgs.main(args, Options.USAGE, Options::parse, x -> x.help, x -> x.markdown, o -> {
+            SortDataFrameBenchmark b = new SortDataFrameBenchmark(o);
+            String md = b.run(args);
+            return new BenchArgs.Outcome(md, b.mismatch ? 3 : 0);
+        });
+    }
+
+    static final class Options {
+        static final String USAGE = String.join("\n",
+                "SortDataFrameBenchmark: GpuSort vs Spark's orderBy / sortWithinPartitions on a cached DataFrame.",
+                "  --n LIST            rows, comma-separated (1e6, 1_000_000)              [1e6,1e7,1e8]",
+                "  --range LIST        keys uniform in [0, range) (2^k or numbers)         [2^16,2^32]",
+                "                      (<= 2^24 after offsetting: counting sort; above: radix sort)",
+                "  --key TYPE          int, long or double (double: uniform in [0, range))  [long]",
+                "  --partitions P      input and output partitions                         [cores]",
+                "  --cores C           Spark local[C]                                      [available cores]",
+                "  --impls LIST        any of " + String.join(",", ALL_IMPLS) + "  [all]",
+                "  --reps R            timed runs after a warm-up (median reported)        [3]",
+                "  --verify-max-n N    check GpuSort against orderBy up to N rows           [1e6]",
+                "  --seed S            data seed                                           [42]",
+                "  --markdown FILE     also write the report to FILE",
+                "  --help");
+        List<Long> ns = List.of(1_000_000L, 10_000_000L, 100_000_000L);
+        List<Long> ranges = List.of(1L << 16, 1L << 32);
+        String key = "long";
+        int cores = Runtime.getRuntime().availableProcessors();
+        int partitions;
+        Set<String> impls = new LinkedHashSet<>(ALL_IMPLS);
+        int reps = 3;
+        long verifyMaxN = 1_000_000L;
+        long seed = 42;
+        String markdown;
+        boolean help;
+
+        static Options parse(String[] args) {
+            Options o = new Options();
+            o.help = BenchArgs.forEach(args, (k, v) -> {
+                switch (k) {
+                    case "--n": o.ns = longs(k, v); break;
+                    case "--range": o.ranges = longs(k, v); break;
+                    case "--key": o.key = BenchArgs.choice(k, v, ALL_KEYS); break;
+                    case "--partitions": o.partitions = positive(k, v); break;
+                    case "--cores": o.cores = positive(k, v); break;
+                    case "--impls": o.impls = new LinkedHashSet<>(BenchArgs.choices(k, v, ALL_IMPLS)); break;
+                    case "--reps": o.reps = positive(k, v); break;
+                    case "--verify-max-n": o.verifyMaxN = (long) number(k, v); break;
+                    case "--seed": o.seed = Long.parseLong(v.trim()); break;
+                    case "--markdown": o.markdown = v; break;
+                    default: throw new IllegalArgumentException("unknown option " + k);
+                }
+            });
+            if (o.partitions == 0) {
+                o.partitions = o.cores;
+            }
+            return o;
+        }
+
+        static double number(String k, String v) {
+            String t = v.trim().replace("_", "");
+            try {
+                if (t.startsWith("2^")) {
+                    return Math.pow(2, Integer.parseInt(t.substring(2)));
+                }
+                return Double.parseDouble(t);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(k + ": not a number: '" + v + "'");
+            }
+        }
+
+        static List<Long> longs(String k, String v) {
+            List<Long> out = new ArrayList<>();
+            for (String s : v.split(",")) {
+                if (!s.isBlank()) {
+                    double d = number(k, s);
+                    if (d < 1 || d > 0x1p62) {
+                        throw new IllegalArgumentException(k + ": must be in [1, 2^62], got " + s.trim());
+                    }
+                    out.add((long) d);
+                }
+            }
+            if (out.isEmpty()) {
+                throw new IllegalArgumentException(k + ": no value given");
+            }
+            return out;
+        }
+
+        static int positive(String k, String v) {
+            int x = (int) number(k, v);
+            if (x < 1) {
+                throw new IllegalArgumentException(k + ": must be >= 1, got " + v.trim());
+            }
+            return x;
+        }
+    }
+
+    String run(String[] argv) {
+        SparkSession spark = SparkSession.builder().master("local[" + o.cores + "]").appName("sort-df-benchmark")
+                .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+                .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
+                .config("spark.sql.shuffle.partitions", String.valueOf(o.partitions)).getOrCreate();
+        spark.sparkContext().setLogLevel("WARN");
+        try {
+            for (long n : o.ns) {
+                for (long range : o.ranges) {
+                    measure(spark, n, range);
+                }
+            }
+        } finally {
+            spark.stop();
+        }
+        List<String> md = new ArrayList<>(BenchArgs.runHeader(argv));
+        md.add("Spark " + spark.version() + " local[" + o.cores + "], " + o.partitions + " partitions, key " + o.key
+                + "; seconds: median of " + o.reps + " after a warm-up, to a full evaluation (noop sink).");
+        md.add("Our breakdown: sample = driver seconds of the sampling job; read, sort, permute = task seconds summed "
+                + "over partitions (read includes a global sort's shuffle fetch; sort: the counting/radix sort incl. "
+                + "the input-order pass); backend and sorts: where they ran.");
+        md.add("");
+        md.add("| n | range | impl | seconds | M rows/s | vs spark | sample s | read s | sort s | permute s | backend "
+                + "| sorts |");
+        md.add("| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |");
+        md.addAll(rows);
+        if (mismatch) {
+            md.add("");
+            md.add("**MISMATCH: GpuSort's order differs from orderBy(key, monotonically_increasing_id())**");
+        }
+        return String.join("\n", md) + "\n";
+    }
+
+    private Dataset<Row> data(SparkSession spark, long n, long range) {
+        Column u = functions.rand(o.seed);
+        Column k;
+        switch (o.key) {
+            case "int":
+                k = functions.floor(u.multiply((double) range)).cast(DataTypes.IntegerType);
+                break;
+            case "double":
+                k = u.multiply((double) range);
+                break;
+            default:
+                k = functions.floor(u.multiply((double) range)).cast(DataTypes.LongType);
+        }
+        Dataset<Row> df = spark.range(0, n, 1, o.partitions).select(col("id"), k.as("k"))
+                .persist(StorageLevel.MEMORY_ONLY());
+        df.count();
+        return df;
+    }
+
+    private void measure(SparkSession spark, long n, long range) {
+        if (o.key.equals("int") && range > (1L << 31)) {
+            System.err.println("[sort-df] skipping range " + range + ": above the int keys' range");
+            return;
+        }
+        System.err.printf(Locale.ROOT, "[sort-df] n=%d range=%d%n", n, range);
+        Dataset<Row> df = data(spark, n, range);
+        try {
+            double sparkSeconds = Double.NaN;
+            if (o.impls.contains("spark")) {
+                sparkSeconds = time(() -> df.orderBy(col("k")));
+                row(n, range, "spark orderBy", sparkSeconds, sparkSeconds, null);
+            }
+            double sparkWithin = Double.NaN;
+            if (o.impls.contains("spark-within")) {
+                sparkWithin = time(() -> df.sortWithinPartitions(col("k")));
+                row(n, range, "spark sortWithinPartitions", sparkWithin, sparkWithin, null);
+            }
+            for (String impl : List.of("ours-gpu", "ours-cpu", "ours-within-gpu", "ours-within-cpu")) {
+                if (!o.impls.contains(impl)) {
+                    continue;
+                }
+                boolean within = impl.contains("within");
+                Backend b = impl.endsWith("gpu") ? Backend.GPU : Backend.CPU;
+                SortMetrics[] last = new SortMetrics[1];
+                double s;
+                try {
+                    s = time(() -> {
+                        last[0] = new SortMetrics(spark.sparkContext());
+                        SortConfig cfg = new SortConfig("k").backend(b).numPartitions(o.partitions).metrics(last[0]);
+                        return within ? GpuSort.sortWithinPartitions(df, cfg) : GpuSort.sort(df, cfg);
+                    });
+                } catch (RuntimeException e) {
+                    rows.add(String.format(Locale.ROOT, "| %d | %d | %s | failed: %s | | | | | | | | |", n, range, impl,
+                            e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage().replace('|', '/')));
+                    continue;
+                }
+                row(n, range, "GpuSort " + (within ? "sortWithinPartitions" : "sort") + " (" + b.id() + ")", s,
+                        within ? sparkWithin : sparkSeconds, last[0]);
+            }
+            if (n <= o.verifyMaxN && (o.impls.contains("ours-cpu") || o.impls.contains("ours-gpu"))) {
+                Backend b = o.impls.contains("ours-gpu") ? Backend.AUTO : Backend.CPU;
+                List<Row> want = df.orderBy(col("k"), monotonically_increasing_id()).select("id").collectAsList();
+                List<Row> got = GpuSort.sort(df, new SortConfig("k").backend(b).numPartitions(o.partitions))
+                        .select("id").collectAsList();
+                if (!want.equals(got)) {
+                    mismatch = true;
+                    System.err.println("[sort-df] MISMATCH at n=" + n + " range=" + range);
+                }
+            }
+        } finally {
+            df.unpersist(true);
+        }
+    }
+
+    /** Median seconds of o.reps evaluations after one warm-up. */
+    private double time(Supplier<Dataset<Row>> sorted) {
+        double[] s = new double[o.reps];
+        for (int r = -1; r < o.reps; r++) {
+            long t0 = System.nanoTime();
+            sorted.get().write().format("noop").mode("overwrite").save();
+            double sec = (System.nanoTime() - t0) / 1e9;
+            if (r >= 0) {
+                s[r] = sec;
+            }
+        }
+        Arrays.sort(s);
+        return s[s.length / 2];
+    }
+
+    private void row(long n, long range, String impl, double seconds, double spark, SortMetrics m) {
+        String breakdown = m == null ? "| | | | | | "
+                : String.format(Locale.ROOT, "| %.3f | %.3f | %.3f | %.3f | %s | %d counting, %d radix ",
+                        m.sampleSeconds, m.readNanos.value() / 1e9, m.sortNanos.value() / 1e9,
+                        m.permuteNanos.value() / 1e9, m.backend(), m.countingSorts.value(), m.radixSorts.value());
+        rows.add(String.format(Locale.ROOT, "| %d | %d | %s | %.3f | %.1f | %s %s|", n, range, impl, seconds,
+                n / seconds / 1e6, Double.isNaN(spark) ? "" : String.format(Locale.ROOT, "%.2fx", spark / seconds),
+                breakdown));
+    }
+}
