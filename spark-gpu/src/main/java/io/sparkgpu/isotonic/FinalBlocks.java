@@ -6,7 +6,7 @@ import java.io.Serializable;
  * The compact form of a solved range that the driver receives: per block its feature range, fitted value
  * (mean or median, in the label's own sign) and total weight. No rows, no exact sums.
  */
-public final class FinalBlocks implements Serializable {
+final class FinalBlocks implements Serializable {
     private static final long serialVersionUID = 1L;
 
     public final double[] xStart;

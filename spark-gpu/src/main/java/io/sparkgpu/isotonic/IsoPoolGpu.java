@@ -34,7 +34,7 @@ import java.util.List;
  * weights give exactly {@link IsoPoints#pool}'s IllegalArgumentException, and so does a point whose summed
  * weight is too small to be represented at the fit's scale.
  */
-public final class IsoPoolGpu {
+final class IsoPoolGpu {
     // sizes the kernels share (include/layout/isotonic.cuh: ISO_SP_*; IsotonicKernelLayoutTest)
     static final int THREADS = 256;
     static final int TILE = THREADS * 16;

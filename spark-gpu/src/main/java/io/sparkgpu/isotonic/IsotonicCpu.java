@@ -21,7 +21,7 @@ import java.util.stream.IntStream;
  *       mean of points i..j, then blocks from a max-scan of those j. O(n^2).</li>
  * </ul>
  */
-public final class IsotonicCpu {
+final class IsotonicCpu {
     /** Relative tolerance below which the approximate MLS comparison defers to the exact one (see {@link #mlsArgmin}). */
     static final double MLS_TOL = 1e-14;
 

@@ -25,7 +25,7 @@ import io.sparkgpu.cuda.KernelTimer;
  *
  * <p>{@link IsoPoolGpu} sorts and pools raw rows on the device and runs PAVA-merge on the resident sums.
  */
-public final class IsotonicGpu {
+final class IsotonicGpu {
     public static final String MODULE = "isotonic";
     public static final String PROBE_KERNEL = "iso_chunk_pava";
     /** Points per chunk of the first PAVA round (one GPU thread each). */

@@ -10,7 +10,7 @@ import java.util.List;
  * is pooled and solved on its own, and the range solutions are merged pairwise in a tree by the decomposition
  * theorem. Scales come from global bounds, so the result has the same bits for any split.
  */
-public final class IsotonicLocal {
+final class IsotonicLocal {
     private IsotonicLocal() {
     }
 

@@ -85,8 +85,8 @@ public final class IsotonicResult implements Serializable {
     }
 
     /** Builds the model arrays from final blocks (feature order) with optional clipping (NaN: no bound). */
-    public static IsotonicResult from(FinalBlocks b, boolean isotonic, double yMin, double yMax, long numRows,
-                                      long zeroWeightRows, String backend) {
+    static IsotonicResult from(FinalBlocks b, boolean isotonic, double yMin, double yMax, long numRows,
+                               long zeroWeightRows, String backend) {
         int m = b.size();
         double[] bs = new double[2 * m];
         double[] ps = new double[2 * m];

@@ -9,7 +9,7 @@ import io.sparkgpu.cuda.BackendChooser;
  * The L1 loss always runs on the CPU (median PAVA needs the rows of every block). For the L2 loss with PAVA on
  * the GPU, {@link #solveRows} sorts and pools the raw rows on the device too ({@link IsoPoolGpu}).
  */
-public final class IsotonicSolver {
+final class IsotonicSolver {
     /** The phase name of a partition's solve (in logs, errors and injected test faults). */
     public static final String PHASE = "isotonic solve";
 

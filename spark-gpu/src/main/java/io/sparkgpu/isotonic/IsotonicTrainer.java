@@ -66,7 +66,7 @@ import scala.Tuple2;
  * exact, so the model has the same bits on either path, for any number of ranges, any range bounds and either
  * backend.
  */
-public final class IsotonicTrainer {
+final class IsotonicTrainer {
     private IsotonicTrainer() {
     }
 

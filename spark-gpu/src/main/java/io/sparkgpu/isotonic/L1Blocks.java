@@ -18,7 +18,7 @@ import java.util.Arrays;
  * <p>Unlike the L2 blocks, these hold all labels (16 bytes per row plus heap slack), so merging partitions moves
  * the rows; the final merge holds every row of the input.
  */
-public final class L1Blocks implements Serializable {
+final class L1Blocks implements Serializable {
     private static final long serialVersionUID = 1L;
 
     int m;

@@ -8,7 +8,7 @@ import java.math.BigInteger;
  * their average rank; the sign of rho is the sign of sum(rx*ry) - n((n+1)/2)^2, computed exactly with doubled
  * (integer) ranks. A constant feature or label (rho undefined) counts as increasing.
  */
-public final class Spearman {
+final class Spearman {
     private Spearman() {
     }
 

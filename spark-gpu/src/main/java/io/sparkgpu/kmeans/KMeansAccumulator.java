@@ -8,7 +8,7 @@ import io.sparkgpu.common.FixedPoint;
  * fixed-point integers (see {@link FixedPoint}). Combining partials is word-wise 128-bit addition:
  * exact, associative and commutative, so the combined result does not depend on partitioning or order.
  */
-public final class KMeansAccumulator {
+final class KMeansAccumulator {
     private KMeansAccumulator() {
     }
 

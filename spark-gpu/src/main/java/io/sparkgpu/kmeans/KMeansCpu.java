@@ -14,7 +14,7 @@ import io.sparkgpu.common.FixedPoint;
  * {@code fma(t, t, acc) >= acc} because t*t >= 0 and rounding to nearest is monotone, so partial sums never
  * decrease.
  */
-public final class KMeansCpu {
+final class KMeansCpu {
     private KMeansCpu() {
     }
 

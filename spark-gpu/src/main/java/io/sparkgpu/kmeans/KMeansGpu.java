@@ -20,7 +20,7 @@ import jcuda.driver.CUevent_flags;
  * its budget; otherwise they are streamed in chunks whose results accumulate into the same exact
  * accumulator (integer sums, so chunking does not change a bit).
  */
-public final class KMeansGpu {
+final class KMeansGpu {
     public static final String MODULE = "kmeans";
     public static final String PROBE_KERNEL = "kmeans_step_dany";
     static final int BLOCK = 256;

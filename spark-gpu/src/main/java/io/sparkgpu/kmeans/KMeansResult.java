@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Map;
 
 /** Outcome of {@link KMeansTrainer#train}. */
-public final class KMeansResult {
+final class KMeansResult {
     /** k x d final centres. */
     public final double[][] centers;
     /** Cost of the last Lloyd iteration's assignment (MLlib's trainingCost). */

@@ -12,7 +12,7 @@ import io.sparkgpu.spark.ResidentBlockSink;
  * is logged once and the pass is recomputed by the CPU twin, whose result is bitwise identical, so a GPU
  * problem never changes an answer.
  */
-public final class KMeansStep {
+final class KMeansStep {
     /** The phase name of a k-means pass (in logs, errors and injected test faults). */
     public static final String PHASE = "k-means pass";
 

@@ -51,7 +51,7 @@ import org.slf4j.LoggerFactory;
  * decisions derived from point values, so the same seed gives the same centres for any partitioning.
  * Convergence follows MLlib: stop when every centre moved by at most {@code tol} or after maxIter.
  */
-public final class KMeansTrainer {
+final class KMeansTrainer {
     private static final Logger LOG = LoggerFactory.getLogger(KMeansTrainer.class);
     private static final int PREDICT_BATCH = 1 << 16;
 

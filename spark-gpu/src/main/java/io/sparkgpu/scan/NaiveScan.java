@@ -7,7 +7,7 @@ package io.sparkgpu.scan;
  * It shares nothing with the fast path but {@link ScanShape#encode} for the tie-break, so agreement with
  * {@link ScanCpu} checks the prefix tables, the range mapping and the LLR arithmetic at once (to rounding).
  */
-public final class NaiveScan {
+final class NaiveScan {
     private NaiveScan() {
     }
 

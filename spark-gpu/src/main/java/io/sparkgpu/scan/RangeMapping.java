@@ -22,7 +22,7 @@ package io.sparkgpu.scan;
  * within it every end b in a..n-1 appears once, so the map is a bijection; {@link #encode} is its inverse.
  * The index is {@code row * W + col}. Decoding costs one division, or none when walking indices in steps.
  */
-public final class RangeMapping {
+final class RangeMapping {
     /** Largest axis size for which the triangle count and all indices fit comfortably in a long. */
     public static final int MAX_AXIS = 1 << 30;
 

@@ -15,7 +15,7 @@ import java.util.concurrent.Future;
  * once from the 2^(d-1) corner rows of the prefix tables (O(n_x)), then each of the strip's T_x intervals
  * costs O(1): two differences and one LLR. Total O(M) for M ranges, plus O(strips * n_x).
  */
-public final class ScanCpu {
+final class ScanCpu {
     private ScanCpu() {
     }
 

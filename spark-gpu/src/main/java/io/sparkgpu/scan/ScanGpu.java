@@ -18,7 +18,7 @@ import java.util.Locale;
  * atomics, so the counts do not depend on the order), d running-sum passes, scan, reduce; the replica maxima
  * stay on the device until the batch ends.
  */
-public final class ScanGpu {
+final class ScanGpu {
     public static final String MODULE = "scan";
     public static final String PROBE_KERNEL = "scan_reduce";
     static final int BLOCK = 256;

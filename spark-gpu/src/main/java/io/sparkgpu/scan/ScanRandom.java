@@ -13,7 +13,7 @@ package io.sparkgpu.scan;
  * permutation of [0, 2^m) restricted to [0, n) by cycle walking (J. Black, P. Rogaway, "Ciphers with
  * arbitrary finite domains", CT-RSA 2002).
  */
-public final class ScanRandom {
+final class ScanRandom {
     static final long GOLDEN = 0x9E3779B97F4A7C15L;
     static final long STREAM = 0xD1B54A32D192ED03L;
     /** Draws per item reserved for rejection retries. */

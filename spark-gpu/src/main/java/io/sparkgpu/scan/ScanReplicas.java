@@ -16,7 +16,7 @@ package io.sparkgpu.scan;
  * </ul>
  * Cost: O(C log cells) for the count models, O(cells) for the normal model, plus the O(cells) prefix build.
  */
-public final class ScanReplicas {
+final class ScanReplicas {
     /** Offset of the stream used for the EBP Poisson totals, so they never share words with the allocation. */
     static final long TOTAL_STREAM = 0x632BE59BD9B4E019L;
 

@@ -9,7 +9,7 @@ import java.util.concurrent.ExecutorService;
  * is logged once and the work is redone by the CPU twin, whose results are bitwise identical, so a GPU problem
  * never changes an answer.
  */
-public final class ScanStep {
+final class ScanStep {
     /** The phase names of a scan and of a batch of replicas (in logs, errors and injected test faults). */
     public static final String SCAN = "scan search";
     public static final String REPLICAS = "scan replicas";

@@ -35,7 +35,7 @@ import org.apache.spark.sql.SparkSession;
  * seconds of each phase and where it ran are in {@link ScanResult#timings()} and
  * {@link ScanResult#phaseBackends()}.
  */
-public final class ScanTrainer {
+final class ScanTrainer {
     /**
      * Setting: largest cells x (replicas + 1) scanned on the driver without Spark jobs; 0 turns the driver path
      * off. The default, 2^16, admits e.g. an 8x8 grid with 999 replicas (1.3 million range evaluations, tens of

@@ -8,7 +8,7 @@ import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.cuda.CudaRuntime;
 import io.sparkgpu.cuda.DeviceResidentCache;
 import io.sparkgpu.kmeans.KMeansData;
-import io.sparkgpu.kmeans.KMeansTrainer;
+import io.sparkgpu.kmeans.KMeansEngine;
 import io.sparkgpu.testutil.GpuTestSupport;
 import io.sparkgpu.testutil.SparkTestSession;
 import java.nio.file.Files;
@@ -34,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the host block they return, and the host blocks are those packed without a sink: partitions of 1000 points (many
  * chunks, a partial last one), 14 and 7 points (the last chunk exactly full), 5 and 1 point (a single chunk) and
  * none, in chunks of 7, 5 and 1 point and FeatureIngest's default, from rows and (where Parquet is available)
- * columnar batches; {@link KMeansTrainer#pack} with a GPU backend does the same under its residency keys. No
+ * columnar batches; {@link KMeansEngine#pack} with a GPU backend does the same under its residency keys. No
  * device, staging or pinned byte is left behind.
  */
 @Tag("gpu")
@@ -127,7 +127,7 @@ class FeatureIngestGpuTest {
 
                     // k-means' packing with a GPU backend: the same under its residency keys
                     String fitId = "kmeans-ingest-gpu-test-" + UUID.randomUUID();
-                    List<KMeansData> packed = KMeansTrainer.pack(input, "features", "w", false, fitId, Backend.GPU)
+                    List<KMeansData> packed = KMeansEngine.pack(input, "features", "w", false, fitId, Backend.GPU)
                             .collect();
                     List<FeatureBlock> asBlocks = new ArrayList<>();
                     for (int p = 0; p < packed.size(); p++) {

@@ -10,9 +10,8 @@ import io.sparkgpu.cuda.CudaRuntime;
 import io.sparkgpu.cuda.DeviceResidentCache;
 import io.sparkgpu.kmeans.GpuKMeans;
 import io.sparkgpu.kmeans.GpuKMeansModel;
-import io.sparkgpu.kmeans.KMeansCpu;
 import io.sparkgpu.kmeans.KMeansData;
-import io.sparkgpu.kmeans.KMeansStep;
+import io.sparkgpu.kmeans.KMeansEngine;
 import io.sparkgpu.testutil.GeneratedBlobs;
 import io.sparkgpu.testutil.GpuTestSupport;
 import io.sparkgpu.testutil.LocalGpuSessions;
@@ -169,10 +168,10 @@ class SparkGpuResourceGpuTest {
             double[] centres = Arrays.copyOf(x, k * d);
             KMeansData data = new KMeansData(x, new double[n], n, d, null);
             int[] labels = new int[n];
-            v.backend = KMeansStep.runReporting(Backend.parse(backend, "backend"), data, centres, k, false, null, false,
+            v.backend = KMeansEngine.step(Backend.parse(backend, "backend"), data, centres, k, false, null, false,
                     labels, null, false).backend();
             int[] cpu = new int[n];
-            KMeansCpu.step(data, centres, k, false, null, false, cpu, null, false);
+            KMeansEngine.cpuStep(data, centres, k, false, null, false, cpu, null, false);
             v.labelsMatchCpu = Arrays.equals(labels, cpu);
             return v;
         }).collect();

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sparkgpu.isotonic.GpuIsotonicRegressionModel;
-import io.sparkgpu.isotonic.IsotonicLocal;
+import io.sparkgpu.isotonic.IsotonicEngine;
 import io.sparkgpu.isotonic.IsotonicResult;
 import java.awt.image.BufferedImage;
 import java.nio.charset.StandardCharsets;
@@ -51,7 +51,7 @@ class SparkGpuCliIsotonicTest {
         assertTrue(img.getWidth() > 500);
         assertTrue(Files.exists(model.resolve("summary.json")));
 
-        IsotonicResult local = IsotonicLocal.fitCpu(x, y, null, true);
+        IsotonicResult local = IsotonicEngine.fitCpu(x, y, null, true);
         SparkSession spark = SparkSession.builder().master("local[2]").getOrCreate();
         GpuIsotonicRegressionModel m = GpuIsotonicRegressionModel.read().session(spark).load(model.toString());
         assertArrayEquals(local.boundaries, m.boundaryArray());

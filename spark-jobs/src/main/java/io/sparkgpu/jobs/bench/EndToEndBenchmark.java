@@ -4,7 +4,7 @@ import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.cuda.CudaRuntime;
 import io.sparkgpu.kmeans.GpuKMeans;
 import io.sparkgpu.kmeans.GpuKMeansModel;
-import io.sparkgpu.kmeans.KMeansTrainer;
+import io.sparkgpu.kmeans.KMeansEngine;
 import io.sparkgpu.spark.LocalGpuSpark;
 import java.io.PrintStream;
 import java.time.Instant;
@@ -602,7 +602,7 @@ public final class EndToEndBenchmark {
                 }
                 phase(sb, ours, "GPU busy share: (GPU time in passes + longest upload on a packing thread) / total fit",
                         r -> (r.timings.getOrDefault("GPU time in passes", 0.0)
-                                + r.timings.getOrDefault(KMeansTrainer.UPLOAD_MAX, 0.0)) / r.seconds);
+                                + r.timings.getOrDefault(KMeansEngine.UPLOAD_MAX, 0.0)) / r.seconds);
                 phase(sb, ours, "fit: total", r -> r.seconds);
                 sb.append('\n');
             }

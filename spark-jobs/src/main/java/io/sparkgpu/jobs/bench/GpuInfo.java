@@ -2,7 +2,8 @@ package io.sparkgpu.jobs.bench;
 
 import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.cuda.CudaRuntime;
-import io.sparkgpu.kmeans.KMeansGpu;
+import io.sparkgpu.isotonic.IsotonicEngine;
+import io.sparkgpu.kmeans.KMeansEngine;
 import java.util.Locale;
 
 /**
@@ -28,11 +29,10 @@ public final class GpuInfo {
                 long[] mem = dev.memoryInfo();
                 System.out.println(String.format(Locale.ROOT, "device %d: %s, peak DRAM %.0f GB/s, %d MiB free of %d MiB",
                         i, dev, dev.peakBandwidthGBs(), mem[0] >> 20, mem[1] >> 20));
-                dev.function(KMeansGpu.MODULE, KMeansGpu.PROBE_KERNEL);
-                System.out.println("device " + i + ": kernels of module '" + KMeansGpu.MODULE + "' load");
-                dev.function(io.sparkgpu.isotonic.IsotonicGpu.MODULE, io.sparkgpu.isotonic.IsotonicGpu.PROBE_KERNEL);
-                System.out.println("device " + i + ": kernels of module '" + io.sparkgpu.isotonic.IsotonicGpu.MODULE
-                        + "' load");
+                KMeansEngine.load(dev);
+                System.out.println("device " + i + ": kernels of module '" + KMeansEngine.MODULE + "' load");
+                IsotonicEngine.load(dev);
+                System.out.println("device " + i + ": kernels of module '" + IsotonicEngine.MODULE + "' load");
             } catch (RuntimeException | LinkageError e) {
                 ok = false;
                 System.out.println("device " + i + ": NOT usable: " + e);

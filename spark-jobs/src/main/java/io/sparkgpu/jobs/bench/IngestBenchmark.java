@@ -7,7 +7,7 @@ import io.sparkgpu.cuda.GpuStream;
 import io.sparkgpu.cuda.HostToDevice;
 import io.sparkgpu.cuda.PinnedStagingPool;
 import io.sparkgpu.common.Features;
-import io.sparkgpu.kmeans.KMeansTrainer;
+import io.sparkgpu.kmeans.KMeansEngine;
 import io.sparkgpu.spark.FeatureIngest;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -34,7 +34,7 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * Partition packing, one Markdown table: the Row path of today's fits ({@link KMeansTrainer#pack}: {@code
+ * Partition packing, one Markdown table: the Row path of today's fits ({@link KMeansEngine#pack}: {@code
  * javaRDD()} deserialises every value into a Row and a DenseVector) against {@link FeatureIngest#read}
  * (InternalRows or ColumnarBatches into primitive arrays), both with k-means' point check, on a cached (or Parquet) DataFrame of
  * n x d random doubles as an ml vector column and as an array&lt;double&gt; column, on local[cores]; GB/s counts
@@ -260,7 +260,7 @@ public final class IngestBenchmark {
                         System.err.printf(Locale.ROOT, "[ingest] %s scan: %.3f s%n", what, s);
                     }
                     if (o.paths.contains("rows")) {
-                        double s = time(() -> KMeansTrainer.pack(df, "features", null, false, null).count());
+                        double s = time(() -> KMeansEngine.pack(df, "features", null, false, null).count());
                         results.add(new Result("Row path (KMeansTrainer.pack)", what, s, bytes));
                         System.err.printf(Locale.ROOT, "[ingest] %s rows: %.3f s%n", what, s);
                     }

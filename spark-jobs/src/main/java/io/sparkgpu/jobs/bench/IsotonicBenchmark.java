@@ -2,17 +2,13 @@ package io.sparkgpu.jobs.bench;
 
 import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.cuda.CudaRuntime;
-import io.sparkgpu.isotonic.FinalBlocks;
 import io.sparkgpu.isotonic.IsoColumns;
 import io.sparkgpu.isotonic.IsoPoints;
-import io.sparkgpu.isotonic.IsoPoolGpu;
 import io.sparkgpu.isotonic.IsoScales;
 import io.sparkgpu.isotonic.IsotonicConfig;
-import io.sparkgpu.isotonic.IsotonicCpu;
-import io.sparkgpu.isotonic.IsotonicGpu;
+import io.sparkgpu.isotonic.IsotonicEngine;
 import io.sparkgpu.isotonic.IsotonicPredictor;
 import io.sparkgpu.isotonic.IsotonicResult;
-import io.sparkgpu.isotonic.IsotonicSolver;
 import io.sparkgpu.isotonic.L2Blocks;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -81,7 +77,7 @@ public final class IsotonicBenchmark {
         List<String> shapes = ALL_SHAPES;
         Set<String> impls = new LinkedHashSet<>(ALL_IMPLS);
         int threads = Runtime.getRuntime().availableProcessors();
-        int chunk = IsotonicGpu.DEFAULT_CHUNK;
+        int chunk = IsotonicEngine.DEFAULT_CHUNK;
         long mlsMax = 65_536;
         long mllibMax = 10_000_000L;
         int reps = 3;
@@ -191,12 +187,12 @@ public final class IsotonicBenchmark {
             if (st.available) {
                 try {
                     dev = CudaRuntime.device(o.device);
-                    dev.function(IsotonicGpu.MODULE, IsotonicGpu.PROBE_KERNEL);
+                    IsotonicEngine.load(dev);
                     // warm-up: module load and first launches outside the timings
-                    IsotonicGpu.pavaMerge(dev, pool(generate(1000, "noisy", 1), 1000), o.chunk, null);
-                    IsotonicGpu.mls(dev, pool(generate(1000, "noisy", 1), 1000), null);
+                    IsotonicEngine.gpuPavaMerge(dev, pool(generate(1000, "noisy", 1), 1000), o.chunk, null);
+                    IsotonicEngine.gpuMls(dev, pool(generate(1000, "noisy", 1), 1000), null);
                     double[][] w = generate(5000, "noisy", 1);
-                    IsoPoolGpu.solve(dev, w[0], w[1], null, 5000, false, IsoScales.forData(w[1], null, 5000),
+                    IsotonicEngine.gpuSolve(dev, w[0], w[1], null, 5000, false, IsoScales.forData(w[1], null, 5000),
                             IsoColumns.DEFAULT, o.chunk, null);
                 } catch (RuntimeException | LinkageError e) {
                     gpuReason = "GPU unusable: " + e.getMessage();
@@ -251,10 +247,9 @@ public final class IsotonicBenchmark {
         Object[] box = new Object[1];
         double tPool = median(reps, () -> IsoPoints.pool(d[0], d[1], null, n, false, sc, false, IsoColumns.DEFAULT), box);
         IsoPoints p = (IsoPoints) box[0];
-        double tCpu = median(reps, () -> IsotonicCpu.pava(p), box);
+        double tCpu = median(reps, () -> IsotonicEngine.pava(p), box);
         L2Blocks ref = (L2Blocks) box[0];
-        IsotonicResult refModel = IsotonicResult.from(FinalBlocks.of(ref, sc, false), true, Double.NaN, Double.NaN,
-                p.rows, 0, "cpu");
+        IsotonicResult refModel = IsotonicEngine.result(ref, sc, true, Double.NaN, Double.NaN, p.rows, 0, "cpu");
         if (o.impls.contains("cpu1")) {
             row("ours CPU, 1 thread (sort+pool, PAVA)", shape, n, p.n, s(tPool), s(tCpu), "", s(tPool + tCpu),
                     String.valueOf(ref.m), "reference", "");
@@ -268,7 +263,7 @@ public final class IsotonicBenchmark {
                 double[] kms = new double[reps];
                 int[] k = {0};
                 double tGpu = median(reps, () -> {
-                    L2Blocks b = IsotonicGpu.pavaMerge(dv, p, o.chunk, ms);
+                    L2Blocks b = IsotonicEngine.gpuPavaMerge(dv, p, o.chunk, ms);
                     kms[k[0]++] = ms[0];
                     return b;
                 }, box);
@@ -281,10 +276,10 @@ public final class IsotonicBenchmark {
                                 + String.format(Locale.ROOT, "%.1fx CPU solve", tCpu / tGpu));
                 k[0] = 0;
                 double tDev = median(reps, () -> {
-                    IsotonicSolver.Solved r = IsoPoolGpu.solve(dv, d[0], d[1], null, n, false, sc, IsoColumns.DEFAULT,
+                    L2Blocks b = IsotonicEngine.gpuSolve(dv, d[0], d[1], null, n, false, sc, IsoColumns.DEFAULT,
                             o.chunk, ms);
                     kms[k[0]++] = ms[0];
-                    return r.l2();
+                    return b;
                 }, box);
                 Arrays.sort(kms);
                 boolean sameDev = ref.sameAs((L2Blocks) box[0]);
@@ -305,7 +300,7 @@ public final class IsotonicBenchmark {
             } else {
                 CudaDevice dv = dev;
                 double[] ms = new double[1];
-                double tMls = median(reps, () -> IsotonicGpu.mls(dv, p, ms), box);
+                double tMls = median(reps, () -> IsotonicEngine.gpuMls(dv, p, ms), box);
                 boolean same = ref.sameAs((L2Blocks) box[0]);
                 mismatch |= !same;
                 row("ours GPU MLS", shape, n, p.n, s(tPool), s(tMls), String.format(Locale.ROOT, "%.3f", ms[0]),
@@ -419,7 +414,7 @@ public final class IsotonicBenchmark {
             List<Future<L2Blocks>> fs = new ArrayList<>();
             for (int k = 0; k < parts; k++) {
                 final int kk = k;
-                fs.add(ex.submit(() -> IsotonicCpu.pava(IsoPoints.pool(px[kk], py[kk], null, px[kk].length, false, sc,
+                fs.add(ex.submit(() -> IsotonicEngine.pava(IsoPoints.pool(px[kk], py[kk], null, px[kk].length, false, sc,
                         false, IsoColumns.DEFAULT))));
             }
             List<L2Blocks> level = new ArrayList<>();
@@ -446,8 +441,7 @@ public final class IsotonicBenchmark {
                     level.add(f.get());
                 }
             }
-            return IsotonicResult.from(FinalBlocks.of(level.get(0), sc, false), true, Double.NaN, Double.NaN, rows, 0,
-                    "cpu");
+            return IsotonicEngine.result(level.get(0), sc, true, Double.NaN, Double.NaN, rows, 0, "cpu");
         } finally {
             ex.shutdown();
         }

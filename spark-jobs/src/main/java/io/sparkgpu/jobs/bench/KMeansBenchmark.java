@@ -4,10 +4,8 @@ import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.cuda.CudaRuntime;
 import io.sparkgpu.cuda.DeviceResidentCache;
 import io.sparkgpu.common.FixedPoint;
-import io.sparkgpu.kmeans.KMeansAccumulator;
-import io.sparkgpu.kmeans.KMeansCpu;
 import io.sparkgpu.kmeans.KMeansData;
-import io.sparkgpu.kmeans.KMeansGpu;
+import io.sparkgpu.kmeans.KMeansEngine;
 import io.sparkgpu.kmeans.KMeansScales;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -326,7 +324,7 @@ public final class KMeansBenchmark {
                 return new Gpu(null, shortReason(st.reason));
             }
             CudaDevice dev = CudaRuntime.device(o.device);
-            dev.function(KMeansGpu.MODULE, KMeansGpu.PROBE_KERNEL);
+            KMeansEngine.load(dev);
             return new Gpu(dev, null);
         } catch (RuntimeException | LinkageError e) {
             return new Gpu(null, shortReason(e.getClass().getSimpleName() + ": " + e.getMessage()));
@@ -517,7 +515,8 @@ public final class KMeansBenchmark {
         if (o.wants("cpu1")) {
             progress("n=%d: CPU twin, 1 thread", n);
             KMeansData all = new KMeansData(x, w, n, d, null);
-            Object[] r = lloyd(init, scales, iters, true, c -> KMeansCpu.step(all, c, k, false, scales, true, null, null, false));
+            Object[] r = lloyd(init, scales, iters, true,
+                    c -> KMeansEngine.cpuStep(all, c, k, false, scales, true, null, null, false));
             cpu1Centres = (double[]) r[0];
             cpu1Cost = (double) r[1];
             double[] t = (double[]) r[2];
@@ -649,10 +648,10 @@ public final class KMeansBenchmark {
         try {
             if (o.wants("gpu")) {
                 progress("n=%d: GPU (warm-up streams the rows; timed iterations keep them resident)", n);
-                KMeansGpu.step(dev, new KMeansData(x, w, n, d, null), init, k, false, scales, true, null, null, false);
+                KMeansEngine.gpuStep(dev, new KMeansData(x, w, n, d, null), init, k, false, scales, true, null, null, false);
                 long before = cache.usedBytes();
                 Object[] r = lloyd(init, scales, iters, false,
-                        c -> KMeansGpu.step(dev, resident, c, k, false, scales, true, null, null, false));
+                        c -> KMeansEngine.gpuStep(dev, resident, c, k, false, scales, true, null, null, false));
                 boolean wasResident = cache.usedBytes() - before >= 8L * (d + 1) * n;
                 centres = (double[]) r[0];
                 cost = (double) r[1];
@@ -665,7 +664,7 @@ public final class KMeansBenchmark {
             }
             if (o.wants("kernel")) {
                 progress("n=%d: kernel alone, %d timed launches", n, o.kernelReps);
-                double[] ms = KMeansGpu.kernelMillis(dev, resident, init, k, false, scales, o.kernelReps);
+                double[] ms = KMeansEngine.kernelMillis(dev, resident, init, k, false, scales, o.kernelReps);
                 double[] sorted = ms.clone();
                 Arrays.sort(sorted);
                 double median = median(sorted);
@@ -674,18 +673,18 @@ public final class KMeansBenchmark {
                 rows.add(new Row("ours GPU kernel only (" + o.kernelReps + " launches)", n, d, k, "1", Double.NaN,
                         median / 1e3, String.format(Locale.ROOT, "%.3f ms/pass (min %.3f ms); %.1f GB/s = %.1f%% of "
                                 + "peak %.0f GB/s; %s", median, sorted[0], gbs, 100 * gbs / dev.peakBandwidthGBs(),
-                                dev.peakBandwidthGBs(), kernelNote(KMeansGpu.lastKernel(),
-                                        KMeansGpu.lastRecheckCount(), KMeansGpu.lastPointCount()))));
+                                dev.peakBandwidthGBs(), kernelNote(KMeansEngine.lastKernel(),
+                                        KMeansEngine.lastRecheckCount(), KMeansEngine.lastPointCount()))));
                 progress("n=%d: same kernel with accumulate = 0 (search only), %d timed launches", n, o.kernelReps);
-                double[] sms = KMeansGpu.kernelMillis(dev, resident, init, k, false, scales, o.kernelReps, true);
+                double[] sms = KMeansEngine.kernelMillis(dev, resident, init, k, false, scales, o.kernelReps, true);
                 Arrays.sort(sms);
                 double sMedian = median(sms);
                 rows.add(new Row("ours GPU kernel, search only (" + o.kernelReps + " launches)", n, d, k, "1",
                         Double.NaN, sMedian / 1e3, String.format(Locale.ROOT, "%.3f ms/pass (min %.3f ms); "
                                 + "accumulation = %.3f ms of the %.3f ms kernel-only pass (%.0f%%); %s", sMedian, sms[0],
                                 median - sMedian, median, 100 * (median - sMedian) / median,
-                                kernelNote(KMeansGpu.lastKernel(), KMeansGpu.lastRecheckCount(),
-                                        KMeansGpu.lastPointCount()))));
+                                kernelNote(KMeansEngine.lastKernel(), KMeansEngine.lastRecheckCount(),
+                                        KMeansEngine.lastPointCount()))));
             }
         } catch (RuntimeException e) {
             progress("n=%d: GPU run failed: %s", n, e);
@@ -713,7 +712,7 @@ public final class KMeansBenchmark {
 
     /**
      * The kernel row for n*d beyond one Java array (e.g. --shape rapids-ml, 10^6 x 3000): the rows are made in
-     * partitions of at most 2^30 values, each made resident, timed with {@link KMeansGpu#kernelMillis} and
+     * partitions of at most 2^30 values, each made resident, timed with {@link KMeansEngine#kernelMillis} and
      * evicted again; a pass is the sum of the partitions' median launch times (they run one after another on
      * one GPU, as a Spark executor's tasks would). Initial centres: k generated rows (seed), weights 1.
      */
@@ -762,13 +761,13 @@ public final class KMeansBenchmark {
                 double[] w = new double[m];
                 Arrays.fill(w, 1.0);
                 KMeansData part = new KMeansData(x, w, m, d, key + "/" + p);
-                double[] ms = KMeansGpu.kernelMillis(dev, part, init, k, false, scales, o.kernelReps);
+                double[] ms = KMeansEngine.kernelMillis(dev, part, init, k, false, scales, o.kernelReps);
                 cache.evictPrefix(key + "/" + p);
                 Arrays.sort(ms);
                 passMs += median(ms);
                 minMs += ms[0];
-                rechecks += KMeansGpu.lastRecheckCount();
-                kernel = KMeansGpu.lastKernel();
+                rechecks += KMeansEngine.lastRecheckCount();
+                kernel = KMeansEngine.lastKernel();
             }
         } catch (RuntimeException e) {
             progress("n=%d: partitioned kernel timing failed: %s", n, e);
@@ -805,10 +804,10 @@ public final class KMeansBenchmark {
         for (int it = 0; it < iters; it++) {
             long t0 = System.nanoTime();
             acc = step.apply(c);
-            c = KMeansAccumulator.centres(acc, c, k, d, false, scales);
+            c = KMeansEngine.centres(acc, c, k, d, false, scales);
             t[it] = (System.nanoTime() - t0) / 1e9;
         }
-        double cost = FixedPoint.toDouble(acc, KMeansAccumulator.costAt(k, d), scales.costShift());
+        double cost = FixedPoint.toDouble(acc, KMeansEngine.costAt(k, d), scales.costShift());
         progress("  iteration seconds: %s", join(t));
         return new Object[] {c, cost, t};
     }
@@ -817,13 +816,13 @@ public final class KMeansBenchmark {
                                        KMeansScales scales) {
         List<Future<long[]>> fs = new ArrayList<>();
         for (KMeansData p : parts) {
-            fs.add(pool.submit(() -> KMeansCpu.step(p, c, k, false, scales, true, null, null, false)));
+            fs.add(pool.submit(() -> KMeansEngine.cpuStep(p, c, k, false, scales, true, null, null, false)));
         }
         long[] acc = null;
         try {
             for (Future<long[]> f : fs) {
                 long[] part = f.get();
-                acc = acc == null ? part : KMeansAccumulator.merge(acc, part, k, d);
+                acc = acc == null ? part : KMeansEngine.merge(acc, part, k, d);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -2,11 +2,9 @@ package io.sparkgpu.jobs.bench;
 
 import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.cuda.CudaRuntime;
-import io.sparkgpu.scan.NaiveScan;
 import io.sparkgpu.scan.ScanBest;
-import io.sparkgpu.scan.ScanCpu;
 import io.sparkgpu.scan.ScanDirection;
-import io.sparkgpu.scan.ScanGpu;
+import io.sparkgpu.scan.ScanEngine;
 import io.sparkgpu.scan.ScanGrid;
 import io.sparkgpu.scan.ScanModel;
 import io.sparkgpu.scan.ScanShape;
@@ -289,7 +287,7 @@ public final class ScanBenchmark {
                     gpuWhy = KMeansBenchmark.shortReason(st.reason);
                 } else {
                     dev = CudaRuntime.device(o.device);
-                    dev.function(ScanGpu.MODULE, ScanGpu.PROBE_KERNEL);
+                    ScanEngine.load(dev);
                     rep.header.add(String.format(Locale.ROOT, "GPU: %s, CUDA driver %d.%d", dev,
                             st.driverVersion / 1000, (st.driverVersion % 1000) / 10));
                 }
@@ -339,7 +337,7 @@ public final class ScanBenchmark {
             if (dev == null) {
                 rep.rows.add(new Row(name, "ours GPU", m, Double.NaN, Double.NaN, "0", Double.NaN, "n/a", "n/a: " + gpuWhy));
             } else {
-                try (ScanGpu.Session s = new ScanGpu.Session(dev, t)) {
+                try (ScanEngine.GpuSession s = ScanEngine.gpuSession(dev, t)) {
                     s.best(spec, 0, m); // warm-up: module load, first launch
                     double[] ts = new double[3];
                     for (int i = 0; i < 3; i++) {
@@ -380,7 +378,7 @@ public final class ScanBenchmark {
                         o.cpuBudget)));
             } else {
                 long t0 = System.nanoTime();
-                cpuBest = ScanCpu.scanParallel(t, t.casesPrefix(), spec, 0, m, 4 * o.threads, pool);
+                cpuBest = ScanEngine.cpuScan(t, t.casesPrefix(), spec, 0, m, 4 * o.threads, pool);
                 double scanS = (System.nanoTime() - t0) / 1e9;
                 progress("%s: CPU scan %.3f s, best %s", name, scanS, cpuBest);
                 int nr = Math.min(o.cpuReplicas, o.replicas);
@@ -390,8 +388,8 @@ public final class ScanBenchmark {
                     t0 = System.nanoTime();
                     cpuReps = new double[nr];
                     for (int r = 0; r < nr; r++) {
-                        long[] prefix = io.sparkgpu.scan.ScanReplicas.prefix(t, o.seed, r);
-                        cpuReps[r] = ScanCpu.scanParallel(t, prefix, spec, 0, m, 4 * o.threads, pool).llr;
+                        long[] prefix = ScanEngine.replicaPrefix(t, o.seed, r);
+                        cpuReps[r] = ScanEngine.cpuScan(t, prefix, spec, 0, m, 4 * o.threads, pool).llr;
                     }
                     repS = (System.nanoTime() - t0) / 1e9;
                     forR = nr >= o.replicas ? KMeansBenchmark.seconds(repS)
@@ -412,7 +410,7 @@ public final class ScanBenchmark {
                         o.naiveBudget)));
             } else {
                 long t0 = System.nanoTime();
-                ScanBest nb = NaiveScan.scan(grid, spec);
+                ScanBest nb = ScanEngine.naiveScan(grid, spec);
                 double scanS = (System.nanoTime() - t0) / 1e9;
                 progress("%s: naive scan %.3f s, best %s", name, scanS, nb);
                 ScanBest ref = cpuBest != null ? cpuBest : gpuBest;

@@ -48,7 +48,7 @@ class IsotonicBenchmarkTest {
         for (int i = 0; i < d[0].length; i++) {
             d[0][i] = Math.floor(d[0][i] * 300) / 300; // many ties: equal features must stay in one range
         }
-        io.sparkgpu.isotonic.IsotonicResult serial = io.sparkgpu.isotonic.IsotonicLocal.fitCpu(d[0], d[1], null, true);
+        io.sparkgpu.isotonic.IsotonicResult serial = io.sparkgpu.isotonic.IsotonicEngine.fitCpu(d[0], d[1], null, true);
         for (int t : new int[] {1, 3, 7}) {
             io.sparkgpu.isotonic.IsotonicResult par = IsotonicBenchmark.cpuParallel(d[0], d[1], d[0].length, t,
                     io.sparkgpu.isotonic.IsoScales.forData(d[1], null, d[0].length));
