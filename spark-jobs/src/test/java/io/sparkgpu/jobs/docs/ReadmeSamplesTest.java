@@ -77,6 +77,7 @@ class ReadmeSamplesTest {
         FIXTURES.put("GpuIsotonicRegression", ReadmeSamplesTest::scores);
         FIXTURES.put("GpuScanStatistic", ReadmeSamplesTest::cells);
         FIXTURES.put("GpuTsne", ReadmeSamplesTest::points);
+        FIXTURES.put("GpuSort", ReadmeSamplesTest::events);
     }
 
     /**
@@ -220,5 +221,18 @@ class ReadmeSamplesTest {
             new StructField("cases", DataTypes.LongType, false, Metadata.empty()),
             new StructField("pop", DataTypes.DoubleType, false, Metadata.empty())});
         return s.createDataFrame(rows, schema);
+    }
+
+    /** 400 events: hour of the week (int in [0, 168), some null), value. */
+    static Dataset<Row> events(SparkSession s) {
+        Random r = new Random(5);
+        List<Row> rows = new ArrayList<>();
+        for (int i = 0; i < 400; i++) {
+            rows.add(RowFactory.create(i % 37 == 0 ? null : r.nextInt(168), r.nextDouble()));
+        }
+        StructType schema = new StructType(new StructField[] {
+            new StructField("hour", DataTypes.IntegerType, true, Metadata.empty()),
+            new StructField("value", DataTypes.DoubleType, false, Metadata.empty())});
+        return s.createDataFrame(rows, schema).repartition(3);
     }
 }
