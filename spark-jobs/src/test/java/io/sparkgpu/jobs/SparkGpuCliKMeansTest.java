@@ -147,6 +147,7 @@ class SparkGpuCliKMeansTest {
         Path csv = writeBlobsCsv(tmp.resolve("points.csv"));
         Path pred = Files.createDirectories(tmp.resolve("pred-csv"));
         Files.writeString(pred.resolve("old.txt"), "stale");
+        Files.writeString(pred.resolve("_SUCCESS"), ""); // a previous output: --overwrite may replace it
 
         CliRun refused = CliRun.of("kmeans", "--input", csv.toString(), "--features", "a,b", "-k", "3",
                 "--output", pred.toString(), "--output-format", "csv", "--master", "local[2]");
