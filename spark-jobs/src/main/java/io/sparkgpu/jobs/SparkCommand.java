@@ -98,6 +98,9 @@ abstract class SparkCommand implements Callable<Integer> {
         return SparkSessions.builder(appName).master(common.master).ui(common.ui).getOrCreate();
     }
 
+    /** The CSV inputs this run read (explained by {@link SparkGpuCli} when a malformed row fails the job). */
+    final java.util.List<String> csvInputs = new java.util.ArrayList<>();
+
     /** The outputs this run has checked: a later one must not overlap them. */
     private final java.util.List<SafeOutput> targets = new java.util.ArrayList<>();
 
