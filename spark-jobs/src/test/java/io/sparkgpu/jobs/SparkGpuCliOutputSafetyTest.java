@@ -68,6 +68,11 @@ class SparkGpuCliOutputSafetyTest {
         // --plot used to overwrite without --overwrite
         assertRefused(CliRun.of("tsne", "--input", in.toString(), "--features", "x,y", "--plot", png.toString(),
                 "--master", "local[2]"), "--plot", "already exists (pass --overwrite");
+        // sort (added after the others: routed through the same SafeOutput)
+        assertRefused(CliRun.of("sort", "--input", in.toString(), "--key", "x", "--output", relative,
+                "--overwrite", "--master", "local[2]"), "--output", "is the input");
+        assertRefused(CliRun.of("sort", "--input", in.toString(), "--key", "x", "--plot", png.toString(),
+                "--master", "local[2]"), "--plot", "already exists (pass --overwrite");
         assertEquals(before, SafeOutputTest.snapshot(tmp), "nothing written, nothing changed");
     }
 
