@@ -23,7 +23,8 @@ import java.util.Arrays;
  * dx = length / cells (node cells - 1 neighbours node 0).
  *
  * <p><b>Stimulus.</b> I(x, t) = I * p(x) * s(t), with I the row's amplitude, p(x) = exp(-(x / stimulusWidth)^2) (a
- * smooth current injected at the left end, so the spatial order is not spoiled by a jump) and s(t) = 1 for
+ * smooth current injected at the left end, so the spatial order is not spoiled by a jump; periodic: x is the
+ * distance to node 0 around the ring) and s(t) = 1 for
  * {@code constant}, the linear interpolation of {@code series} at interval {@code seriesInterval} (held at its last
  * value) for {@code series}, and I = 0 for {@code none}.
  *

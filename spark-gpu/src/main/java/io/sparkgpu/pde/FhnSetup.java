@@ -41,7 +41,9 @@ public final class FhnSetup {
         profile = new double[n];
         if (!FhnConfig.NONE.equals(c.stimulus)) {
             for (int i = 0; i < n; i++) {
-                double r = (i * dx) / c.stimulusWidth;
+                // periodic: the distance to node 0 around the ring, so the profile has no jump at the seam
+                double x = bc == BC_PERIODIC ? Math.min(i * dx, c.length - i * dx) : i * dx;
+                double r = x / c.stimulusWidth;
                 profile[i] = Math.exp(-(r * r));
             }
         }
