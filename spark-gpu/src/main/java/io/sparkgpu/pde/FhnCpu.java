@@ -51,11 +51,7 @@ public final class FhnCpu {
 
         Observer(FhnSetup s, double[] v) {
             this.s = s;
-            for (double x : v) {
-                if (x > maxV) {
-                    maxV = x;
-                }
-            }
+            maxV = initialMax(v);
         }
 
         /** Step k -> k + 1 took the probe values from (oldNear, oldFar) to (newNear, newFar). */
@@ -80,9 +76,36 @@ public final class FhnCpu {
 
         FhnResult result(double[] v, double[] w, double[] field, int frames, long newton, long unconverged,
                          double meanNodes) {
-            return new FhnResult(tNear, tFar, pulses, maxV, s.time(s.steps), s.steps, newton, unconverged, meanNodes,
-                    s.probeNear * s.dx, s.probeFar * s.dx, v, w, field, frames);
+            return FhnCpu.result(s, tNear, tFar, pulses, maxV, v, w, field, frames, newton, unconverged, meanNodes);
         }
+    }
+
+    /** The result of one simulation from its observables (both twins). */
+    static FhnResult result(FhnSetup s, double tNear, double tFar, int pulses, double maxV, double[] v, double[] w,
+                            double[] field, int frames, long newton, long unconverged, double meanNodes) {
+        return new FhnResult(tNear, tFar, pulses, maxV, s.time(s.steps), s.steps, newton, unconverged, meanNodes,
+                s.probeNear * s.dx, s.probeFar * s.dx, v, w, field, frames);
+    }
+
+    /** The largest initial v, as the observers start (NaN ignored). */
+    static double initialMax(double[] v) {
+        double m = Double.NEGATIVE_INFINITY;
+        for (double x : v) {
+            if (x > m) {
+                m = x;
+            }
+        }
+        return m;
+    }
+
+    /** An integer whose signed order is the order of the non-NaN doubles (pde.cu's order_key; its own inverse). */
+    static long orderKey(double x) {
+        long b = Double.doubleToRawLongBits(x);
+        return b >= 0 ? b : b ^ 0x7fffffffffffffffL;
+    }
+
+    static double fromOrderKey(long k) {
+        return Double.longBitsToDouble(k >= 0 ? k : k ^ 0x7fffffffffffffffL);
     }
 
     /** Frames of the space-time field: the initial state and every recordEvery-th step. */
