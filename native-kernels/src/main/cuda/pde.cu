@@ -61,10 +61,9 @@ __device__ __forceinline__ void observe(int i, int s, int pn, int pf, double old
     }
 }
 
-/* The max of v per axon over a warp whose lanes may belong to several axons (contiguous), then one atomic per axon
- * and warp. seg < 0: an idle lane. NaN is ignored (as the twin's "if (x > max)"). Every lane must call it. */
-__device__ __forceinline__ void segmented_max(i64 seg, double x, i64* maxKey) {
-    i64 key = (seg >= 0 && !isnan(x)) ? order_key(x) : order_key(-INFINITY);
+/* The max of a key per segment over a warp whose lanes may belong to several axons (contiguous), then one atomic
+ * per axon and warp. seg < 0: an idle lane. Every lane must call it. */
+__device__ __forceinline__ void segmented_key_max(i64 seg, i64 key, i64* maxKey) {
     int lane = threadIdx.x & 31;
     for (int off = 1; off < 32; off <<= 1) {
         i64 ok = __shfl_down_sync(FULL_MASK, key, off);
@@ -77,6 +76,11 @@ __device__ __forceinline__ void segmented_max(i64 seg, double x, i64* maxKey) {
     if (seg >= 0 && (lane == 0 || prev != seg)) {
         atomicMax((long long*) &maxKey[seg], (long long) key);
     }
+}
+
+/* segmented_key_max of v; NaN is ignored (as the twin's "if (x > max)"). */
+__device__ __forceinline__ void segmented_max(i64 seg, double x, i64* maxKey) {
+    segmented_key_max(seg, (seg >= 0 && !isnan(x)) ? order_key(x) : order_key(-INFINITY), maxKey);
 }
 
 extern "C" __global__ void pde_explicit_step(int S, int n, const double* __restrict__ v, const double* __restrict__ w,
@@ -572,18 +576,7 @@ extern "C" __global__ void pde_cn_update(int S, int n, double* __restrict__ u, c
             seg = s;
         }
     }
-    int lane = threadIdx.x & 31;
-    for (int off = 1; off < 32; off <<= 1) {
-        i64 ok = __shfl_down_sync(FULL_MASK, key, off);
-        i64 os = __shfl_down_sync(FULL_MASK, seg, off);
-        if (lane + off < 32 && os == seg && ok > key) {
-            key = ok;
-        }
-    }
-    i64 prev = __shfl_up_sync(FULL_MASK, seg, 1);
-    if (seg >= 0 && (lane == 0 || prev != seg)) {
-        atomicMax((long long*) &errKey[seg], (long long) key);
-    }
+    segmented_key_max(seg, key, errKey);  // |delta| >= 0: its bits order like the values
 }
 
 extern "C" __global__ void pde_cn_check(int S, i64* errKey, int* done, i64* newton, double tol) {

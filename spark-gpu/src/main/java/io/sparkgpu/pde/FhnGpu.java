@@ -73,7 +73,15 @@ public final class FhnGpu {
         return out;
     }
 
-    static void checkSize(long S, int n, int arrays) {
+    /** Frames of the field for a batch of S, after checking that the batch and its field fit Java arrays. */
+    static int checkedFrames(FhnSetup s, int S) {
+        checkSize(S, s.n);
+        int frames = FhnCpu.frames(s);
+        checkSize((long) S * Math.max(1, frames), s.n);
+        return frames;
+    }
+
+    static void checkSize(long S, int n) {
         if (S * n > Integer.MAX_VALUE - 8) {
             throw new IllegalArgumentException("a GPU batch must hold under 2^31 cells, got " + S + " x " + n);
         }
@@ -180,15 +188,32 @@ public final class FhnGpu {
         return out;
     }
 
+    /** Downloads the axon-major state (and field, [frame][axon][cell]) and the observables of a batch. */
+    static FhnResult[] resultsMajor(FhnSetup s, GpuStream st, Stats stats, DeviceBuffer v, DeviceBuffer w,
+                                    DeviceBuffer fieldBuf, int S, int frames) {
+        int n = s.n;
+        int cells = S * n;
+        double[] hv = new double[cells];
+        double[] hw = new double[cells];
+        v.download(hv, cells, st);
+        w.download(hw, cells, st);
+        double[][] field = null;
+        if (fieldBuf != null) {
+            double[] f = new double[cells * frames];
+            fieldBuf.download(f, f.length, st);
+            st.synchronize("download of the space-time field");
+            field = fieldsMajor(f, frames, S, n);
+        }
+        return stats.results(s, st, true, splitMajor(hv, S, n), splitMajor(hw, S, n), field, frames);
+    }
+
     // ------------------------------------------------------------------------------------------ explicit
 
     static FhnResult[] explicit(CudaDevice dev, FhnSetup s, FhnParams[] ps) {
         int S = ps.length;
         int n = s.n;
-        checkSize(S, n, 4);
         long cells = (long) S * n;
-        int frames = FhnCpu.frames(s);
-        checkSize((long) S * Math.max(1, frames), n, 1);
+        int frames = checkedFrames(s, S);
         DeviceBuffer[] b = new DeviceBuffer[7];
         try (GpuStream st = new GpuStream(dev);
              Stats stats = new Stats(dev, st, S, FhnCpu.initialMax(s.v0), true)) {
@@ -225,18 +250,7 @@ public final class FhnGpu {
                     b[6].copyFrom(v, 0, 8 * cells * ((k + 1) / every), 8 * cells, st);
                 }
             }
-            double[] hv = new double[(int) cells];
-            double[] hw = new double[(int) cells];
-            v.download(hv, (int) cells, st);
-            w.download(hw, (int) cells, st);
-            double[][] field = null;
-            if (b[6] != null) {
-                double[] f = new double[(int) (cells * frames)];
-                b[6].download(f, f.length, st);
-                st.synchronize("download of the space-time field");
-                field = fieldsMajor(f, frames, S, n);
-            }
-            return stats.results(s, st, true, splitMajor(hv, S, n), splitMajor(hw, S, n), field, frames);
+            return resultsMajor(s, st, stats, v, w, b[6], S, frames);
         } finally {
             closeAll(b);
         }
@@ -266,10 +280,8 @@ public final class FhnGpu {
     static FhnResult[] cnThomas(CudaDevice dev, FhnSetup s, FhnParams[] ps) {
         int S = ps.length;
         int n = s.n;
-        checkSize(S, n, 7);
         long cells = (long) S * n;
-        int frames = FhnCpu.frames(s);
-        checkSize((long) S * Math.max(1, frames), n, 1);
+        int frames = checkedFrames(s, S);
         boolean periodic = s.bc == FhnSetup.BC_PERIODIC;
         DeviceBuffer[] b = new DeviceBuffer[11];
         try (GpuStream st = new GpuStream(dev);
@@ -392,10 +404,8 @@ public final class FhnGpu {
     static FhnResult[] cnCr(CudaDevice dev, FhnSetup s, FhnParams[] ps) {
         int S = ps.length;
         int n = s.n;
-        checkSize(S, n, 9);
         long cells = (long) S * n;
-        int frames = FhnCpu.frames(s);
-        checkSize((long) S * Math.max(1, frames), n, 1);
+        int frames = checkedFrames(s, S);
         DeviceBuffer[] b = new DeviceBuffer[14];
         try (GpuStream st = new GpuStream(dev);
              Stats stats = new Stats(dev, st, S, FhnCpu.initialMax(s.v0), true)) {
@@ -446,18 +456,7 @@ public final class FhnGpu {
                     st.synchronize("Crank-Nicolson (cyclic reduction) step " + k);
                 }
             }
-            double[] hv = new double[(int) cells];
-            double[] hw = new double[(int) cells];
-            v.download(hv, (int) cells, st);
-            w.download(hw, (int) cells, st);
-            double[][] field = null;
-            if (b[13] != null) {
-                double[] f = new double[(int) (cells * frames)];
-                b[13].download(f, f.length, st);
-                st.synchronize("download of the space-time field");
-                field = fieldsMajor(f, frames, S, n);
-            }
-            return stats.results(s, st, true, splitMajor(hv, S, n), splitMajor(hw, S, n), field, frames);
+            return resultsMajor(s, st, stats, v, w, b[13], S, frames);
         } finally {
             closeAll(b);
         }
