@@ -78,6 +78,7 @@ class ReadmeSamplesTest {
         FIXTURES.put("GpuScanStatistic", ReadmeSamplesTest::cells);
         FIXTURES.put("GpuTsne", ReadmeSamplesTest::points);
         FIXTURES.put("GpuSort", ReadmeSamplesTest::events);
+        FIXTURES.put("GpuFitzHughNagumo", ReadmeSamplesTest::fhnParams);
     }
 
     /**
@@ -234,5 +235,17 @@ class ReadmeSamplesTest {
             new StructField("hour", DataTypes.IntegerType, true, Metadata.empty()),
             new StructField("value", DataTypes.DoubleType, false, Metadata.empty())});
         return s.createDataFrame(rows, schema).repartition(3);
+    }
+
+    /** Two FitzHugh-Nagumo parameter sets: a, eps, gamma, I, D (one above threshold, one below). */
+    static Dataset<Row> fhnParams(SparkSession s) {
+        List<Row> rows = List.of(RowFactory.create(0.1, 0.01, 0.5, 0.5, 1.0), RowFactory.create(0.1, 0.01, 0.5, 0.0, 1.0));
+        StructType schema = new StructType(new StructField[] {
+            new StructField("a", DataTypes.DoubleType, false, Metadata.empty()),
+            new StructField("eps", DataTypes.DoubleType, false, Metadata.empty()),
+            new StructField("gamma", DataTypes.DoubleType, false, Metadata.empty()),
+            new StructField("I", DataTypes.DoubleType, false, Metadata.empty()),
+            new StructField("D", DataTypes.DoubleType, false, Metadata.empty())});
+        return s.createDataFrame(rows, schema);
     }
 }
