@@ -129,6 +129,16 @@ public final class SplineCpu {
 
     /** Checks the data (as {@link #build} does) and returns the sign of its direction. */
     public static double check(double[] x, double[] y, double[] p) {
+        double sign = checkShape(x, y, p);
+        int bad = firstBad(x.length - 1, i -> !intervalOk(x, y, p, sign, i));
+        if (bad >= 0) {
+            throw badInterval(x, y, p, sign, bad);
+        }
+        return sign;
+    }
+
+    /** Checks the arrays (not null, one length, n >= 2) and returns the sign of the data's direction. */
+    public static double checkShape(double[] x, double[] y, double[] p) {
         if (x == null || y == null) {
             throw new IllegalArgumentException("x and y must not be null");
         }
@@ -138,12 +148,7 @@ public final class SplineCpu {
                     + (p == null ? "" : ", " + p.length));
         }
         checkPoints(n);
-        double sign = signOf(y);
-        int bad = firstBad(n - 1, i -> !intervalOk(x, y, p, sign, i));
-        if (bad >= 0) {
-            throw badInterval(x, y, p, sign, bad);
-        }
-        return sign;
+        return signOf(y);
     }
 
     // ------------------------------------------------------------------------------------------ parallel parts
