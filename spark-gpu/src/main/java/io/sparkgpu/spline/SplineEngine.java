@@ -190,6 +190,16 @@ public final class SplineEngine {
         return SplineStep.eval(backend, s, z, mode, value, deriv);
     }
 
+    /** The value at one point (the CPU twin's bits), e.g. per row in SQL. */
+    public static double valueAt(Spline s, double z, SplineConfig.Extrapolate mode) {
+        if (mode == SplineConfig.Extrapolate.ERROR && (z < s.xMin() || z > s.xMax())) {
+            throw SplineCpu.outsideKnots(s, new double[] {z}, 0);
+        }
+        double[] out = new double[2];
+        SplineCpu.evalOne(s, z, mode, out);
+        return out[0];
+    }
+
     /** Inverse at v. */
     public static double[] inverse(Spline s, double[] v, SplineConfig.Extrapolate mode, Backend backend) {
         double[] out = new double[v.length];
