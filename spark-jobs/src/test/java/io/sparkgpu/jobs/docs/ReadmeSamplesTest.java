@@ -73,6 +73,8 @@ class ReadmeSamplesTest {
     private static final Map<String, Function<SparkSession, Dataset<Row>>> FIXTURES = new LinkedHashMap<>();
 
     static {
+        // before GpuIsotonicRegression: the spline sample also fits an isotonic model on its x, y
+        FIXTURES.put("GpuMonotoneSpline", ReadmeSamplesTest::curve);
         FIXTURES.put("GpuKMeans", ReadmeSamplesTest::points);
         FIXTURES.put("GpuIsotonicRegression", ReadmeSamplesTest::scores);
         FIXTURES.put("GpuScanStatistic", ReadmeSamplesTest::cells);
@@ -246,6 +248,23 @@ class ReadmeSamplesTest {
             new StructField("gamma", DataTypes.DoubleType, false, Metadata.empty()),
             new StructField("I", DataTypes.DoubleType, false, Metadata.empty()),
             new StructField("D", DataTypes.DoubleType, false, Metadata.empty())});
+        return s.createDataFrame(rows, schema);
+    }
+
+    /** 200 points of an increasing curve with flats: x, y, slope (its derivative), w. */
+    static Dataset<Row> curve(SparkSession s) {
+        List<Row> rows = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            double x = i * 0.05;
+            double y = x < 3 ? x * x / 9 : x < 5 ? 1 : 1 + Math.log(x - 4);
+            double slope = x < 3 ? 2 * x / 9 : x < 5 ? 0 : 1 / (x - 4);
+            rows.add(RowFactory.create(x, y, slope, 1.0 + (i % 3)));
+        }
+        StructType schema = new StructType(new StructField[] {
+            new StructField("x", DataTypes.DoubleType, false, Metadata.empty()),
+            new StructField("y", DataTypes.DoubleType, false, Metadata.empty()),
+            new StructField("slope", DataTypes.DoubleType, false, Metadata.empty()),
+            new StructField("w", DataTypes.DoubleType, false, Metadata.empty())});
         return s.createDataFrame(rows, schema);
     }
 }
