@@ -3,8 +3,9 @@ package io.sparkgpu.isotonic;
 import io.sparkgpu.cuda.CudaDevice;
 
 /**
- * The internal surface of the isotonic engine for the benchmarks and jobs of spark-jobs (IsotonicBenchmark,
- * GpuInfo and their tests): the solvers one by one on a chosen twin, below the Spark trainer and the estimator
+ * The internal surface of the isotonic engine for the benchmarks and jobs of spark-jobs (IsotonicBenchmark, GpuInfo
+ * and their tests) and for other packages (the spline's isotonic smoothing): the solvers one by one on a chosen
+ * twin, and a whole fit of arrays without Spark, below the Spark trainer and the estimator
  * ({@link GpuIsotonicRegression}). <b>Not a user API</b>: it may change with the engine at any time; users call
  * {@link GpuIsotonicRegression}. Every method delegates to the engine class a fit runs (the CPU twin
  * {@code IsotonicCpu}, the GPU wrappers {@code IsotonicGpu} and {@code IsoPoolGpu}, the driver path
@@ -15,7 +16,7 @@ import io.sparkgpu.cuda.CudaDevice;
 public final class IsotonicEngine {
     /** The CUDA module of the isotonic kernels (for reports). */
     public static final String MODULE = IsotonicGpu.MODULE;
-    /** The default PAVA chunk of the GPU solvers (points per thread block's first pass). */
+    /** The GPU solvers' default chunk: points per chunk of the first PAVA round (one GPU thread each). */
     public static final int DEFAULT_CHUNK = IsotonicGpu.DEFAULT_CHUNK;
 
     private IsotonicEngine() {
@@ -64,6 +65,14 @@ public final class IsotonicEngine {
             long numRows, long zeroWeightRows, String backend) {
         return IsotonicResult.from(FinalBlocks.of(blocks, sc, !isotonic), isotonic, yMin, yMax, numRows,
                 zeroWeightRows, backend);
+    }
+
+    /**
+     * A whole fit of rows held in arrays, on the driver without Spark: {@code cfg} validated here, its direction
+     * (auto: the sign of Spearman's correlation), loss, bounds and backend (with the solver's fallback) applied.
+     */
+    public static IsotonicResult fit(double[] x, double[] y, double[] w, IsotonicConfig cfg) {
+        return IsotonicLocal.fit(x, y, w, cfg);
     }
 
     /** A whole fit by the CPU twin on the driver with default settings (unweighted when {@code w} is null). */

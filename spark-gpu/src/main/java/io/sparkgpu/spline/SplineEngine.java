@@ -3,7 +3,7 @@ package io.sparkgpu.spline;
 import io.sparkgpu.cuda.Backend;
 import io.sparkgpu.cuda.BackendChooser;
 import io.sparkgpu.isotonic.IsotonicConfig;
-import io.sparkgpu.isotonic.IsotonicLocal;
+import io.sparkgpu.isotonic.IsotonicEngine;
 import io.sparkgpu.isotonic.IsotonicResult;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -19,7 +19,7 @@ import java.util.Comparator;
  *
  * <p><b>Smoothing.</b> {@code none}: the merged y must be monotone (either direction), else an error says so.
  * {@code isotonic}: the merged points are first replaced by their weighted least-squares isotonic regression (the
- * direction from the sign of Spearman's correlation; {@link IsotonicLocal}, GPU or CPU), and the spline interpolates
+ * direction from the sign of Spearman's correlation; {@link IsotonicEngine#fit}, GPU or CPU), and the spline interpolates
  * the regression's breakpoints: a C1 monotone smoothing of noisy data (Beliakov and Liu's route).
  */
 public final class SplineEngine {
@@ -163,7 +163,7 @@ public final class SplineEngine {
             IsotonicConfig ic = new IsotonicConfig();
             ic.direction = IsotonicConfig.Direction.AUTO;
             ic.backend = cfg.backend;
-            IsotonicResult r = IsotonicLocal.fit(pts.x, pts.y, pts.weight, ic);
+            IsotonicResult r = IsotonicEngine.fit(pts.x, pts.y, pts.weight, ic);
             smoothingBackend = r.backend;
             kx = r.boundaries;
             ky = r.predictions;
