@@ -24,7 +24,9 @@
 # entry points again on the trimmed bundle (CPU backend), failing on any error or missing class.
 #
 # Environment: MVN, MVN_ARGS (e.g. -o), JDK_HOME/JAVA_HOME (a JDK 17 with jmods), SPARK_BUNDLE_MAX_BYTES
-# (default 62914560 = 60 MiB), XZ_OPTS (default -9; xz runs with -T0, so blocks decompress in parallel).
+# (default 62914560 = 60 MiB), XZ_OPTS (default --lzma2=preset=9e,dict=384MiB: one block whose dictionary
+# spans the whole ~350 MB tar, so repeats across jars compress too; 5% smaller than -9's 64 MiB blocks, at
+# about 5 minutes of one core to compress and 384 MiB of memory to unpack).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)"
@@ -208,13 +210,13 @@ BUILD_ID="$(git -C "$ROOT" rev-parse --short=10 HEAD 2>/dev/null || echo nogit)-
 echo "  runtime: jre $(du -sm "$RT/jre" | cut -f1) MiB, jars $(du -sm "$RT/jars" | cut -f1) MiB ($(find "$RT/jars" -name '*.jar' | wc -l) jars)"
 
 # ---------------------------------------------------------------- archive
-step "archiving (tar | xz ${XZ_OPTS:--9} -T0)"
+step "archiving (tar | xz ${XZ_OPTS:---lzma2=preset=9e,dict=384MiB} -T0)"
 rm -rf "$OUTDIR"
 mkdir -p "$OUTDIR"
 t0="$(date +%s)"
 # shellcheck disable=SC2086  # XZ_OPTS is a word list on purpose
 (cd "$WORK/stage" && tar --sort=name --mtime='2000-01-01 00:00:00Z' --owner=0 --group=0 --numeric-owner \
-    -cf - spark-gpu-runtime) | xz ${XZ_OPTS:--9} -T0 -c > "$OUTDIR/spark-gpu-runtime.tar.xz"
+    -cf - spark-gpu-runtime) | xz ${XZ_OPTS:---lzma2=preset=9e,dict=384MiB} -T0 -c > "$OUTDIR/spark-gpu-runtime.tar.xz"
 echo "  $(du -sm "$OUTDIR/spark-gpu-runtime.tar.xz" | cut -f1) MiB in $(( $(date +%s) - t0 )) s"
 sed "s/@BUILD_ID@/$BUILD_ID/" scripts/spark-bundle/run > "$OUTDIR/run"
 chmod 0755 "$OUTDIR/run"

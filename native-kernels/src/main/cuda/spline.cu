@@ -344,6 +344,9 @@ spline_inverse(const double *__restrict__ t, const double *__restrict__ a, const
                 if (mode == SPLINE_EXTRAP_ERROR) firstBad = min(firstBad, (int) min(i, (long long) SPLINE_NO_BAD));
                 x = __longlong_as_double(0x7ff8000000000000LL);
             }
+        } else if (w == aFirst) {
+            /* the first knot (find_value needs a[0] < v; SplineCpu.findValue returns 0 here) */
+            x = t[0];
         } else {
             const int k = find_value(a, T, guide, stride, w);
             x = a[k] == w ? t[k] : invert_piece(kind, t, a, b, k - 1, w);
