@@ -86,6 +86,7 @@ public class GpuTsne extends Estimator<GpuTsneModel> implements GpuTsneParams<Gp
         setDefault(gridMaxIntervals(), 0);
         setDefault(distributedPartitions(), d.distributedPartitions);
         setDefault(convolution(), "auto");
+        setDefault(repulsion(), d.repulsion);
         setDefault(klEvery(), d.klEvery);
         setDefault(qualitySampleSize(), d.qualitySampleSize);
         setDefault(seed(), d.seed);

@@ -51,7 +51,7 @@ final class TsneCommand extends SparkCommand implements EstimatorDefaults.Source
             Map.entry("--distributed-partitions", "distributedPartitions"),
             Map.entry("--grid-per-unit", "gridIntervalsPerUnit"), Map.entry("--grid-min-intervals", "gridMinIntervals"),
             Map.entry("--grid-max-intervals", "gridMaxIntervals"), Map.entry("--quality-sample", "qualitySampleSize"),
-            Map.entry("--backend", "backend"));
+            Map.entry("--backend", "backend"), Map.entry("--repulsion", "repulsion"));
     enum OutputFormat { parquet, csv }
 
     @Option(names = "--input", required = true, paramLabel = "PATH",
@@ -130,6 +130,12 @@ final class TsneCommand extends SparkCommand implements EstimatorDefaults.Source
                     + "(0: keep the input's). Default: ${DEFAULT-VALUE}.")
     int distributedPartitions;
 
+    @Option(names = "--repulsion", paramLabel = "METHOD",
+            description = "Repulsive term: exact (all pairs), grid (interpolation on a grid sized from the embedding's "
+                    + "extent) or auto (exact up to " + TsneConfig.EXACT_MAX_POINTS + " points, else grid); the same on "
+                    + "every backend. Default: ${DEFAULT-VALUE}.")
+    String repulsion;
+
     @Option(names = "--grid-per-unit", paramLabel = "X",
             description = "Interpolation grid boxes per unit of embedding extent. Default: ${DEFAULT-VALUE}.")
     double gridPerUnit;
@@ -200,6 +206,7 @@ final class TsneCommand extends SparkCommand implements EstimatorDefaults.Source
         option("--seed", () -> est.setSeed(seed));
         option("--mode", () -> est.setMode(mode));
         option("--distributed-partitions", () -> est.setDistributedPartitions(distributedPartitions));
+        option("--repulsion", () -> est.setRepulsion(repulsion));
         option("--grid-per-unit", () -> est.setGridIntervalsPerUnit(gridPerUnit));
         option("--grid-min-intervals", () -> est.setGridMinIntervals(gridMin));
         option("--grid-max-intervals", () -> est.setGridMaxIntervals(gridMax));
