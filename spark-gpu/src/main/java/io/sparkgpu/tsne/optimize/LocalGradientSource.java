@@ -71,6 +71,7 @@ final class LocalGradientSource implements GradientSource {
         long t1 = System.nanoTime();
         timings.add(TsneTimings.Phase.ATTRACTIVE, t1 - t0);
         if (exact) {
+            bounds(y, n, dim); // a diverged run fails here as on the grid path
             Repulsion rep = ExactRepulsion.repulsion(y, n, dim, 0, n, backend, usage);
             long t2 = System.nanoTime();
             timings.add(TsneTimings.Phase.EXACT, t2 - t1);
@@ -109,6 +110,15 @@ final class LocalGradientSource implements GradientSource {
 
     /** The grid for positions y: exact per-axis min and max (comparisons only), then {@link GridRepulsion#plan}. */
     static InterpGrid plan(double[] y, int n, int dim, TsneGridOptions options) {
+        double[][] b = bounds(y, n, dim);
+        return GridRepulsion.plan(b[0], b[1], dim, options);
+    }
+
+    /**
+     * Per-axis {min, max} of positions y (comparisons only); an {@link ArithmeticException} naming the first
+     * non-finite coordinate when the optimisation diverged (both repulsion methods check this first).
+     */
+    static double[][] bounds(double[] y, int n, int dim) {
         double[] min = new double[dim];
         double[] max = new double[dim];
         Arrays.fill(min, Double.POSITIVE_INFINITY);
@@ -124,7 +134,7 @@ final class LocalGradientSource implements GradientSource {
                 max[a] = Math.max(max[a], v);
             }
         }
-        return GridRepulsion.plan(min, max, dim, options);
+        return new double[][] {min, max};
     }
 
     /** G2G on the exactly summed charges, recording where it ran in {@code usage} (null: not recorded). */

@@ -94,6 +94,7 @@ final class SparkGradientSource implements GradientSource {
         Broadcast<double[]> by = jsc.broadcast(y);
         try {
             if (exact) { // one job: each slice's attractive term and exact repulsion against all of Y
+                LocalGradientSource.bounds(y, n, dim); // a diverged run fails here as on the grid path
                 long t1 = System.nanoTime();
                 timings.add(TsneTimings.Phase.UPDATE, t1 - t0);
                 jsc.setJobDescription("spark-gpu t-SNE " + phase + ": attractive + exact repulsion per slice");

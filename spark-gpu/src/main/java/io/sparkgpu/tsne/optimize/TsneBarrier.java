@@ -246,7 +246,8 @@ final class TsneBarrier {
             io.sparkgpu.cuda.BackendUsage usage = timings.backends();
             long t0 = System.nanoTime();
             // the grid path: S2G over all points and G2G here; the exact path needs neither (each row sums over all Y)
-            InterpGrid grid = exact ? null : LocalGradientSource.plan(y, n, dim, gridOptions);
+            double[][] bounds = LocalGradientSource.bounds(y, n, dim); // a diverged run fails here, either method
+            InterpGrid grid = exact ? null : GridRepulsion.plan(bounds[0], bounds[1], dim, gridOptions);
             long[] charges = exact ? null : GridRepulsion.s2g(grid, n, y, n, backend, usage);
             long t1 = System.nanoTime();
             double[] potentials = exact ? null

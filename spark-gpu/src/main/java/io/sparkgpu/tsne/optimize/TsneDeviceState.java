@@ -200,6 +200,7 @@ final class TsneDeviceState implements TsneOptimizer.State {
 
     /** The exact repulsion ({@link ExactRepulsionGpu}) at the device positions y into {@code rep}; returns Z. */
     private double exactZ() {
+        bounds(); // a diverged run fails here as on the grid path
         int zShift = GridRepulsion.zShift(n);
         zacc.zero(s);
         BackendChooser.faultPoint(AttractiveForces.MODULE, ExactRepulsion.PHASE);
@@ -211,6 +212,15 @@ final class TsneDeviceState implements TsneOptimizer.State {
 
     /** The grid of the current positions: exact per-axis bounds on the device, then {@link GridRepulsion#plan}. */
     private InterpGrid plan() {
+        double[][] b = bounds();
+        return GridRepulsion.plan(b[0], b[1], dim, gridOptions);
+    }
+
+    /**
+     * Exact per-axis {min, max} of the device positions (order keys), or the host's {@link ArithmeticException}
+     * naming the first non-finite coordinate ({@link LocalGradientSource#bounds}).
+     */
+    private double[][] bounds() {
         keys.upload(keyInit, s);
         KernelLauncher.launch(s, AttractiveForces.MODULE, "tsne_minmax", Math.max(1, Math.min(blocks(n),
                 8 * dev.multiprocessors())), BLOCK, 0, y, n, dim, keys);
@@ -222,11 +232,11 @@ final class TsneDeviceState implements TsneOptimizer.State {
             min[a] = fromKey(keyOut[a]);
             max[a] = fromKey(keyOut[dim + a]);
             if (!Double.isFinite(min[a]) || !Double.isFinite(max[a])) {
-                // a coordinate diverged: the host plan names it (and throws)
-                return LocalGradientSource.plan(positions(), n, dim, gridOptions);
+                // a coordinate diverged: the host check names it (and throws)
+                return LocalGradientSource.bounds(positions(), n, dim);
             }
         }
-        return GridRepulsion.plan(min, max, dim, gridOptions);
+        return new double[][] {min, max};
     }
 
     /** Inverse of the kernel's order key: bits ^ (sign ? ~0 : 2^63). */
