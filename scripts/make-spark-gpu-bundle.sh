@@ -145,6 +145,13 @@ run_entry_points() {
     JAVA_OPTS="-Xmx4g" "$run" bench ingest --n 20000 --d 8 --cores 2 --reps 1 \
         > "$logs/bench-ingest.log" 2>&1 \
         || { tail -60 "$logs/bench-ingest.log" >&2; die "bench ingest failed (log: $logs/bench-ingest.log)"; }
+    echo "  bench sort-df (GpuSort vs orderBy on local[2]: sampling, SQL exchange, permutation; int and long keys)"
+    JAVA_OPTS="-Xmx4g" "$run" bench sort-df --n 20000 --range 65536 --key int --cores 2 --partitions 4 --reps 1 --impls ours-cpu,spark,ours-within-cpu,spark-within \
+        > "$logs/bench-sort-df.log" 2>&1 \
+        || { tail -60 "$logs/bench-sort-df.log" >&2; die "bench sort-df failed (log: $logs/bench-sort-df.log)"; }
+    JAVA_OPTS="-Xmx4g" "$run" bench sort-df --n 20000 --range 4294967296 --key long --cores 2 --partitions 4 --reps 1 --impls ours-cpu,spark \
+        > "$logs/bench-sort-df-long.log" 2>&1 \
+        || { tail -60 "$logs/bench-sort-df-long.log" >&2; die "bench sort-df (long) failed (log: $logs/bench-sort-df-long.log)"; }
     echo "  info"
     rc=0
     "$run" info > "$logs/info.log" 2>&1 || rc=$?

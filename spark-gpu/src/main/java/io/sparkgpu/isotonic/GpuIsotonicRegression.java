@@ -133,6 +133,7 @@ public class GpuIsotonicRegression extends Estimator<GpuIsotonicRegressionModel>
             @Override
             public void saveImpl(String path) {
                 ParamsIO.saveMetadata(GpuIsotonicRegression.this, path, sparkSession(), null);
+                ParamsIO.seal(GpuIsotonicRegression.this, path, sparkSession());
             }
         };
     }

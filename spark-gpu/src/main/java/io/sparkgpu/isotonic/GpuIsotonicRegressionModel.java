@@ -236,6 +236,7 @@ public class GpuIsotonicRegressionModel extends Model<GpuIsotonicRegressionModel
                         Map.of("numBoundaries", boundaries.length));
                 Row row = RowFactory.create(list(boundaries), list(predictions), getIsotonic());
                 spark.createDataFrame(List.of(row), DATA_SCHEMA).coalesce(1).write().parquet(ParamsIO.child(path, "data"));
+                ParamsIO.seal(GpuIsotonicRegressionModel.this, path, spark);
             }
         };
     }
@@ -262,7 +263,17 @@ public class GpuIsotonicRegressionModel extends Model<GpuIsotonicRegressionModel
                 Row r = rows.get(0);
                 double[] b = r.<Double>getList(0).stream().mapToDouble(Double::doubleValue).toArray();
                 double[] pr = r.<Double>getList(1).stream().mapToDouble(Double::doubleValue).toArray();
-                GpuIsotonicRegressionModel m = new GpuIsotonicRegressionModel(md.uid(), b, pr, r.getBoolean(2));
+                GpuIsotonicRegressionModel m;
+                try {
+                    m = new GpuIsotonicRegressionModel(md.uid(), b, pr, r.getBoolean(2));
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("model at " + path + ": data/ breaks an invariant of a fit: "
+                            + e.getMessage(), e);
+                }
+                if (md.field("numBoundaries").isInt() && md.field("numBoundaries").asInt() != b.length) {
+                    throw new IllegalArgumentException("model at " + path + ": metadata says numBoundaries="
+                            + md.field("numBoundaries") + " but data/ holds " + b.length);
+                }
                 md.applyTo(m);
                 return m;
             }

@@ -147,6 +147,7 @@ public class GpuKMeans extends Estimator<GpuKMeansModel> implements GpuKMeansPar
         @Override
         public void saveImpl(String path) {
             ParamsIO.saveMetadata(instance, path, sparkSession(), null);
+            ParamsIO.seal(instance, path, sparkSession());
         }
     }
 

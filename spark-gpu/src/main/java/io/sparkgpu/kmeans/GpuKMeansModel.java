@@ -242,6 +242,7 @@ public class GpuKMeansModel extends Model<GpuKMeansModel>
                 spark.createDataFrame(List.of(m.summary.toRow()), GpuKMeansSummary.SCHEMA).coalesce(1)
                         .write().parquet(ParamsIO.child(path, "summary"));
             }
+            ParamsIO.seal(m, path, spark);
         }
     }
 
@@ -266,7 +267,18 @@ public class GpuKMeansModel extends Model<GpuKMeansModel>
                 }
                 centers[idx] = r.<Double>getList(1).stream().mapToDouble(Double::doubleValue).toArray();
             }
-            GpuKMeansModel model = new GpuKMeansModel(md.uid(), centers);
+            GpuKMeansModel model;
+            try {
+                model = new GpuKMeansModel(md.uid(), centers);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("model at " + path + ": data/ breaks an invariant of a fit: "
+                        + e.getMessage(), e);
+            }
+            int d = md.field("numFeatures").asInt(model.numFeatures());
+            if (d != model.numFeatures()) {
+                throw new IllegalArgumentException("model at " + path + ": metadata says numFeatures=" + d
+                        + " but data/ holds centres of " + model.numFeatures());
+            }
             md.applyTo(model);
             String summaryPath = ParamsIO.child(path, "summary");
             if (exists(spark, summaryPath)) {

@@ -29,6 +29,21 @@ import scala.Option;
 public final class ParamsIO {
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /**
+     * Version of the saved layout written by this code, recorded in the metadata ({@value #FORMAT_FIELD}) and in
+     * {@value #INTEGRITY}. A reader refuses a higher one; metadata without it is a model saved before it existed
+     * (format 0) and loads as before.
+     */
+    public static final int FORMAT_VERSION = 1;
+    public static final String FORMAT_FIELD = "sparkgpuFormat";
+    public static final String CAPABILITY_FIELD = "capability";
+    /**
+     * The integrity record {@link #seal} writes last: format, capability and the size and SHA-256 digest of every
+     * file in the saved object's sub-directories (files at the top level, such as the CLI's summary.json, and
+     * hidden ones, such as Hadoop's .crc and _SUCCESS, are not part of it).
+     */
+    public static final String INTEGRITY = "integrity.json";
+
     private ParamsIO() {
     }
 
@@ -56,6 +71,8 @@ public final class ParamsIO {
         root.put("timestamp", System.currentTimeMillis());
         root.put("sparkVersion", sparkVersion);
         root.put("uid", instance.uid());
+        root.put(FORMAT_FIELD, FORMAT_VERSION);
+        root.put(CAPABILITY_FIELD, capability(instance.getClass().getName()));
         ObjectNode set = root.putObject("paramMap");
         ObjectNode defaults = root.putObject("defaultParamMap");
         for (Param p : instance.params()) {
@@ -89,6 +106,163 @@ public final class ParamsIO {
     }
 
     /**
+     * What a saved class is, in words that survive a class rename: its package's last name and whether it is a
+     * model, e.g. {@code "kmeans model"} for {@code io.sparkgpu.kmeans.GpuKMeansModel}.
+     */
+    public static String capability(String className) {
+        String pkg = className.contains(".") ? className.substring(0, className.lastIndexOf('.')) : "";
+        String simple = className.substring(className.lastIndexOf('.') + 1);
+        return pkg.substring(pkg.lastIndexOf('.') + 1) + (simple.endsWith("Model") ? " model" : " estimator");
+    }
+
+    /**
+     * Writes {@code path/}{@value #INTEGRITY}: call it last in {@code saveImpl}, after every file of the object.
+     * {@link #loadMetadata} then refuses the object if a recorded file is missing, changed (size or digest) or
+     * joined by another one.
+     */
+    public static void seal(Params instance, String path, SparkSession spark) {
+        Path root = new Path(path);
+        try {
+            FileSystem fs = root.getFileSystem(spark.sparkContext().hadoopConfiguration());
+            ObjectNode rec = JSON.createObjectNode();
+            rec.put(FORMAT_FIELD, FORMAT_VERSION);
+            rec.put(CAPABILITY_FIELD, capability(instance.getClass().getName()));
+            rec.put("class", instance.getClass().getName());
+            rec.put("digest", "SHA-256");
+            ObjectNode files = rec.putObject("files");
+            for (Map.Entry<String, Path> f : sealedFiles(fs, root).entrySet()) {
+                ObjectNode e = files.putObject(f.getKey());
+                e.put("bytes", fs.getFileStatus(f.getValue()).getLen());
+                e.put("sha256", sha256(fs, f.getValue()));
+            }
+            try (java.io.OutputStream os = fs.create(new Path(root, INTEGRITY), false)) {
+                os.write(JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(rec));
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot write " + INTEGRITY + " of " + path + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The files {@link #seal} covers, by path relative to {@code root}, sorted. */
+    private static java.util.TreeMap<String, Path> sealedFiles(FileSystem fs, Path root) throws IOException {
+        String base = fs.makeQualified(root).toUri().getPath().replaceAll("/+$", "") + "/";
+        java.util.TreeMap<String, Path> out = new java.util.TreeMap<>();
+        org.apache.hadoop.fs.RemoteIterator<org.apache.hadoop.fs.LocatedFileStatus> it = fs.listFiles(root, true);
+        while (it.hasNext()) {
+            Path p = it.next().getPath();
+            String full = p.toUri().getPath();
+            if (!full.startsWith(base)) {
+                continue;
+            }
+            String rel = full.substring(base.length());
+            boolean hidden = false;
+            for (String part : rel.split("/")) {
+                hidden |= part.startsWith(".") || part.startsWith("_");
+            }
+            if (rel.contains("/") && !hidden) {
+                out.put(rel, p);
+            }
+        }
+        return out;
+    }
+
+    private static String sha256(FileSystem fs, Path p) throws IOException {
+        java.security.MessageDigest md;
+        try {
+            md = java.security.MessageDigest.getInstance("SHA-256");
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+        byte[] buf = new byte[1 << 16];
+        try (java.io.InputStream in = fs.open(p)) {
+            for (int n = in.read(buf); n >= 0; n = in.read(buf)) {
+                md.update(buf, 0, n);
+            }
+        }
+        StringBuilder sb = new StringBuilder();
+        for (byte b : md.digest()) {
+            sb.append(String.format(java.util.Locale.ROOT, "%02x", b));
+        }
+        return sb.toString();
+    }
+
+    /**
+     * Checks {@code path/}{@value #INTEGRITY} when present (objects saved before it existed have none): its format
+     * is one this code reads, it describes {@code expectedClass}'s capability, and every file is as recorded.
+     */
+    static void verify(FileSystem fs, String path, String expectedClass) throws IOException {
+        Path root = new Path(path);
+        Path recPath = new Path(root, INTEGRITY);
+        if (!fs.exists(recPath)) {
+            return;
+        }
+        String where = recPath.toString();
+        JsonNode rec;
+        try (java.io.InputStream in = fs.open(recPath)) {
+            rec = JSON.readTree(in);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException(where + " is not valid JSON (corrupted?): " + e.getOriginalMessage(), e);
+        }
+        if (rec == null || !rec.path(FORMAT_FIELD).canConvertToInt() || !rec.path("files").isObject()) {
+            throw new IllegalArgumentException(where + " has no " + FORMAT_FIELD + " or files (corrupted?)");
+        }
+        checkFormat(rec.path(FORMAT_FIELD).asInt(), where);
+        checkCapability(rec.path(CAPABILITY_FIELD).asText(null), rec.path("class").asText("?"), expectedClass, path);
+        java.util.TreeMap<String, Path> actual = sealedFiles(fs, root);
+        for (Iterator<Map.Entry<String, JsonNode>> it = rec.get("files").fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            Path p = actual.remove(e.getKey());
+            String file = "model at " + path + ": file " + e.getKey();
+            if (p == null) {
+                throw new IllegalArgumentException(file + " is missing (the saved object is incomplete)");
+            }
+            long len = fs.getFileStatus(p).getLen();
+            long recorded = e.getValue().path("bytes").asLong(-1);
+            if (len != recorded) {
+                throw new IllegalArgumentException(file + " holds " + len + " bytes, " + recorded + " were saved "
+                        + "(truncated or replaced)");
+            }
+            if (!sha256(fs, p).equals(e.getValue().path("sha256").asText())) {
+                throw new IllegalArgumentException(file + " does not match the SHA-256 digest recorded in "
+                        + INTEGRITY + " (corrupted)");
+            }
+        }
+        if (!actual.isEmpty()) {
+            throw new IllegalArgumentException("model at " + path + ": file " + actual.firstKey() + " was not "
+                    + "part of the saved object (added after the save)");
+        }
+    }
+
+    private static void checkFormat(int format, String where) {
+        if (format > FORMAT_VERSION) {
+            throw new IllegalArgumentException(where + " is in format " + format + " of spark-gpu's saved models; "
+                    + "this version reads formats up to " + FORMAT_VERSION + ": load it with a newer spark-gpu");
+        }
+        if (format < 0) {
+            throw new IllegalArgumentException(where + " has an invalid " + FORMAT_FIELD + " " + format);
+        }
+    }
+
+    private static String article(String noun) {
+        return ("aeiou".indexOf(Character.toLowerCase(noun.charAt(0))) >= 0 ? "an " : "a ") + noun;
+    }
+
+    private static void checkCapability(String capability, String cls, String expectedClass, String path) {
+        if (expectedClass == null) {
+            return;
+        }
+        String want = capability(expectedClass);
+        String have = capability != null ? capability : capability(cls);
+        if (!want.equals(have) || (capability == null && !expectedClass.equals(cls))) {
+            String simple = cls.substring(cls.lastIndexOf('.') + 1);
+            throw new IllegalArgumentException("'" + path + "' holds " + article(have) + " (" + cls + "), not "
+                    + article(want)
+                    + " (" + expectedClass + ")" + (simple.startsWith("Gpu") ? ": load it with " + simple + ".load"
+                    : ""));
+        }
+    }
+
+    /**
      * Reads {@code path/metadata}. If {@code expectedClass} is not null the stored class must equal it.
      *
      * @throws IllegalArgumentException when the metadata is missing, unreadable or of another class
@@ -101,6 +275,7 @@ public final class ParamsIO {
                 throw new IllegalArgumentException("no ML metadata at " + mdPath + "; is '" + path
                         + "' a directory written by save()?");
             }
+            verify(fs, path, expectedClass);
         } catch (IOException e) {
             throw new IllegalArgumentException("cannot access " + mdPath + ": " + e.getMessage(), e);
         }
@@ -125,6 +300,10 @@ public final class ParamsIO {
             }
         }
         String cls = root.get("class").asText();
+        if (root.has(FORMAT_FIELD)) {
+            checkFormat(root.get(FORMAT_FIELD).asInt(-1), "metadata at " + where);
+        }
+        checkCapability(root.path(CAPABILITY_FIELD).asText(null), cls, expectedClass, where);
         if (expectedClass != null && !expectedClass.equals(cls)) {
             throw new IllegalArgumentException("metadata at " + where + " describes a " + cls + ", expected " + expectedClass);
         }

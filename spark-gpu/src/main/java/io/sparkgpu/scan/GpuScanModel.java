@@ -262,6 +262,29 @@ public class GpuScanModel extends Model<GpuScanModel> implements GpuScanModelPar
                 rep.add(RowFactory.create(i, reps[i]));
             }
             spark.createDataFrame(rep, REPLICAS_SCHEMA).coalesce(1).write().parquet(ParamsIO.child(path, "replicas"));
+            ParamsIO.seal(m, path, spark);
+        }
+    }
+
+    /** The invariants of a saved cluster: ranks 1, 2, ... in order; a box inside the grid; a p-value in [0, 1]. */
+    static void checkCluster(String path, int expectedRank, int rank, int[] box, int[] sizes, double pValue) {
+        String where = "model at " + path + ": clusters/ rank " + rank;
+        if (rank != expectedRank) {
+            throw new IllegalArgumentException(where + ": ranks must run 1, 2, ... without gaps, expected "
+                    + expectedRank);
+        }
+        if (box.length != 6) {
+            throw new IllegalArgumentException(where + ": a box has 6 bounds, found " + box.length);
+        }
+        for (int k = 0; k < 3; k++) {
+            int size = k < sizes.length ? sizes[k] : 1;
+            if (box[2 * k] < 0 || box[2 * k] > box[2 * k + 1] || box[2 * k + 1] >= size) {
+                throw new IllegalArgumentException(where + ": box " + java.util.Arrays.toString(box)
+                        + " is not inside the grid on axis " + k + " (0.." + (size - 1) + ")");
+            }
+        }
+        if (!(pValue >= 0 && pValue <= 1) && !Double.isNaN(pValue)) {
+            throw new IllegalArgumentException(where + ": p-value " + pValue + " is not in [0, 1]");
         }
     }
 
@@ -294,6 +317,8 @@ public class GpuScanModel extends Model<GpuScanModel> implements GpuScanModelPar
             List<Row> cl = spark.read().parquet(ParamsIO.child(path, "clusters")).orderBy("rank").collectAsList();
             for (Row r : cl) {
                 int[] box = r.<Integer>getList(r.fieldIndex("box")).stream().mapToInt(Integer::intValue).toArray();
+                checkCluster(path, clusters.size() + 1, r.getInt(r.fieldIndex("rank")), box, sizes,
+                        r.getDouble(r.fieldIndex("pValue")));
                 clusters.add(new ScanCluster(r.getInt(r.fieldIndex("rank")), r.getLong(r.fieldIndex("rangeIndex")), box,
                         r.getDouble(r.fieldIndex("llr")), r.getDouble(r.fieldIndex("observed")),
                         r.getDouble(r.fieldIndex("expected")), r.getDouble(r.fieldIndex("relativeRisk")),

@@ -145,6 +145,7 @@ public class GpuScanStatistic extends Estimator<GpuScanModel> implements GpuScan
         @Override
         public void saveImpl(String path) {
             ParamsIO.saveMetadata(instance, path, sparkSession(), null);
+            ParamsIO.seal(instance, path, sparkSession());
         }
     }
 

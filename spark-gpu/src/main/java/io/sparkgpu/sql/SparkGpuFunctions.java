@@ -12,7 +12,9 @@ public final class SparkGpuFunctions {
             IsotonicPredictFunction.spec(),
             ScanLlrFunction.spec(),
             ScanBestFunction.spec(),
-            TsneEmbeddingFunction.spec()
+            TsneEmbeddingFunction.spec(),
+            // spline (issue 15)
+            SplineEvalFunction.spec()
     );
 
     private SparkGpuFunctions() {

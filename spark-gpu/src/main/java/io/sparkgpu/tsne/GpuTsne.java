@@ -200,6 +200,7 @@ public class GpuTsne extends Estimator<GpuTsneModel> implements GpuTsneParams<Gp
         @Override
         public void saveImpl(String path) {
             ParamsIO.saveMetadata(instance, path, sparkSession(), null);
+            ParamsIO.seal(instance, path, sparkSession());
         }
     }
 

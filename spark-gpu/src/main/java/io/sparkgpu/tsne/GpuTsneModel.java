@@ -305,6 +305,7 @@ public class GpuTsneModel extends Model<GpuTsneModel> implements GpuTsneModelPar
                 spark.createDataFrame(List.of(m.summary.toRow()), GpuTsneSummary.SCHEMA).coalesce(1)
                         .write().parquet(ParamsIO.child(path, "summary"));
             }
+            ParamsIO.seal(m, path, spark);
         }
     }
 
@@ -335,6 +336,20 @@ public class GpuTsneModel extends Model<GpuTsneModel> implements GpuTsneModelPar
                 ids[i] = r.get(1);
                 for (int a = 0; a < dim; a++) {
                     emb[i * dim + a] = v.get(a);
+                    if (!Double.isFinite(emb[i * dim + a])) {
+                        throw new IllegalArgumentException("model at " + path + ": data/ row " + i
+                                + " has a non-finite coordinate " + emb[i * dim + a]);
+                    }
+                }
+            }
+            java.util.Map<Object, Integer> firstOf = new java.util.HashMap<>();
+            for (int i = 0; i < n; i++) {
+                Object key = ids[i] instanceof byte[] ? java.nio.ByteBuffer.wrap((byte[]) ids[i]) : ids[i];
+                Integer j = key == null ? null : firstOf.putIfAbsent(key, i);
+                if (key == null || j != null) {
+                    throw new IllegalArgumentException("model at " + path + ": data/ ids must be unique and not "
+                            + "null, but row " + i + (key == null ? " has a null id" : " repeats the id of row " + j
+                            + " (" + ids[i] + ")"));
                 }
             }
             GpuTsneModel model = new GpuTsneModel(md.uid(), ids, idType, emb, dim);

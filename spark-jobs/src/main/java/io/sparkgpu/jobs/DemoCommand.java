@@ -3,7 +3,6 @@ package io.sparkgpu.jobs;
 import io.sparkgpu.kmeans.GpuKMeans;
 import io.sparkgpu.kmeans.GpuKMeansModel;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
@@ -25,6 +24,14 @@ final class DemoCommand extends SparkCommand {
     @Option(names = "--out-dir", paramLabel = "DIR", defaultValue = "./sparkgpu-demo",
             description = "Directory for the PNG plots. Default: ${DEFAULT-VALUE}.")
     Path outDir;
+
+    @Option(names = "--overwrite", description = "Replace the plots of a previous run in --out-dir.")
+    boolean overwrite;
+
+    /** The plots the demo writes into --out-dir. */
+    static final String[] PLOTS = {"iris-kmeans.png", "iris-species.png", "blobs-kmeans.png", "blobs-cost.png"};
+
+    private final java.util.Map<String, SafeOutput> plots = new java.util.HashMap<>();
 
     @Option(names = "--points", paramLabel = "N", defaultValue = "1000000",
             description = "Number of generated points (>= 1000). Default: ${DEFAULT-VALUE}.")
@@ -55,7 +62,9 @@ final class DemoCommand extends SparkCommand {
             throw usage("Invalid value for option '--plot-points': must be >= 1, got " + plotPoints);
         }
         estimator(2); // checks --backend before Spark starts
-        Files.createDirectories(outDir);
+        for (String name : PLOTS) {
+            plots.put(name, checkFile(null, outDir.resolve(name), "--out-dir", overwrite));
+        }
         long t0 = System.nanoTime();
         PrintWriter out = out();
         try (SparkSession spark = startSpark("spark-gpu demo")) {
@@ -110,12 +119,12 @@ final class DemoCommand extends SparkCommand {
 
         // petal length and width separate the species best, so the plots use them (dimensions 2 and 3)
         KMeansReport.Sample s = new KMeansReport.Sample(px, py, cluster);
-        Path clusters = KMeansReport.plotClusters(outDir.resolve("iris-kmeans.png"),
+        Path clusters = plot("iris-kmeans.png", KMeansReport.clustersChart(
                 "Iris: k-means clusters (k=3, all four measurements)", "petal length (cm)", "petal width (cm)",
-                s, r.clusterCenters(), 2, 3);
+                s, r.clusterCenters(), 2, 3));
         XYChart bySpecies = Plots.scatter("Iris: species", "petal length (cm)", "petal width (cm)", px, py, species,
                 Arrays.asList(DemoData.IRIS_SPECIES));
-        Path speciesPlot = Plots.savePng(bySpecies, outDir.resolve("iris-species.png"));
+        Path speciesPlot = plot("iris-species.png", bySpecies);
         out.println("  plots         " + clusters + ", " + speciesPlot);
         out.flush();
     }
@@ -148,13 +157,19 @@ final class DemoCommand extends SparkCommand {
                 worst);
 
         KMeansReport.Sample s = KMeansReport.sample(blobs, r, plotPoints, seed, 0, 1);
-        Path clusters = KMeansReport.plotClusters(outDir.resolve("blobs-kmeans.png"),
+        Path clusters = plot("blobs-kmeans.png", KMeansReport.clustersChart(
                 String.format(Locale.ROOT, "Gaussian blobs: k-means clusters (k=%d, %,d of %,d points shown)",
-                        r.getK(), s.x.length, r.summary().numPoints()), "x", "y", s, r.clusterCenters(), 0, 1);
-        Path cost = KMeansReport.plotCost(outDir.resolve("blobs-cost.png"),
-                "Gaussian blobs: k-means cost per iteration", r.summary());
+                        r.getK(), s.x.length, r.summary().numPoints()), "x", "y", s, r.clusterCenters(), 0, 1));
+        Path cost = plot("blobs-cost.png", KMeansReport.costChart("Gaussian blobs: k-means cost per iteration",
+                r.summary()));
         out.println("  plots         " + clusters + ", " + cost);
         out.flush();
+    }
+
+    /** Writes one of {@link #PLOTS} (checked before the work) and returns its path. */
+    private Path plot(String name, XYChart chart) throws java.io.IOException {
+        plots.get(name).writePng(chart);
+        return outDir.resolve(name);
     }
 
     /** Share of points that belong to the majority label of their cluster (table[cluster][label]). */

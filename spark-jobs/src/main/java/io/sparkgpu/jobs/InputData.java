@@ -80,9 +80,79 @@ final class InputData {
         }
         Format f = format == Format.auto ? detect(spark, input, matches, cl) : format;
         if (f == Format.csv) {
-            return spark.read().option("header", "true").option("inferSchema", "true").csv(input);
+            // a row with more or fewer fields than the header fails the job (Spark's permissive mode would drop
+            // extra fields and fill missing ones with null); without column pruning the parser sees every field.
+            // The failure is explained, file and line, by explainMalformedCsv.
+            spark.conf().set("spark.sql.csv.parser.columnPruning.enabled", "false");
+            if (cl.getCommand() instanceof SparkCommand) {
+                ((SparkCommand) cl.getCommand()).csvInputs.add(input);
+            }
+            return spark.read().option("header", "true").option("inferSchema", "true").option("mode", "FAILFAST")
+                    .csv(input);
         }
         return spark.read().parquet(input);
+    }
+
+    /** Marks Spark's failure on a malformed CSV record (FAILFAST mode). */
+    static boolean isMalformedCsv(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            String m = c.getMessage();
+            if (m != null && (m.contains("MALFORMED_RECORD_IN_PARSING") || m.contains("Malformed records are detected"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The first row of the CSV {@code input} (files, directories, globs) whose number of fields differs from its
+     * file's header, as a message naming the file, the line and the columns; null when none is found. Run on
+     * the driver after a job failed on a malformed record, so it reads at most up to that row of each file.
+     */
+    static String explainMalformedCsv(String input, org.apache.hadoop.conf.Configuration conf) throws IOException {
+        Path p = new Path(input);
+        FileSystem fs = p.getFileSystem(conf);
+        FileStatus[] matches = fs.globStatus(p);
+        if (matches == null) {
+            return null;
+        }
+        org.apache.hadoop.io.compress.CompressionCodecFactory codecs =
+                new org.apache.hadoop.io.compress.CompressionCodecFactory(conf);
+        com.univocity.parsers.csv.CsvParser parser =
+                new com.univocity.parsers.csv.CsvParser(new com.univocity.parsers.csv.CsvParserSettings());
+        for (FileStatus m : matches) {
+            org.apache.hadoop.fs.RemoteIterator<org.apache.hadoop.fs.LocatedFileStatus> files = fs.listFiles(m.getPath(), true);
+            while (files.hasNext()) {
+                Path file = files.next().getPath();
+                if (file.getName().startsWith(".") || file.getName().startsWith("_")) {
+                    continue;
+                }
+                org.apache.hadoop.io.compress.CompressionCodec codec = codecs.getCodec(file);
+                try (java.io.InputStream raw = fs.open(file);
+                     java.io.BufferedReader r = new java.io.BufferedReader(new java.io.InputStreamReader(
+                             codec == null ? raw : codec.createInputStream(raw), java.nio.charset.StandardCharsets.UTF_8))) {
+                    String[] header = null;
+                    long line = 0;
+                    for (String text = r.readLine(); text != null; text = r.readLine()) {
+                        line++;
+                        if (text.isBlank()) {
+                            continue;
+                        }
+                        String[] fields = parser.parseLine(text);
+                        if (header == null) {
+                            header = fields;
+                        } else if (fields.length != header.length) {
+                            return "malformed CSV row at " + file + " line " + line + ": " + fields.length
+                                    + " fields where the header has " + header.length + " ("
+                                    + String.join(", ", Arrays.asList(header)) + ")"
+                                    + (fields.length < header.length ? "; column '" + header[fields.length]
+                                    + "' is missing" : "") + "; fix or remove the row";
+                        }
+                    }
+                }
+            }
+        }
+        return null;
     }
 
     static Format byName(String name) {

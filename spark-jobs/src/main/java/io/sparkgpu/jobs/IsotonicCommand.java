@@ -4,21 +4,16 @@ import io.sparkgpu.isotonic.GpuIsotonicRegression;
 import io.sparkgpu.isotonic.GpuIsotonicRegressionModel;
 import io.sparkgpu.isotonic.IsotonicConfig;
 import io.sparkgpu.isotonic.IsotonicResult;
-import java.io.OutputStream;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.apache.hadoop.fs.FileSystem;
 import org.apache.spark.ml.linalg.SQLDataTypes;
 import org.apache.spark.ml.linalg.Vector;
-import org.apache.spark.sql.DataFrameWriter;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SaveMode;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.storage.StorageLevel;
 import org.knowm.xchart.XYChart;
@@ -108,7 +103,8 @@ final class IsotonicCommand extends SparkCommand implements EstimatorDefaults.So
             description = "Write the model (GpuIsotonicRegressionModel) to DIR, plus DIR/summary.json.")
     String modelOut;
 
-    @Option(names = "--overwrite", description = "Replace --output and --model-out if they exist.")
+    @Option(names = "--overwrite", description = "Replace --output, --model-out and --plot if they exist (only "
+            + "once the new one is complete).")
     boolean overwrite;
 
     @Option(names = "--plot", paramLabel = "FILE.png", description = "Write a PNG plot of (sampled) data and the fit.")
@@ -181,8 +177,9 @@ final class IsotonicCommand extends SparkCommand implements EstimatorDefaults.So
                             + "'; choose another name with --prediction-col");
                 }
             }
-            checkTarget(spark, output, "--output", input, overwrite);
-            checkTarget(spark, modelOut, "--model-out", input, overwrite);
+            SafeOutput outputTarget = checkTarget(spark, output, "--output", input, overwrite);
+            SafeOutput modelTarget = checkTarget(spark, modelOut, "--model-out", input, overwrite);
+            SafeOutput plotTarget = checkFile(spark, plot, "--plot", overwrite, input);
             // without --output the prediction column is never written: any free name passes the estimator's check
             est.setFeaturesCol(f).setLabelCol(l).setWeightCol(w)
                     .setPredictionCol(output != null ? predictionCol : InputData.freshName(raw.schema(), predictionCol));
@@ -200,21 +197,16 @@ final class IsotonicCommand extends SparkCommand implements EstimatorDefaults.So
                 double fitSeconds = secondsSince(tFit);
                 if (output != null) {
                     Dataset<Row> pred = model.transform(data);
-                    Dataset<Row> df = outputFormat == OutputFormat.csv ? KMeansCommand.flattenForCsv(pred) : pred;
-                    DataFrameWriter<Row> wr = df.write().mode(overwrite ? SaveMode.Overwrite : SaveMode.ErrorIfExists);
-                    if (outputFormat == OutputFormat.csv) {
-                        wr.option("header", "true").csv(output);
-                    } else {
-                        wr.parquet(output);
-                    }
+                    outputTarget.writeDataset(outputFormat == OutputFormat.csv ? KMeansCommand.flattenForCsv(pred)
+                            : pred, outputFormat.name());
                     out.println("  predictions   " + output + " (" + outputFormat + ")");
                 }
                 if (modelOut != null) {
-                    writeModel(spark, model, r, est, f, l, w);
+                    writeModel(modelTarget, model, r, est, f, l, w);
                     out.println("  model         " + modelOut);
                 }
                 if (plot != null) {
-                    int shown = writePlot(data, f, l, r);
+                    int shown = writePlot(plotTarget, data, f, l, r);
                     out.println("  plot          " + plot + " (" + shown + " points)");
                 }
                 out.println("isotonic finished");
@@ -251,14 +243,8 @@ final class IsotonicCommand extends SparkCommand implements EstimatorDefaults.So
         return m;
     }
 
-    private void writeModel(SparkSession spark, GpuIsotonicRegressionModel model, IsotonicResult r,
+    private void writeModel(SafeOutput target, GpuIsotonicRegressionModel model, IsotonicResult r,
                             GpuIsotonicRegression est, String f, String l, String w) throws Exception {
-        org.apache.hadoop.fs.Path root = new org.apache.hadoop.fs.Path(modelOut);
-        FileSystem fs = root.getFileSystem(spark.sparkContext().hadoopConfiguration());
-        if (fs.exists(root)) {
-            fs.delete(root, true);
-        }
-        model.write().save(modelOut);
         Map<String, Object> s = new LinkedHashMap<>();
         s.put("algorithm", "isotonic regression");
         s.put("input", input);
@@ -279,16 +265,14 @@ final class IsotonicCommand extends SparkCommand implements EstimatorDefaults.So
         s.put("backend", r.backend);
         s.put("boundaries", r.boundaries);
         s.put("predictions", r.predictions);
-        try (OutputStream os = fs.create(new org.apache.hadoop.fs.Path(root, ModelOutput.SUMMARY), false)) {
-            os.write((ModelOutput.toJson(s, "") + "\n").getBytes(StandardCharsets.UTF_8));
-        }
+        ModelOutput.write(target, model, s);
     }
 
     /** Scatter of a sample of (feature, label) and the fitted step/interpolated line; returns the points shown. */
     /** Seed of the plot's sample of points (isotonic regression itself has no random part, hence no seed param). */
     private static final long PLOT_SEED = 42;
 
-    private int writePlot(Dataset<Row> data, String f, String l, IsotonicResult r) throws Exception {
+    private int writePlot(SafeOutput target, Dataset<Row> data, String f, String l, IsotonicResult r) throws Exception {
         long n = r.numRows + r.zeroWeightRows;
         double frac = Math.min(1.0, 1.2 * plotPoints / Math.max(1.0, n));
         Dataset<Row> s = frac < 1 ? data.sample(false, frac, PLOT_SEED) : data;
@@ -308,7 +292,7 @@ final class IsotonicCommand extends SparkCommand implements EstimatorDefaults.So
                 new org.apache.hadoop.fs.Path(input).getName(), r.numBlocks), f, l,
                 "data (" + k + " of " + n + ")", java.util.Arrays.copyOf(xs, k), java.util.Arrays.copyOf(ys, k));
         Plots.addFit(chart, "fit", r.boundaries, r.predictions, Plots.FIT_COLOR);
-        Plots.savePng(chart, plot);
+        target.writePng(chart);
         return k;
     }
 }

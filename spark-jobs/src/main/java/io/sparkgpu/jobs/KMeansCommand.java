@@ -10,10 +10,8 @@ import java.util.Locale;
 import java.util.Map;
 import org.apache.spark.ml.linalg.SQLDataTypes;
 import org.apache.spark.sql.Column;
-import org.apache.spark.sql.DataFrameWriter;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SaveMode;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.ArrayType;
@@ -102,7 +100,8 @@ final class KMeansCommand extends SparkCommand implements EstimatorDefaults.Sour
             description = "Write the model: DIR/centers (Parquet: cluster, center) and DIR/summary.json.")
     String modelOut;
 
-    @Option(names = "--overwrite", description = "Replace --output and --model-out if they exist.")
+    @Option(names = "--overwrite", description = "Replace --output, --model-out and --plot if they exist (only "
+            + "once the new one is complete).")
     boolean overwrite;
 
     @Option(names = "--plot", paramLabel = "FILE.png",
@@ -177,8 +176,9 @@ final class KMeansCommand extends SparkCommand implements EstimatorDefaults.Sour
                             + "'; choose another name with --prediction-col");
                 }
             }
-            checkTarget(spark, output, "--output", input, overwrite);
-            checkTarget(spark, modelOut, "--model-out", input, overwrite);
+            SafeOutput outputTarget = checkTarget(spark, output, "--output", input, overwrite);
+            SafeOutput modelTarget = checkTarget(spark, modelOut, "--model-out", input, overwrite);
+            SafeOutput plotTarget = checkFile(spark, plot, "--plot", overwrite, input);
             // without --output the prediction column is never written: any free name passes the estimator's check
             est.setFeaturesCol(feats.column).setWeightCol(weightCol)
                     .setPredictionCol(output != null ? predictionCol : InputData.freshName(feats.df.schema(), predictionCol))
@@ -205,11 +205,12 @@ final class KMeansCommand extends SparkCommand implements EstimatorDefaults.Sour
                     if (feats.assembled) {
                         pred = pred.drop(feats.column);
                     }
-                    writePredictions(pred, output);
+                    outputTarget.writeDataset(outputFormat == OutputFormat.csv ? flattenForCsv(pred) : pred,
+                            outputFormat.name());
                     out.println("  predictions   " + output + " (" + outputFormat + ")");
                 }
                 if (modelOut != null) {
-                    ModelOutput.writeKMeans(spark, modelOut, model, modelParams(feats, est), overwrite);
+                    ModelOutput.writeKMeans(modelTarget, model, modelParams(feats, est));
                     out.println("  model         " + modelOut);
                 }
                 if (plot != null) {
@@ -217,9 +218,9 @@ final class KMeansCommand extends SparkCommand implements EstimatorDefaults.Sour
                         out.println("  plot          skipped: --plot needs at least two feature dimensions, got " + d);
                     } else {
                         KMeansReport.Sample s = KMeansReport.sample(data, model, plotPoints, est.getSeed(), 0, 1);
-                        KMeansReport.plotClusters(plot, String.format(Locale.ROOT, "k-means, k=%d (%s, %s distance)",
+                        plotTarget.writePng(KMeansReport.clustersChart(String.format(Locale.ROOT, "k-means, k=%d (%s, %s distance)",
                                 est.getK(), input, distance), feats.axisName(0), feats.axisName(1), s,
-                                model.clusterCenters(), 0, 1);
+                                model.clusterCenters(), 0, 1));
                         out.println("  plot          " + plot + " (" + s.x.length + " points)");
                     }
                 }
@@ -259,16 +260,6 @@ final class KMeansCommand extends SparkCommand implements EstimatorDefaults.Sour
         p.put("tol", est.getTol());
         p.put("seed", est.getSeed());
         return p;
-    }
-
-    private void writePredictions(Dataset<Row> pred, String path) {
-        Dataset<Row> df = outputFormat == OutputFormat.csv ? flattenForCsv(pred) : pred;
-        DataFrameWriter<Row> w = df.write().mode(overwrite ? SaveMode.Overwrite : SaveMode.ErrorIfExists);
-        if (outputFormat == OutputFormat.csv) {
-            w.option("header", "true").csv(path);
-        } else {
-            w.parquet(path);
-        }
     }
 
     /** CSV holds only scalars: vector, array, map and struct columns are written as JSON text. */

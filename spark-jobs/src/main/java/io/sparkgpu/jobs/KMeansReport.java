@@ -5,9 +5,7 @@ import io.sparkgpu.kmeans.GpuKMeansModel;
 import io.sparkgpu.kmeans.GpuKMeansSummary;
 import io.sparkgpu.kmeans.KMeansConfig;
 import io.sparkgpu.kmeans.KMeansProgress;
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -87,8 +85,8 @@ final class KMeansReport {
     }
 
     /** Scatter of the sample coloured by cluster, with the centres (dimensions jx, jy) marked. */
-    static Path plotClusters(Path file, String title, String xName, String yName, Sample s, double[][] centers,
-                             int jx, int jy) throws IOException {
+    static XYChart clustersChart(String title, String xName, String yName, Sample s, double[][] centers, int jx,
+                                 int jy) {
         int k = centers.length;
         List<String> names = new ArrayList<>();
         for (int c = 0; c < k; c++) {
@@ -102,11 +100,11 @@ final class KMeansReport {
             cy[c] = centers[c][jy];
         }
         Plots.addCentres(chart, "centres", cx, cy);
-        return Plots.savePng(chart, file);
+        return chart;
     }
 
     /** Cost per iteration (log scale when every cost is positive). */
-    static Path plotCost(Path file, String title, GpuKMeansSummary r) throws IOException {
+    static XYChart costChart(String title, GpuKMeansSummary r) {
         double[] cost = r.costHistory();
         double[] it = new double[cost.length];
         boolean positive = true;
@@ -126,6 +124,6 @@ final class KMeansReport {
         if (it.length > 0) {
             Plots.addLine(chart, "cost", it, cost);
         }
-        return Plots.savePng(chart, file);
+        return chart;
     }
 }

@@ -3,16 +3,12 @@ package io.sparkgpu.jobs;
 import io.sparkgpu.kmeans.GpuKMeansModel;
 import io.sparkgpu.kmeans.GpuKMeansSummary;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.Path;
-import org.apache.spark.sql.SparkSession;
+import org.apache.spark.ml.util.MLWritable;
 
 /**
  * The model directory written by {@code kmeans --model-out DIR}: a {@link GpuKMeansModel} saved with the Spark
@@ -26,18 +22,12 @@ final class ModelOutput {
     private ModelOutput() {
     }
 
-    static void writeKMeans(SparkSession spark, String dir, GpuKMeansModel model, Map<String, Object> params,
-                            boolean overwrite) throws IOException {
-        Path root = new Path(dir);
-        FileSystem fs = root.getFileSystem(spark.sparkContext().hadoopConfiguration());
-        if (fs.exists(root)) {
-            if (!overwrite) {
-                throw new IllegalArgumentException("--model-out: " + dir + " already exists (pass --overwrite to replace it)");
-            }
-            fs.delete(root, true);
-        }
-        model.write().save(dir);
+    /** Writes {@code model} and {@code DIR/summary.json} (holding {@code summary}) safely to {@code target}. */
+    static void write(SafeOutput target, MLWritable model, Map<String, Object> summary) throws IOException {
+        target.writeModel(model, toJson(summary, "") + "\n");
+    }
 
+    static void writeKMeans(SafeOutput target, GpuKMeansModel model, Map<String, Object> params) throws IOException {
         GpuKMeansSummary r = model.summary();
         Map<String, Object> summary = new LinkedHashMap<>();
         summary.put("algorithm", "k-means");
@@ -52,9 +42,7 @@ final class ModelOutput {
         summary.put("clusterSizes", r.clusterSizes());
         summary.put("backend", r.backend());
         summary.put("centers", model.clusterCenters());
-        try (OutputStream os = fs.create(new Path(root, SUMMARY), false)) {
-            os.write((toJson(summary, "") + "\n").getBytes(StandardCharsets.UTF_8));
-        }
+        write(target, model, summary);
     }
 
     private static List<Double> toList(double[] a) {

@@ -178,14 +178,28 @@ public final class Plots {
         return ScanReport.heatMapImage(grid, info, result, title);
     }
 
-    /** Writes {@code chart} as a PNG to exactly {@code file} (parent directories are created). */
+    /**
+     * Writes {@code chart} as a PNG to exactly {@code file} (parent directories are created), replacing it if it
+     * exists. The image is written to a hidden temporary sibling and moved over {@code file} only when complete, so
+     * a failure never leaves a truncated PNG nor destroys the previous one. (The command line checks its outputs
+     * first and writes through {@link SafeOutput}.)
+     */
     public static Path savePng(XYChart chart, Path file) throws IOException {
-        Path parent = file.toAbsolutePath().getParent();
+        Path abs = file.toAbsolutePath();
+        Path parent = abs.getParent();
         if (parent != null) {
             Files.createDirectories(parent);
         }
-        try (OutputStream os = Files.newOutputStream(file)) {
-            BitmapEncoder.saveBitmap(chart, os, BitmapFormat.PNG);
+        Path tmp = abs.resolveSibling("." + abs.getFileName() + SafeOutput.TMP_MARK
+                + java.util.UUID.randomUUID().toString().substring(0, 8));
+        try {
+            try (OutputStream os = Files.newOutputStream(tmp, java.nio.file.StandardOpenOption.CREATE_NEW)) {
+                BitmapEncoder.saveBitmap(chart, os, BitmapFormat.PNG);
+            }
+            Files.move(tmp, abs, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        } finally {
+            Files.deleteIfExists(tmp);
         }
         return file;
     }

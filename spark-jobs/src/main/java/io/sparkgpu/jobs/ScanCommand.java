@@ -7,7 +7,6 @@ import io.sparkgpu.scan.ScanGridInfo;
 import io.sparkgpu.scan.ScanInput;
 import io.sparkgpu.scan.ScanResult;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -188,9 +187,6 @@ final class ScanCommand extends SparkCommand implements EstimatorDefaults.Source
             if (p != null && !p.getFileName().toString().toLowerCase(Locale.ROOT).endsWith((String) f[1])) {
                 throw usage("Invalid value for option '" + f[2] + "': the file name must end in " + f[1] + ", got " + p);
             }
-            if (p != null && !overwrite && Files.exists(p)) {
-                throw usage(f[2] + ": " + p + " already exists (pass --overwrite to replace it)");
-            }
         }
         settings(invert(ALL_PARAMS), () -> {
             est.toConfig().validate();
@@ -221,6 +217,9 @@ final class ScanCommand extends SparkCommand implements EstimatorDefaults.Source
         PrintWriter out = out();
         try (SparkSession spark = startSpark("spark-gpu scan statistic")) {
             Dataset<Row> raw = InputData.read(spark, input, format, commandLine());
+            SafeOutput reportTarget = checkFile(spark, report, "--report", overwrite, input);
+            SafeOutput csvTarget = checkFile(spark, csv, "--csv", overwrite, input);
+            SafeOutput heatmapTarget = checkFile(spark, heatmap, "--heatmap", overwrite, input);
             est.toInput().checkSchema(raw.schema(), ScanConfig.checkStatistic(est.getStatistic()));
             // the CLI does not transform: any free name passes the estimator's check of its output column
             est.setClusterCol(InputData.freshName(raw.schema(), est.getClusterCol()));
@@ -234,15 +233,15 @@ final class ScanCommand extends SparkCommand implements EstimatorDefaults.Source
             out.println("scan finished");
             ScanReport.summary(out, f.input.grid, f.input.info, result, f.input.rows, seconds);
             if (report != null) {
-                ScanReport.writeJson(report, ScanReport.json(result, f.input.info, settings(est), f.input.rows, seconds));
+                reportTarget.writeText(ScanReport.jsonText(ScanReport.json(result, f.input.info, settings(est), f.input.rows, seconds)));
                 out.println("  report        " + report);
             }
             if (csv != null) {
-                ScanReport.writeCsv(csv, result, f.input.info);
+                csvTarget.writeText(ScanReport.csvText(result, f.input.info));
                 out.println("  clusters csv  " + csv);
             }
             if (heatmap != null) {
-                ScanReport.heatMap(heatmap, f.input.grid, f.input.info, result, "Scan statistic: " + input);
+                ScanReport.heatMap(heatmapTarget, f.input.grid, f.input.info, result, "Scan statistic: " + input);
                 out.println("  heat map      " + heatmap);
             }
         }

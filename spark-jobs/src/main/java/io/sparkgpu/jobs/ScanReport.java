@@ -16,9 +16,6 @@ import java.awt.RenderingHints;
 import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -141,14 +138,12 @@ final class ScanReport {
         return m;
     }
 
-    static void writeJson(Path file, Map<String, Object> report) throws IOException {
-        createParent(file);
-        Files.writeString(file, ModelOutput.toJson(report, "") + "\n", StandardCharsets.UTF_8);
+    static String jsonText(Map<String, Object> report) {
+        return ModelOutput.toJson(report, "") + "\n";
     }
 
     /** One CSV row per cluster. */
-    static void writeCsv(Path file, ScanResult r, ScanGridInfo info) throws IOException {
-        createParent(file);
+    static String csvText(ScanResult r, ScanGridInfo info) {
         StringBuilder sb = new StringBuilder("rank,llr,p_value,observed,expected,relative_risk,baseline,cells");
         String[] cols = info.coordinateCols();
         for (String c : cols) {
@@ -166,7 +161,7 @@ final class ScanReport {
             }
             sb.append('\n');
         }
-        Files.writeString(file, sb.toString(), StandardCharsets.UTF_8);
+        return sb.toString();
     }
 
     private static String num(double v) {
@@ -175,13 +170,6 @@ final class ScanReport {
 
     private static String csv(String s) {
         return s.contains(",") || s.contains("\"") ? "\"" + s.replace("\"", "\"\"") + "\"" : s;
-    }
-
-    private static void createParent(Path file) throws IOException {
-        Path parent = file.toAbsolutePath().getParent();
-        if (parent != null) {
-            Files.createDirectories(parent);
-        }
     }
 
     // ------------------------------------------------------------------------------------------ heat map
@@ -204,12 +192,14 @@ final class ScanReport {
      * reported clusters outlined and labelled. Grids wider than the image are summed into pixel buckets; 3-D
      * grids are summed over z.
      */
-    static void heatMap(Path file, ScanGrid grid, ScanGridInfo info, ScanResult r, String title) throws IOException {
+    static void heatMap(SafeOutput target, ScanGrid grid, ScanGridInfo info, ScanResult r, String title)
+            throws IOException {
         BufferedImage img = heatMapImage(grid, info, r, title);
-        createParent(file);
-        if (!ImageIO.write(img, "png", file.toFile())) {
-            throw new IOException("no PNG writer available");
-        }
+        target.writeStream(os -> {
+            if (!ImageIO.write(img, "png", os)) {
+                throw new IOException("no PNG writer available");
+            }
+        });
     }
 
     /** The image {@link #heatMap} writes (shown inline by the notebooks through {@link Plots#scanHeatMap}). */

@@ -10,10 +10,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import org.apache.spark.sql.Column;
-import org.apache.spark.sql.DataFrameWriter;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SaveMode;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.DataType;
@@ -76,7 +74,9 @@ final class SortCommand extends SparkCommand {
             description = "Format of --output: parquet or csv. Default: ${DEFAULT-VALUE}.")
     OutputFormat outputFormat;
 
-    @Option(names = "--overwrite", description = "Replace --output if it exists.")
+    @Option(names = "--overwrite", description = "Replace --output and --plot if they exist (only a previous "
+            + "output: a dataset directory must hold _SUCCESS or part files). The old one is removed only after "
+            + "the new one is complete.")
     boolean overwrite;
 
     @Option(names = "--plot", paramLabel = "FILE.png",
@@ -130,7 +130,8 @@ final class SortCommand extends SparkCommand {
             } catch (IllegalArgumentException e) {
                 throw usage("--key: " + e.getMessage());
             }
-            checkTarget(spark, output, "--output", input, overwrite);
+            SafeOutput outTarget = checkTarget(spark, output, "--output", input, overwrite);
+            SafeOutput plotTarget = plot == null ? null : checkFile(spark, plot, "--plot", overwrite, input);
             out.printf(Locale.ROOT, "sort: input %s, key %s (%s), %s, nulls %s, %s, master %s%n", input, f.name(),
                     f.dataType().simpleString(), cfg.isAscending() ? "ascending" : "descending",
                     cfg.isNullsFirst() ? "first" : "last", withinPartitions ? "within partitions" : "total order",
@@ -139,29 +140,20 @@ final class SortCommand extends SparkCommand {
             if (output != null) {
                 long ts = System.nanoTime();
                 Dataset<Row> sorted = withinPartitions ? GpuSort.sortWithinPartitions(raw, cfg) : GpuSort.sort(raw, cfg);
-                write(sorted, output);
+                outTarget.writeDataset(outputFormat == OutputFormat.csv ? KMeansCommand.flattenForCsv(sorted) : sorted,
+                        outputFormat.name());
                 out.printf(Locale.ROOT, "  sorted        %d rows in %.2f s -> %s (%s)%n", metrics.rows.value(),
                         secondsSince(ts), output, outputFormat);
                 out.printf(Locale.ROOT, "  backend       %s (%d counting, %d radix sorts)%n", metrics.backend(),
                         metrics.countingSorts.value(), metrics.radixSorts.value());
             }
             if (plot != null) {
-                String what = plotHistogram(raw, f, cfg);
+                String what = plotHistogram(raw, f, cfg, plotTarget);
                 out.println("  plot          " + plot + " (" + what + ")");
             }
             out.printf(Locale.ROOT, "sort finished in %.2f s%n", secondsSince(t0));
         }
         return SparkGpuCli.EXIT_OK;
-    }
-
-    private void write(Dataset<Row> df, String path) {
-        Dataset<Row> d = outputFormat == OutputFormat.csv ? KMeansCommand.flattenForCsv(df) : df;
-        DataFrameWriter<Row> w = d.write().mode(overwrite ? SaveMode.Overwrite : SaveMode.ErrorIfExists);
-        if (outputFormat == OutputFormat.csv) {
-            w.option("header", "true").csv(path);
-        } else {
-            w.parquet(path);
-        }
     }
 
     /** The key as a double for binning: numbers as they are, dates in days, timestamps in seconds. */
@@ -185,12 +177,13 @@ final class SortCommand extends SparkCommand {
      * Equal-width bins over [min, max] of the non-null, non-NaN keys, counted exactly by {@link GpuSort#histogram}
      * (the counting sort's histogram kernel); returns what was plotted.
      */
-    private String plotHistogram(Dataset<Row> raw, StructField f, SortConfig cfg) throws java.io.IOException {
+    private String plotHistogram(Dataset<Row> raw, StructField f, SortConfig cfg, SafeOutput target)
+            throws java.io.IOException {
         Dataset<Row> keys = raw.select(numericKey(raw, f).as("x")).where("x IS NOT NULL AND NOT isnan(x)");
         Row mm = keys.agg(functions.min("x"), functions.max("x")).first();
         if (mm.isNullAt(0)) {
             XYChart chart = Plots.lines("Histogram of " + f.name() + " (no non-null values)", f.name(), "rows", false);
-            Plots.savePng(chart, plot);
+            target.writePng(chart);
             return "no non-null values";
         }
         double lo = mm.getDouble(0);
@@ -213,7 +206,7 @@ final class SortCommand extends SparkCommand {
         XYChart chart = Plots.lines(String.format(Locale.ROOT, "Histogram of %s (%d rows, %d bins)", f.name(), total,
                 bins), f.name(), "rows per bin", false);
         Plots.addLine(chart, "rows", x, y);
-        Plots.savePng(chart, plot);
+        target.writePng(chart);
         return total + " keys in " + bins + " bins";
     }
 }

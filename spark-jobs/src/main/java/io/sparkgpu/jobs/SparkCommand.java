@@ -98,20 +98,51 @@ abstract class SparkCommand implements Callable<Integer> {
         return SparkSessions.builder(appName).master(common.master).ui(common.ui).getOrCreate();
     }
 
+    /** The CSV inputs this run read (explained by {@link SparkGpuCli} when a malformed row fails the job). */
+    final java.util.List<String> csvInputs = new java.util.ArrayList<>();
+
+    /** The outputs this run has checked: a later one must not overlap them. */
+    private final java.util.List<SafeOutput> targets = new java.util.ArrayList<>();
+
     /**
-     * Checks an output path: null (not asked for) passes; it must differ from {@code input}, and must not exist
-     * unless {@code overwrite}. Usage errors name {@code option}.
+     * Checks an output before the work and returns it, to be written with its {@code write*} methods (temporary
+     * sibling, then moved into place; see {@link SafeOutput}); null {@code path} (not asked for) gives null. The
+     * kind is the option's conventional one ({@link SafeOutput#kindOf}: {@code --output} a dataset,
+     * {@code --model-out} a model, any other a file). A refusal is a usage error naming {@code option}.
      */
-    void checkTarget(SparkSession spark, String path, String option, String input, boolean overwrite) {
-        if (path == null) {
-            return;
+    SafeOutput checkTarget(SparkSession spark, String path, String option, String input, boolean overwrite) {
+        return checkTarget(spark, path, option, SafeOutput.kindOf(option), overwrite, input);
+    }
+
+    /** {@link #checkTarget(SparkSession, String, String, String, boolean)} with an explicit kind and any inputs. */
+    SafeOutput checkTarget(SparkSession spark, String path, String option, SafeOutput.Kind kind, boolean overwrite,
+                           String... inputs) {
+        return register(() -> SafeOutput.check(hadoopConf(spark), option, path, kind, overwrite,
+                java.util.Arrays.asList(inputs), targets));
+    }
+
+    /** A local one-file output ({@code --plot}, reports): checked as {@link #checkTarget} does, kept local. */
+    SafeOutput checkFile(SparkSession spark, java.nio.file.Path file, String option, boolean overwrite,
+                         String... inputs) {
+        return register(() -> SafeOutput.checkLocal(hadoopConf(spark), option, file, SafeOutput.Kind.FILE, overwrite,
+                java.util.Arrays.asList(inputs), targets));
+    }
+
+    private SafeOutput register(java.util.function.Supplier<SafeOutput> check) {
+        SafeOutput t;
+        try {
+            t = check.get();
+        } catch (IllegalArgumentException e) {
+            throw usage(e.getMessage());
         }
-        if (path.replaceAll("/+$", "").equals(input.replaceAll("/+$", ""))) {
-            throw usage(option + ": must not be the same path as --input (" + input + ")");
+        if (t != null) {
+            targets.add(t);
         }
-        if (!overwrite && InputData.exists(spark, path)) {
-            throw usage(option + ": " + path + " already exists (pass --overwrite to replace it)");
-        }
+        return t;
+    }
+
+    private static org.apache.hadoop.conf.Configuration hadoopConf(SparkSession spark) {
+        return spark != null ? spark.sparkContext().hadoopConfiguration() : new org.apache.hadoop.conf.Configuration();
     }
 
     /** Seconds since {@code startNanos}. */

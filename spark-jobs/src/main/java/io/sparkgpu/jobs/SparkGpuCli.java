@@ -90,7 +90,11 @@ public final class SparkGpuCli implements Callable<Integer> {
         PrintWriter err = cl.getErr();
         boolean verbose = cl.getCommand() instanceof SparkCommand && ((SparkCommand) cl.getCommand()).verbose();
         IllegalArgumentException iae = find(ex, IllegalArgumentException.class);
-        if (iae != null) {
+        String malformed = cl.getCommand() instanceof SparkCommand && InputData.isMalformedCsv(ex)
+                ? explainMalformedCsv(((SparkCommand) cl.getCommand()).csvInputs) : null;
+        if (malformed != null) {
+            err.println(qualifiedName(cl) + ": error: --input: " + malformed);
+        } else if (iae != null) {
             err.println(qualifiedName(cl) + ": error: " + iae.getMessage());
         } else {
             Throwable shown = rootOfSparkFailure(ex);
@@ -105,6 +109,23 @@ public final class SparkGpuCli implements Callable<Integer> {
         }
         return EXIT_ERROR;
     };
+
+    /** The first malformed row of the inputs, or a general message when it cannot be found. */
+    private static String explainMalformedCsv(java.util.List<String> inputs) {
+        for (String input : inputs) {
+            try {
+                String why = InputData.explainMalformedCsv(input, new org.apache.hadoop.conf.Configuration());
+                if (why != null) {
+                    return why;
+                }
+            } catch (java.io.IOException | RuntimeException e) {
+                return "a CSV row of " + input + " does not have the header's number of fields (cannot find it: "
+                        + e.getMessage() + ")";
+            }
+        }
+        return inputs.isEmpty() ? null : "a CSV row of " + String.join(", ", inputs) + " is malformed (a value does "
+                + "not parse as its column's type)";
+    }
 
     static String qualifiedName(CommandLine cl) {
         return cl.getCommandSpec().qualifiedName();

@@ -8,9 +8,7 @@ import io.sparkgpu.tsne.TsneFit;
 import io.sparkgpu.tsne.TsneResult;
 import io.sparkgpu.tsne.TsneTimings;
 import io.sparkgpu.tsne.TsneTrainer;
-import java.io.OutputStream;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -18,12 +16,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-import org.apache.hadoop.fs.FileSystem;
-import org.apache.spark.sql.DataFrameWriter;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
-import org.apache.spark.sql.SaveMode;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
@@ -165,7 +160,8 @@ final class TsneCommand extends SparkCommand implements EstimatorDefaults.Source
             description = "Save the GpuTsneModel (usable by sparkgpu_tsne_embedding) and DIR/summary.json.")
     String modelOut;
 
-    @Option(names = "--overwrite", description = "Replace --output and --model-out if they exist.")
+    @Option(names = "--overwrite", description = "Replace --output, --model-out and --plot if they exist (only "
+            + "once the new one is complete).")
     boolean overwrite;
 
     @Option(names = "--plot", paramLabel = "FILE.png",
@@ -247,8 +243,9 @@ final class TsneCommand extends SparkCommand implements EstimatorDefaults.Source
         PrintWriter out = out();
         try (SparkSession spark = startSpark("spark-gpu t-SNE")) {
             Dataset<Row> raw = InputData.read(spark, input, format, commandLine());
-            checkTarget(spark, output, "--output", input, overwrite);
-            checkTarget(spark, modelOut, "--model-out", input, overwrite);
+            SafeOutput outputTarget = checkTarget(spark, output, "--output", input, overwrite);
+            SafeOutput modelTarget = checkTarget(spark, modelOut, "--model-out", input, overwrite);
+            SafeOutput plotTarget = checkFile(spark, plot, "--plot", overwrite, input);
             String idCol = id == null ? null : InputData.field(raw.schema(), id.trim(), "--id", commandLine()).name();
             String labelCol = label == null ? null
                     : InputData.field(raw.schema(), label.trim(), "--label", commandLine()).name();
@@ -293,15 +290,15 @@ final class TsneCommand extends SparkCommand implements EstimatorDefaults.Source
             }
             TsneFit fit = model.trainingFit();
             if (output != null) {
-                writeEmbedding(spark, fit, labelCol, labels);
+                writeEmbedding(outputTarget, spark, fit, labelCol, labels);
                 out.println("  embedding     " + output + " (" + outputFormat + ")");
             }
             if (modelOut != null) {
-                writeModel(spark, model, fit, est);
+                writeModel(modelTarget, model, fit, est);
                 out.println("  model         " + modelOut);
             }
             if (plot != null) {
-                int shown = plot(fit, labels, labelCol, est.getSeed());
+                int shown = plot(plotTarget, fit, labels, labelCol, est.getSeed());
                 out.println("  plot          " + plot + " (" + shown + " points)");
             }
             out.println("t-SNE finished");
@@ -345,7 +342,8 @@ final class TsneCommand extends SparkCommand implements EstimatorDefaults.Source
                 r.timings.seconds(TsneTimings.Phase.TOTAL));
     }
 
-    private void writeEmbedding(SparkSession spark, TsneFit fit, String labelCol, Object[] labels) {
+    private void writeEmbedding(SafeOutput target, SparkSession spark, TsneFit fit, String labelCol, Object[] labels)
+            throws java.io.IOException {
         TsneResult r = fit.result;
         String idName = id != null ? id.trim() : "id";
         StructType schema = new StructType().add(idName, fit.idType, false);
@@ -367,24 +365,13 @@ final class TsneCommand extends SparkCommand implements EstimatorDefaults.Source
             }
             rows.add(RowFactory.create(v.toArray()));
         }
-        DataFrameWriter<Row> w = spark.createDataFrame(rows, schema).coalesce(1).write()
-                .mode(overwrite ? SaveMode.Overwrite : SaveMode.ErrorIfExists);
-        if (outputFormat == OutputFormat.csv) {
-            w.option("header", "true").csv(output);
-        } else {
-            w.parquet(output);
-        }
+        target.writeDataset(spark.createDataFrame(rows, schema).coalesce(1), outputFormat.name());
     }
 
-    private void writeModel(SparkSession spark, GpuTsneModel model, TsneFit fit, GpuTsne est) throws Exception {
-        org.apache.hadoop.fs.Path root = new org.apache.hadoop.fs.Path(modelOut);
-        FileSystem fs = root.getFileSystem(spark.sparkContext().hadoopConfiguration());
-        if (fs.exists(root)) {
-            fs.delete(root, true);
-        }
+    private void writeModel(SafeOutput target, GpuTsneModel model, TsneFit fit, GpuTsne est) throws Exception {
         // the saved model's output column is the estimator's default name, whatever the CLI used during the fit
-        model.copy(org.apache.spark.ml.param.ParamMap.empty()).setOutputCol(GpuTsneModelParams.DEFAULT_OUTPUT)
-                .write().save(modelOut);
+        GpuTsneModel saved = model.copy(org.apache.spark.ml.param.ParamMap.empty())
+                .setOutputCol(GpuTsneModelParams.DEFAULT_OUTPUT);
         Map<String, Object> s = new LinkedHashMap<>();
         s.put("algorithm", "t-SNE");
         s.put("input", input);
@@ -401,12 +388,10 @@ final class TsneCommand extends SparkCommand implements EstimatorDefaults.Source
         s.put("trustworthiness", fit.trustworthiness);
         s.put("knnPreservation", fit.knnPreservation);
         s.put("seconds", new LinkedHashMap<>(fit.result.timings.toMap()));
-        try (OutputStream os = fs.create(new org.apache.hadoop.fs.Path(root, ModelOutput.SUMMARY), false)) {
-            os.write((ModelOutput.toJson(s, "") + "\n").getBytes(StandardCharsets.UTF_8));
-        }
+        ModelOutput.write(target, saved, s);
     }
 
-    private int plot(TsneFit fit, Object[] labels, String labelCol, long seed) throws Exception {
+    private int plot(SafeOutput target, TsneFit fit, Object[] labels, String labelCol, long seed) throws Exception {
         TsneResult r = fit.result;
         int[] idx = TsneTrainer.sampleIndices(r.n, plotPoints, seed);
         double[] x = new double[idx.length];
@@ -436,7 +421,7 @@ final class TsneCommand extends SparkCommand implements EstimatorDefaults.Source
         }
         XYChart chart = Plots.scatter(String.format(Locale.ROOT, "t-SNE of %s (perplexity %s, KL %.3f)", input,
                 perplexity, r.finalKl()), "t-SNE 1", r.dim > 1 ? "t-SNE 2" : "", x, y, group, names);
-        Plots.savePng(chart, plot);
+        target.writePng(chart);
         return idx.length;
     }
 }

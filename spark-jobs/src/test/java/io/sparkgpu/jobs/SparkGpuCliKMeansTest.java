@@ -147,6 +147,7 @@ class SparkGpuCliKMeansTest {
         Path csv = writeBlobsCsv(tmp.resolve("points.csv"));
         Path pred = Files.createDirectories(tmp.resolve("pred-csv"));
         Files.writeString(pred.resolve("old.txt"), "stale");
+        Files.writeString(pred.resolve("_SUCCESS"), ""); // a previous output: --overwrite may replace it
 
         CliRun refused = CliRun.of("kmeans", "--input", csv.toString(), "--features", "a,b", "-k", "3",
                 "--output", pred.toString(), "--output-format", "csv", "--master", "local[2]");
@@ -211,6 +212,24 @@ class SparkGpuCliKMeansTest {
                 "--master", "local[2]");
         assertEquals(SparkGpuCli.EXIT_ERROR, verbose.exitCode, verbose::toString);
         assertTrue(verbose.err.contains("\tat io.sparkgpu.kmeans.KMeansTrainer"), verbose::toString);
+    }
+
+    @Test
+    void malformedCsvRowsFailNamingFileLineAndColumn() throws Exception {
+        // Spark's permissive CSV mode used to drop the extra field and cluster the row silently
+        Path extra = tmp.resolve("extra.csv");
+        Files.writeString(extra, "a,b\n1,2\n\n3,4,5\n6,7\n8,9\n");
+        CliRun r = CliRun.of("kmeans", "--input", extra.toString(), "--features", "a,b", "-k", "2", "--master",
+                "local[2]");
+        assertEquals(SparkGpuCli.EXIT_ERROR, r.exitCode, r::toString);
+        assertTrue(r.err.contains("error: --input: malformed CSV row at file:" + extra + " line 4: 3 fields where "
+                + "the header has 2 (a, b)"), r::toString);
+        Path missing = tmp.resolve("missing.csv");
+        Files.writeString(missing, "a,b\n1,2\n3,4\n6\n8,9\n");
+        CliRun m = CliRun.of("kmeans", "--input", missing.toString(), "--features", "a", "-k", "2", "--master",
+                "local[2]");
+        assertEquals(SparkGpuCli.EXIT_ERROR, m.exitCode, m::toString);
+        assertTrue(m.err.contains("line 4: 1 fields where the header has 2 (a, b); column 'b' is missing"), m::toString);
     }
 
     static int distinctColours(BufferedImage img) {

@@ -73,10 +73,14 @@ class ReadmeSamplesTest {
     private static final Map<String, Function<SparkSession, Dataset<Row>>> FIXTURES = new LinkedHashMap<>();
 
     static {
+        // before GpuIsotonicRegression: the spline sample also fits an isotonic model on its x, y
+        FIXTURES.put("GpuMonotoneSpline", ReadmeSamplesTest::curve);
         FIXTURES.put("GpuKMeans", ReadmeSamplesTest::points);
         FIXTURES.put("GpuIsotonicRegression", ReadmeSamplesTest::scores);
         FIXTURES.put("GpuScanStatistic", ReadmeSamplesTest::cells);
         FIXTURES.put("GpuTsne", ReadmeSamplesTest::points);
+        FIXTURES.put("GpuSort", ReadmeSamplesTest::events);
+        FIXTURES.put("GpuFitzHughNagumo", ReadmeSamplesTest::fhnParams);
     }
 
     /**
@@ -218,6 +222,48 @@ class ReadmeSamplesTest {
             new StructField("y", DataTypes.IntegerType, false, Metadata.empty()),
             new StructField("cases", DataTypes.LongType, false, Metadata.empty()),
             new StructField("pop", DataTypes.DoubleType, false, Metadata.empty())});
+        return s.createDataFrame(rows, schema);
+    }
+
+    /** 400 events: hour of the week (int in [0, 168), some null), value. */
+    static Dataset<Row> events(SparkSession s) {
+        Random r = new Random(5);
+        List<Row> rows = new ArrayList<>();
+        for (int i = 0; i < 400; i++) {
+            rows.add(RowFactory.create(i % 37 == 0 ? null : r.nextInt(168), r.nextDouble()));
+        }
+        StructType schema = new StructType(new StructField[] {
+            new StructField("hour", DataTypes.IntegerType, true, Metadata.empty()),
+            new StructField("value", DataTypes.DoubleType, false, Metadata.empty())});
+        return s.createDataFrame(rows, schema).repartition(3);
+    }
+
+    /** Two FitzHugh-Nagumo parameter sets: a, eps, gamma, I, D (one above threshold, one below). */
+    static Dataset<Row> fhnParams(SparkSession s) {
+        List<Row> rows = List.of(RowFactory.create(0.1, 0.01, 0.5, 0.5, 1.0), RowFactory.create(0.1, 0.01, 0.5, 0.0, 1.0));
+        StructType schema = new StructType(new StructField[] {
+            new StructField("a", DataTypes.DoubleType, false, Metadata.empty()),
+            new StructField("eps", DataTypes.DoubleType, false, Metadata.empty()),
+            new StructField("gamma", DataTypes.DoubleType, false, Metadata.empty()),
+            new StructField("I", DataTypes.DoubleType, false, Metadata.empty()),
+            new StructField("D", DataTypes.DoubleType, false, Metadata.empty())});
+        return s.createDataFrame(rows, schema);
+    }
+
+    /** 200 points of an increasing curve with flats: x, y, slope (its derivative), w. */
+    static Dataset<Row> curve(SparkSession s) {
+        List<Row> rows = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            double x = i * 0.05;
+            double y = x < 3 ? x * x / 9 : x < 5 ? 1 : 1 + Math.log(x - 4);
+            double slope = x < 3 ? 2 * x / 9 : x < 5 ? 0 : 1 / (x - 4);
+            rows.add(RowFactory.create(x, y, slope, 1.0 + (i % 3)));
+        }
+        StructType schema = new StructType(new StructField[] {
+            new StructField("x", DataTypes.DoubleType, false, Metadata.empty()),
+            new StructField("y", DataTypes.DoubleType, false, Metadata.empty()),
+            new StructField("slope", DataTypes.DoubleType, false, Metadata.empty()),
+            new StructField("w", DataTypes.DoubleType, false, Metadata.empty())});
         return s.createDataFrame(rows, schema);
     }
 }

@@ -1,0 +1,653 @@
+/*
+ * FitzHugh-Nagumo reaction-diffusion on 1-D axons (module "pde"), the GPU side of io.sparkgpu.pde.FhnCpu.
+ *
+ *   v_t = D v_xx + v (a - v) (v - 1) - w + I p(x) s(t),   w_t = eps (v - gamma w)
+ *
+ * Every kernel computes what FhnCpu computes with the same + - * / in the same order; the module is built with
+ * --fmad=false (native-kernels/pom.xml), so no multiply-add is contracted and the bits equal the twin's. exp is never
+ * evaluated here: the stimulus profile p, the signal s(t_k) and the initial state come from the host.
+ *
+ * Per-simulation parameters: prm[0..S) = a, [S..2S) = eps, [2S..3S) = gamma, [3S..4S) = I, [4S..5S) = D.
+ * Boundary codes: 0 Dirichlet, 1 Neumann (ghost node, second order), 2 periodic (FhnSetup.BC_*).
+ *
+ * Kernels:
+ *   pde_explicit_step  one FTCS step, one thread per cell, axon-major (cell i of axon s at s n + i, coalesced);
+ *                      probe crossings by the probe cells' threads, max v by a warp-segmented max + atomicMax on
+ *                      an order-preserving integer key (max is exact, so the order does not matter).
+ *   pde_cn_thomas      Crank-Nicolson + Newton, one thread per axon over a chunk of steps, interleaved layout
+ *                      (cell i of axon s at i S + s: consecutive threads read consecutive words). Coefficients are
+ *                      formed on the fly in the Thomas forward sweep; the Newton test (max |delta| <= tol) is the
+ *                      thread's own, so no host round trip per step or iteration. Periodic: Sherman-Morrison.
+ *   pde_cn_rhs / pde_cn_system / pde_cn_update / pde_cn_check / pde_cn_finish
+ *                      Crank-Nicolson + Newton with cyclic reduction, system-major, one thread per cell; a per-system
+ *                      done flag set on the device by pde_cn_check makes the remaining enqueued iterations no-ops.
+ *   pde_cr_forward / pde_cr_backward   one level of cyclic reduction for every system (long systems).
+ *   pde_cr_block       one block per system: the remaining levels (all of them for systems that fit), in shared
+ *                      memory when the whole system fits, else in place in global memory.
+ *   pde_thomas_batch   batched Thomas on the interleaved layout (benchmark: c <- c', d <- solution).
+ *   pde_copy           a plain copy (the benchmark's bandwidth reference).
+ */
+#include "common.cuh"
+
+#define BC_DIRICHLET 0
+#define BC_NEUMANN 1
+#define BC_PERIODIC 2
+
+__device__ __forceinline__ double fhn_f(double v, double a) {
+    return (v * (a - v)) * (v - 1.0);
+}
+
+__device__ __forceinline__ double fhn_fp(double v, double a) {
+    return ((2.0 * (1.0 + a)) - 3.0 * v) * v - a;
+}
+
+/* An integer whose signed order is the order of the (non-NaN) doubles; its own inverse. */
+__device__ __forceinline__ i64 order_key(double x) {
+    i64 b = __double_as_longlong(x);
+    return b >= 0 ? b : (b ^ 0x7fffffffffffffffLL);
+}
+
+/* Upward crossings of the threshold by the probe cells (FhnCpu.Observer.step). */
+__device__ __forceinline__ void observe(int i, int s, int pn, int pf, double oldv, double newv, double th, double tk,
+                                       double dt, double* tNear, double* tFar, int* pulses) {
+    if (i == pn && isnan(tNear[s]) && oldv < th && newv >= th) {
+        tNear[s] = tk + dt * ((th - oldv) / (newv - oldv));
+    }
+    if (i == pf && oldv < th && newv >= th) {
+        if (isnan(tFar[s])) {
+            tFar[s] = tk + dt * ((th - oldv) / (newv - oldv));
+        }
+        pulses[s] = pulses[s] + 1;
+    }
+}
+
+/* The max of a key per segment over a warp whose lanes may belong to several axons (contiguous), then one atomic
+ * per axon and warp. seg < 0: an idle lane. Every lane must call it. */
+__device__ __forceinline__ void segmented_key_max(i64 seg, i64 key, i64* maxKey) {
+    int lane = threadIdx.x & 31;
+    for (int off = 1; off < 32; off <<= 1) {
+        i64 ok = __shfl_down_sync(FULL_MASK, key, off);
+        i64 os = __shfl_down_sync(FULL_MASK, seg, off);
+        if (lane + off < 32 && os == seg && ok > key) {
+            key = ok;
+        }
+    }
+    i64 prev = __shfl_up_sync(FULL_MASK, seg, 1);
+    if (seg >= 0 && (lane == 0 || prev != seg)) {
+        atomicMax((long long*) &maxKey[seg], (long long) key);
+    }
+}
+
+/* segmented_key_max of v; NaN is ignored (as the twin's "if (x > max)"). */
+__device__ __forceinline__ void segmented_max(i64 seg, double x, i64* maxKey) {
+    segmented_key_max(seg, (seg >= 0 && !isnan(x)) ? order_key(x) : order_key(-INFINITY), maxKey);
+}
+
+extern "C" __global__ void pde_explicit_step(int S, int n, const double* __restrict__ v, const double* __restrict__ w,
+                                             double* __restrict__ vn, double* __restrict__ wn,
+                                             const double* __restrict__ prm, const double* __restrict__ prof,
+                                             double sg, double dt, double idx2, int bc, int pn, int pf, double th,
+                                             double tk, double* tNear, double* tFar, int* pulses, i64* maxKey) {
+    i64 g = (i64) blockIdx.x * blockDim.x + threadIdx.x;
+    i64 total = (i64) S * n;
+    i64 seg = -1;
+    double vnew = 0.0;
+    if (g < total) {
+        int s = (int) (g / n);
+        int i = (int) (g - (i64) s * n);
+        i64 base = g - i;
+        seg = s;
+        double vi = v[g];
+        double wi = w[g];
+        double a = prm[s];
+        double eps = prm[S + s];
+        double gam = prm[2 * S + s];
+        double cur = prm[3 * S + s];
+        double D = prm[4 * S + s];
+        wn[g] = wi + dt * (eps * (vi - gam * wi));
+        bool hold = false;
+        double vl = 0.0;
+        double vr = 0.0;
+        if (bc == BC_PERIODIC) {
+            vl = v[base + (i == 0 ? n - 1 : i - 1)];
+            vr = v[base + (i == n - 1 ? 0 : i + 1)];
+        } else if (bc == BC_NEUMANN) {
+            vl = v[base + (i == 0 ? 1 : i - 1)];
+            vr = v[base + (i == n - 1 ? n - 2 : i + 1)];
+        } else if (i == 0 || i == n - 1) {
+            hold = true;
+        } else {
+            vl = v[g - 1];
+            vr = v[g + 1];
+        }
+        if (hold) {
+            vnew = vi;
+        } else {
+            double lap = ((vl + vr) - (vi + vi)) * idx2;
+            double amp = cur * sg;
+            vnew = vi + dt * ((((D * lap) + fhn_f(vi, a)) - wi) + amp * prof[i]);
+        }
+        vn[g] = vnew;
+        observe(i, s, pn, pf, vi, vnew, th, tk, dt, tNear, tFar, pulses);
+    }
+    segmented_max(seg, vnew, maxKey);
+}
+
+/* ------------------------------------------------------------------------------------ Crank-Nicolson */
+
+struct CnCoef {
+    double hd, alpha, beta, dd;
+};
+
+__device__ __forceinline__ CnCoef cn_coef(double dt, double eps, double gam, double D, double idx2) {
+    CnCoef c;
+    c.hd = 0.5 * dt;
+    double he = c.hd * eps;
+    double h = he * gam;
+    c.alpha = (1.0 - h) / (1.0 + h);
+    c.beta = he / (1.0 + h);
+    c.dd = D * idx2;
+    return c;
+}
+
+/* The Newton row i at u (FhnCpu.cnSystem): ul, ui, ur are u_{i-1}, u_i, u_{i+1} after the boundary's wrap/ghost. */
+__device__ __forceinline__ void cn_row(int i, int n, int bc, double ul, double ui, double ur, double r, double a,
+                                       double D, double idx2, const CnCoef& c, double& sa, double& sb, double& sc,
+                                       double& sd) {
+    if (bc == BC_DIRICHLET && (i == 0 || i == n - 1)) {
+        sa = 0.0;
+        sb = 1.0;
+        sc = 0.0;
+        sd = 0.0;
+        return;
+    }
+    double lap = ((ul + ur) - (ui + ui)) * idx2;
+    double g = (ui - c.hd * (((D * lap) + fhn_f(ui, a)) - c.beta * ui)) - r;
+    sb = 1.0 - c.hd * (((-2.0 * c.dd) + fhn_fp(ui, a)) - c.beta);
+    sd = -g;
+    double off = -(c.hd * c.dd);
+    double off2 = -(c.hd * (2.0 * c.dd));
+    if (bc == BC_NEUMANN && i == 0) {
+        sa = 0.0;
+        sc = off2;
+    } else if (bc == BC_NEUMANN && i == n - 1) {
+        sa = off2;
+        sc = 0.0;
+    } else {
+        sa = off;
+        sc = off;
+    }
+    if (bc != BC_PERIODIC) {
+        if (i == 0) {
+            sa = 0.0;
+        }
+        if (i == n - 1) {
+            sc = 0.0;
+        }
+    }
+}
+
+__device__ __forceinline__ int left_of(int i, int n, int bc) {
+    return i == 0 ? (bc == BC_PERIODIC ? n - 1 : 1) : i - 1;
+}
+
+__device__ __forceinline__ int right_of(int i, int n, int bc) {
+    return i == n - 1 ? (bc == BC_PERIODIC ? 0 : n - 2) : i + 1;
+}
+
+/* R_i (FhnCpu.cnRhs). */
+__device__ __forceinline__ double cn_rhs(double vl, double vi, double vr, double wi, double a, double cur, double D,
+                                         double p, double sg0, double sg1, double idx2, const CnCoef& c) {
+    double src = (cur * sg0) * p + (cur * sg1) * p;
+    double lap = ((vl + vr) - (vi + vi)) * idx2;
+    return vi + c.hd * (((((D * lap + fhn_f(vi, a)) - wi) - c.alpha * wi) - c.beta * vi) + src);
+}
+
+extern "C" __global__ void pde_cn_thomas(int S, int n, double* __restrict__ v, double* __restrict__ w,
+                                         double* __restrict__ u, double* __restrict__ R, double* __restrict__ cp,
+                                         double* __restrict__ xp, double* __restrict__ zp,
+                                         const double* __restrict__ prm, const double* __restrict__ prof,
+                                         const double* __restrict__ sig, i64 k0, int count, double dt, double idx2,
+                                         int bc, double tol, int maxNewton, int pn, int pf, double th,
+                                         double* tNear, double* tFar, int* pulses, double* vmax, i64* newton,
+                                         i64* unconv, double* frames, int every) {
+    int s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= S) {
+        return;
+    }
+    const i64 St = S;
+#define E(i) ((i64) (i) * St + s)
+    double a = prm[s];
+    double eps = prm[S + s];
+    double gam = prm[2 * S + s];
+    double cur = prm[3 * S + s];
+    double D = prm[4 * S + s];
+    CnCoef c = cn_coef(dt, eps, gam, D, idx2);
+    double mx = vmax[s];
+    i64 its = newton[s];
+    i64 unc = unconv[s];
+    for (int q = 0; q < count; q++) {
+        i64 k = k0 + q;
+        double sg0 = sig[q];
+        double sg1 = sig[q + 1];
+        for (int i = 0; i < n; i++) {
+            double vi = v[E(i)];
+            R[E(i)] = cn_rhs(v[E(left_of(i, n, bc))], vi, v[E(right_of(i, n, bc))], w[E(i)], a, cur, D, prof[i], sg0,
+                             sg1, idx2, c);
+            u[E(i)] = vi;
+        }
+        bool converged = false;
+        for (int it = 0; it < maxNewton; it++) {
+            double err = 0.0;
+            if (bc != BC_PERIODIC) {
+                double cprev = 0.0;
+                double xprev = 0.0;
+                for (int i = 0; i < n; i++) {
+                    double sa, sb, sc, sd;
+                    cn_row(i, n, bc, u[E(left_of(i, n, bc))], u[E(i)], u[E(right_of(i, n, bc))], R[E(i)], a, D,
+                           idx2, c, sa, sb, sc, sd);
+                    double m;
+                    double ci;
+                    double xi;
+                    if (i == 0) {
+                        m = sb;
+                        ci = sc / m;
+                        xi = sd / m;
+                    } else {
+                        m = sb - sa * cprev;
+                        ci = sc / m;
+                        xi = (sd - sa * xprev) / m;
+                    }
+                    cp[E(i)] = ci;
+                    xp[E(i)] = xi;
+                    cprev = ci;
+                    xprev = xi;
+                }
+                double xn = xprev;
+                for (int i = n - 1; i >= 0; i--) {
+                    double xi = i == n - 1 ? xn : xp[E(i)] - cp[E(i)] * xn;
+                    xn = xi;
+                    u[E(i)] = u[E(i)] + xi;
+                    double e = fabs(xi);
+                    if (e > err) {
+                        err = e;
+                    }
+                }
+            } else {
+                double top = 0.0;
+                double bottom = 0.0;
+                double g = 0.0;
+                double cprev = 0.0;
+                double xprev = 0.0;
+                double zprev = 0.0;
+                for (int i = 0; i < n; i++) {
+                    double sa, sb, sc, sd;
+                    cn_row(i, n, bc, u[E(left_of(i, n, bc))], u[E(i)], u[E(right_of(i, n, bc))], R[E(i)], a, D,
+                           idx2, c, sa, sb, sc, sd);
+                    double m;
+                    double ci;
+                    double xi;
+                    double zi;
+                    if (i == 0) {
+                        top = sa;
+                        g = -sb;
+                        m = sb - g;
+                        ci = sc / m;
+                        xi = sd / m;
+                        zi = g / m;
+                    } else {
+                        double bi = sb;
+                        double z0 = 0.0;
+                        if (i == n - 1) {
+                            bottom = sc;
+                            bi = sb - (bottom * top) / g;
+                            z0 = bottom;
+                        }
+                        m = bi - sa * cprev;
+                        ci = sc / m;
+                        xi = (sd - sa * xprev) / m;
+                        zi = (z0 - sa * zprev) / m;
+                    }
+                    cp[E(i)] = ci;
+                    xp[E(i)] = xi;
+                    zp[E(i)] = zi;
+                    cprev = ci;
+                    xprev = xi;
+                    zprev = zi;
+                }
+                double xn = xprev;
+                double zn = zprev;
+                for (int i = n - 2; i >= 0; i--) {
+                    double ci = cp[E(i)];
+                    xn = xp[E(i)] - ci * xn;
+                    zn = zp[E(i)] - ci * zn;
+                    xp[E(i)] = xn;
+                    zp[E(i)] = zn;
+                }
+                double q2 = top / g;
+                double fact = (xp[E(0)] + q2 * xp[E(n - 1)]) / ((1.0 + zp[E(0)]) + q2 * zp[E(n - 1)]);
+                for (int i = 0; i < n; i++) {
+                    double xi = xp[E(i)] - fact * zp[E(i)];
+                    u[E(i)] = u[E(i)] + xi;
+                    double e = fabs(xi);
+                    if (e > err) {
+                        err = e;
+                    }
+                }
+            }
+            its++;
+            if (err <= tol) {
+                converged = true;
+                break;
+            }
+        }
+        if (!converged) {
+            unc++;
+        }
+        double oldNear = v[E(pn)];
+        double oldFar = v[E(pf)];
+        for (int i = 0; i < n; i++) {
+            double ui = u[E(i)];
+            w[E(i)] = c.alpha * w[E(i)] + c.beta * (v[E(i)] + ui);
+            v[E(i)] = ui;
+            if (ui > mx) {
+                mx = ui;
+            }
+        }
+        double tk = (double) k * dt;
+        observe(pn, s, pn, -1, oldNear, v[E(pn)], th, tk, dt, tNear, tFar, pulses);
+        observe(pf, s, -1, pf, oldFar, v[E(pf)], th, tk, dt, tNear, tFar, pulses);
+        if (every > 0 && (k + 1) % every == 0) {
+            i64 f = (k + 1) / every;
+            for (int i = 0; i < n; i++) {
+                frames[(f * n + i) * St + s] = v[E(i)];
+            }
+        }
+    }
+    vmax[s] = mx;
+    newton[s] = its;
+    unconv[s] = unc;
+#undef E
+}
+
+/* ------------------------------------------------------------------------------------ cyclic reduction */
+
+__device__ __forceinline__ void cr_forward_row(double* a, double* b, double* c, double* d, i64 off, int n, int i,
+                                               int s) {
+    i64 il = off + i - s;
+    i64 ir = off + i + s;
+    i64 ii = off + i;
+    double k1 = a[ii] / b[il];
+    if (i + s < n) {
+        double k2 = c[ii] / b[ir];
+        double na = -(a[il] * k1);
+        double nb = (b[ii] - c[il] * k1) - a[ir] * k2;
+        double nc = -(c[ir] * k2);
+        double nd = (d[ii] - d[il] * k1) - d[ir] * k2;
+        a[ii] = na;
+        b[ii] = nb;
+        c[ii] = nc;
+        d[ii] = nd;
+    } else {
+        double na = -(a[il] * k1);
+        double nb = b[ii] - c[il] * k1;
+        double nd = d[ii] - d[il] * k1;
+        a[ii] = na;
+        b[ii] = nb;
+        c[ii] = 0.0;
+        d[ii] = nd;
+    }
+}
+
+__device__ __forceinline__ void cr_backward_row(const double* a, const double* b, const double* c, const double* d,
+                                                double* x, i64 off, int n, int i, int s) {
+    double xl = i - s >= 0 ? x[off + i - s] : 0.0;
+    double xr = i + s < n ? x[off + i + s] : 0.0;
+    i64 ii = off + i;
+    x[ii] = ((d[ii] - a[ii] * xl) - c[ii] * xr) / b[ii];
+}
+
+/* Rows of level stride s in a system of n: forward i = 2s-1 + 2s j, backward i = s-1 + 2s j. */
+__device__ __forceinline__ int rows_from(int first, int s, int n) {
+    return first < n ? (n - first + 2 * s - 1) / (2 * s) : 0;
+}
+
+extern "C" __global__ void pde_cr_forward(int S, int n, int s, double* a, double* b, double* c, double* d,
+                                          const int* done) {
+    int cnt = rows_from(2 * s - 1, s, n);
+    i64 t = (i64) blockIdx.x * blockDim.x + threadIdx.x;
+    if (cnt == 0 || t >= (i64) S * cnt) {
+        return;
+    }
+    int sys = (int) (t / cnt);
+    int j = (int) (t - (i64) sys * cnt);
+    if (done != nullptr && done[sys]) {
+        return;
+    }
+    cr_forward_row(a, b, c, d, (i64) sys * n, n, 2 * s - 1 + 2 * s * j, s);
+}
+
+extern "C" __global__ void pde_cr_backward(int S, int n, int s, const double* a, const double* b, const double* c,
+                                           const double* d, double* x, const int* done) {
+    int cnt = rows_from(s - 1, s, n);
+    i64 t = (i64) blockIdx.x * blockDim.x + threadIdx.x;
+    if (cnt == 0 || t >= (i64) S * cnt) {
+        return;
+    }
+    int sys = (int) (t / cnt);
+    int j = (int) (t - (i64) sys * cnt);
+    if (done != nullptr && done[sys]) {
+        return;
+    }
+    cr_backward_row(a, b, c, d, x, (i64) sys * n, n, s - 1 + 2 * s * j, s);
+}
+
+/* Levels lfrom..k-2 forward, the middle row, levels k-2..lfrom backward, for system blockIdx.x; shared: the whole
+ * system (lfrom == 0) is staged in dynamic shared memory (5 n doubles). */
+extern "C" __global__ void pde_cr_block(int S, int n, int k, int lfrom, double* a, double* b, double* c, double* d,
+                                        double* x, const int* done, int shared) {
+    extern __shared__ double sm[];
+    int sys = blockIdx.x;
+    if (sys >= S || (done != nullptr && done[sys])) {
+        return;
+    }
+    i64 off = (i64) sys * n;
+    double* A = a;
+    double* B = b;
+    double* C = c;
+    double* Dd = d;
+    double* X = x;
+    if (shared) {
+        A = sm;
+        B = sm + n;
+        C = sm + 2 * n;
+        Dd = sm + 3 * n;
+        X = sm + 4 * n;
+        for (int i = threadIdx.x; i < n; i += blockDim.x) {
+            A[i] = a[off + i];
+            B[i] = b[off + i];
+            C[i] = c[off + i];
+            Dd[i] = d[off + i];
+        }
+        off = 0;
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        A[off] = 0.0;
+        C[off + n - 1] = 0.0;
+    }
+    __syncthreads();
+    for (int l = lfrom; l <= k - 2; l++) {
+        int s = 1 << l;
+        for (int i = 2 * s - 1 + 2 * s * threadIdx.x; i < n; i += 2 * s * blockDim.x) {
+            cr_forward_row(A, B, C, Dd, off, n, i, s);
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        int top = (1 << (k - 1)) - 1;
+        X[off + top] = Dd[off + top] / B[off + top];
+    }
+    __syncthreads();
+    for (int l = k - 2; l >= lfrom; l--) {
+        int s = 1 << l;
+        for (int i = s - 1 + 2 * s * threadIdx.x; i < n; i += 2 * s * blockDim.x) {
+            cr_backward_row(A, B, C, Dd, X, off, n, i, s);
+        }
+        __syncthreads();
+    }
+    if (shared) {
+        i64 go = (i64) sys * n;
+        for (int i = threadIdx.x; i < n; i += blockDim.x) {
+            x[go + i] = X[i];
+        }
+    }
+}
+
+/* Clears a[0] and c[n-1] of every system before the level launches (pde_cr_block does it itself). */
+extern "C" __global__ void pde_cr_ends(int S, int n, double* a, double* c, const int* done) {
+    int sys = blockIdx.x * blockDim.x + threadIdx.x;
+    if (sys >= S || (done != nullptr && done[sys])) {
+        return;
+    }
+    a[(i64) sys * n] = 0.0;
+    c[(i64) sys * n + n - 1] = 0.0;
+}
+
+/* ---------------------------------------------------------------- Crank-Nicolson with cyclic reduction */
+
+extern "C" __global__ void pde_cn_rhs(int S, int n, const double* __restrict__ v, const double* __restrict__ w,
+                                      double* __restrict__ u, double* __restrict__ R, const double* __restrict__ prm,
+                                      const double* __restrict__ prof, double sg0, double sg1, double dt, double idx2,
+                                      int bc, int* done, i64* errKey) {
+    i64 g = (i64) blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= (i64) S * n) {
+        return;
+    }
+    int s = (int) (g / n);
+    int i = (int) (g - (i64) s * n);
+    i64 base = g - i;
+    CnCoef c = cn_coef(dt, prm[S + s], prm[2 * S + s], prm[4 * S + s], idx2);
+    double vi = v[g];
+    R[g] = cn_rhs(v[base + left_of(i, n, bc)], vi, v[base + right_of(i, n, bc)], w[g], prm[s], prm[3 * S + s],
+                  prm[4 * S + s], prof[i], sg0, sg1, idx2, c);
+    u[g] = vi;
+    if (i == 0) {
+        done[s] = 0;
+        errKey[s] = 0;
+    }
+}
+
+extern "C" __global__ void pde_cn_system(int S, int n, const double* __restrict__ u, const double* __restrict__ R,
+                                         double* __restrict__ sa, double* __restrict__ sb, double* __restrict__ sc,
+                                         double* __restrict__ sd, const double* __restrict__ prm, double dt,
+                                         double idx2, int bc, const int* done) {
+    i64 g = (i64) blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= (i64) S * n) {
+        return;
+    }
+    int s = (int) (g / n);
+    if (done[s]) {
+        return;
+    }
+    int i = (int) (g - (i64) s * n);
+    i64 base = g - i;
+    CnCoef c = cn_coef(dt, prm[S + s], prm[2 * S + s], prm[4 * S + s], idx2);
+    double a, b, cc, d;
+    cn_row(i, n, bc, u[base + left_of(i, n, bc)], u[g], u[base + right_of(i, n, bc)], R[g], prm[s], prm[4 * S + s],
+           idx2, c, a, b, cc, d);
+    sa[g] = a;
+    sb[g] = b;
+    sc[g] = cc;
+    sd[g] = d;
+}
+
+extern "C" __global__ void pde_cn_update(int S, int n, double* __restrict__ u, const double* __restrict__ x,
+                                         i64* errKey, const int* done) {
+    i64 g = (i64) blockIdx.x * blockDim.x + threadIdx.x;
+    i64 seg = -1;
+    i64 key = 0;
+    if (g < (i64) S * n) {
+        int s = (int) (g / n);
+        if (!done[s]) {
+            double xi = x[g];
+            u[g] = u[g] + xi;
+            key = __double_as_longlong(fabs(xi));
+            seg = s;
+        }
+    }
+    segmented_key_max(seg, key, errKey);  // |delta| >= 0: its bits order like the values
+}
+
+extern "C" __global__ void pde_cn_check(int S, i64* errKey, int* done, i64* newton, double tol) {
+    int s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= S || done[s]) {
+        return;
+    }
+    newton[s] = newton[s] + 1;
+    if (__longlong_as_double(errKey[s]) <= tol) {
+        done[s] = 1;
+    }
+    errKey[s] = 0;
+}
+
+extern "C" __global__ void pde_cn_finish(int S, int n, double* __restrict__ v, double* __restrict__ w,
+                                         const double* __restrict__ u, const double* __restrict__ prm, double dt,
+                                         double idx2, const int* done, i64* unconv, int pn, int pf, double th,
+                                         double tk, double* tNear, double* tFar, int* pulses, i64* maxKey) {
+    i64 g = (i64) blockIdx.x * blockDim.x + threadIdx.x;
+    i64 seg = -1;
+    double ui = 0.0;
+    if (g < (i64) S * n) {
+        int s = (int) (g / n);
+        int i = (int) (g - (i64) s * n);
+        seg = s;
+        CnCoef c = cn_coef(dt, prm[S + s], prm[2 * S + s], prm[4 * S + s], idx2);
+        double vi = v[g];
+        ui = u[g];
+        w[g] = c.alpha * w[g] + c.beta * (vi + ui);
+        v[g] = ui;
+        if (i == 0 && !done[s]) {
+            unconv[s] = unconv[s] + 1;
+        }
+        observe(i, s, pn, pf, vi, ui, th, tk, dt, tNear, tFar, pulses);
+    }
+    segmented_max(seg, ui, maxKey);
+}
+
+/* ------------------------------------------------------------------------------------ benchmark pieces */
+
+extern "C" __global__ void pde_thomas_batch(int S, int n, const double* __restrict__ a, const double* __restrict__ b,
+                                            double* __restrict__ c, double* __restrict__ d) {
+    int s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= S) {
+        return;
+    }
+    const i64 St = S;
+    double m = b[s];
+    double cprev = c[s] / m;
+    double dprev = d[s] / m;
+    c[s] = cprev;
+    d[s] = dprev;
+    for (int i = 1; i < n; i++) {
+        i64 e = (i64) i * St + s;
+        double ai = a[e];
+        m = b[e] - ai * cprev;
+        cprev = c[e] / m;
+        dprev = (d[e] - ai * dprev) / m;
+        c[e] = cprev;
+        d[e] = dprev;
+    }
+    double xn = dprev;
+    for (int i = n - 2; i >= 0; i--) {
+        i64 e = (i64) i * St + s;
+        xn = d[e] - c[e] * xn;
+        d[e] = xn;
+    }
+}
+
+extern "C" __global__ void pde_copy(i64 count, const double* __restrict__ src, double* __restrict__ dst) {
+    for (i64 g = (i64) blockIdx.x * blockDim.x + threadIdx.x; g < count; g += (i64) gridDim.x * blockDim.x) {
+        dst[g] = src[g];
+    }
+}

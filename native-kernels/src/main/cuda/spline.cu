@@ -1,0 +1,354 @@
+/*
+ * Monotone splines: Schumaker's quadratic with Butland's slopes and Gregory-Delbourgo's rational quadratic Hermite
+ * spline; construction in one launch, evaluation (value, derivative) and inverse of millions of queries in one
+ * launch each. CPU twin: io.sparkgpu.spline.SplineCpu (the same operations in the same order, so the same bits;
+ * every + - * / sqrt below is written with the round-to-nearest intrinsics so no build flag can contract them into
+ * fused multiply-adds); launcher: io.sparkgpu.spline.SplineGpu. The layout of a built spline and the maths are
+ * described in SplineCpu and Spline: knots t, values a and slopes b of length T, for the non-decreasing version of
+ * the data (times sign).
+ *
+ * spline_build     grid-stride over the intervals (Schumaker: writes knots 2i, 2i+1, and 2n-2 for the last; rational:
+ *                  over the knots, a = sign y, b = sign p or Butland's slope). Every interval is checked
+ *                  (interval_ok, SplineCpu.intervalOk); the smallest bad index goes to *bad (atomicMin), and the host
+ *                  throws the twin's message for it.
+ * spline_eval      one query per thread (grid-stride); the block first loads a guide of every stride-th knot into
+ *                  shared memory, so a search starts with a bisection there and ends in one stride of the knots (the
+ *                  answer, the largest j with t[j] <= z, is unique, so it equals the twin's plain bisection).
+ * spline_inverse   the same with the knot values (smallest k with a[k] >= v), then the closed-form quadratic root
+ *                  or the safeguarded Newton iteration of the rational piece.
+ * With extrapolate=error, a query outside the knots (values) is written as NaN and its index recorded in *bad.
+ */
+
+#include "layout/spline.cuh"
+
+#define ADD(a, b) __dadd_rn((a), (b))
+#define SUB(a, b) __dsub_rn((a), (b))
+#define MUL(a, b) __dmul_rn((a), (b))
+#define DIV(a, b) __ddiv_rn((a), (b))
+
+/* ------------------------------------------------------------------------------------------- construction */
+
+__device__ __forceinline__ double delta_at(const double *x, const double *y, double sign, int i) {
+    const double dy = MUL(sign, SUB(y[i + 1], y[i]));
+    return DIV(dy, SUB(x[i + 1], x[i]));
+}
+
+__device__ __forceinline__ double harmonic(double a, double b) {
+    return (a > 0 && b > 0) ? MUL(2.0, MUL(a, DIV(b, ADD(a, b)))) : 0.0;
+}
+
+__device__ double butland(const double *x, const double *y, double sign, int n, int k) {
+    if (n == 2) return delta_at(x, y, sign, 0);
+    if (k == 0) {
+        const double d0 = delta_at(x, y, sign, 0);
+        const double e = SUB(MUL(2.0, d0), harmonic(d0, delta_at(x, y, sign, 1)));
+        return (d0 > 0 && e > 0) ? e : 0.0;
+    }
+    if (k == n - 1) {
+        const double dl = delta_at(x, y, sign, n - 2);
+        const double e = SUB(MUL(2.0, dl), harmonic(delta_at(x, y, sign, n - 3), dl));
+        return (dl > 0 && e > 0) ? e : 0.0;
+    }
+    return harmonic(delta_at(x, y, sign, k - 1), delta_at(x, y, sign, k));
+}
+
+__device__ bool interval_ok(const double *x, const double *y, const double *p, double sign, int i) {
+    const double x0 = x[i], x1 = x[i + 1], y0 = y[i], y1 = y[i + 1];
+    if (!(isfinite(x0) && isfinite(x1) && isfinite(y0) && isfinite(y1))) return false;
+    const double h = SUB(x1, x0);
+    const double dy = MUL(sign, SUB(y1, y0));
+    if (!(h > 0 && h <= 1.7976931348623157e308 && dy >= 0 && DIV(dy, h) <= SPLINE_MAX_SLOPE)) return false;
+    if (p != nullptr) {
+        const double p0 = MUL(sign, p[i]), p1 = MUL(sign, p[i + 1]);
+        return p0 >= 0 && p0 <= SPLINE_MAX_SLOPE && p1 >= 0 && p1 <= SPLINE_MAX_SLOPE;
+    }
+    return true;
+}
+
+__device__ void schumaker_interval(const double *x, const double *y, double sign, int n, int i, double *t,
+                                   double *a, double *b) {
+    const double x0 = x[i], x1 = x[i + 1];
+    const double y0 = MUL(sign, y[i]), y1 = MUL(sign, y[i + 1]);
+    const double h = SUB(x1, x0);
+    const double del = DIV(SUB(y1, y0), h);
+    const double d0 = butland(x, y, sign, n, i);
+    const double d1 = butland(x, y, sign, n, i + 1);
+    double tk, dbar;
+    if (ADD(d0, d1) == MUL(2.0, del)) {
+        tk = x0;
+        dbar = d0;
+    } else if ((d0 < del && d1 > del) || (d0 > del && d1 < del)) {
+        tk = ADD(x1, MUL(DIV(SUB(d0, del), SUB(d1, d0)), h));
+        dbar = del;
+    } else {
+        tk = ADD(x0, MUL(0.5, h));
+        dbar = SUB(MUL(2.0, del), MUL(0.5, ADD(d0, d1)));
+        if (!(dbar >= 0)) dbar = 0.0;
+    }
+    if (!(tk >= x0)) tk = x0;
+    if (tk > x1) tk = x1;
+    const double wa = SUB(tk, x0);
+    const double wb = SUB(x1, tk);
+    double abar;
+    if (wa == 0) {
+        abar = y0;
+        dbar = d0;
+    } else if (wb == 0) {
+        abar = y1;
+        dbar = d1;
+    } else {
+        abar = ADD(y0, MUL(MUL(0.5, ADD(d0, dbar)), wa));
+        if (!(abar >= y0)) abar = y0;
+        if (abar > y1) abar = y1;
+    }
+    t[2 * i] = x0;
+    a[2 * i] = y0;
+    b[2 * i] = d0;
+    t[2 * i + 1] = tk;
+    a[2 * i + 1] = abar;
+    b[2 * i + 1] = dbar;
+    if (i == n - 2) {
+        t[2 * i + 2] = x1;
+        a[2 * i + 2] = y1;
+        b[2 * i + 2] = d1;
+    }
+}
+
+/* p may be null (rational: Butland's slopes). t is written for Schumaker only (the rational knots are x). */
+extern "C" __global__ void spline_build(const double *__restrict__ x, const double *__restrict__ y,
+                                        const double *__restrict__ p, int n, double sign, int kind,
+                                        double *__restrict__ t, double *__restrict__ a, double *__restrict__ b,
+                                        int *__restrict__ bad) {
+    const int stride = blockDim.x * gridDim.x;
+    int firstBad = SPLINE_NO_BAD;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        if (i < n - 1 && !interval_ok(x, y, p, sign, i)) firstBad = min(firstBad, i);
+        if (kind == SPLINE_KIND_RATIONAL) {
+            a[i] = MUL(sign, y[i]);
+            b[i] = p != nullptr ? MUL(sign, p[i]) : butland(x, y, sign, n, i);
+        } else if (i < n - 1) {
+            schumaker_interval(x, y, sign, n, i, t, a, b);
+        }
+    }
+    if (firstBad != SPLINE_NO_BAD) atomicMin(bad, firstBad);
+}
+
+/* ------------------------------------------------------------------------------------------- evaluation */
+
+/* Value and derivative of piece j (t[j] <= z < t[j+1]) of the non-decreasing spline (SplineCpu.piece). */
+__device__ void piece(int kind, const double *t, const double *a, const double *b, int j, double z, double &v,
+                      double &d) {
+    const double t0 = t[j], t1 = t[j + 1], a0 = a[j], a1 = a[j + 1], b0 = b[j], b1 = b[j + 1];
+    const double w = SUB(t1, t0);
+    if (kind == SPLINE_KIND_SCHUMAKER) {
+        if (b1 >= b0) {
+            const double r = SUB(z, t0);
+            const double th = DIV(r, w);
+            const double g = SUB(b1, b0);
+            v = ADD(a0, ADD(MUL(r, b0), MUL(r, MUL(MUL(g, th), 0.5))));
+            d = ADD(b0, MUL(g, th));
+        } else {
+            const double q = SUB(t1, z);
+            const double th = DIV(q, w);
+            const double g = SUB(b0, b1);
+            v = SUB(a1, ADD(MUL(q, b1), MUL(q, MUL(MUL(g, th), 0.5))));
+            d = ADD(b1, MUL(g, th));
+        }
+    } else {
+        const double dy = SUB(a1, a0);
+        const double del = DIV(dy, w);
+        const double th = DIV(SUB(z, t0), w);
+        if (!(del > 0)) {
+            v = ADD(a0, MUL(dy, th));
+            d = del;
+        } else {
+            const double u = SUB(1.0, th);
+            const double nn = MUL(th, ADD(MUL(del, th), MUL(b0, u)));
+            const double mm = MUL(u, ADD(MUL(del, u), MUL(b1, th)));
+            const double den = ADD(nn, mm);
+            v = ADD(a0, MUL(dy, DIV(nn, den)));
+            const double kk = ADD(ADD(MUL(b1, MUL(th, th)), MUL(MUL(2.0, del), MUL(th, u))), MUL(b0, MUL(u, u)));
+            const double qq = DIV(del, den);
+            d = MUL(qq, MUL(qq, kk));
+        }
+    }
+    if (!(v >= a0)) v = a0;
+    if (v > a1) v = a1;
+}
+
+/* Loads every stride-th entry of arr into the block's guide; returns stride. */
+__device__ int load_guide(const double *arr, int T, double *guide) {
+    const int stride = (T + SPLINE_GUIDE - 1) / SPLINE_GUIDE;
+    const int g = (T + stride - 1) / stride;
+    for (int k = threadIdx.x; k < g; k += blockDim.x) guide[k] = arr[k * stride];
+    __syncthreads();
+    return stride;
+}
+
+/* The largest j with t[j] <= z, for t[0] <= z <= t[T-1]. */
+__device__ int find_piece(const double *t, int T, const double *guide, int stride, double z) {
+    int lo = 0, hi = (T - 1) / stride; /* guide entries */
+    while (lo < hi) {
+        const int mid = (lo + hi + 1) >> 1;
+        if (guide[mid] <= z) lo = mid; else hi = mid - 1;
+    }
+    hi = min(T - 1, lo * stride + stride - 1);
+    lo = lo * stride;
+    while (lo < hi) {
+        const int mid = (lo + hi + 1) >> 1;
+        if (__ldg(t + mid) <= z) lo = mid; else hi = mid - 1;
+    }
+    return lo;
+}
+
+/* The smallest k with a[k] >= v, for a[0] < v <= a[T-1]. */
+__device__ int find_value(const double *a, int T, const double *guide, int stride, double v) {
+    int lo = 0, hi = (T - 1) / stride; /* largest guide entry g with a[g * stride] < v (g = 0 qualifies) */
+    while (lo < hi) {
+        const int mid = (lo + hi + 1) >> 1;
+        if (guide[mid] < v) lo = mid; else hi = mid - 1;
+    }
+    hi = min(T - 1, lo * stride + stride);
+    lo = lo * stride + 1;
+    while (lo < hi) {
+        const int mid = (lo + hi) >> 1;
+        if (__ldg(a + mid) >= v) hi = mid; else lo = mid + 1;
+    }
+    return lo;
+}
+
+extern "C" __global__ void __launch_bounds__(SPLINE_THREADS)
+spline_eval(const double *__restrict__ t, const double *__restrict__ a, const double *__restrict__ b, int T,
+            int kind, double sign, const double *__restrict__ z, long long K, int mode, double *__restrict__ value,
+            double *__restrict__ deriv, int *__restrict__ bad) {
+    __shared__ double guide[SPLINE_GUIDE];
+    const int stride = load_guide(t, T, guide);
+    const int last = T - 1;
+    const double tFirst = t[0], tLast = t[last];
+    int firstBad = SPLINE_NO_BAD;
+    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < K;
+         i += (long long) blockDim.x * gridDim.x) {
+        const double zi = z[i];
+        double v, d;
+        if (zi != zi) {
+            v = __longlong_as_double(0x7ff8000000000000LL);
+            d = v;
+        } else if (zi < tFirst || zi > tLast) {
+            const int e = zi < tFirst ? 0 : last;
+            if (mode == SPLINE_EXTRAP_CLIP) {
+                v = a[e];
+                d = 0.0;
+            } else if (mode == SPLINE_EXTRAP_LINEAR) {
+                v = b[e] == 0 ? a[e] : ADD(a[e], MUL(b[e], SUB(zi, t[e])));
+                d = b[e];
+            } else {
+                if (mode == SPLINE_EXTRAP_ERROR) firstBad = min(firstBad, (int) min(i, (long long) SPLINE_NO_BAD));
+                v = __longlong_as_double(0x7ff8000000000000LL);
+                d = v;
+            }
+        } else {
+            const int j = find_piece(t, T, guide, stride, zi);
+            if (j == last) {
+                v = a[last];
+                d = b[last];
+            } else {
+                piece(kind, t, a, b, j, zi, v, d);
+            }
+        }
+        value[i] = MUL(sign, v);
+        if (deriv != nullptr) deriv[i] = MUL(sign, d);
+    }
+    if (firstBad != SPLINE_NO_BAD) atomicMin(bad, firstBad);
+}
+
+/* ------------------------------------------------------------------------------------------- inverse */
+
+__device__ __forceinline__ double quad_root(double bb, double cc, double dd) {
+    const double den = ADD(bb, __dsqrt_rn(ADD(MUL(bb, bb), MUL(MUL(4.0, cc), dd))));
+    double th = DIV(MUL(2.0, dd), den);
+    if (!(th > 0)) th = 0.0;
+    if (th > 1) th = 1.0;
+    return th;
+}
+
+/* SplineCpu.invertPiece. */
+__device__ double invert_piece(int kind, const double *t, const double *a, const double *b, int j, double v) {
+    const double t0 = t[j], t1 = t[j + 1];
+    const double w = SUB(t1, t0);
+    double x;
+    if (kind == SPLINE_KIND_SCHUMAKER) {
+        const double sc = SUB(a[j + 1], a[j]);
+        const double b0 = b[j], b1 = b[j + 1];
+        if (b1 >= b0) {
+            const double th = quad_root(DIV(MUL(b0, w), sc), DIV(MUL(MUL(SUB(b1, b0), w), 0.5), sc),
+                                        DIV(SUB(v, a[j]), sc));
+            x = ADD(t0, MUL(th, w));
+        } else {
+            const double th = quad_root(DIV(MUL(b1, w), sc), DIV(MUL(MUL(SUB(b0, b1), w), 0.5), sc),
+                                        DIV(SUB(a[j + 1], v), sc));
+            x = SUB(t1, MUL(th, w));
+        }
+    } else {
+        double lo = t0, hi = t1;
+        const double g = DIV(SUB(v, a[j]), SUB(a[j + 1], a[j]));
+        x = ADD(t0, MUL(g, w));
+        if (!(x > lo && x < hi)) x = ADD(lo, MUL(0.5, SUB(hi, lo)));
+        bool done = false;
+        for (int it = 0; it < SPLINE_NEWTON_MAX_ITER && !done; it++) {
+            double s, ds;
+            piece(kind, t, a, b, j, x, s, ds);
+            const double f = SUB(s, v);
+            if (f == 0) {
+                done = true;
+            } else {
+                if (f < 0) lo = x; else hi = x;
+                double xn = SUB(x, DIV(f, ds));
+                if (!(xn > lo && xn < hi)) xn = ADD(lo, MUL(0.5, SUB(hi, lo)));
+                if (!(xn > lo && xn < hi)) {
+                    x = hi;
+                    done = true;
+                } else {
+                    x = xn;
+                }
+            }
+        }
+        if (!done) x = hi;
+    }
+    if (!(x >= t0)) x = t0;
+    if (x > t1) x = t1;
+    return x;
+}
+
+extern "C" __global__ void __launch_bounds__(SPLINE_THREADS)
+spline_inverse(const double *__restrict__ t, const double *__restrict__ a, const double *__restrict__ b, int T,
+               int kind, double sign, const double *__restrict__ vq, long long K, int mode,
+               double *__restrict__ out, int *__restrict__ bad) {
+    __shared__ double guide[SPLINE_GUIDE];
+    const int stride = load_guide(a, T, guide);
+    const int last = T - 1;
+    const double aFirst = a[0], aLast = a[last];
+    int firstBad = SPLINE_NO_BAD;
+    for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < K;
+         i += (long long) blockDim.x * gridDim.x) {
+        const double w = MUL(sign, vq[i]);
+        double x;
+        if (w != w) {
+            x = __longlong_as_double(0x7ff8000000000000LL);
+        } else if (w < aFirst || w > aLast) {
+            const int e = w < aFirst ? 0 : last;
+            if (mode == SPLINE_EXTRAP_CLIP) {
+                x = t[e];
+            } else if (mode == SPLINE_EXTRAP_LINEAR && b[e] > 0) {
+                x = ADD(t[e], DIV(SUB(w, a[e]), b[e]));
+            } else {
+                if (mode == SPLINE_EXTRAP_ERROR) firstBad = min(firstBad, (int) min(i, (long long) SPLINE_NO_BAD));
+                x = __longlong_as_double(0x7ff8000000000000LL);
+            }
+        } else {
+            const int k = find_value(a, T, guide, stride, w);
+            x = a[k] == w ? t[k] : invert_piece(kind, t, a, b, k - 1, w);
+        }
+        out[i] = x;
+    }
+    if (firstBad != SPLINE_NO_BAD) atomicMin(bad, firstBad);
+}

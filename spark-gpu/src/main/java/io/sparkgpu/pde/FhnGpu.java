@@ -1,0 +1,469 @@
+package io.sparkgpu.pde;
+
+import io.sparkgpu.cuda.CudaDevice;
+import io.sparkgpu.cuda.DeviceBuffer;
+import io.sparkgpu.cuda.GpuStream;
+import io.sparkgpu.cuda.KernelLauncher;
+import java.util.Arrays;
+import jcuda.Pointer;
+
+/**
+ * GPU implementation of {@link FhnCpu} through the {@code pde} module ({@code pde.cu}; its header lists the
+ * kernels). A batch of simulations on one grid runs as one launch series: explicit, one thread per cell and one
+ * launch per step; Crank-Nicolson with Thomas, one thread per axon and one launch per chunk of steps (Newton
+ * iterations and their convergence test inside); Crank-Nicolson with cyclic reduction, one thread per cell, the
+ * Newton test on the device (a per-system done flag turns the rest of the enqueued iterations into no-ops), the
+ * reduction in shared memory when a system fits, else level by level with the last levels in one block. Results
+ * equal the twin's bit for bit. Throws {@code CudaException} for device problems; never falls back itself.
+ */
+public final class FhnGpu {
+    public static final String MODULE = "pde";
+    public static final String PROBE_KERNEL = "pde_explicit_step";
+
+    static final int THREADS = 256;
+    static final int AXON_THREADS = 64;
+    static final int CR_BLOCK = 512;
+    /** Steps per launch of pde_cn_thomas. */
+    static final int STEP_CHUNK = 256;
+    /** Rows a level may keep before the rest of the reduction runs in one block. */
+    static final int BLOCK_ROWS = 4096;
+    /** Shared memory one system may use in pde_cr_block (5 n doubles). */
+    static final int SHARED_CAP = 96 * 1024;
+
+    private FhnGpu() {
+    }
+
+    static int grid(long threads, int block) {
+        long g = (threads + block - 1) / block;
+        if (g > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("batch too large for one launch: " + threads + " threads");
+        }
+        return (int) Math.max(1, g);
+    }
+
+    /** Simulations of {@code params} on the setup's grid with its scheme (not the adaptive one: CPU only). */
+    public static FhnResult[] run(CudaDevice dev, FhnSetup s, FhnParams[] params) {
+        if (params.length == 0) {
+            return new FhnResult[0];
+        }
+        switch (s.config.scheme) {
+            case FhnConfig.EXPLICIT:
+                for (FhnParams p : params) {
+                    FhnSetup.checkExplicitStable(s.config, p.diffusion, null);
+                }
+                return explicit(dev, s, params);
+            case FhnConfig.CRANK_NICOLSON:
+                return FhnConfig.CYCLIC_REDUCTION.equals(s.config.solver) ? cnCr(dev, s, params)
+                        : cnThomas(dev, s, params);
+            default:
+                throw new IllegalArgumentException("scheme " + s.config.scheme + " has no GPU kernel (CPU only)");
+        }
+    }
+
+    static double[] packParams(FhnParams[] ps) {
+        int S = ps.length;
+        double[] out = new double[5 * S];
+        for (int j = 0; j < S; j++) {
+            out[j] = ps[j].a;
+            out[S + j] = ps[j].eps;
+            out[2 * S + j] = ps[j].gamma;
+            out[3 * S + j] = ps[j].current;
+            out[4 * S + j] = ps[j].diffusion;
+        }
+        return out;
+    }
+
+    /** Frames of the field for a batch of S, after checking that the batch and its field fit Java arrays. */
+    static int checkedFrames(FhnSetup s, int S) {
+        checkSize(S, s.n);
+        int frames = FhnCpu.frames(s);
+        checkSize((long) S * Math.max(1, frames), s.n);
+        return frames;
+    }
+
+    static void checkSize(long S, int n) {
+        if (S * n > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("a GPU batch must hold under 2^31 cells, got " + S + " x " + n);
+        }
+    }
+
+    /** Observables per simulation, on the device. */
+    static final class Stats implements AutoCloseable {
+        final DeviceBuffer tNear;
+        final DeviceBuffer tFar;
+        final DeviceBuffer pulses;
+        final DeviceBuffer max;
+        final DeviceBuffer newton;
+        final DeviceBuffer unconv;
+        final int S;
+
+        /** keyedMax: the max is an order key (atomics), else a double. */
+        Stats(CudaDevice dev, GpuStream st, int S, double initialMax, boolean keyedMax) {
+            this.S = S;
+            tNear = DeviceBuffer.ofDoubles(dev, S);
+            tFar = DeviceBuffer.ofDoubles(dev, S);
+            pulses = DeviceBuffer.allocate(dev, 4L * S);
+            max = DeviceBuffer.allocate(dev, 8L * S);
+            newton = DeviceBuffer.allocate(dev, 8L * S);
+            unconv = DeviceBuffer.allocate(dev, 8L * S);
+            double[] nan = new double[S];
+            Arrays.fill(nan, Double.NaN);
+            tNear.upload(nan, st);
+            tFar.upload(nan, st);
+            pulses.zero(st);
+            newton.zero(st);
+            unconv.zero(st);
+            long[] m = new long[S];
+            Arrays.fill(m, keyedMax ? FhnCpu.orderKey(initialMax) : Double.doubleToRawLongBits(initialMax));
+            max.upload(m, st);
+        }
+
+        FhnResult[] results(FhnSetup s, GpuStream st, boolean keyedMax, double[][] v, double[][] w, double[][] field,
+                            int frames) {
+            double[] tn = new double[S];
+            double[] tf = new double[S];
+            int[] pu = new int[S];
+            long[] mx = new long[S];
+            long[] nw = new long[S];
+            long[] un = new long[S];
+            tNear.download(tn, S, st);
+            tFar.download(tf, S, st);
+            pulses.download(pu, S, st);
+            max.download(mx, S, st);
+            newton.download(nw, S, st);
+            unconv.download(un, S, st);
+            st.synchronize("download of " + S + " FitzHugh-Nagumo results");
+            FhnResult[] out = new FhnResult[S];
+            for (int j = 0; j < S; j++) {
+                double m = keyedMax ? FhnCpu.fromOrderKey(mx[j]) : Double.longBitsToDouble(mx[j]);
+                out[j] = FhnCpu.result(s, tn[j], tf[j], pu[j], m, v[j], w[j], field == null ? null : field[j], frames,
+                        nw[j], un[j], s.n);
+            }
+            return out;
+        }
+
+        @Override
+        public void close() {
+            for (DeviceBuffer b : new DeviceBuffer[] {tNear, tFar, pulses, max, newton, unconv}) {
+                b.close();
+            }
+        }
+    }
+
+    /** Closes every buffer (null skipped). */
+    static void closeAll(DeviceBuffer... bs) {
+        for (DeviceBuffer b : bs) {
+            if (b != null) {
+                b.close();
+            }
+        }
+    }
+
+    /** S copies of the initial state, axon-major (cell i of axon j at j n + i). */
+    static double[] replicateMajor(double[] v0, int S) {
+        int n = v0.length;
+        double[] out = new double[S * n];
+        for (int j = 0; j < S; j++) {
+            System.arraycopy(v0, 0, out, j * n, n);
+        }
+        return out;
+    }
+
+    static double[][] splitMajor(double[] x, int S, int n) {
+        double[][] out = new double[S][];
+        for (int j = 0; j < S; j++) {
+            out[j] = Arrays.copyOfRange(x, j * n, (j + 1) * n);
+        }
+        return out;
+    }
+
+    /** Frames laid out [frame][axon][cell] into one field per axon. */
+    static double[][] fieldsMajor(double[] f, int frames, int S, int n) {
+        double[][] out = new double[S][frames * n];
+        for (int q = 0; q < frames; q++) {
+            for (int j = 0; j < S; j++) {
+                System.arraycopy(f, (q * S + j) * n, out[j], q * n, n);
+            }
+        }
+        return out;
+    }
+
+    /** Downloads the axon-major state (and field, [frame][axon][cell]) and the observables of a batch. */
+    static FhnResult[] resultsMajor(FhnSetup s, GpuStream st, Stats stats, DeviceBuffer v, DeviceBuffer w,
+                                    DeviceBuffer fieldBuf, int S, int frames) {
+        int n = s.n;
+        int cells = S * n;
+        double[] hv = new double[cells];
+        double[] hw = new double[cells];
+        v.download(hv, cells, st);
+        w.download(hw, cells, st);
+        double[][] field = null;
+        if (fieldBuf != null) {
+            double[] f = new double[cells * frames];
+            fieldBuf.download(f, f.length, st);
+            st.synchronize("download of the space-time field");
+            field = fieldsMajor(f, frames, S, n);
+        }
+        return stats.results(s, st, true, splitMajor(hv, S, n), splitMajor(hw, S, n), field, frames);
+    }
+
+    // ------------------------------------------------------------------------------------------ explicit
+
+    static FhnResult[] explicit(CudaDevice dev, FhnSetup s, FhnParams[] ps) {
+        int S = ps.length;
+        int n = s.n;
+        long cells = (long) S * n;
+        int frames = checkedFrames(s, S);
+        DeviceBuffer[] b = new DeviceBuffer[7];
+        try (GpuStream st = new GpuStream(dev);
+             Stats stats = new Stats(dev, st, S, FhnCpu.initialMax(s.v0), true)) {
+            for (int q = 0; q < 4; q++) {
+                b[q] = DeviceBuffer.ofDoubles(dev, cells);
+            }
+            b[4] = DeviceBuffer.ofDoubles(dev, 5L * S);
+            b[5] = DeviceBuffer.ofDoubles(dev, n);
+            b[6] = frames > 0 ? DeviceBuffer.ofDoubles(dev, cells * frames) : null;
+            DeviceBuffer v = b[0];
+            DeviceBuffer w = b[1];
+            DeviceBuffer vn = b[2];
+            DeviceBuffer wn = b[3];
+            v.upload(replicateMajor(s.v0, S), st);
+            w.zero(st);
+            b[4].upload(packParams(ps), st);
+            b[5].upload(s.profile, st);
+            if (b[6] != null) {
+                b[6].copyFrom(v, 0, 0, 8 * cells, st);
+            }
+            int grid = grid(cells, THREADS);
+            int every = s.config.recordEvery;
+            for (long k = 0; k < s.steps; k++) {
+                KernelLauncher.launch(st, MODULE, "pde_explicit_step", grid, THREADS, 0, S, n, v, w, vn, wn, b[4],
+                        b[5], s.signal(k), s.dt, s.idx2, s.bc, s.probeNear, s.probeFar, s.threshold, s.time(k),
+                        stats.tNear, stats.tFar, stats.pulses, stats.max);
+                DeviceBuffer t = v;
+                v = vn;
+                vn = t;
+                t = w;
+                w = wn;
+                wn = t;
+                if (b[6] != null && (k + 1) % every == 0) {
+                    b[6].copyFrom(v, 0, 8 * cells * ((k + 1) / every), 8 * cells, st);
+                }
+            }
+            return resultsMajor(s, st, stats, v, w, b[6], S, frames);
+        } finally {
+            closeAll(b);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ CN + Thomas
+
+    static double[] interleave(double[] v0, int S) {
+        int n = v0.length;
+        double[] out = new double[S * n];
+        for (int i = 0; i < n; i++) {
+            Arrays.fill(out, i * S, (i + 1) * S, v0[i]);
+        }
+        return out;
+    }
+
+    static double[][] splitInterleaved(double[] x, int S, int n) {
+        double[][] out = new double[S][n];
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < S; j++) {
+                out[j][i] = x[i * S + j];
+            }
+        }
+        return out;
+    }
+
+    static FhnResult[] cnThomas(CudaDevice dev, FhnSetup s, FhnParams[] ps) {
+        int S = ps.length;
+        int n = s.n;
+        long cells = (long) S * n;
+        int frames = checkedFrames(s, S);
+        boolean periodic = s.bc == FhnSetup.BC_PERIODIC;
+        DeviceBuffer[] b = new DeviceBuffer[11];
+        try (GpuStream st = new GpuStream(dev);
+             Stats stats = new Stats(dev, st, S, FhnCpu.initialMax(s.v0), false)) {
+            for (int q = 0; q < 6; q++) {
+                b[q] = DeviceBuffer.ofDoubles(dev, cells);
+            }
+            b[6] = DeviceBuffer.ofDoubles(dev, periodic ? cells : 1);
+            b[7] = DeviceBuffer.ofDoubles(dev, 5L * S);
+            b[8] = DeviceBuffer.ofDoubles(dev, n);
+            b[9] = DeviceBuffer.ofDoubles(dev, STEP_CHUNK + 1);
+            b[10] = frames > 0 ? DeviceBuffer.ofDoubles(dev, cells * frames) : null;
+            double[] v0 = interleave(s.v0, S);
+            b[0].upload(v0, st);
+            b[1].zero(st);
+            b[7].upload(packParams(ps), st);
+            b[8].upload(s.profile, st);
+            if (b[10] != null) {
+                b[10].upload(v0, st);
+            }
+            int grid = grid(S, AXON_THREADS);
+            for (long k0 = 0; k0 < s.steps; k0 += STEP_CHUNK) {
+                int count = (int) Math.min(STEP_CHUNK, s.steps - k0);
+                double[] sig = s.signals(k0, count + 1);
+                b[9].upload(sig, st);
+                KernelLauncher.launch(st, MODULE, "pde_cn_thomas", grid, AXON_THREADS, 0, S, n, b[0], b[1], b[2],
+                        b[3], b[4], b[5], b[6], b[7], b[8], b[9], k0, count, s.dt, s.idx2, s.bc,
+                        s.config.newtonTol, s.config.maxNewton, s.probeNear, s.probeFar, s.threshold, stats.tNear,
+                        stats.tFar, stats.pulses, stats.max, stats.newton, stats.unconv,
+                        KernelLauncher.nullable(b[10]), s.config.recordEvery);
+                st.synchronize("Crank-Nicolson steps " + k0 + ".." + (k0 + count) + " of " + S + " axons");
+            }
+            double[] hv = new double[(int) cells];
+            double[] hw = new double[(int) cells];
+            b[0].download(hv, (int) cells, st);
+            b[1].download(hw, (int) cells, st);
+            double[][] field = null;
+            if (b[10] != null) {
+                double[] f = new double[(int) (cells * frames)];
+                b[10].download(f, f.length, st);
+                st.synchronize("download of the space-time field");
+                field = new double[S][frames * n];
+                for (int q = 0; q < frames; q++) {
+                    for (int i = 0; i < n; i++) {
+                        for (int j = 0; j < S; j++) {
+                            field[j][q * n + i] = f[(q * n + i) * S + j];
+                        }
+                    }
+                }
+            }
+            return stats.results(s, st, false, splitInterleaved(hv, S, n), splitInterleaved(hw, S, n), field,
+                    frames);
+        } finally {
+            closeAll(b);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ cyclic reduction
+
+    /** Device arrays of S systems of n unknowns, system-major, for cyclic reduction. */
+    static final class CrSystems {
+        final int S;
+        final int n;
+        final DeviceBuffer a;
+        final DeviceBuffer b;
+        final DeviceBuffer c;
+        final DeviceBuffer d;
+        final DeviceBuffer x;
+
+        CrSystems(DeviceBuffer a, DeviceBuffer b, DeviceBuffer c, DeviceBuffer d, DeviceBuffer x, int S, int n) {
+            this.a = a;
+            this.b = b;
+            this.c = c;
+            this.d = d;
+            this.x = x;
+            this.S = S;
+            this.n = n;
+        }
+    }
+
+    /** Whether one system of n unknowns is reduced wholly in shared memory. */
+    static boolean fitsShared(CudaDevice dev, int n) {
+        return 40L * n <= Math.min(SHARED_CAP, dev.maxSharedMemoryOptin());
+    }
+
+    /** Solves every system not marked done (done may be null) by cyclic reduction (FhnCpu.cyclicReduction's bits). */
+    static void crSolve(GpuStream st, CrSystems sys, Object done) {
+        int S = sys.S;
+        int n = sys.n;
+        int k = FhnCpu.crLevels(n);
+        CudaDevice dev = st.device();
+        if (fitsShared(dev, n)) {
+            int block = Math.min(CR_BLOCK, Math.max(32, Integer.highestOneBit(Math.max(1, n / 2)) * 2));
+            KernelLauncher.launch(st, MODULE, "pde_cr_block", S, block, 40 * n, S, n, k, 0, sys.a, sys.b, sys.c,
+                    sys.d, sys.x, done, 1);
+            return;
+        }
+        // levels launched one by one until a level has at most BLOCK_ROWS rows; the rest in one block per system
+        int lswitch = 0;
+        while (lswitch < k - 1 && (n >> (lswitch + 1)) > BLOCK_ROWS) {
+            lswitch++;
+        }
+        KernelLauncher.launch(st, MODULE, "pde_cr_ends", grid(S, THREADS), THREADS, 0, S, n, sys.a, sys.c, done);
+        for (int l = 0; l < lswitch; l++) {
+            int s = 1 << l;
+            long rows = n > 2 * s - 1 ? (n - (2L * s - 1) + 2L * s - 1) / (2L * s) : 0;
+            KernelLauncher.launch(st, MODULE, "pde_cr_forward", grid(rows * S, THREADS), THREADS, 0, S, n, s, sys.a,
+                    sys.b, sys.c, sys.d, done);
+        }
+        KernelLauncher.launch(st, MODULE, "pde_cr_block", S, 1024, 0, S, n, k, lswitch, sys.a, sys.b, sys.c, sys.d,
+                sys.x, done, 0);
+        for (int l = lswitch - 1; l >= 0; l--) {
+            int s = 1 << l;
+            long rows = n > s - 1 ? (n - (s - 1L) + 2L * s - 1) / (2L * s) : 0;
+            KernelLauncher.launch(st, MODULE, "pde_cr_backward", grid(rows * S, THREADS), THREADS, 0, S, n, s, sys.a,
+                    sys.b, sys.c, sys.d, sys.x, done);
+        }
+    }
+
+    static FhnResult[] cnCr(CudaDevice dev, FhnSetup s, FhnParams[] ps) {
+        int S = ps.length;
+        int n = s.n;
+        long cells = (long) S * n;
+        int frames = checkedFrames(s, S);
+        DeviceBuffer[] b = new DeviceBuffer[14];
+        try (GpuStream st = new GpuStream(dev);
+             Stats stats = new Stats(dev, st, S, FhnCpu.initialMax(s.v0), true)) {
+            for (int q = 0; q < 9; q++) {
+                b[q] = DeviceBuffer.ofDoubles(dev, cells);
+            }
+            b[9] = DeviceBuffer.ofDoubles(dev, 5L * S);
+            b[10] = DeviceBuffer.ofDoubles(dev, n);
+            b[11] = DeviceBuffer.allocate(dev, 4L * S);
+            b[12] = DeviceBuffer.allocate(dev, 8L * S);
+            b[13] = frames > 0 ? DeviceBuffer.ofDoubles(dev, cells * frames) : null;
+            DeviceBuffer v = b[0];
+            DeviceBuffer w = b[1];
+            DeviceBuffer u = b[2];
+            DeviceBuffer r = b[3];
+            CrSystems sys = new CrSystems(b[4], b[5], b[6], b[7], b[8], S, n);
+            DeviceBuffer prm = b[9];
+            DeviceBuffer done = b[11];
+            DeviceBuffer errKey = b[12];
+            v.upload(replicateMajor(s.v0, S), st);
+            w.zero(st);
+            prm.upload(packParams(ps), st);
+            b[10].upload(s.profile, st);
+            if (b[13] != null) {
+                b[13].copyFrom(v, 0, 0, 8 * cells, st);
+            }
+            int grid = grid(cells, THREADS);
+            int sgrid = grid(S, THREADS);
+            int every = s.config.recordEvery;
+            for (long k = 0; k < s.steps; k++) {
+                KernelLauncher.launch(st, MODULE, "pde_cn_rhs", grid, THREADS, 0, S, n, v, w, u, r, prm, b[10],
+                        s.signal(k), s.signal(k + 1), s.dt, s.idx2, s.bc, done, errKey);
+                for (int it = 0; it < s.config.maxNewton; it++) {
+                    KernelLauncher.launch(st, MODULE, "pde_cn_system", grid, THREADS, 0, S, n, u, r, sys.a, sys.b,
+                            sys.c, sys.d, prm, s.dt, s.idx2, s.bc, done);
+                    crSolve(st, sys, done);
+                    KernelLauncher.launch(st, MODULE, "pde_cn_update", grid, THREADS, 0, S, n, u, sys.x, errKey, done);
+                    KernelLauncher.launch(st, MODULE, "pde_cn_check", sgrid, THREADS, 0, S, errKey, done,
+                            stats.newton, s.config.newtonTol);
+                }
+                KernelLauncher.launch(st, MODULE, "pde_cn_finish", grid, THREADS, 0, S, n, v, w, u, prm, s.dt, s.idx2,
+                        done, stats.unconv, s.probeNear, s.probeFar, s.threshold, s.time(k), stats.tNear, stats.tFar,
+                        stats.pulses, stats.max);
+                if (b[13] != null && (k + 1) % every == 0) {
+                    b[13].copyFrom(v, 0, 8 * cells * ((k + 1) / every), 8 * cells, st);
+                }
+                if ((k & 63) == 63) {
+                    st.synchronize("Crank-Nicolson (cyclic reduction) step " + k);
+                }
+            }
+            return resultsMajor(s, st, stats, v, w, b[13], S, frames);
+        } finally {
+            closeAll(b);
+        }
+    }
+
+    /** A null device pointer argument. */
+    static Object none() {
+        return new Pointer();
+    }
+}

@@ -1,0 +1,57 @@
+package io.sparkgpu.pde;
+
+import io.sparkgpu.cuda.Backend;
+import io.sparkgpu.cuda.BackendChooser;
+import java.util.Arrays;
+
+/**
+ * The dispatcher of the FitzHugh-Nagumo simulations: the only caller of {@link BackendChooser#run} for this
+ * capability. A batch of simulations on one grid runs as one GPU launch series (split into device batches of at most
+ * {@link #MAX_BATCH_CELLS} cells), else on the CPU twin, with the same bits either way. The adaptive scheme has no
+ * kernel: it runs on the CPU twin under {@code auto} and {@code cpu}, and {@code gpu} refuses it.
+ */
+public final class FhnStep {
+    /** Phase name of the backend policy (logs, errors, injected test faults). */
+    public static final String SIMULATE = "fhn simulate";
+    /** Cells of one device batch (each array of the batch is 8 bytes per cell). */
+    public static final int MAX_BATCH_CELLS = 1 << 25;
+
+    private FhnStep() {
+    }
+
+    /**
+     * Every simulation of {@code params} under {@code config} (validated here; a row's bad value is an error naming
+     * the row). {@code cpuThreads}: threads of the CPU twin.
+     */
+    public static BackendChooser.Ran<FhnResult[]> run(FhnConfig config, FhnParams[] params, int cpuThreads) {
+        FhnConfig cfg = config.copy().validate();
+        FhnSetup s = new FhnSetup(cfg);
+        for (int j = 0; j < params.length; j++) {
+            params[j].check("row " + j);
+            if (!FhnConfig.CRANK_NICOLSON.equals(cfg.scheme)) {
+                FhnSetup.checkExplicitStable(cfg, params[j].diffusion, "row " + j + " (" + params[j] + ")");
+            }
+        }
+        FhnCpu.frames(s); // the field's size rule, before any work
+        Backend backend = cfg.backend;
+        if (FhnConfig.ADAPTIVE.equals(cfg.scheme)) {
+            if (backend == Backend.GPU) {
+                throw new IllegalArgumentException("backend must be cpu or auto with scheme adaptive (it has no GPU "
+                        + "kernel), got 'gpu'");
+            }
+            backend = Backend.CPU;
+        }
+        return BackendChooser.run(backend, FhnGpu.MODULE, FhnGpu.PROBE_KERNEL, SIMULATE,
+                dev -> {
+                    int per = Math.max(1, MAX_BATCH_CELLS / s.n);
+                    FhnResult[] out = new FhnResult[params.length];
+                    for (int from = 0; from < params.length; from += per) {
+                        int to = Math.min(params.length, from + per);
+                        FhnResult[] part = FhnGpu.run(dev, s, Arrays.copyOfRange(params, from, to));
+                        System.arraycopy(part, 0, out, from, part.length);
+                    }
+                    return out;
+                },
+                () -> FhnCpu.run(s, params, cpuThreads));
+    }
+}

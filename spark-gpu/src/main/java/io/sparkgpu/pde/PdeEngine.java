@@ -1,0 +1,194 @@
+package io.sparkgpu.pde;
+
+import io.sparkgpu.cuda.CudaDevice;
+import io.sparkgpu.cuda.DeviceBuffer;
+import io.sparkgpu.cuda.GpuStream;
+import io.sparkgpu.cuda.KernelLauncher;
+import io.sparkgpu.cuda.KernelTimer;
+import java.util.Random;
+import jcuda.Pointer;
+
+/**
+ * The public internal surface of the pde kernels for benchmarks and tests: the batched tridiagonal solvers on their
+ * own, and kernel-only timings (CUDA events, data resident on the device, no transfer inside the interval) of the
+ * explicit step, the batched Thomas, cyclic reduction and a plain copy (the bandwidth reference of the same run).
+ */
+public final class PdeEngine {
+    private PdeEngine() {
+    }
+
+    /** S diagonally dominant systems of n unknowns: {a, b, c, d}, each S n long (any layout: rows are i.i.d.). */
+    public static double[][] randomSystems(int S, int n, long seed) {
+        Random r = new Random(seed);
+        int len = Math.multiplyExact(S, n);
+        double[][] out = new double[4][len];
+        for (int e = 0; e < len; e++) {
+            out[0][e] = r.nextDouble() - 0.5;
+            out[1][e] = 2.0 + r.nextDouble();
+            out[2][e] = r.nextDouble() - 0.5;
+            out[3][e] = r.nextDouble() * 2 - 1;
+        }
+        return out;
+    }
+
+    private static DeviceBuffer[] upload(CudaDevice dev, GpuStream st, double[][] sys, int extra) {
+        DeviceBuffer[] b = new DeviceBuffer[4 + extra];
+        try {
+            for (int q = 0; q < 4 + extra; q++) {
+                b[q] = DeviceBuffer.ofDoubles(dev, sys[0].length);
+                if (q < 4) {
+                    b[q].upload(sys[q], st);
+                }
+            }
+            return b;
+        } catch (RuntimeException e) {
+            FhnGpu.closeAll(b);
+            throw e;
+        }
+    }
+
+    /** Batched Thomas on the interleaved layout (element i of system j at i S + j): the solutions, same layout. */
+    public static double[] thomasBatch(CudaDevice dev, int S, int n, double[][] sys) {
+        try (GpuStream st = new GpuStream(dev)) {
+            DeviceBuffer[] b = upload(dev, st, sys, 0);
+            try {
+                launchThomas(st, S, n, b);
+                double[] x = new double[S * n];
+                b[3].download(x, x.length, st);
+                st.synchronize("batched Thomas " + S + " x " + n);
+                return x;
+            } finally {
+                FhnGpu.closeAll(b);
+            }
+        }
+    }
+
+    private static void launchThomas(GpuStream st, int S, int n, DeviceBuffer[] b) {
+        KernelLauncher.launch(st, FhnGpu.MODULE, "pde_thomas_batch", FhnGpu.grid(S, FhnGpu.AXON_THREADS),
+                FhnGpu.AXON_THREADS, 0, S, n, b[0], b[1], b[2], b[3]);
+    }
+
+    /** Cyclic reduction of S systems stored system-major: the solutions, same layout. */
+    public static double[] cyclicReduction(CudaDevice dev, int S, int n, double[][] sys) {
+        try (GpuStream st = new GpuStream(dev)) {
+            DeviceBuffer[] b = upload(dev, st, sys, 1);
+            try {
+                FhnGpu.crSolve(st, new FhnGpu.CrSystems(b[0], b[1], b[2], b[3], b[4], S, n), new Pointer());
+                double[] x = new double[S * n];
+                b[4].download(x, x.length, st);
+                st.synchronize("cyclic reduction " + S + " x " + n);
+                return x;
+            } finally {
+                FhnGpu.closeAll(b);
+            }
+        }
+    }
+
+    /** Milliseconds of each of {@code reps} batched Thomas solves (the input restored outside the interval). */
+    public static double[] thomasBatchMillis(CudaDevice dev, int S, int n, int reps) {
+        double[][] sys = randomSystems(S, n, 1);
+        return timeSolve(dev, S, n, sys, reps, true);
+    }
+
+    /** Milliseconds of each of {@code reps} cyclic reductions of S systems of n unknowns. */
+    public static double[] cyclicReductionMillis(CudaDevice dev, int S, int n, int reps) {
+        double[][] sys = randomSystems(S, n, 2);
+        return timeSolve(dev, S, n, sys, reps, false);
+    }
+
+    private static double[] timeSolve(CudaDevice dev, int S, int n, double[][] sys, int reps, boolean thomas) {
+        double[] ms = new double[reps];
+        long bytes = 8L * S * n;
+        try (GpuStream st = new GpuStream(dev); KernelTimer t = new KernelTimer(dev)) {
+            DeviceBuffer[] b = upload(dev, st, sys, 5); // 4 working + x + 4 pristine copies
+            try {
+                for (int q = 0; q < 4; q++) {
+                    b[5 + q].copyFrom(b[q], bytes, st);
+                }
+                for (int r = 0; r < reps; r++) {
+                    for (int q = 0; q < 4; q++) {
+                        b[q].copyFrom(b[5 + q], bytes, st);
+                    }
+                    t.start(st);
+                    if (thomas) {
+                        launchThomas(st, S, n, b);
+                    } else {
+                        FhnGpu.crSolve(st, new FhnGpu.CrSystems(b[0], b[1], b[2], b[3], b[4], S, n), new Pointer());
+                    }
+                    t.stop(st);
+                    st.synchronize(thomas ? "timed batched Thomas" : "timed cyclic reduction");
+                    ms[r] = t.millis();
+                }
+            } finally {
+                FhnGpu.closeAll(b);
+            }
+        }
+        return ms;
+    }
+
+    /** Milliseconds of each of {@code reps} copies of {@code doubles} values (read + write: 16 bytes each). */
+    public static double[] copyMillis(CudaDevice dev, long doubles, int reps) {
+        double[] ms = new double[reps];
+        try (GpuStream st = new GpuStream(dev); KernelTimer t = new KernelTimer(dev);
+             DeviceBuffer src = DeviceBuffer.ofDoubles(dev, doubles);
+             DeviceBuffer dst = DeviceBuffer.ofDoubles(dev, doubles)) {
+            src.zero(st);
+            int grid = dev.multiprocessors() * 8;
+            for (int r = 0; r < reps; r++) {
+                t.start(st);
+                KernelLauncher.launch(st, FhnGpu.MODULE, "pde_copy", grid, 256, 0, doubles, src, dst);
+                t.stop(st);
+                st.synchronize("timed copy");
+                ms[r] = t.millis();
+            }
+        }
+        return ms;
+    }
+
+    /**
+     * Milliseconds of each of {@code reps} runs of {@code steps} explicit steps of S axons of n cells (the batch's
+     * state stays on the device; a constant stimulus; observables on).
+     */
+    public static double[] explicitMillis(CudaDevice dev, int S, int n, int steps, int reps) {
+        FhnConfig c = new FhnConfig();
+        c.cells = n;
+        c.length = n * 0.2;
+        c.dt = 0.01;
+        FhnSetup s = new FhnSetup(c.validate());
+        FhnParams[] ps = new FhnParams[S];
+        for (int j = 0; j < S; j++) {
+            ps[j] = FhnParams.excitable(0.5);
+        }
+        long cells = (long) S * n;
+        double[] ms = new double[reps];
+        DeviceBuffer[] b = new DeviceBuffer[6];
+        try (GpuStream st = new GpuStream(dev); KernelTimer t = new KernelTimer(dev);
+             FhnGpu.Stats stats = new FhnGpu.Stats(dev, st, S, 0.0, true)) {
+            for (int q = 0; q < 4; q++) {
+                b[q] = DeviceBuffer.ofDoubles(dev, cells);
+                b[q].zero(st);
+            }
+            b[4] = DeviceBuffer.ofDoubles(dev, 5L * S);
+            b[4].upload(FhnGpu.packParams(ps), st);
+            b[5] = DeviceBuffer.ofDoubles(dev, n);
+            b[5].upload(s.profile, st);
+            int grid = FhnGpu.grid(cells, FhnGpu.THREADS);
+            for (int r = 0; r < reps; r++) {
+                t.start(st);
+                for (int k = 0; k < steps; k++) {
+                    int p = k & 1;
+                    KernelLauncher.launch(st, FhnGpu.MODULE, "pde_explicit_step", grid, FhnGpu.THREADS, 0, S, n,
+                            b[p * 2], b[1 + p * 2], b[2 - p * 2], b[3 - p * 2], b[4], b[5], 1.0, s.dt, s.idx2, s.bc,
+                            s.probeNear, s.probeFar, s.threshold, s.time(k), stats.tNear, stats.tFar, stats.pulses,
+                            stats.max);
+                }
+                t.stop(st);
+                st.synchronize("timed explicit steps");
+                ms[r] = t.millis();
+            }
+        } finally {
+            FhnGpu.closeAll(b);
+        }
+        return ms;
+    }
+}

@@ -1,0 +1,107 @@
+package io.sparkgpu.pde;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.sparkgpu.cuda.CudaDevice;
+import io.sparkgpu.cuda.DeviceBuffer;
+import io.sparkgpu.cuda.GpuStream;
+import io.sparkgpu.testutil.GpuTestSupport;
+import java.util.Random;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The pde kernels against the CPU twin, bit for bit: every scheme with a kernel, every boundary, both tridiagonal
+ * solvers, every stimulus, the observables, the final state and the recorded field; the batched Thomas and the cyclic
+ * reduction of long systems (level launches plus the one-block tail) on their own.
+ */
+@Tag("gpu")
+class FhnGpuTest {
+
+    static void assertSame(FhnResult c, FhnResult g, String what) {
+        assertArrayEquals(c.v, g.v, what + ": v");
+        assertArrayEquals(c.w, g.w, what + ": w");
+        assertArrayEquals(c.field, g.field, what + ": field");
+        assertEquals(Double.doubleToLongBits(c.maxV), Double.doubleToLongBits(g.maxV), what + ": maxV");
+        assertEquals(Double.doubleToLongBits(c.tNear), Double.doubleToLongBits(g.tNear), what + ": tNear");
+        assertEquals(Double.doubleToLongBits(c.tFar), Double.doubleToLongBits(g.tFar), what + ": tFar");
+        assertEquals(c.pulseCount, g.pulseCount, what + ": pulses");
+        assertEquals(c.newtonIterations, g.newtonIterations, what + ": Newton iterations");
+        assertEquals(c.unconvergedSteps, g.unconvergedSteps, what + ": unconverged steps");
+    }
+
+    @Test
+    void everySchemeBoundarySolverAndStimulusEqualsTheTwin() {
+        CudaDevice dev = GpuTestSupport.deviceOrSkip();
+        FhnParams[] ps = FhnTestData.sweep(7);
+        String[][] modes = {{FhnConfig.EXPLICIT, FhnConfig.THOMAS}, {FhnConfig.CRANK_NICOLSON, FhnConfig.THOMAS},
+            {FhnConfig.CRANK_NICOLSON, FhnConfig.CYCLIC_REDUCTION}};
+        for (String[] m : modes) {
+            for (String bc : new String[] {FhnConfig.DIRICHLET, FhnConfig.NEUMANN, FhnConfig.PERIODIC}) {
+                if (m[1].equals(FhnConfig.CYCLIC_REDUCTION) && bc.equals(FhnConfig.PERIODIC)) {
+                    continue;
+                }
+                for (String st : new String[] {FhnConfig.NONE, FhnConfig.CONSTANT, FhnConfig.SERIES}) {
+                    FhnConfig c = FhnTestData.small(m[0], m[1], bc, st);
+                    if (m[0].equals(FhnConfig.EXPLICIT)) {
+                        c.dt = 0.02;
+                    }
+                    FhnSetup s = new FhnSetup(c.validate());
+                    FhnResult[] cpu = FhnCpu.run(s, ps, 2);
+                    FhnResult[] gpu = FhnGpu.run(dev, s, ps);
+                    for (int j = 0; j < ps.length; j++) {
+                        assertSame(cpu[j], gpu[j], m[0] + "/" + m[1] + "/" + bc + "/" + st + " row " + j);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void longCrankNicolsonSystemsByCyclicReductionLevelsEqualTheTwin() {
+        CudaDevice dev = GpuTestSupport.deviceOrSkip();
+        FhnConfig c = FhnTestData.small(FhnConfig.CRANK_NICOLSON, FhnConfig.CYCLIC_REDUCTION, FhnConfig.NEUMANN,
+                FhnConfig.CONSTANT);
+        c.cells = 20_001; // beyond the shared-memory path: level launches, then the one-block tail
+        c.length = 2000;
+        c.tEnd = 1;
+        c.recordEvery = 0;
+        FhnSetup s = new FhnSetup(c.validate());
+        FhnParams[] ps = FhnTestData.sweep(2);
+        FhnResult[] cpu = FhnCpu.run(s, ps, 2);
+        FhnResult[] gpu = FhnGpu.run(dev, s, ps);
+        for (int j = 0; j < ps.length; j++) {
+            assertSame(cpu[j], gpu[j], "long CR row " + j);
+        }
+    }
+
+    @Test
+    void batchedThomasAndLongCyclicReductionEqualTheTwin() {
+        CudaDevice dev = GpuTestSupport.deviceOrSkip();
+        Random r = new Random(3);
+        for (int[] shape : new int[][] {{1000, 129}, {7, 4096}, {1, 3}}) {
+            int S = shape[0];
+            int n = shape[1];
+            double[][] sys = PdeEngine.randomSystems(S, n, r.nextLong());
+            double[] a = sys[0].clone();
+            double[] b = sys[1].clone();
+            double[] c = sys[2].clone();
+            double[] d = sys[3].clone();
+            FhnCpu.thomasInterleaved(S, n, a, b, c, d);
+            assertArrayEquals(d, PdeEngine.thomasBatch(dev, S, n, sys), "thomas " + S + "x" + n);
+        }
+        for (int n : new int[] {5, 1000, 5000, 100_000, 1_000_003}) {
+            double[][] sys = PdeEngine.randomSystems(1, n, n);
+            double[] x = new double[n];
+            FhnCpu.cyclicReduction(sys[0].clone(), sys[1].clone(), sys[2].clone(), sys[3].clone(), x, n);
+            assertArrayEquals(x, PdeEngine.cyclicReduction(dev, 1, n, sys), "cr n=" + n);
+        }
+        double[][] two = PdeEngine.randomSystems(3, 3000, 9);
+        double[] x = new double[3 * 3000];
+        FhnCpu.cyclicReductionBatch(3, 3000, two[0].clone(), two[1].clone(), two[2].clone(), two[3].clone(), x);
+        assertArrayEquals(x, PdeEngine.cyclicReduction(dev, 3, 3000, two), "batched cr");
+        assertTrue(PdeEngine.copyMillis(dev, 1 << 20, 2)[1] > 0);
+    }
+}

@@ -1,0 +1,247 @@
+package io.sparkgpu.jobs.bench;
+
+import io.sparkgpu.cuda.CudaDevice;
+import io.sparkgpu.cuda.CudaRuntime;
+import io.sparkgpu.pde.FhnConfig;
+import io.sparkgpu.pde.FhnCpu;
+import io.sparkgpu.pde.FhnParams;
+import io.sparkgpu.pde.FhnResult;
+import io.sparkgpu.pde.FhnSetup;
+import io.sparkgpu.pde.GpuFitzHughNagumo;
+import io.sparkgpu.pde.PdeEngine;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * FitzHugh-Nagumo kernels and sweep, one Markdown table: explicit cell updates per second (fp64, kernels alone, CUDA
+ * events) for single axons of 10^3..10^7 cells and a batch of axons; batched Thomas in unknowns/s and % of the HBM
+ * bandwidth measured by a copy kernel in the same run (traffic counted as 5 doubles per unknown: a, b, c, d read, x
+ * written); one long system by cyclic reduction; a sweep of parameter sets as a Spark job (GpuFitzHughNagumo,
+ * backend gpu) against the CPU twin on all cores. Where both ran, the sweep's GPU results must equal the twin's
+ * (exit status 3 otherwise). Usage: {@code --help}.
+ */
+public final class FhnBenchmark {
+    static final String USAGE = String.join("\n",
+            "FhnBenchmark: FitzHugh-Nagumo kernels and parameter sweep, one Markdown table.",
+            "  --cells LIST       explicit: cells of one axon                 [1e3,1e4,1e5,1e6,1e7]",
+            "  --batch SxN        explicit: S axons of N cells (0 skips)      [10000x1000]",
+            "  --steps K          explicit steps per timed run                [200]",
+            "  --tridiag LIST     batched Thomas SxN shapes                   [10000x128,10000x4096,100000x128,1000000x128,100000x1024]",
+            "  --long N           one system by cyclic reduction (0 skips)    [1e7]",
+            "  --sweep R          Spark sweep rows, GPU vs CPU twin (0 skips) [1e5]",
+            "  --sweep-cells N    cells of each swept axon                    [101]",
+            "  --sweep-tend T     simulated time of each swept axon           [20]",
+            "  --partitions P     Spark partitions of the sweep               [GPUs: 1]",
+            "  --threads T        CPU twin threads                            [available cores]",
+            "  --reps R           timed GPU runs after a warm-up (median)     [5]",
+            "  --device G         CUDA device ordinal                         [0]",
+            "  --markdown FILE    also write the report to FILE",
+            "  --help");
+
+    static final class Options {
+        List<Long> cells = List.of(1_000L, 10_000L, 100_000L, 1_000_000L, 10_000_000L);
+        int[] batch = {10_000, 1_000};
+        int steps = 200;
+        List<int[]> tridiag = List.of(new int[] {10_000, 128}, new int[] {10_000, 4096}, new int[] {100_000, 128},
+                new int[] {1_000_000, 128}, new int[] {100_000, 1024});
+        long longN = 10_000_000L;
+        int sweep = 100_000;
+        int sweepCells = 101;
+        double sweepTEnd = 20;
+        int partitions = 1;
+        int threads = Runtime.getRuntime().availableProcessors();
+        int reps = 5;
+        int device;
+        String markdown;
+        boolean help;
+        String[] argv = new String[0];
+
+        static int[] shape(String s) {
+            String[] p = s.trim().toLowerCase(Locale.ROOT).split("x");
+            if (p.length != 2) {
+                throw new IllegalArgumentException("a shape must be SxN, got '" + s + "'");
+            }
+            return new int[] {(int) KMeansBenchmark.Options.count(p[0]), (int) KMeansBenchmark.Options.count(p[1])};
+        }
+
+        static Options parse(String[] args) {
+            Options o = new Options();
+            o.argv = args.clone();
+            o.help = BenchArgs.forEach(args, (a, v) -> {
+                switch (a) {
+                    case "--cells": {
+                        List<Long> l = new ArrayList<>();
+                        for (String s : v.split(",")) {
+                            l.add(KMeansBenchmark.Options.count(s));
+                        }
+                        o.cells = l;
+                        break;
+                    }
+                    case "--batch":
+                        o.batch = v.trim().equals("0") ? null : shape(v);
+                        break;
+                    case "--steps":
+                        o.steps = (int) KMeansBenchmark.Options.count(v);
+                        break;
+                    case "--tridiag": {
+                        List<int[]> l = new ArrayList<>();
+                        for (String s : v.split(",")) {
+                            l.add(shape(s));
+                        }
+                        o.tridiag = l;
+                        break;
+                    }
+                    case "--long":
+                        o.longN = KMeansBenchmark.Options.count(v);
+                        break;
+                    case "--sweep":
+                        o.sweep = (int) KMeansBenchmark.Options.count(v);
+                        break;
+                    case "--sweep-cells":
+                        o.sweepCells = (int) KMeansBenchmark.Options.count(v);
+                        break;
+                    case "--sweep-tend":
+                        o.sweepTEnd = Double.parseDouble(v.trim());
+                        break;
+                    case "--partitions":
+                        o.partitions = (int) KMeansBenchmark.Options.count(v);
+                        break;
+                    case "--threads":
+                        o.threads = (int) KMeansBenchmark.Options.count(v);
+                        break;
+                    case "--reps":
+                        o.reps = (int) KMeansBenchmark.Options.count(v);
+                        break;
+                    case "--device":
+                        o.device = Integer.parseInt(v.trim());
+                        break;
+                    case "--markdown":
+                        o.markdown = v;
+                        break;
+                    default:
+                        throw new IllegalArgumentException("unknown option " + a);
+                }
+            });
+            if (o.reps < 1 || o.threads < 1 || o.steps < 1 || o.partitions < 1) {
+                throw new IllegalArgumentException("--reps, --threads, --steps and --partitions must be >= 1");
+            }
+            return o;
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        BenchArgs.main(args, USAGE, Options::parse, x -> x.help, x -> x.markdown, FhnBenchmark::run);
+    }
+
+    /** Median of the timed runs after dropping the first (warm-up). */
+    static double medianAfterWarmup(double[] ms) {
+        double[] t = ms.length > 1 ? Arrays.copyOfRange(ms, 1, ms.length) : ms.clone();
+        return IngestBenchmark.median(t);
+    }
+
+    static BenchArgs.Outcome run(Options o) {
+        List<String> out = new ArrayList<>(BenchArgs.runHeader(o.argv));
+        CudaDevice dev = CudaRuntime.device(o.device);
+        out.add("Device: " + dev + "; CPU twin threads: " + o.threads);
+        out.add("");
+        double copyMs = medianAfterWarmup(PdeEngine.copyMillis(dev, 1L << 27, o.reps + 1));
+        double bw = 2.0 * 8 * (1L << 27) / (copyMs / 1e3) / 1e9;
+        out.add(String.format(Locale.ROOT, "Copy kernel bandwidth (read + write of 1 GiB): %.0f GB/s", bw));
+        out.add("");
+        out.add("| case | shape | median ms | rate | % of copy bandwidth |");
+        out.add("| --- | --- | ---: | ---: | ---: |");
+        for (long n : o.cells) {
+            double ms = medianAfterWarmup(PdeEngine.explicitMillis(dev, 1, (int) n, o.steps, o.reps + 1));
+            out.add(row("explicit (fp64)", "1 x " + n + ", " + o.steps + " steps", ms, n * (double) o.steps / (ms / 1e3),
+                    "cell updates/s", 32.0 * n * o.steps / (ms / 1e3) / 1e9 / bw));
+        }
+        if (o.batch != null) {
+            int S = o.batch[0];
+            int n = o.batch[1];
+            double ms = medianAfterWarmup(PdeEngine.explicitMillis(dev, S, n, o.steps, o.reps + 1));
+            double cells = (double) S * n;
+            out.add(row("explicit (fp64)", S + " x " + n + ", " + o.steps + " steps", ms, cells * o.steps / (ms / 1e3),
+                    "cell updates/s", 32.0 * cells * o.steps / (ms / 1e3) / 1e9 / bw));
+        }
+        for (int[] sh : o.tridiag) {
+            double ms = medianAfterWarmup(PdeEngine.thomasBatchMillis(dev, sh[0], sh[1], o.reps + 1));
+            double u = (double) sh[0] * sh[1];
+            out.add(row("batched Thomas", sh[0] + " x " + sh[1], ms, u / (ms / 1e3), "unknowns/s",
+                    40.0 * u / (ms / 1e3) / 1e9 / bw));
+        }
+        if (o.longN > 0) {
+            double ms = medianAfterWarmup(PdeEngine.cyclicReductionMillis(dev, 1, (int) o.longN, o.reps + 1));
+            out.add(row("cyclic reduction", "1 x " + o.longN, ms, o.longN / (ms / 1e3), "unknowns/s",
+                    40.0 * o.longN / (ms / 1e3) / 1e9 / bw));
+        }
+        int status = 0;
+        if (o.sweep > 0) {
+            status = sweep(o, out);
+        }
+        return new BenchArgs.Outcome(String.join("\n", out) + "\n", status);
+    }
+
+    static String row(String what, String shape, double ms, double rate, String unit, double frac) {
+        return String.format(Locale.ROOT, "| %s | %s | %.3f | %.3g %s | %.0f%% |", what, shape, ms, rate, unit,
+                100 * frac);
+    }
+
+    static FhnParams[] sweepParams(int rows) {
+        FhnParams[] ps = new FhnParams[rows];
+        for (int j = 0; j < rows; j++) {
+            ps[j] = new FhnParams(0.02 + 0.2 * ((j * 7919L) % 1000) / 1000.0, 0.005 + 0.02 * (j % 10) / 10.0, 0.5,
+                    0.05 + 0.95 * ((j * 104729L) % 997) / 997.0, 1.0);
+        }
+        return ps;
+    }
+
+    static int sweep(Options o, List<String> out) {
+        FhnParams[] ps = sweepParams(o.sweep);
+        GpuFitzHughNagumo t = new GpuFitzHughNagumo().setCells(o.sweepCells).setLength(0.2 * (o.sweepCells - 1))
+                .setDt(0.01).setTEnd(o.sweepTEnd).setBackend("gpu");
+        FhnSetup s = new FhnSetup(t.toConfig().validate());
+        long c0 = System.nanoTime();
+        FhnResult[] cpu = FhnCpu.run(s, ps, o.threads);
+        double cpuS = (System.nanoTime() - c0) / 1e9;
+        SparkSession spark = SparkSession.builder().master("local[" + o.partitions + "]").appName("FhnBenchmark")
+                .config("spark.ui.enabled", "false").getOrCreate();
+        StructType schema = new StructType().add("id", DataTypes.IntegerType).add("a", DataTypes.DoubleType)
+                .add("eps", DataTypes.DoubleType).add("I", DataTypes.DoubleType);
+        List<Row> rows = new ArrayList<>(ps.length);
+        for (int j = 0; j < ps.length; j++) {
+            rows.add(RowFactory.create(j, ps[j].a, ps[j].eps, ps[j].current));
+        }
+        Dataset<Row> in = spark.createDataFrame(rows, schema).repartition(o.partitions).cache();
+        in.count();
+        long g0 = System.nanoTime();
+        List<Row> res = t.transform(in).select("id", "maxV", "newtonIterations", "pulseCount").collectAsList();
+        double gpuS = (System.nanoTime() - g0) / 1e9;
+        int mismatches = 0;
+        for (Row r : res) {
+            FhnResult c = cpu[r.getInt(0)];
+            if (Double.doubleToLongBits(c.maxV) != Double.doubleToLongBits(r.getDouble(1))
+                    || c.pulseCount != r.getInt(3)) {
+                mismatches++;
+            }
+        }
+        double updates = (double) ps.length * o.sweepCells * s.steps;
+        out.add(String.format(Locale.ROOT, "| sweep, Spark job (gpu, %d partitions) | %d rows x %d cells x %d steps "
+                + "| %.1f | %.3g cell updates/s | |", o.partitions, ps.length, o.sweepCells, s.steps, gpuS * 1e3,
+                updates / gpuS));
+        out.add(String.format(Locale.ROOT, "| sweep, CPU twin (%d threads) | same | %.1f | %.3g cell updates/s "
+                + "(GPU job: %.1fx) | |", o.threads, cpuS * 1e3, updates / cpuS, cpuS / gpuS));
+        out.add("");
+        out.add(mismatches == 0 ? "Sweep: every row equals the CPU twin's bits."
+                : "Sweep: " + mismatches + " rows differ from the CPU twin.");
+        spark.stop();
+        return mismatches == 0 ? 0 : 3;
+    }
+}
