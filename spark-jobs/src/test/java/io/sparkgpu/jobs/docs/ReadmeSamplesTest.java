@@ -164,7 +164,10 @@ class ReadmeSamplesTest {
                 Method run = loader.loadClass("readme." + names.get(i)).getMethod("run", SparkSession.class,
                         Dataset.class);
                 try {
+                    long t0 = System.nanoTime();
                     run.invoke(null, spark, fixture.apply(spark));
+                    System.out.printf(java.util.Locale.ROOT, "README line %d: ran in %.1f s%n", b.line(),
+                            (System.nanoTime() - t0) / 1e9);
                 } catch (InvocationTargetException e) {
                     throw new AssertionError("README Java block at line " + b.line() + " failed: " + e.getCause(),
                             e.getCause());
