@@ -328,8 +328,8 @@ final class TsneCommand extends SparkCommand implements EstimatorDefaults.Source
                 fit.numFeatures, r.dim, r.mode);
         out.printf(Locale.ROOT, "  final KL      %.6f%n", r.finalKl());
         if (fit.qualitySample > 0) {
-            out.printf(Locale.ROOT, "  quality       trustworthiness %.4f, kNN preservation %.4f (k=%d, sample %d)%n",
-                    fit.trustworthiness, fit.knnPreservation, fit.qualityK, fit.qualitySample);
+            out.printf(Locale.ROOT, "  quality       trustworthiness %.4f, kNN preservation %.4f (k=%d, sampled: %d of %d "
+                    + "points)%n", fit.trustworthiness, fit.knnPreservation, fit.qualityK, fit.qualitySample, r.n);
         }
         StringBuilder sb = new StringBuilder();
         for (TsneTimings.Phase p : TsneTimings.Phase.values()) {
