@@ -58,12 +58,13 @@ public final class TsneConfig implements Serializable {
     /** Repulsion: polynomial interpolation on a grid sized from the embedding's extent ({@link TsneGridOptions}). */
     public static final String REPULSION_GRID = "grid";
     /**
-     * Most points for which {@link #REPULSION_AUTO} takes the exact repulsion. Measured costs per iteration: the exact
-     * sum is n^2 pairs, about 1.2 ns per pair and core on the CPU twin (n = 1797: 4 ms on one core; 10^4: 60 ms on
-     * two) and about 40 times less on an H100; the grid costs O(n) plus its convolution, whose grid is set by the
-     * embedding's extent and not by n (a 1797-point embedding reaches the 1280^2 cap of 10^6 points: 0.5 to 1 s per
-     * iteration on the CPU twin, 1.2 ms on an H100). So below this many points the exact sum is at least as fast on
-     * either backend, and it has no interpolation error.
+     * Most points for which {@link #REPULSION_AUTO} takes the exact repulsion. Costs per iteration: the exact sum is
+     * n^2 pairs, measured at about 1.2 ns per pair and core on the CPU twin (n = 1797: 4 ms on one core; 10^4: about
+     * 60 ms on two), and estimated at well under 1 ms for 10^4 points on an H100 (one warp per row, FP64); the grid
+     * costs O(n) plus its convolution, whose size follows the embedding's extent and hardly n (the 1797 digits reach
+     * an extent of about 130: 264 boxes, 1056^2 nodes, hundreds of ms per iteration on the CPU twin, 1.2 ms G2G on an
+     * H100, BENCHMARKS.md). So up to this many points the exact sums cost about as much as the grid on a GPU and far
+     * less on the CPU, without interpolation error.
      */
     public static final int EXACT_MAX_POINTS = 10_000;
     /**
