@@ -337,8 +337,12 @@ final class TsneBarrier {
                         + " rows");
             }
             long t6 = System.nanoTime();
-            timings.add(TsneTimings.Phase.S2G, t1 - t0);
-            timings.add(TsneTimings.Phase.G2G, t2 - t1);
+            if (exact) { // the bounds check
+                timings.add(TsneTimings.Phase.EXACT, t2 - t0);
+            } else {
+                timings.add(TsneTimings.Phase.S2G, t1 - t0);
+                timings.add(TsneTimings.Phase.G2G, t2 - t1);
+            }
             timings.add(TsneTimings.Phase.ATTRACTIVE, t3 - t2);
             timings.add(exact ? TsneTimings.Phase.EXACT : TsneTimings.Phase.G2S, t4 - t3);
             timings.add(TsneTimings.Phase.KL, t5 - t4);
