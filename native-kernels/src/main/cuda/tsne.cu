@@ -1,8 +1,9 @@
 /*
  * t-SNE (module "tsne"): exact kNN, perplexity-calibrated affinities, the attractive term, the grid-interpolation
- * repulsive term (S2G, G2G, G2S, Phi2Force) and the device-resident iteration. CPU twins live in the sub-packages
- * of io.sparkgpu.tsne (affinity.TsneAffinitiesCpu, optimize.ExactTsne, repulsion.GridRepulsionCpu and G2GCpu,
- * optimize.TsneOptimizer) and io.sparkgpu.common (DetMath, FixedPoint).
+ * repulsive term (S2G, G2G, G2S, Phi2Force), the exact O(n^2) repulsive term and the device-resident iteration.
+ * CPU twins live in the sub-packages of io.sparkgpu.tsne (affinity.TsneAffinitiesCpu, optimize.ExactTsne,
+ * repulsion.GridRepulsionCpu, G2GCpu and ExactRepulsionCpu, optimize.TsneOptimizer) and io.sparkgpu.common
+ * (DetMath, FixedPoint).
  *
  * The sections are in include/tsne/, one header per phase, each starting with its own data layout (SoA/AoS, index
  * types) and launch shape; this file only gathers them into one module (one fatbin), so the kernel names Java loads
@@ -20,3 +21,5 @@
 #include "tsne/grid.cuh"       /* tsne_s2g_*, tsne_g2s_* (S2G, G2S + Phi2Force, z) */
 #include "tsne/g2g.cuh"        /* tsne_g2g_* */
 #include "tsne/iteration.cuh"  /* tsne_minmax, tsne_fixed_to_double, tsne_step */
+#include "tsne/exact.cuh"      /* tsne_exact_d1..d3 (exact O(n^2) repulsion and z) */
+#include "tsne/exact.cuh"      /* tsne_exact_d1..d3 (exact O(n^2) repulsion and z) */

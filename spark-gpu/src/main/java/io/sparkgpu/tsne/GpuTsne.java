@@ -26,10 +26,14 @@ import org.apache.spark.sql.types.StructType;
  * interpolation on a regular grid with a convolution between grid nodes, as in FIt-SNE (G. C. Linderman, M. Rachh,
  * J. G. Hoskins, S. Steinerberger, Y. Kluger, "Fast interpolation-based t-SNE for improved visualization of
  * single-cell RNA-seq data", Nature Methods 16:243-245, 2019) and SG-t-SNE-Pi, instead of the Barnes-Hut tree of
- * the 2014 paper. The optimiser ({@link TsneOptimizer}) uses early exaggeration, momentum and gains.
+ * the 2014 paper; for small data ({@code repulsion} auto and n <= {@link TsneConfig#EXACT_MAX_POINTS}, or
+ * {@code repulsion=exact}) the repulsive term and Z are summed exactly over all pairs instead. The choice reads only
+ * n and the setting, and the grid's size only the embedding's extent, never the backend. The optimiser
+ * ({@link TsneOptimizer}) uses early exaggeration, momentum and gains.
  *
  * <p><b>Cost.</b> kNN O(n^2 d / devices) (exact, tiled), affinities O(n k), per iteration O(n k dim) for the
- * attractive term, O(n p^dim) for the interpolation and O(G log G) (FFT) or O(G^2) (direct) for the G-node grid.
+ * attractive term, O(n p^dim) for the interpolation and O(G log G) (FFT) or O(G^2) (direct) for the G-node grid, or
+ * O(n^2 dim) for the exact repulsion.
  *
  * <p><b>Execution and exactness.</b> {@code mode=single} keeps P and Y on the driver and its device;
  * {@code mode=distributed} keeps P as row slices on the executors and runs all iterations in one barrier stage
@@ -40,7 +44,8 @@ import org.apache.spark.sql.types.StructType;
  * broadcasts the potentials, and the executors return their rows' forces and exact partial sums of Z. Every sum
  * that mixes slices is exact and every other value is computed per row with the same operations, so the embedding
  * is bit-for-bit the same in both modes, for any partitioning, and on GPU or CPU twin; it differs from the exact
- * O(n^2) gradient only by the interpolation error (about 1e-4 relative with the defaults).
+ * O(n^2) gradient only by the interpolation error (about 1e-4 relative with the defaults; none with the exact
+ * repulsion).
  *
  * <p>The fitted {@link GpuTsneModel} holds the embedding of the training rows (by id) and a {@link GpuTsneSummary}
  * (KL history, trustworthiness and kNN preservation on a seeded sample, time per phase). Persistence uses MLlib's
@@ -86,6 +91,7 @@ public class GpuTsne extends Estimator<GpuTsneModel> implements GpuTsneParams<Gp
         setDefault(gridMaxIntervals(), 0);
         setDefault(distributedPartitions(), d.distributedPartitions);
         setDefault(convolution(), "auto");
+        setDefault(repulsion(), d.repulsion);
         setDefault(klEvery(), d.klEvery);
         setDefault(qualitySampleSize(), d.qualitySampleSize);
         setDefault(seed(), d.seed);

@@ -138,6 +138,13 @@ public interface GpuTsneParams<T extends GpuTsneParams<T>>
                 validator(v -> TsneConfig.parseConvolution(v, "convolution"))));
     }
 
+    default Param<String> repulsion() {
+        return slot("repulsion", o -> new Param<>(o, "repulsion", "Repulsive term: 'exact' (all n^2 pairs), 'grid' "
+                + "(interpolation on a grid sized from the embedding's extent) or 'auto' (exact when n <= "
+                + TsneConfig.EXACT_MAX_POINTS + ", else grid); the same on every backend.",
+                validator(TsneConfig::parseRepulsion)));
+    }
+
     default IntParam klEvery() {
         return slot("klEvery", o -> new IntParam(o, "klEvery", "Report KL every this many iterations (0: only the "
                 + "final one).", intValidator(TsneConfig::checkKlEvery)));
@@ -173,6 +180,7 @@ public interface GpuTsneParams<T extends GpuTsneParams<T>>
     default int getGridMaxIntervals() { return (Integer) getOrDefault(gridMaxIntervals()); }
     default int getDistributedPartitions() { return (Integer) getOrDefault(distributedPartitions()); }
     default String getConvolution() { return valueOrNull(convolution()); }
+    default String getRepulsion() { return valueOrNull(repulsion()); }
     default int getKlEvery() { return (Integer) getOrDefault(klEvery()); }
     default int getQualitySampleSize() { return (Integer) getOrDefault(qualitySampleSize()); }
 
@@ -200,6 +208,7 @@ public interface GpuTsneParams<T extends GpuTsneParams<T>>
     default T setGridMaxIntervals(int v) { return with(gridMaxIntervals(), v); }
     default T setDistributedPartitions(int v) { return with(distributedPartitions(), v); }
     default T setConvolution(String v) { return withOrClear(convolution(), v == null ? null : v.trim().toLowerCase(java.util.Locale.ROOT)); }
+    default T setRepulsion(String v) { return withOrClear(repulsion(), v == null ? null : TsneConfig.parseRepulsion(v)); }
     default T setKlEvery(int v) { return with(klEvery(), v); }
     default T setQualitySampleSize(int v) { return with(qualitySampleSize(), v); }
 
@@ -236,6 +245,7 @@ public interface GpuTsneParams<T extends GpuTsneParams<T>>
         c.grid = TsneConfig.gridOptions(getGridNodesPerInterval(), getGridIntervalsPerUnit(), getGridMinIntervals(),
                 getGridMaxIntervals());
         c.convolution = TsneConfig.parseConvolution(getConvolution(), "convolution");
+        c.repulsion = getRepulsion() == null ? TsneConfig.REPULSION_AUTO : getRepulsion();
         return c;
     }
 }

@@ -12,9 +12,10 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * Numbers describing one {@link GpuTsne#fit}: KL divergence history, quality on a seeded sample (trustworthiness and
- * kNN preservation, see {@link TsneQuality}), time per phase and how the run was executed. Small and serializable;
- * saved with the model.
+ * Numbers describing one {@link GpuTsne#fit}: KL divergence history (the final value exact, see {@link #finalKl}),
+ * quality figures <b>sampled</b> on a seeded sample of {@link #qualitySampleSize()} points (trustworthiness and kNN
+ * preservation, see {@link TsneQuality}; all points when there are fewer), time per phase and how the run was
+ * executed. Small and serializable; saved with the model.
  */
 public final class GpuTsneSummary implements Serializable {
     private static final long serialVersionUID = 1L;
@@ -91,21 +92,31 @@ public final class GpuTsneSummary implements Serializable {
         return klValues.clone();
     }
 
-    /** KL(P || Q) of the final embedding. */
+    /**
+     * KL(P || Q) of the final (centred) embedding, exact: its Z is summed over all n^2 pairs once
+     * ({@link TsneConfig#EXACT_KL_MAX_POINTS}, 2^17 points at most; always with the exact repulsion), not taken from
+     * the interpolation grid, whose Z reads high on coarse grids. Above that size, the Z of the grid. The earlier
+     * values of {@link #klHistory()} use the Z of their iteration's repulsion.
+     */
     public double finalKl() {
         return klValues.length == 0 ? Double.NaN : klValues[klValues.length - 1];
     }
 
-    /** Trustworthiness T(k) on the quality sample (NaN in graph mode or without sample). */
+    /**
+     * Trustworthiness T(k) with k = {@link #qualityK()}, <b>sampled</b>: computed on the seeded sample of
+     * {@link #qualitySampleSize()} points (input and embedding distances among the sample only; all n points when
+     * n is at most the qualitySampleSize setting). NaN in graph mode or without sample.
+     */
     public double trustworthiness() {
         return trustworthiness;
     }
 
-    /** Mean fraction of the k input-space neighbours kept in the embedding, on the quality sample. */
+    /** Mean fraction of the k input-space neighbours kept in the embedding, <b>sampled</b> as {@link #trustworthiness}. */
     public double knnPreservation() {
         return knnPreservation;
     }
 
+    /** Points of the quality sample (0: none); equal to {@link #numPoints()} when every point was used. */
     public int qualitySampleSize() {
         return qualitySampleSize;
     }
@@ -156,7 +167,8 @@ public final class GpuTsneSummary implements Serializable {
     @Override
     public String toString() {
         return "GpuTsneSummary(numPoints=" + numPoints + ", dimension=" + dimension + ", iterations=" + iterations
-                + ", finalKl=" + finalKl() + ", trustworthiness=" + trustworthiness + ", knnPreservation="
+                + ", finalKl=" + finalKl() + ", sampled quality (" + qualitySampleSize + " of " + numPoints
+                + " points, k=" + qualityK + "): trustworthiness=" + trustworthiness + ", knnPreservation="
                 + knnPreservation + ", mode=" + mode + ", timings=" + timings + ")";
     }
 

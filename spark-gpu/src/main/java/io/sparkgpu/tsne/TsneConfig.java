@@ -7,6 +7,7 @@ import io.sparkgpu.cuda.SparkGpuConf;
 import io.sparkgpu.ml.HasSeed;
 import io.sparkgpu.tsne.affinity.TsneAffinities;
 import io.sparkgpu.tsne.affinity.TsneAffinitiesSpark;
+import io.sparkgpu.tsne.repulsion.ExactRepulsion;
 import io.sparkgpu.tsne.repulsion.GridConvolution;
 import io.sparkgpu.tsne.repulsion.InterpGrid;
 import java.io.Serializable;
@@ -50,6 +51,28 @@ public final class TsneConfig implements Serializable {
      * two Spark jobs per iteration with O(grid) reductions as the fallback ({@link TsneTrainer#DISTRIBUTED_STAGE}).
      */
     public static final String MODE_DISTRIBUTED = "distributed";
+    /** Repulsion: {@link #REPULSION_EXACT} for n <= {@link #EXACT_MAX_POINTS}, else {@link #REPULSION_GRID}. */
+    public static final String REPULSION_AUTO = "auto";
+    /** Repulsion: the exact O(n^2) sums over all pairs ({@link ExactRepulsion}). */
+    public static final String REPULSION_EXACT = "exact";
+    /** Repulsion: polynomial interpolation on a grid sized from the embedding's extent ({@link TsneGridOptions}). */
+    public static final String REPULSION_GRID = "grid";
+    /**
+     * Most points for which {@link #REPULSION_AUTO} takes the exact repulsion. Costs per iteration: the exact sum is
+     * n^2 pairs, measured at about 1.2 ns per pair and core on the CPU twin (n = 1797: 4 ms on one core; 10^4: about
+     * 60 ms on two), and estimated at well under 1 ms for 10^4 points on an H100 (one warp per row, FP64); the grid
+     * costs O(n) plus its convolution, whose size follows the embedding's extent and hardly n (the 1797 digits reach
+     * an extent of about 130: 264 boxes, 1056^2 nodes, hundreds of ms per iteration on the CPU twin, 1.2 ms G2G on an
+     * H100, BENCHMARKS.md). So up to this many points the exact sums cost about as much as the grid on a GPU and far
+     * less on the CPU, without interpolation error.
+     */
+    public static final int EXACT_MAX_POINTS = 10_000;
+    /**
+     * Most points for which the final KL is the exact one (Z summed over all n^2 pairs once, {@link ExactRepulsion#z});
+     * above, the final KL uses the Z of the repulsion method (interpolated on the grid). 2^17 = 131072: 1.7e10 pairs,
+     * about 10 s on two CPU cores, tens of ms on a GPU.
+     */
+    public static final int EXACT_KL_MAX_POINTS = 1 << 17;
     /** Learning rate value meaning "auto": max(n / earlyExaggeration, 200). */
     public static final double LEARNING_RATE_AUTO = 0;
     /** Fewest points of a t-SNE fit. */
@@ -94,6 +117,8 @@ public final class TsneConfig implements Serializable {
     public int distributedPartitions;
     public TsneGridOptions grid = TsneGridOptions.defaults();
     public GridConvolution.Method convolution = GridConvolution.Method.AUTO;
+    /** auto, exact or grid: see {@link #exactRepulsion}. */
+    public String repulsion = REPULSION_AUTO;
     /** Feature mode: reduce the features to this many principal components before the kNN; 0: no reduction. */
     public int pcaDimension;
     /** Feature mode: points of the seeded sample for trustworthiness and kNN preservation; 0: skip. */
@@ -121,6 +146,7 @@ public final class TsneConfig implements Serializable {
         c.distributedPartitions = distributedPartitions;
         c.grid = grid;
         c.convolution = convolution;
+        c.repulsion = repulsion;
         c.pcaDimension = pcaDimension;
         c.qualitySampleSize = qualitySampleSize;
         return c;
@@ -317,6 +343,7 @@ public final class TsneConfig implements Serializable {
         checkMaxIter(maxIter);
         init = parseInit(init);
         mode = parseMode(mode);
+        repulsion = parseRepulsion(repulsion);
         checkKlEvery(klEvery);
         checkSingleModeMaxEntries(singleModeMaxEntries);
         checkDistributedPartitions(distributedPartitions);
@@ -356,6 +383,36 @@ public final class TsneConfig implements Serializable {
             throw new IllegalArgumentException("mode must be one of auto|single|distributed, got '" + v + "'");
         }
         return s;
+    }
+
+    /** repulsion: auto, exact or grid (any case); returns it in lower case. */
+    public static String parseRepulsion(String v) {
+        String s = v == null ? "" : v.trim().toLowerCase(Locale.ROOT);
+        if (!s.equals(REPULSION_AUTO) && !s.equals(REPULSION_EXACT) && !s.equals(REPULSION_GRID)) {
+            throw new IllegalArgumentException("repulsion must be one of auto|exact|grid, got '" + v + "'");
+        }
+        return s;
+    }
+
+    /**
+     * The one rule of the repulsive term's method for n points, from the data only (never from the backend, so the
+     * GPU and its CPU twin compute the same thing and give the same bits): {@code exact} always, {@code grid} never,
+     * {@code auto} when n <= {@link #EXACT_MAX_POINTS}. The grid's size then follows the embedding's extent at each
+     * iteration ({@link TsneGridOptions}: boxes per unit of extent, bounded).
+     */
+    public static boolean exactRepulsion(String repulsion, long n) {
+        String r = parseRepulsion(repulsion);
+        return r.equals(REPULSION_EXACT) || (r.equals(REPULSION_AUTO) && n <= EXACT_MAX_POINTS);
+    }
+
+    /** {@link #exactRepulsion(String, long)} with this config's setting. */
+    public boolean exactRepulsion(long n) {
+        return exactRepulsion(repulsion, n);
+    }
+
+    /** Whether the final KL of n points is exact ({@link #EXACT_KL_MAX_POINTS}; always with the exact repulsion). */
+    public boolean exactFinalKl(long n) {
+        return n <= EXACT_KL_MAX_POINTS || exactRepulsion(n);
     }
 
     /**

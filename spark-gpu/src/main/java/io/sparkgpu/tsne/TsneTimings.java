@@ -37,6 +37,8 @@ public final class TsneTimings implements Serializable {
         G2G,
         /** Grid-to-point interpolation, Phi2Force and Z, all iterations. */
         G2S,
+        /** The exact O(n^2) repulsive term and Z, all iterations (instead of S2G, G2G, G2S when the fit chose it). */
+        EXACT,
         /** Gradient, gains, momentum and position update (and broadcasting or exchanging Y's terms), all iterations. */
         UPDATE,
         /** KL divergence evaluations. */

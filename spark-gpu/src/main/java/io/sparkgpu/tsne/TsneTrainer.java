@@ -234,8 +234,9 @@ public final class TsneTrainer {
                 qk = 0;
             }
             r.timings.add(TsneTimings.Phase.TOTAL, System.nanoTime() - start - r.timings.nanos(TsneTimings.Phase.TOTAL));
-            LOG.info("spark-gpu t-SNE done: n={} KL={} trustworthiness={} kNN preservation={} timings: {}", n,
-                    r.finalKl(), trust, keep, r.timings);
+            LOG.info("spark-gpu t-SNE done: n={} KL={} (exact: {}), on a sample of {} points (k={}): trustworthiness={} "
+                    + "kNN preservation={}; timings: {}", n, r.finalKl(), cfg.exactFinalKl(n), m, qk, trust, keep,
+                    r.timings);
             return new TsneFit(r, ids, idType, d, trust, keep, m, qk, "features", cfg.effectiveLearningRate(n),
                     cfg.backend.id());
         } finally {

@@ -86,5 +86,6 @@ class SavedParamsCompatibilityTest {
         assertEquals("name", tsne.getIdCol());
         assertEquals("distributed", tsne.toConfig().validate().mode);
         assertEquals(40, tsne.getGridMaxIntervals());
+        assertEquals("auto", tsne.getRepulsion(), "saved before the repulsion param: the default");
     }
 }

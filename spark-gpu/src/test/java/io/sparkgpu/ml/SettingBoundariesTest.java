@@ -303,6 +303,9 @@ class SettingBoundariesTest {
         for (String v : new String[] {"auto", "Single", "distributed", "cluster"}) {
             tsne("mode", v, !v.equals("cluster"), c -> c.mode = v);
         }
+        for (String v : new String[] {"auto", "EXACT", "grid", "barnes-hut", ""}) {
+            tsne("repulsion", v, !v.equals("barnes-hut") && !v.isEmpty(), c -> c.repulsion = v);
+        }
         for (String v : new String[] {"auto", "DIRECT", "fft", "wavelet"}) {
             tsne("convolution", v, !v.equals("wavelet"), c -> c.convolution = TsneConfig.parseConvolution(v,
                     "convolution"));
@@ -471,7 +474,7 @@ class SettingBoundariesTest {
                 "distributedPartitions", "dstCol", "earlyExaggeration", "exaggerationIterations", "featuresCol",
                 "finalMomentum", "gridIntervalsPerUnit", "gridMaxIntervals", "gridMinIntervals", "gridNodesPerInterval",
                 "idCol", "init", "initialMomentum", "k", "klEvery", "learningRate", "maxIter", "minGain", "mode",
-                "outputCol", "pcaDimension", "perplexity", "qualitySampleSize", "seed", "singleModeMaxEntries",
+                "outputCol", "pcaDimension", "perplexity", "qualitySampleSize", "repulsion", "seed", "singleModeMaxEntries",
                 "srcCol", "weightCol")), names, "GpuTsne's param names are part of the saved format");
     }
 }

@@ -69,7 +69,8 @@ class GpuTsneSparkTest {
         assertTrue(acc >= 0.95, "kNN label accuracy " + acc);
         GpuTsneSummary s = m.summary();
         assertEquals(240, s.numPoints());
-        assertEquals(6, s.klHistory().length, "every 50 iterations and the final one");
+        assertEquals(5, s.klHistory().length, "every 50 iterations before the last, and the final one");
+        assertArrayEquals(new int[] {50, 100, 150, 200, 250}, s.klIterations(), "no iteration reported twice");
         assertEquals(kl.size(), s.klHistory().length);
         assertTrue(s.finalKl() < s.klHistory()[2], "KL decreases after the exaggeration");
         assertTrue(s.trustworthiness() > 0.8 && s.trustworthiness() <= 1, s.toString());
@@ -158,7 +159,11 @@ class GpuTsneSparkTest {
                         .setInit("random").setQualitySampleSize(0);
                 if (input.equals("graph")) {
                     e = e.setSrcCol("src").setDstCol("dst").setWeightCol("w").setIdCol(null).setLearningRate(40);
+                } else {
+                    e = e.setRepulsion("grid"); // the graph's 24 points take the default: exact
                 }
+                boolean grid = input.equals("features");
+                String jobPart = grid ? "S2G partial grids" : "exact repulsion per slice";
                 Dataset<Row> df = input.equals("graph") ? graph : features;
                 String what = input + ", " + dim + "-D";
                 GpuTsneModel[] m = new GpuTsneModel[4];
@@ -171,11 +176,11 @@ class GpuTsneSparkTest {
                 List<String> j3 = jobsOf("TRUE", "2", () -> m[3] = dist.copy(org.apache.spark.ml.param.ParamMap.empty())
                         .setProgress((it, v) -> progress.add(new double[] {it, v})).fit(df));
                 assertEquals(0, count(j0, "barrier") + count(j0, "S2G"), what + ": single " + j0);
-                assertEquals(13, count(j1, "S2G partial grids"), what + ": per-iteration path (and the final KL) " + j1);
+                assertEquals(13, count(j1, jobPart), what + ": per-iteration path (and the final KL) " + j1);
                 assertEquals(0, count(j1, "barrier"), what + ": per-iteration path " + j1);
                 assertEquals(1, count(j2, "one barrier stage (1 task(s))"), what + ": one task " + j2);
                 assertEquals(1, count(j3, "one barrier stage (2 task(s))"), what + ": two tasks " + j3);
-                assertEquals(0, count(j2, "S2G") + count(j3, "S2G"), what);
+                assertEquals(0, count(j2, "S2G") + count(j3, "S2G") + count(j2, "exact") + count(j3, "exact"), what);
                 double[] ref = m[0].embeddingArray();
                 double[] kl = m[0].summary().klHistory();
                 assertEquals(3, kl.length, what);
@@ -183,7 +188,8 @@ class GpuTsneSparkTest {
                     assertEquals("distributed", m[r].summary().mode(), what);
                     assertArrayEquals(ref, m[r].embeddingArray(), what + ", run " + r);
                     assertArrayEquals(kl, m[r].summary().klHistory(), what + ", run " + r);
-                    assertTrue(m[r].summary().timings().get("s2g") > 0, what + ": " + m[r].summary());
+                    assertTrue(m[r].summary().timings().get(grid ? "s2g" : "exact") > 0, what + ": " + m[r].summary());
+                    assertEquals(0.0, m[r].summary().timings().get(grid ? "exact" : "s2g"), what + ": " + m[r].summary());
                 }
                 assertEquals(kl.length, progress.size(), what);
                 for (int i = 0; i < kl.length; i++) {

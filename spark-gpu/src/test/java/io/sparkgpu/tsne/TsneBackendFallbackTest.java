@@ -19,6 +19,7 @@ import io.sparkgpu.tsne.affinity.TsneAffinities;
 import io.sparkgpu.tsne.init.TsneInit;
 import io.sparkgpu.tsne.optimize.AttractiveForces;
 import io.sparkgpu.tsne.optimize.TsneOptimizer;
+import io.sparkgpu.tsne.repulsion.ExactRepulsion;
 import io.sparkgpu.tsne.repulsion.GridConvolution;
 import io.sparkgpu.tsne.repulsion.GridRepulsion;
 import io.sparkgpu.tsne.repulsion.InterpGrid;
@@ -41,21 +42,31 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The backend policy in every phase of t-SNE, on any machine. Under {@code auto}, a device failure injected into any
- * one phase (kNN, calibration, attractive term, S2G, G2G, G2S, the device-resident optimiser) gives exactly the bits
- * of an all-CPU fit, and the run's {@link TsneTimings#backends()} says the phase ran on the CPU and why; under
+ * one phase (kNN, calibration, attractive term, S2G, G2G, G2S, exact repulsion, the device-resident optimiser) gives
+ * exactly the bits of an all-CPU fit, and the run's {@link TsneTimings#backends()} says the phase ran on the CPU and why; under
  * {@code gpu} the phase fails with a {@link CudaException} naming it. On a GPU host the other phases run on the GPU
  * ("mixed"), and faults in the force phases strike inside the device-resident iteration.
  */
 class TsneBackendFallbackTest {
-    /** Every phase with a GPU twin. */
+    /** Every phase with a GPU twin (the exact repulsion last: the runs of the others take the grid). */
     static final List<String> PHASES = List.of(TsneAffinities.KNN_PHASE, TsneAffinities.AFFINITIES_PHASE,
             AttractiveForces.ATTRACTIVE_PHASE, GridRepulsion.S2G_PHASE, GridConvolution.PHASE, GridRepulsion.G2S_PHASE,
-            TsneOptimizer.PHASE);
+            TsneOptimizer.PHASE, ExactRepulsion.PHASE);
 
     private static final TsneTestData DATA = TsneTestData.clusters(3, 30, 6, 4);
 
+    /** The grid repulsion (its phases are those under test), or the exact one for {@link ExactRepulsion#PHASE}. */
     private static TsneConfig cfg(Backend backend) {
+        return cfg(backend, TsneConfig.REPULSION_GRID);
+    }
+
+    private static String repulsionOf(String phase) {
+        return phase.equals(ExactRepulsion.PHASE) ? TsneConfig.REPULSION_EXACT : TsneConfig.REPULSION_GRID;
+    }
+
+    private static TsneConfig cfg(Backend backend, String repulsion) {
         TsneConfig c = new TsneConfig();
+        c.repulsion = repulsion;
         c.perplexity = 8;
         c.maxIter = 30;
         c.exaggerationIterations = 10;
@@ -81,7 +92,11 @@ class TsneBackendFallbackTest {
     }
 
     private static Run run(Backend backend) {
-        TsneConfig c = cfg(backend);
+        return run(backend, TsneConfig.REPULSION_GRID);
+    }
+
+    private static Run run(Backend backend, String repulsion) {
+        TsneConfig c = cfg(backend, repulsion);
         TsneTimings t = new TsneTimings();
         SparseRows p = TsneTrainer.affinities(DATA.floats(), DATA.n, DATA.d, c, t, "features");
         TsneResult r = TsneOptimizer.single(p, TsneInit.random(DATA.n, 2, 7), c, null, t);
@@ -109,13 +124,14 @@ class TsneBackendFallbackTest {
     @ParameterizedTest
     @ValueSource(strings = {"unusable", "mid-call", "fake-device"})
     void aFaultInAnyPhaseUnderAutoGivesTheCpuBits(String kind) {
-        Run ref = run(Backend.CPU);
-        assertEquals("cpu", ref.usage.backend());
-        assertTrue(ref.usage.fallbackReasons().isEmpty(), "cpu asked for: " + ref.usage);
+        Map<String, Run> refs = new java.util.HashMap<>();
         for (String phase : PHASES) {
+            Run ref = refs.computeIfAbsent(repulsionOf(phase), r -> run(Backend.CPU, r));
+            assertEquals("cpu", ref.usage.backend());
+            assertTrue(ref.usage.fallbackReasons().isEmpty(), "cpu asked for: " + ref.usage);
             String what = kind + " fault in " + phase;
             try (BackendFaults f = BackendFaults.of(kind, phase)) {
-                Run got = run(Backend.AUTO);
+                Run got = run(Backend.AUTO, repulsionOf(phase));
                 assertTrue(f.fired() > 0, what + ": the fault struck");
                 assertSameBits(ref, got, what);
                 assertNotEquals("gpu", got.usage.backend(), what);
@@ -129,12 +145,14 @@ class TsneBackendFallbackTest {
 
     @Test
     void aLateFaultInTheLoopStillGivesTheCpuBits() {
-        Run ref = run(Backend.CPU);
+        Map<String, Run> refs = new java.util.HashMap<>();
         // a GPU host fails the device-resident run at iteration 8 (the CPU rerun starts again from y0); without a GPU
         // the host loop's phase fails from its 8th call on
-        for (String phase : List.of(AttractiveForces.ATTRACTIVE_PHASE, GridConvolution.PHASE, GridRepulsion.G2S_PHASE)) {
+        for (String phase : List.of(AttractiveForces.ATTRACTIVE_PHASE, GridConvolution.PHASE, GridRepulsion.G2S_PHASE,
+                ExactRepulsion.PHASE)) {
+            Run ref = refs.computeIfAbsent(repulsionOf(phase), r -> run(Backend.CPU, r));
             try (BackendFaults f = BackendFaults.midCall(phase, 7)) {
-                Run got = run(Backend.AUTO);
+                Run got = run(Backend.AUTO, repulsionOf(phase));
                 assertTrue(f.fired() > 0, phase);
                 assertSameBits(ref, got, "late fault in " + phase);
             }
@@ -162,7 +180,8 @@ class TsneBackendFallbackTest {
                 GridConvolution.PHASE, () -> GridConvolution.convolve(grid, charges, GridConvolution.Method.AUTO,
                         Backend.GPU),
                 GridRepulsion.G2S_PHASE, () -> GridRepulsion.g2s(grid, DATA.n, phi, y, DATA.n, Backend.GPU),
-                TsneOptimizer.PHASE, () -> TsneOptimizer.single(p, y, cfg(Backend.GPU), null, new TsneTimings()));
+                TsneOptimizer.PHASE, () -> TsneOptimizer.single(p, y, cfg(Backend.GPU), null, new TsneTimings()),
+                ExactRepulsion.PHASE, () -> ExactRepulsion.repulsion(y, DATA.n, 2, 3, DATA.n - 3, Backend.GPU, null));
         assertEquals(PHASES.size(), onGpu.size());
         for (String phase : PHASES) {
             try (BackendFaults f = BackendFaults.of(kind, phase)) {
@@ -182,7 +201,7 @@ class TsneBackendFallbackTest {
         for (String phase : PHASES.subList(2, PHASES.size())) {
             try (BackendFaults f = BackendFaults.midCall(phase, 5)) {
                 CudaException e = assertThrows(CudaException.class, () -> TsneOptimizer.single(ref.p,
-                        TsneInit.random(DATA.n, 2, 7), cfg(Backend.GPU), null, new TsneTimings()));
+                        TsneInit.random(DATA.n, 2, 7), cfg(Backend.GPU, repulsionOf(phase)), null, new TsneTimings()));
                 assertTrue(e.getMessage().contains(TsneOptimizer.PHASE) && e.getMessage().contains(phase),
                         e.getMessage());
             }
@@ -208,7 +227,7 @@ class TsneBackendFallbackTest {
     private static GpuTsne estimator(String backend, String mode) {
         return new GpuTsne().setPerplexity(8).setMaxIter(20).setExaggerationIterations(10).setKlEvery(10).setSeed(3)
                 .setInit("random").setLearningRate(40).setGridMinIntervals(10).setGridMaxIntervals(40).setIdCol("name")
-                .setQualitySampleSize(0).setBackend(backend).setMode(mode);
+                .setQualitySampleSize(0).setBackend(backend).setMode(mode).setRepulsion("grid");
     }
 
     @Test

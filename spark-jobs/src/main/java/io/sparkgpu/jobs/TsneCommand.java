@@ -46,7 +46,7 @@ final class TsneCommand extends SparkCommand implements EstimatorDefaults.Source
             Map.entry("--distributed-partitions", "distributedPartitions"),
             Map.entry("--grid-per-unit", "gridIntervalsPerUnit"), Map.entry("--grid-min-intervals", "gridMinIntervals"),
             Map.entry("--grid-max-intervals", "gridMaxIntervals"), Map.entry("--quality-sample", "qualitySampleSize"),
-            Map.entry("--backend", "backend"));
+            Map.entry("--backend", "backend"), Map.entry("--repulsion", "repulsion"));
     enum OutputFormat { parquet, csv }
 
     @Option(names = "--input", required = true, paramLabel = "PATH",
@@ -125,6 +125,12 @@ final class TsneCommand extends SparkCommand implements EstimatorDefaults.Source
                     + "(0: keep the input's). Default: ${DEFAULT-VALUE}.")
     int distributedPartitions;
 
+    @Option(names = "--repulsion", paramLabel = "METHOD",
+            description = "Repulsive term: exact (all pairs), grid (interpolation on a grid sized from the embedding's "
+                    + "extent) or auto (exact up to " + TsneConfig.EXACT_MAX_POINTS + " points, else grid); the same on "
+                    + "every backend. Default: ${DEFAULT-VALUE}.")
+    String repulsion;
+
     @Option(names = "--grid-per-unit", paramLabel = "X",
             description = "Interpolation grid boxes per unit of embedding extent. Default: ${DEFAULT-VALUE}.")
     double gridPerUnit;
@@ -196,6 +202,7 @@ final class TsneCommand extends SparkCommand implements EstimatorDefaults.Source
         option("--seed", () -> est.setSeed(seed));
         option("--mode", () -> est.setMode(mode));
         option("--distributed-partitions", () -> est.setDistributedPartitions(distributedPartitions));
+        option("--repulsion", () -> est.setRepulsion(repulsion));
         option("--grid-per-unit", () -> est.setGridIntervalsPerUnit(gridPerUnit));
         option("--grid-min-intervals", () -> est.setGridMinIntervals(gridMin));
         option("--grid-max-intervals", () -> est.setGridMaxIntervals(gridMax));
@@ -321,8 +328,8 @@ final class TsneCommand extends SparkCommand implements EstimatorDefaults.Source
                 fit.numFeatures, r.dim, r.mode);
         out.printf(Locale.ROOT, "  final KL      %.6f%n", r.finalKl());
         if (fit.qualitySample > 0) {
-            out.printf(Locale.ROOT, "  quality       trustworthiness %.4f, kNN preservation %.4f (k=%d, sample %d)%n",
-                    fit.trustworthiness, fit.knnPreservation, fit.qualityK, fit.qualitySample);
+            out.printf(Locale.ROOT, "  quality       trustworthiness %.4f, kNN preservation %.4f (k=%d, sampled: %d of %d "
+                    + "points)%n", fit.trustworthiness, fit.knnPreservation, fit.qualityK, fit.qualitySample, r.n);
         }
         StringBuilder sb = new StringBuilder();
         for (TsneTimings.Phase p : TsneTimings.Phase.values()) {

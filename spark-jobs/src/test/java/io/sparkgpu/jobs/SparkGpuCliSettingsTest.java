@@ -208,6 +208,8 @@ class SparkGpuCliSettingsTest {
         same(TSNE, "--init", () -> e.get().setInit("RANDOM"), true, "--init", "RANDOM");
         same(TSNE, "--pca", () -> e.get().setPcaDimension(-1), false, "--pca", "-1");
         same(TSNE, "--mode", () -> e.get().setMode("cluster"), false, "--mode", "cluster");
+        same(TSNE, "--repulsion", () -> e.get().setRepulsion("barnes-hut"), false, "--repulsion", "barnes-hut");
+        same(TSNE, "--repulsion", () -> e.get().setRepulsion("Exact"), true, "--repulsion", "Exact");
         same(TSNE, "--distributed-partitions", () -> e.get().setDistributedPartitions(-1), false,
                 "--distributed-partitions", "-1");
         same(TSNE, "--grid-per-unit", () -> e.get().setGridIntervalsPerUnit(0), false, "--grid-per-unit", "0");

@@ -1,5 +1,6 @@
 package io.sparkgpu.tsne.optimize;
 
+import io.sparkgpu.cuda.Backend;
 import io.sparkgpu.tsne.TsneTimings;
 
 
@@ -26,6 +27,11 @@ interface GradientSource extends AutoCloseable {
      * @param withKl also return the exact partial sums of the KL divergence
      */
     Forces forces(double[] y, boolean withKl, TsneTimings timings);
+
+    /** The backend its phases run on (also that of the exact Z of the final KL, {@link TsneOptimizer}). */
+    default Backend backend() {
+        return Backend.CPU;
+    }
 
     @Override
     default void close() {

@@ -3,9 +3,11 @@ package io.sparkgpu.tsne.optimize;
 import io.sparkgpu.common.FixedPoint;
 import io.sparkgpu.cuda.Backend;
 import io.sparkgpu.cuda.BackendUsage;
+import io.sparkgpu.tsne.TsneConfig;
 import io.sparkgpu.tsne.TsneGridOptions;
 import io.sparkgpu.tsne.TsneTimings;
 import io.sparkgpu.tsne.affinity.SparseRows;
+import io.sparkgpu.tsne.repulsion.ExactRepulsion;
 import io.sparkgpu.tsne.repulsion.GridConvolution;
 import io.sparkgpu.tsne.repulsion.GridRepulsion;
 import io.sparkgpu.tsne.repulsion.InterpGrid;
@@ -13,9 +15,10 @@ import io.sparkgpu.tsne.repulsion.Repulsion;
 import java.util.Arrays;
 
 /**
- * Single-device forces: P (one slice of all n rows) and Y in this process; the attractive term, S2G, G2G and G2S run
- * on {@code backend} (the GPU kernels or their CPU twins). Per iteration O(nnz(P) dim + n p^dim + G log G) for a grid
- * of G nodes. The static helpers are shared with {@link SparkGradientSource}, which runs the same calls per row slice,
+ * Single-device forces: P (one slice of all n rows) and Y in this process; the attractive term, S2G, G2G and G2S (or,
+ * when the fit's rule chose it, the exact repulsion: {@link TsneConfig#exactRepulsion}) run on {@code backend} (the
+ * GPU kernels or their CPU twins). Per iteration O(nnz(P) dim + n p^dim + G log G) for a grid of G nodes, or
+ * O(nnz(P) dim + n^2 dim) exact. The static helpers are shared with {@link SparkGradientSource}, which runs the same calls per row slice,
  * so that both modes give the same bits.
  */
 final class LocalGradientSource implements GradientSource {
@@ -24,10 +27,24 @@ final class LocalGradientSource implements GradientSource {
     private final TsneGridOptions gridOptions;
     private final GridConvolution.Method method;
     private final Backend backend;
+    private final boolean exact;
 
+    /** The interpolated repulsion. */
     LocalGradientSource(SparseRows p, int dim, TsneGridOptions gridOptions, GridConvolution.Method method,
             Backend backend) {
+        this(p, dim, gridOptions, method, backend, false);
+    }
+
+    /** The repulsion of {@code cfg}'s rule for P's n points ({@link TsneConfig#exactRepulsion}). */
+    LocalGradientSource(SparseRows p, TsneConfig cfg, Backend backend) {
+        this(p, cfg.dimension, cfg.grid, cfg.convolution, backend, cfg.exactRepulsion(p.n));
+    }
+
+    /** {@code exact}: the exact O(n^2) repulsion, else the interpolated one. */
+    LocalGradientSource(SparseRows p, int dim, TsneGridOptions gridOptions, GridConvolution.Method method,
+            Backend backend, boolean exact) {
         ExactTsne.requireWhole(p);
+        this.exact = exact;
         this.p = p;
         this.dim = dim;
         this.gridOptions = gridOptions;
@@ -52,6 +69,14 @@ final class LocalGradientSource implements GradientSource {
         long t0 = System.nanoTime();
         double[] attr = AttractiveForces.attractive(p, null, y, dim, backend, usage);
         long t1 = System.nanoTime();
+        timings.add(TsneTimings.Phase.ATTRACTIVE, t1 - t0);
+        if (exact) {
+            bounds(y, n, dim); // a diverged run fails here as on the grid path
+            Repulsion rep = ExactRepulsion.repulsion(y, n, dim, 0, n, backend, usage);
+            long t2 = System.nanoTime();
+            timings.add(TsneTimings.Phase.EXACT, t2 - t1);
+            return new Forces(attr, rep.force, z(rep.zFixed, rep.zShift, n), withKl ? kl(y, timings) : null);
+        }
         InterpGrid grid = plan(y, n, dim, gridOptions);
         long[] charges = GridRepulsion.s2g(grid, n, y, n, backend, usage);
         long t2 = System.nanoTime();
@@ -59,16 +84,22 @@ final class LocalGradientSource implements GradientSource {
         long t3 = System.nanoTime();
         Repulsion rep = GridRepulsion.g2s(grid, n, potentials, y, n, backend, usage);
         long t4 = System.nanoTime();
-        timings.add(TsneTimings.Phase.ATTRACTIVE, t1 - t0);
         timings.add(TsneTimings.Phase.S2G, t2 - t1);
         timings.add(TsneTimings.Phase.G2G, t3 - t2);
         timings.add(TsneTimings.Phase.G2S, t4 - t3);
-        long[] kl = null;
-        if (withKl) {
-            kl = TsneKl.partial(p, y, dim);
-            timings.add(TsneTimings.Phase.KL, System.nanoTime() - t4);
-        }
-        return new Forces(attr, rep.force, z(rep.zFixed, rep.zShift, n), kl);
+        return new Forces(attr, rep.force, z(rep.zFixed, rep.zShift, n), withKl ? kl(y, timings) : null);
+    }
+
+    private long[] kl(double[] y, TsneTimings timings) {
+        long t0 = System.nanoTime();
+        long[] kl = TsneKl.partial(p, y, dim);
+        timings.add(TsneTimings.Phase.KL, System.nanoTime() - t0);
+        return kl;
+    }
+
+    @Override
+    public Backend backend() {
+        return backend;
     }
 
     /** Frees P's device copy (kept resident across iterations by the attractive kernel). */
@@ -79,6 +110,15 @@ final class LocalGradientSource implements GradientSource {
 
     /** The grid for positions y: exact per-axis min and max (comparisons only), then {@link GridRepulsion#plan}. */
     static InterpGrid plan(double[] y, int n, int dim, TsneGridOptions options) {
+        double[][] b = bounds(y, n, dim);
+        return GridRepulsion.plan(b[0], b[1], dim, options);
+    }
+
+    /**
+     * Per-axis {min, max} of positions y (comparisons only); an {@link ArithmeticException} naming the first
+     * non-finite coordinate when the optimisation diverged (both repulsion methods check this first).
+     */
+    static double[][] bounds(double[] y, int n, int dim) {
         double[] min = new double[dim];
         double[] max = new double[dim];
         Arrays.fill(min, Double.POSITIVE_INFINITY);
@@ -94,7 +134,7 @@ final class LocalGradientSource implements GradientSource {
                 max[a] = Math.max(max[a], v);
             }
         }
-        return GridRepulsion.plan(min, max, dim, options);
+        return new double[][] {min, max};
     }
 
     /** G2G on the exactly summed charges, recording where it ran in {@code usage} (null: not recorded). */

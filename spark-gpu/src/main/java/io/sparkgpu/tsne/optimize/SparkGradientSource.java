@@ -6,6 +6,7 @@ import io.sparkgpu.tsne.TsneGridOptions;
 import io.sparkgpu.tsne.TsneTimings;
 import io.sparkgpu.tsne.TsneTrainer;
 import io.sparkgpu.tsne.affinity.SparseRows;
+import io.sparkgpu.tsne.repulsion.ExactRepulsion;
 import io.sparkgpu.tsne.repulsion.GridConvolution;
 import io.sparkgpu.tsne.repulsion.GridRepulsion;
 import io.sparkgpu.tsne.repulsion.InterpGrid;
@@ -42,16 +43,19 @@ final class SparkGradientSource implements GradientSource {
     private final TsneGridOptions gridOptions;
     private final GridConvolution.Method method;
     private final Backend backend;
+    private final boolean exact;
     private final String residencyKey = "tsne-fit-" + java.util.UUID.randomUUID();
     private String phase = "";
 
     /**
      * @param slices cached slices covering rows 0..n-1 (any number per partition: a partition sends one grid, so
      *               coalescing the slices into fewer partitions cuts the grid traffic)
+     * @param exact  the exact O(n^2) repulsion (one Spark job per evaluation, no grid), else the interpolated one
      */
     SparkGradientSource(JavaSparkContext jsc, JavaRDD<SparseRows> slices, int n, int dim, TsneGridOptions gridOptions,
-            GridConvolution.Method method, Backend backend) {
+            GridConvolution.Method method, Backend backend, boolean exact) {
         this.jsc = jsc;
+        this.exact = exact;
         this.slices = slices;
         this.n = n;
         this.dim = dim;
@@ -70,6 +74,11 @@ final class SparkGradientSource implements GradientSource {
         return dim;
     }
 
+    @Override
+    public Backend backend() {
+        return backend;
+    }
+
     /** Prefix of the Spark job descriptions of the next evaluation (e.g. "iteration 7/1000"). */
     void setPhase(String phase) {
         this.phase = phase;
@@ -80,12 +89,22 @@ final class SparkGradientSource implements GradientSource {
         final int dim = this.dim;
         final long nTotal = n;
         final Backend backend = this.backend;
+        final String key = residencyKey;
         long t0 = System.nanoTime();
         Broadcast<double[]> by = jsc.broadcast(y);
-        final InterpGrid grid = LocalGradientSource.plan(y, n, dim, gridOptions);
-        long t1 = System.nanoTime();
-        timings.add(TsneTimings.Phase.UPDATE, t1 - t0);
         try {
+            if (exact) { // one job: each slice's attractive term and exact repulsion against all of Y
+                LocalGradientSource.bounds(y, n, dim); // a diverged run fails here as on the grid path
+                long t1 = System.nanoTime();
+                timings.add(TsneTimings.Phase.UPDATE, t1 - t0);
+                jsc.setJobDescription("spark-gpu t-SNE " + phase + ": attractive + exact repulsion per slice");
+                List<SliceForces> parts = slices.map(s -> SliceForces.of(s, key, by.value(), null, nTotal, null, dim,
+                        backend, withKl)).collect();
+                return merge(parts, withKl, timings, System.nanoTime() - t1, TsneTimings.Phase.EXACT);
+            }
+            final InterpGrid grid = LocalGradientSource.plan(y, n, dim, gridOptions);
+            long t1 = System.nanoTime();
+            timings.add(TsneTimings.Phase.UPDATE, t1 - t0);
             jsc.setJobDescription("spark-gpu t-SNE " + phase + ": S2G partial grids");
             Charges summed = slices.mapPartitions(it -> {
                 Charges acc = null;
@@ -107,56 +126,62 @@ final class SparkGradientSource implements GradientSource {
             double[] potentials = LocalGradientSource.potentials(grid, n, charges, method, backend,
                     timings.backends());
             long t3 = System.nanoTime();
+            timings.add(TsneTimings.Phase.S2G, t2 - t1);
+            timings.add(TsneTimings.Phase.G2G, t3 - t2);
             Broadcast<double[]> bp = jsc.broadcast(potentials);
             try {
                 jsc.setJobDescription("spark-gpu t-SNE " + phase + ": attractive + G2S per slice");
-                final String key = residencyKey;
                 List<SliceForces> parts = slices.map(s -> SliceForces.of(s, key, by.value(), grid, nTotal, bp.value(),
                         dim, backend, withKl)).collect();
-                long t4 = System.nanoTime();
-                double[] attr = new double[n * dim];
-                double[] rep = new double[n * dim];
-                long[] zAcc = null;
-                int zShift = 0;
-                long[] kl = withKl ? TsneKl.empty() : null;
-                long attrNs = 0;
-                long g2sNs = 0;
-                long klNs = 0;
-                for (SliceForces sf : parts) {
-                    System.arraycopy(sf.attr, 0, attr, sf.rowOffset * dim, sf.attr.length);
-                    System.arraycopy(sf.rep.force, 0, rep, sf.rowOffset * dim, sf.rep.force.length);
-                    if (zAcc == null) {
-                        zAcc = sf.rep.zFixed.clone();
-                        zShift = sf.rep.zShift;
-                    } else {
-                        if (sf.rep.zShift != zShift) {
-                            throw new IllegalStateException("row slices used different z scales: " + zShift + " and "
-                                    + sf.rep.zShift);
-                        }
-                        io.sparkgpu.common.FixedPoint.addPair(zAcc, 0, sf.rep.zFixed[0], sf.rep.zFixed[1]);
-                    }
-                    if (withKl) {
-                        TsneKl.add(kl, sf.kl);
-                    }
-                    timings.backends().merge(sf.usage);
-                    attrNs += sf.attrNs;
-                    g2sNs += sf.g2sNs;
-                    klNs += sf.klNs;
-                }
-                long job = t4 - t3;
-                long denom = Math.max(1, attrNs + g2sNs + klNs);
-                timings.add(TsneTimings.Phase.S2G, t2 - t1);
-                timings.add(TsneTimings.Phase.G2G, t3 - t2);
-                timings.add(TsneTimings.Phase.ATTRACTIVE, job * attrNs / denom);
-                timings.add(TsneTimings.Phase.KL, job * klNs / denom);
-                timings.add(TsneTimings.Phase.G2S, job - job * attrNs / denom - job * klNs / denom);
-                return new Forces(attr, rep, LocalGradientSource.z(zAcc, zShift, n), kl);
+                return merge(parts, withKl, timings, System.nanoTime() - t3, TsneTimings.Phase.G2S);
             } finally {
                 bp.destroy();
             }
         } finally {
             by.destroy();
         }
+    }
+
+    /**
+     * The slices' rows into whole arrays, their exact z (and KL) sums added; the job's wall time {@code job} split
+     * between the attractive term, KL and the repulsion phase {@code repPhase} in proportion to the slices' own times.
+     */
+    private Forces merge(List<SliceForces> parts, boolean withKl, TsneTimings timings, long job,
+            TsneTimings.Phase repPhase) {
+        double[] attr = new double[n * dim];
+        double[] rep = new double[n * dim];
+        long[] zAcc = null;
+        int zShift = 0;
+        long[] kl = withKl ? TsneKl.empty() : null;
+        long attrNs = 0;
+        long repNs = 0;
+        long klNs = 0;
+        for (SliceForces sf : parts) {
+            System.arraycopy(sf.attr, 0, attr, sf.rowOffset * dim, sf.attr.length);
+            System.arraycopy(sf.rep.force, 0, rep, sf.rowOffset * dim, sf.rep.force.length);
+            if (zAcc == null) {
+                zAcc = sf.rep.zFixed.clone();
+                zShift = sf.rep.zShift;
+            } else {
+                if (sf.rep.zShift != zShift) {
+                    throw new IllegalStateException("row slices used different z scales: " + zShift + " and "
+                            + sf.rep.zShift);
+                }
+                io.sparkgpu.common.FixedPoint.addPair(zAcc, 0, sf.rep.zFixed[0], sf.rep.zFixed[1]);
+            }
+            if (withKl) {
+                TsneKl.add(kl, sf.kl);
+            }
+            timings.backends().merge(sf.usage);
+            attrNs += sf.attrNs;
+            repNs += sf.g2sNs;
+            klNs += sf.klNs;
+        }
+        long denom = Math.max(1, attrNs + repNs + klNs);
+        timings.add(TsneTimings.Phase.ATTRACTIVE, job * attrNs / denom);
+        timings.add(TsneTimings.Phase.KL, job * klNs / denom);
+        timings.add(repPhase, job - job * attrNs / denom - job * klNs / denom);
+        return new Forces(attr, rep, LocalGradientSource.z(zAcc, zShift, n), kl);
     }
 
     /**
@@ -219,7 +244,8 @@ final class SparkGradientSource implements GradientSource {
             long t0 = System.nanoTime();
             f.attr = AttractiveForces.attractive(s, residencyKey, y, dim, backend, f.usage);
             long t1 = System.nanoTime();
-            f.rep = GridRepulsion.g2s(grid, nTotal, potentials, rowsOf(y, s, dim), s.rows, backend, f.usage);
+            f.rep = grid == null ? ExactRepulsion.repulsion(y, (int) nTotal, dim, s.rowOffset, s.rows, backend, f.usage)
+                    : GridRepulsion.g2s(grid, nTotal, potentials, rowsOf(y, s, dim), s.rows, backend, f.usage);
             long t2 = System.nanoTime();
             if (withKl) {
                 f.kl = TsneKl.partial(s, y, dim);

@@ -13,6 +13,7 @@ import io.sparkgpu.tsne.TsneTimings;
 import io.sparkgpu.tsne.TsneTrainer;
 import io.sparkgpu.tsne.affinity.SparseRows;
 import io.sparkgpu.tsne.affinity.SparseRowsOps;
+import io.sparkgpu.tsne.repulsion.ExactRepulsion;
 import io.sparkgpu.tsne.repulsion.GridConvolution;
 import io.sparkgpu.tsne.repulsion.GridRepulsion;
 import io.sparkgpu.tsne.repulsion.InterpGrid;
@@ -197,7 +198,8 @@ final class TsneBarrier {
 
     /**
      * The forces of one barrier task among several: S2G over all points and G2G locally, the attractive term, G2S
-     * and the partial sums for the task's rows, then one {@link BarrierExchange#allGather} of every task's rows and
+     * and the partial sums for the task's rows (or, when the fit's rule chose it, the exact repulsion of its rows
+     * against all of Y), then one {@link BarrierExchange#allGather} of every task's rows and
      * sums. All tasks call
      * {@link #forces} equally often (the same optimiser loop), as the exchange requires.
      */
@@ -209,6 +211,7 @@ final class TsneBarrier {
         private final TsneGridOptions gridOptions;
         private final GridConvolution.Method method;
         private final Backend backend;
+        private final boolean exact;
         private final String key;
 
         Source(BarrierExchange ex, List<SparseRows> mine, int n, TsneConfig cfg, String key) {
@@ -219,6 +222,7 @@ final class TsneBarrier {
             this.gridOptions = cfg.grid;
             this.method = cfg.convolution;
             this.backend = cfg.backend;
+            this.exact = cfg.exactRepulsion(n);
             this.key = key;
         }
 
@@ -233,13 +237,21 @@ final class TsneBarrier {
         }
 
         @Override
+        public Backend backend() {
+            return backend;
+        }
+
+        @Override
         public Forces forces(double[] y, boolean withKl, TsneTimings timings) {
             io.sparkgpu.cuda.BackendUsage usage = timings.backends();
             long t0 = System.nanoTime();
-            InterpGrid grid = LocalGradientSource.plan(y, n, dim, gridOptions);
-            long[] charges = GridRepulsion.s2g(grid, n, y, n, backend, usage);
+            // the grid path: S2G over all points and G2G here; the exact path needs neither (each row sums over all Y)
+            double[][] bounds = LocalGradientSource.bounds(y, n, dim); // a diverged run fails here, either method
+            InterpGrid grid = exact ? null : GridRepulsion.plan(bounds[0], bounds[1], dim, gridOptions);
+            long[] charges = exact ? null : GridRepulsion.s2g(grid, n, y, n, backend, usage);
             long t1 = System.nanoTime();
-            double[] potentials = LocalGradientSource.potentials(grid, n, charges, method, backend, usage);
+            double[] potentials = exact ? null
+                    : LocalGradientSource.potentials(grid, n, charges, method, backend, usage);
             long t2 = System.nanoTime();
             int rows = 0;
             for (SparseRows s : mine) {
@@ -256,8 +268,9 @@ final class TsneBarrier {
             int zShift = GridRepulsion.zShift(n);
             for (int i = 0; i < mine.size(); i++) {
                 SparseRows s = mine.get(i);
-                Repulsion rep = GridRepulsion.g2s(grid, n, potentials, SparkGradientSource.rowsOf(y, s, dim), s.rows,
-                        backend, usage);
+                Repulsion rep = exact ? ExactRepulsion.repulsion(y, n, dim, s.rowOffset, s.rows, backend, usage)
+                        : GridRepulsion.g2s(grid, n, potentials, SparkGradientSource.rowsOf(y, s, dim), s.rows,
+                                backend, usage);
                 if (rep.zShift != zShift) {
                     throw new IllegalStateException("row slices used different z scales: " + zShift + " and "
                             + rep.zShift);
@@ -324,10 +337,14 @@ final class TsneBarrier {
                         + " rows");
             }
             long t6 = System.nanoTime();
-            timings.add(TsneTimings.Phase.S2G, t1 - t0);
-            timings.add(TsneTimings.Phase.G2G, t2 - t1);
+            if (exact) { // the bounds check
+                timings.add(TsneTimings.Phase.EXACT, t2 - t0);
+            } else {
+                timings.add(TsneTimings.Phase.S2G, t1 - t0);
+                timings.add(TsneTimings.Phase.G2G, t2 - t1);
+            }
             timings.add(TsneTimings.Phase.ATTRACTIVE, t3 - t2);
-            timings.add(TsneTimings.Phase.G2S, t4 - t3);
+            timings.add(exact ? TsneTimings.Phase.EXACT : TsneTimings.Phase.G2S, t4 - t3);
             timings.add(TsneTimings.Phase.KL, t5 - t4);
             timings.add(TsneTimings.Phase.UPDATE, t6 - t5); // the exchange; the optimiser adds the update itself
             return new Forces(attr, rep, LocalGradientSource.z(zTotal, zShift, n), klTotal);

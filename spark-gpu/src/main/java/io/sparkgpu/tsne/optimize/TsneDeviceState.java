@@ -9,6 +9,8 @@ import io.sparkgpu.tsne.TsneConfig;
 import io.sparkgpu.tsne.TsneGridOptions;
 import io.sparkgpu.tsne.TsneTimings;
 import io.sparkgpu.tsne.affinity.SparseRows;
+import io.sparkgpu.tsne.repulsion.ExactRepulsion;
+import io.sparkgpu.tsne.repulsion.ExactRepulsionGpu;
 import io.sparkgpu.tsne.repulsion.G2GGpu;
 import io.sparkgpu.tsne.repulsion.GridConvolution;
 import io.sparkgpu.tsne.repulsion.GridRepulsion;
@@ -21,7 +23,8 @@ import java.util.concurrent.CompletableFuture;
 /**
  * Single-device t-SNE with the whole iteration on one GPU (tsne.cu, section "device-resident iteration"): P (SELL,
  * resident), the positions, momentum update, gains, both force terms and the interpolation grids live in device
- * memory for the whole run. Per iteration only 2 * dim order keys (the bounds that fix the grid, planned on the host
+ * memory for the whole run (with the exact repulsion, {@link TsneConfig#exactRepulsion}, there is no grid: one kernel
+ * sums all pairs). Per iteration only 2 * dim order keys (the bounds that fix the grid, planned on the host
  * exactly as {@link LocalGradientSource#plan}), the kernel parameters and the 128-bit z sum cross PCIe; the charges
  * are converted from fixed point to doubles on the device with {@link GridRepulsion#toDouble}'s rounding, G2G runs on
  * device buffers ({@link G2GGpu#convolve(GpuStream, InterpGrid, DeviceBuffer, DeviceBuffer, GridConvolution.Method)})
@@ -46,6 +49,8 @@ final class TsneDeviceState implements TsneOptimizer.State {
     private final int dim;
     private final TsneGridOptions gridOptions;
     private final GridConvolution.Method method;
+    /** The exact O(n^2) repulsion ({@link TsneConfig#exactRepulsion}) instead of the grid. */
+    private final boolean exact;
     private final GpuStream s;
     private final List<DeviceBuffer> owned = new ArrayList<>();
     private final AttractiveForcesGpu.DeviceP dp;
@@ -73,6 +78,7 @@ final class TsneDeviceState implements TsneOptimizer.State {
         this.dim = cfg.dimension;
         this.gridOptions = cfg.grid;
         this.method = cfg.convolution;
+        this.exact = cfg.exactRepulsion(n);
         this.keyInit = new long[2 * dim];
         this.keyOut = new long[2 * dim];
         java.util.Arrays.fill(keyInit, 0, dim, -1L); // min keys start at the largest unsigned key, max keys at 0
@@ -155,6 +161,11 @@ final class TsneDeviceState implements TsneOptimizer.State {
      * stay in {@code rep}. Returns Z; adds the S2G (bounds and plan included), G2G and G2S times from {@code t0}.
      */
     private double repulsion(TsneTimings timings, long t0) {
+        if (exact) {
+            double z = exactZ();
+            timings.add(TsneTimings.Phase.EXACT, System.nanoTime() - t0);
+            return z;
+        }
         InterpGrid g = plan();
         int c = g.charges();
         int nodes = g.nodes();
@@ -187,8 +198,29 @@ final class TsneDeviceState implements TsneOptimizer.State {
         return LocalGradientSource.z(zOut, zShift, n);
     }
 
+    /** The exact repulsion ({@link ExactRepulsionGpu}) at the device positions y into {@code rep}; returns Z. */
+    private double exactZ() {
+        bounds(); // a diverged run fails here as on the grid path
+        int zShift = GridRepulsion.zShift(n);
+        zacc.zero(s);
+        BackendChooser.faultPoint(AttractiveForces.MODULE, ExactRepulsion.PHASE);
+        ExactRepulsionGpu.launch(s, dim, y, n, 0, n, zShift, rep, zacc);
+        zacc.download(zOut, 2, s);
+        s.synchronize("t-SNE exact repulsion (" + n + " points)");
+        return LocalGradientSource.z(zOut, zShift, n);
+    }
+
     /** The grid of the current positions: exact per-axis bounds on the device, then {@link GridRepulsion#plan}. */
     private InterpGrid plan() {
+        double[][] b = bounds();
+        return GridRepulsion.plan(b[0], b[1], dim, gridOptions);
+    }
+
+    /**
+     * Exact per-axis {min, max} of the device positions (order keys), or the host's {@link ArithmeticException}
+     * naming the first non-finite coordinate ({@link LocalGradientSource#bounds}).
+     */
+    private double[][] bounds() {
         keys.upload(keyInit, s);
         KernelLauncher.launch(s, AttractiveForces.MODULE, "tsne_minmax", Math.max(1, Math.min(blocks(n),
                 8 * dev.multiprocessors())), BLOCK, 0, y, n, dim, keys);
@@ -200,11 +232,11 @@ final class TsneDeviceState implements TsneOptimizer.State {
             min[a] = fromKey(keyOut[a]);
             max[a] = fromKey(keyOut[dim + a]);
             if (!Double.isFinite(min[a]) || !Double.isFinite(max[a])) {
-                // a coordinate diverged: the host plan names it (and throws)
-                return LocalGradientSource.plan(positions(), n, dim, gridOptions);
+                // a coordinate diverged: the host check names it (and throws)
+                return LocalGradientSource.bounds(positions(), n, dim);
             }
         }
-        return GridRepulsion.plan(min, max, dim, gridOptions);
+        return new double[][] {min, max};
     }
 
     /** Inverse of the kernel's order key: bits ^ (sign ? ~0 : 2^63). */
@@ -250,10 +282,21 @@ final class TsneDeviceState implements TsneOptimizer.State {
     }
 
     @Override
-    public GradientSource.Forces evaluate(double[] pos) {
+    public double exactZ(double[] pos) {
+        checkPositions(pos);
+        y.upload(pos, s);
+        return exactZ();
+    }
+
+    private void checkPositions(double[] pos) {
         if (pos.length != n * dim) {
             throw new IllegalArgumentException("positions hold " + pos.length + " values, expected " + n * dim);
         }
+    }
+
+    @Override
+    public GradientSource.Forces evaluate(double[] pos) {
+        checkPositions(pos);
         y.upload(pos, s);
         double z = repulsion(new TsneTimings(), System.nanoTime());
         return new GradientSource.Forces(null, null, z, TsneKl.partial(p, pos, dim));

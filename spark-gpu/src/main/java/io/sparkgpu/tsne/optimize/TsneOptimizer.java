@@ -8,6 +8,7 @@ import io.sparkgpu.tsne.TsneProgress;
 import io.sparkgpu.tsne.TsneResult;
 import io.sparkgpu.tsne.TsneTimings;
 import io.sparkgpu.tsne.affinity.SparseRows;
+import io.sparkgpu.tsne.repulsion.ExactRepulsion;
 import io.sparkgpu.tsne.repulsion.GridConvolution;
 import io.sparkgpu.tsne.repulsion.GridRepulsion;
 import java.util.ArrayDeque;
@@ -29,8 +30,11 @@ import org.slf4j.LoggerFactory;
  * <p>The forces come from a {@link GradientSource}; this class is the only place where positions change, so the
  * single-device and the distributed mode share every floating-point operation of the update and give the same
  * bits when their sources do. The update is O(n dim) per iteration on the host, negligible next to the forces.
- * KL(P || Q) is evaluated every {@code klEvery} iterations and for the final embedding, logged through slf4j and
- * passed to the {@link TsneProgress} listener.
+ * KL(P || Q) is evaluated every {@code klEvery} iterations (at the positions the iteration starts from) and for the
+ * final embedding (after the last update and the centring: iteration {@code maxIter}), logged through slf4j and
+ * passed to the {@link TsneProgress} listener. The final KL is exact, its Z summed over every pair
+ * ({@link ExactRepulsion#z}), for n up to {@link TsneConfig#EXACT_KL_MAX_POINTS} and whenever the repulsion is exact;
+ * the periodic ones use the Z of the iteration's repulsion (interpolated on the grid).
  */
 public final class TsneOptimizer {
     private static final Logger LOG = LoggerFactory.getLogger(TsneOptimizer.class);
@@ -82,7 +86,7 @@ public final class TsneOptimizer {
                 // the device-resident kernels) each phase tries the GPU on its own
                 afterGpuFailure -> host(p, y0, cfg, progress, timings, afterGpuFailure ? Backend.CPU : cfg.backend));
         if (ran.onGpu()) {
-            for (String phase : DEVICE_RESIDENT_PHASES) {
+            for (String phase : cfg.exactRepulsion(p.n) ? DEVICE_RESIDENT_EXACT_PHASES : DEVICE_RESIDENT_PHASES) {
                 timings.backends().record(phase, true, null);
             }
         } else {
@@ -94,11 +98,14 @@ public final class TsneOptimizer {
     /** The phases the device-resident iteration runs on the GPU. */
     private static final String[] DEVICE_RESIDENT_PHASES = {AttractiveForces.ATTRACTIVE_PHASE, GridRepulsion.S2G_PHASE,
         GridConvolution.PHASE, GridRepulsion.G2S_PHASE, PHASE};
+    /** The phases the device-resident iteration runs on the GPU with the exact repulsion. */
+    private static final String[] DEVICE_RESIDENT_EXACT_PHASES = {AttractiveForces.ATTRACTIVE_PHASE,
+        ExactRepulsion.PHASE, PHASE};
 
     /** The host loop around the interpolation pieces, each on {@code backend}. */
     private static TsneResult host(SparseRows p, double[] y0, TsneConfig cfg, TsneProgress progress,
             TsneTimings timings, Backend backend) {
-        try (GradientSource src = new LocalGradientSource(p, cfg.dimension, cfg.grid, cfg.convolution, backend)) {
+        try (GradientSource src = new LocalGradientSource(p, cfg, backend)) {
             return run(src, y0, cfg, progress, timings, TsneConfig.MODE_SINGLE, null);
         }
     }
@@ -139,6 +146,9 @@ public final class TsneOptimizer {
 
         /** Z and the KL partial sums at positions y (n x dim, host). */
         GradientSource.Forces evaluate(double[] y);
+
+        /** The exact Z at positions y (n x dim, host): every pair summed ({@link ExactRepulsion#z}). */
+        double exactZ(double[] y);
 
         @Override
         void close();
@@ -202,6 +212,11 @@ public final class TsneOptimizer {
         }
 
         @Override
+        public double exactZ(double[] pos) {
+            return ExactRepulsion.z(pos, src.n(), src.dim(), src.backend(), null);
+        }
+
+        @Override
         public void close() {
             // the source belongs to the caller
         }
@@ -244,7 +259,8 @@ public final class TsneOptimizer {
             boolean exaggerate = it < cfg.exaggerationIterations;
             double alpha = exaggerate ? cfg.earlyExaggeration : 1.0;
             double mu = exaggerate ? cfg.initialMomentum : cfg.finalMomentum;
-            boolean withKl = cfg.klEvery > 0 && (it + 1) % cfg.klEvery == 0;
+            // the KL after the last iteration is the final one (below), not a periodic one at the same number
+            boolean withKl = cfg.klEvery > 0 && (it + 1) % cfg.klEvery == 0 && it + 1 < cfg.maxIter;
             Step s = st.iterate(it + 1, alpha, mu, eta, cfg.minGain, withKl, timings);
             if (withKl) {
                 pending.add(new Object[] {it + 1, s});
@@ -258,7 +274,11 @@ public final class TsneOptimizer {
         double[] y = st.positions();
         center(y, n, dim);
         GradientSource.Forces last = st.evaluate(y);
-        report(kls, cfg.maxIter, TsneKl.value(last.kl, last.z), progress);
+        double z = last.z;
+        if (cfg.exactFinalKl(n) && !cfg.exactRepulsion(n)) { // the grid's Z is interpolated: sum every pair once
+            z = st.exactZ(y);
+        }
+        report(kls, cfg.maxIter, TsneKl.value(last.kl, z), progress);
         timings.add(TsneTimings.Phase.TOTAL, System.nanoTime() - start);
         int[] its = new int[kls.size()];
         double[] vals = new double[kls.size()];

@@ -3,6 +3,7 @@ package io.sparkgpu.tsne.optimize;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sparkgpu.cuda.Backend;
 import io.sparkgpu.cuda.CudaDevice;
@@ -23,7 +24,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The device-resident iteration ({@link TsneDeviceState}) against the host loop with the CPU twins, bit for bit: the
  * fixed-point conversion kernel on random and edge values, and whole short runs in 1-, 2- and 3-D with DIRECT and
- * FFT G2G on awkward sizes, KL history included; divergence is reported as on the CPU.
+ * FFT G2G and with the exact repulsion on awkward sizes, KL history included; divergence is reported as on the CPU.
  */
 @Tag("gpu")
 class TsneDeviceStateGpuTest {
@@ -66,15 +67,17 @@ class TsneDeviceStateGpuTest {
         }
     }
 
+    /** m null: the exact repulsion; else the grid with G2G method m. */
     private static TsneResult run(SparseRows p, int n, int dim, Backend b, GridConvolution.Method m, int iters) {
         TsneConfig cfg = new TsneConfig();
+        cfg.repulsion = m == null ? TsneConfig.REPULSION_EXACT : TsneConfig.REPULSION_GRID;
         cfg.dimension = dim;
         cfg.perplexity = 10;
         cfg.maxIter = iters;
         cfg.exaggerationIterations = iters / 2;
         cfg.klEvery = 20;
         cfg.backend = b;
-        cfg.convolution = m;
+        cfg.convolution = m == null ? GridConvolution.Method.AUTO : m;
         // capped grids keep the CPU twin affordable; the growth of the grid is still exercised
         cfg.grid = new TsneGridOptions(dim == 3 ? 3 : 4, 2.0, 3, new int[] {0, 400, 10, 4});
         cfg.validate(n);
@@ -91,8 +94,8 @@ class TsneDeviceStateGpuTest {
                 n = data.n;
                 SparseRows p = data.densePerplexityP(10);
                 for (GridConvolution.Method m : new GridConvolution.Method[] {GridConvolution.Method.DIRECT,
-                        GridConvolution.Method.FFT}) {
-                    String what = "dim " + dim + " n " + n + " " + m;
+                        GridConvolution.Method.FFT, null}) {
+                    String what = "dim " + dim + " n " + n + " " + (m == null ? "exact" : m);
                     TsneResult cpu = run(p, n, dim, Backend.CPU, m, 80);
                     TsneResult gpu = run(p, n, dim, Backend.GPU, m, 80);
                     assertArrayEquals(cpu.embedding, gpu.embedding, 0.0, what + ": embedding");
@@ -108,7 +111,7 @@ class TsneDeviceStateGpuTest {
     private static double iterationSeconds(TsneTimings t) {
         double s = 0;
         for (TsneTimings.Phase ph : new TsneTimings.Phase[] {TsneTimings.Phase.ATTRACTIVE, TsneTimings.Phase.S2G,
-                TsneTimings.Phase.G2G, TsneTimings.Phase.G2S, TsneTimings.Phase.UPDATE}) {
+                TsneTimings.Phase.G2G, TsneTimings.Phase.G2S, TsneTimings.Phase.EXACT, TsneTimings.Phase.UPDATE}) {
             s += t.secondsPerIteration(ph);
         }
         return s;
@@ -119,20 +122,24 @@ class TsneDeviceStateGpuTest {
         GpuTestSupport.deviceOrSkip();
         TsneTestData data = TsneTestData.clusters(3, 40, 5, 77);
         SparseRows p = data.densePerplexityP(10);
-        String[] seen = new String[2];
         Backend[] backends = {Backend.CPU, Backend.GPU};
-        for (int b = 0; b < 2; b++) {
-            TsneConfig cfg = new TsneConfig();
-            cfg.perplexity = 10;
-            cfg.maxIter = 200;
-            cfg.learningRate = 1e300;
-            cfg.backend = backends[b];
-            cfg.grid = new TsneGridOptions(4, 2.0, 3, new int[] {0, 400, 10, 4});
-            RuntimeException e = assertThrows(RuntimeException.class,
-                    () -> TsneOptimizer.optimize(p, TsneInit.random(data.n, 2, 3), cfg, null), backends[b].name());
-            seen[b] = e.getClass().getSimpleName() + ": " + e.getMessage();
-            System.err.println("[tsne-device] " + backends[b] + ": " + seen[b]);
+        for (String repulsion : new String[] {TsneConfig.REPULSION_GRID, TsneConfig.REPULSION_EXACT}) {
+            String[] seen = new String[2];
+            for (int b = 0; b < 2; b++) {
+                TsneConfig cfg = new TsneConfig();
+                cfg.perplexity = 10;
+                cfg.maxIter = 200;
+                cfg.learningRate = 1e300;
+                cfg.backend = backends[b];
+                cfg.repulsion = repulsion;
+                cfg.grid = new TsneGridOptions(4, 2.0, 3, new int[] {0, 400, 10, 4});
+                RuntimeException e = assertThrows(RuntimeException.class,
+                        () -> TsneOptimizer.optimize(p, TsneInit.random(data.n, 2, 3), cfg, null), backends[b].name());
+                seen[b] = e.getClass().getSimpleName() + ": " + e.getMessage();
+                System.err.println("[tsne-device] " + repulsion + " " + backends[b] + ": " + seen[b]);
+            }
+            assertEquals(seen[0], seen[1], repulsion + ": the GPU loop fails as the CPU loop does");
+            assertTrue(seen[0].startsWith("ArithmeticException"), seen[0]);
         }
-        assertEquals(seen[0], seen[1], "the GPU loop fails as the CPU loop does");
     }
 }

@@ -94,18 +94,22 @@ class TsneInterpolatedGradientTest {
         cfg.exaggerationIterations = 6;
         cfg.klEvery = 5;
         cfg.backend = Backend.CPU;
-        cfg.validate(data.n);
         double[] y0 = TsneInit.random(data.n, 2, 5);
-        TsneResult single = TsneOptimizer.optimize(p, y0, cfg, null);
         JavaSparkContext jsc = JavaSparkContext.fromSparkContext(SparkTestSession.get().sparkContext());
-        for (int parts : new int[] {3}) { // 1 slice and coalescing: GpuTsneSparkTest
-            List<SparseRows> slices = SparseRowsOps.split(p, parts);
-            JavaRDD<SparseRows> rdd = jsc.parallelize(slices, slices.size()).cache();
-            TsneResult dist = TsneOptimizer.run(new SparkGradientSource(jsc, rdd, data.n, 2, cfg.grid,
-                    cfg.convolution, cfg.backend), y0, cfg, null, new TsneTimings(), TsneConfig.MODE_DISTRIBUTED, null);
-            rdd.unpersist();
-            assertArrayEquals(single.embedding, dist.embedding, parts + " slices");
-            assertArrayEquals(single.klValues, dist.klValues, parts + " slices");
+        for (String repulsion : new String[] {TsneConfig.REPULSION_GRID, TsneConfig.REPULSION_AUTO}) { // auto: exact
+            cfg.repulsion = repulsion;
+            cfg.validate(data.n);
+            TsneResult single = TsneOptimizer.optimize(p, y0, cfg, null);
+            for (int parts : new int[] {3}) { // 1 slice and coalescing: GpuTsneSparkTest
+                List<SparseRows> slices = SparseRowsOps.split(p, parts);
+                JavaRDD<SparseRows> rdd = jsc.parallelize(slices, slices.size()).cache();
+                TsneResult dist = TsneOptimizer.run(new SparkGradientSource(jsc, rdd, data.n, 2, cfg.grid,
+                        cfg.convolution, cfg.backend, cfg.exactRepulsion(data.n)), y0, cfg, null, new TsneTimings(),
+                        TsneConfig.MODE_DISTRIBUTED, null);
+                rdd.unpersist();
+                assertArrayEquals(single.embedding, dist.embedding, parts + " slices, " + repulsion);
+                assertArrayEquals(single.klValues, dist.klValues, parts + " slices, " + repulsion);
+            }
         }
         assertEquals(SparseRowsOps.concat(SparseRowsOps.split(p, 5)).val.length, p.val.length);
         assertArrayEquals(p.rowPtr, SparseRowsOps.concat(SparseRowsOps.split(p, 5)).rowPtr);

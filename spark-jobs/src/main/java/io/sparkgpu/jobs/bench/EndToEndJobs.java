@@ -418,7 +418,8 @@ final class EndToEndJobs {
     }
 
     /** The t-SNE phases that run on the device when the backend is the GPU (TsneTimings' phase names). */
-    static final List<String> TSNE_DEVICE_PHASES = List.of("knn", "affinities", "attractive", "s2g", "g2g", "g2s");
+    static final List<String> TSNE_DEVICE_PHASES = List.of("knn", "affinities", "attractive", "s2g", "g2g", "g2s",
+            "exact");
 
     /**
      * Where the time of our t-SNE fits goes: one row per phase of {@code GpuTsneSummary.timings()}, one column per

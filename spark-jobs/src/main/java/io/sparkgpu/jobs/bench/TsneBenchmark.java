@@ -31,9 +31,10 @@ import java.util.Set;
 /**
  * t-SNE, one Markdown report from one run: for each data set (generated Gaussian clusters n x d, the shipped UCI
  * digits, iris) and backend (our GPU kernels, our CPU twins where affordable), the time of the kNN and the
- * affinities, the time per iteration of the attractive term, S2G, G2G, G2S and the update, end to end; the KL
- * divergence, trustworthiness and kNN-label accuracy on a sample; and the relative error of the interpolated
- * repulsive force (F_rep / Z) against the exact O(m^2) one on a sample of m points of the final embedding. Runs in
+ * affinities, the time per iteration of the attractive term, S2G, G2G, G2S (or the exact repulsion) and the update,
+ * end to end; the KL divergence, trustworthiness and kNN-label accuracy on a sample; and, when the grid was used, the
+ * relative error of the interpolated repulsive force (F_rep / Z) against the exact O(m^2) one on a sample of m
+ * points of the final embedding. Runs in
  * one process (single-device mode, the path the distributed mode shares bit for bit), needs no Spark.
  * Usage: {@code --help}. Exit status 3 when GPU and CPU embeddings of one data set differ in any bit.
  */
@@ -72,6 +73,7 @@ public final class TsneBenchmark {
                 "  --grid-min N        fewest interpolation boxes per axis                      [20]",
                 "  --grid-max N        most boxes per axis (0: 2000, 320, 40 in 1-, 2-, 3-D)     [0]",
                 "  --grid-per-unit X   boxes per unit of embedding extent                       [2]",
+                "  --repulsion R       exact, grid, or auto (exact for n <= " + TsneConfig.EXACT_MAX_POINTS + ")     [auto]",
                 "  --seed S            data and initialisation seed                             [42]",
                 "  --spark CORES       also run the Spark trainer on local[CORES] in single and distributed mode",
                 "                      (GPU, else CPU; each must give the plain run's bits)    [off]",
@@ -102,6 +104,7 @@ public final class TsneBenchmark {
         int gridMin = 20;
         int gridMax = 0;
         double gridPerUnit = 2;
+        String repulsion = TsneConfig.REPULSION_AUTO;
         String markdown;
         boolean help;
         io.sparkgpu.tsne.TsneGridOptions grid = io.sparkgpu.tsne.TsneGridOptions.defaults();
@@ -168,6 +171,9 @@ public final class TsneBenchmark {
                         break;
                     case "--grid-per-unit":
                         o.gridPerUnit = Double.parseDouble(v.trim());
+                        break;
+                    case "--repulsion":
+                        o.repulsion = TsneConfig.parseRepulsion(v);
                         break;
                     case "--seed":
                         o.seed = Long.parseLong(v.trim());
@@ -324,21 +330,21 @@ public final class TsneBenchmark {
                 sb.append("- ").append(h).append('\n');
             }
             sb.append("\n| data | backend | kNN s | affinities s | attractive ms/it | S2G ms/it | G2G ms/it | G2S ms/it "
-                    + "| update ms/it | iterations s | end to end s | KL | trustworthiness | kNN-label acc. "
+                    + "| exact ms/it | update ms/it | iterations s | end to end s | KL | trustworthiness | kNN-label acc. "
                     + "| rep. rel. error | note |\n");
-            sb.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+            sb.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
             for (Row r : rows) {
                 if (r.t == null) {
-                    sb.append(String.format(Locale.ROOT, "| %s | %s | | | | | | | | | | | | | | %s |%n", r.data,
+                    sb.append(String.format(Locale.ROOT, "| %s | %s | | | | | | | | | | | | | | | %s |%n", r.data,
                             r.backend, r.note));
                     continue;
                 }
                 double iterS = iterationSeconds(r.t);
                 sb.append(String.format(Locale.ROOT, "| %s | %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f "
-                        + "| %.2f | %.2f | %.4f | %s | %s | %s | %s |%n", r.data, r.backend, r.knnS, r.affS,
+                        + "| %.3f | %.2f | %.2f | %.4f | %s | %s | %s | %s |%n", r.data, r.backend, r.knnS, r.affS,
                         ms(r.t, TsneTimings.Phase.ATTRACTIVE), ms(r.t, TsneTimings.Phase.S2G),
                         ms(r.t, TsneTimings.Phase.G2G), ms(r.t, TsneTimings.Phase.G2S),
-                        ms(r.t, TsneTimings.Phase.UPDATE), iterS, r.endToEndS, r.kl, fmt(r.trust, "%.4f"),
+                        ms(r.t, TsneTimings.Phase.EXACT), ms(r.t, TsneTimings.Phase.UPDATE), iterS, r.endToEndS, r.kl, fmt(r.trust, "%.4f"),
                         fmt(r.labelAcc, "%.4f"), Double.isNaN(r.repRelErr) ? "" : String.format(Locale.ROOT,
                                 "%.2e (m=%d)", r.repRelErr, r.errSample), r.note));
             }
@@ -367,10 +373,11 @@ public final class TsneBenchmark {
                 + System.getProperty("java.version") + ", max heap " + (Runtime.getRuntime().maxMemory() >> 20) + " MiB");
         rep.header.add(String.format(Locale.ROOT, "settings: dimension %d, perplexity %s (k = %d), %d iterations "
                 + "(exaggeration 12 for min(250, iterations), momentum 0.5 -> 0.8, learning rate %s), random init "
-                + "(std 1e-4, seed %d), grid: p = %d nodes per box, %s boxes per unit, %d..%d boxes per axis",
+                + "(std 1e-4, seed %d), repulsion %s (auto: exact sums for n <= %d, else the grid), grid: p = %d "
+                + "nodes per box, %s boxes per unit, %d..%d boxes per axis",
                 o.dimension, o.perplexity, (int) Math.ceil(3 * o.perplexity), o.maxIter,
-                o.learningRate > 0 ? Double.toString(o.learningRate) : "max(n/12, 200)", o.seed, o.grid.p,
-                o.grid.intervalsPerUnit,
+                o.learningRate > 0 ? Double.toString(o.learningRate) : "max(n/12, 200)", o.seed, o.repulsion,
+                TsneConfig.EXACT_MAX_POINTS, o.grid.p, o.grid.intervalsPerUnit,
                 o.grid.minIntervals, o.grid.maxIntervals[o.dimension]));
         rep.header.add("single-device mode in one JVM (the distributed mode runs the same calls per row slice and "
                 + "gives the same bits); kNN exact (tiled brute force); times are wall clock of one run, including "
@@ -462,6 +469,7 @@ public final class TsneBenchmark {
         cfg.init = TsneConfig.INIT_RANDOM;
         cfg.backend = backend;
         cfg.grid = o.grid;
+        cfg.repulsion = o.repulsion;
         cfg.validate(data.n);
         long t0 = System.nanoTime();
         KnnGraph g = TsneEngine.knn(data.x, data.n, data.d, cfg.effectiveK(data.n), backend);
@@ -495,17 +503,22 @@ public final class TsneBenchmark {
             r.labelAcc = TsneQuality.knnLabelAccuracy(ys, cfg.dimension, labels, 10);
         }
         int me = Math.min(data.n, o.errorSample);
-        if (me >= 4) {
+        if (cfg.exactRepulsion(data.n)) {
+            r.note = (r.note.isEmpty() ? "" : r.note + "; ") + "exact repulsion (no interpolation error)";
+        } else if (me >= 4) {
             r.errSample = me;
             r.repRelErr = repulsionError(res.embedding, data.n, cfg.dimension, me, backend, o.grid, o.seed + 2);
         }
     }
 
-    /** Seconds of all iterations: attractive, S2G, G2G, G2S and update (with the exchange in distributed mode). */
+    /**
+     * Seconds of all iterations: attractive, S2G, G2G, G2S (or the exact repulsion) and update (with the exchange in
+     * distributed mode).
+     */
     static double iterationSeconds(TsneTimings t) {
         return t.seconds(TsneTimings.Phase.ATTRACTIVE) + t.seconds(TsneTimings.Phase.S2G)
                 + t.seconds(TsneTimings.Phase.G2G) + t.seconds(TsneTimings.Phase.G2S)
-                + t.seconds(TsneTimings.Phase.UPDATE);
+                + t.seconds(TsneTimings.Phase.EXACT) + t.seconds(TsneTimings.Phase.UPDATE);
     }
 
     /** GpuTsne's trainer through Spark (input DataFrame of P partitions), timed end to end from the DataFrame. */
@@ -558,6 +571,7 @@ public final class TsneBenchmark {
         cfg.init = o.sparkInit;
         cfg.backend = backend;
         cfg.grid = o.grid;
+        cfg.repulsion = o.repulsion;
         cfg.mode = mode.equals(DISTRIBUTED_JOBS) ? TsneConfig.MODE_DISTRIBUTED : mode;
         try {
             long t0 = System.nanoTime();

@@ -34,7 +34,8 @@ class TsneBenchmarkTest {
     void smallCpuRun() throws Exception {
         TsneBenchmark.Options o = TsneBenchmark.Options.parse(new String[] {"--cases", "blobs:240x8", "--backends",
                 "gpu,cpu", "--max-iter", "300", "--perplexity", "10", "--clusters", "4", "--error-sample", "240",
-                "--quality-sample", "240", "--grid-min", "10", "--grid-max", "40", "--learning-rate", "96"});
+                "--quality-sample", "240", "--grid-min", "10", "--grid-max", "40", "--learning-rate", "96",
+                "--repulsion", "grid"}); // the grid, whose error the report measures (240 points: auto is exact)
         TsneBenchmark.Report rep = new TsneBenchmark(o).run();
         String md = rep.markdown();
         assertFalse(rep.mismatch, md);
@@ -55,5 +56,6 @@ class TsneBenchmarkTest {
         assertFalse(rep.mismatch, md);
         assertTrue(md.contains("Spark local[2], distributed, CPU embedding is identical to the plain run's"), md);
         assertTrue(md.contains("Spark local[2], single, CPU embedding is identical to the plain run's"), md);
+        assertTrue(md.contains("exact repulsion (no interpolation error)"), "120 points: auto takes the exact sums\n" + md);
     }
 }
