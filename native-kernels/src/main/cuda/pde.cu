@@ -24,7 +24,12 @@
  *   pde_cr_forward / pde_cr_backward   one level of cyclic reduction for every system (long systems).
  *   pde_cr_block       one block per system: the remaining levels (all of them for systems that fit), in shared
  *                      memory when the whole system fits, else in place in global memory.
- *   pde_thomas_batch   batched Thomas on the interleaved layout (benchmark: c <- c', d <- solution).
+ *   pde_thomas_batch   batched Thomas on the interleaved layout (c <- c', d <- solution): the benchmark's, and the
+ *                      solver of both half steps of the 2-D ADI scheme.
+ *   pde_adi_rhs_rows / pde_adi_rhs_cols / pde_adi_w
+ *                      the 2-D Peaceman-Rachford ADI step (io.sparkgpu.pde.Fhn2d): right-hand sides of the row solve
+ *                      (written transposed, so the row systems are interleaved) and of the column solve (read from
+ *                      the transposed v*, written row-major), then the implicit w update; one thread per node.
  *   pde_copy           a plain copy (the benchmark's bandwidth reference).
  */
 #include "common.cuh"
@@ -643,6 +648,48 @@ extern "C" __global__ void pde_thomas_batch(int S, int n, const double* __restri
         i64 e = (i64) i * St + s;
         xn = d[e] - c[e] * xn;
         d[e] = xn;
+    }
+}
+
+/* ------------------------------------------------------------------------------------ 2-D ADI (Fhn2d) */
+
+extern "C" __global__ void pde_adi_rhs_rows(int nx, int ny, const double* __restrict__ v,
+                                            const double* __restrict__ w, double a, double ry, double dt2,
+                                            double* __restrict__ dT) {
+    i64 k = (i64) blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= (i64) nx * ny) {
+        return;
+    }
+    int j = (int) (k / nx);
+    int i = (int) (k - (i64) j * nx);
+    int jd = j == 0 ? 1 : j - 1;
+    int ju = j == ny - 1 ? ny - 2 : j + 1;
+    double vi = v[k];
+    double lap = (v[(i64) jd * nx + i] + v[(i64) ju * nx + i]) - (vi + vi);
+    dT[(i64) i * ny + j] = (vi + ry * lap) + dt2 * (fhn_f(vi, a) - w[k]);
+}
+
+extern "C" __global__ void pde_adi_rhs_cols(int nx, int ny, const double* __restrict__ vsT,
+                                            const double* __restrict__ w, double a, double rx, double dt2,
+                                            double* __restrict__ d) {
+    i64 k = (i64) blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= (i64) nx * ny) {
+        return;
+    }
+    int j = (int) (k / nx);
+    int i = (int) (k - (i64) j * nx);
+    int il = i == 0 ? 1 : i - 1;
+    int ir = i == nx - 1 ? nx - 2 : i + 1;
+    double vi = vsT[(i64) i * ny + j];
+    double lap = (vsT[(i64) il * ny + j] + vsT[(i64) ir * ny + j]) - (vi + vi);
+    d[k] = (vi + rx * lap) + dt2 * (fhn_f(vi, a) - w[k]);
+}
+
+extern "C" __global__ void pde_adi_w(i64 count, const double* __restrict__ v, double* __restrict__ w, double dtEps,
+                                     double wDen) {
+    i64 k = (i64) blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < count) {
+        w[k] = (w[k] + dtEps * v[k]) / wDen;
     }
 }
 
