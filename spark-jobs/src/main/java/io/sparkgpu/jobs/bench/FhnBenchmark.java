@@ -37,6 +37,7 @@ public final class FhnBenchmark {
             "  --cells LIST       explicit: cells of one axon                 [1e3,1e4,1e5,1e6,1e7]",
             "  --batch SxN        explicit: S axons of N cells (0 skips)      [10000x1000]",
             "  --steps K          explicit steps per timed run                [200]",
+            "  --per-launch K     explicit: steps per launch of the temporally blocked kernel, also timed (1 skips) [16]",
             "  --tridiag LIST     batched Thomas SxN shapes                   [10000x128,10000x4096,100000x128,1000000x128,100000x1024]",
             "  --long N           one system by cyclic reduction (0 skips)    [1e7]",
             "  --adi N            2-D ADI on N x N nodes, GPU vs twin (0 skips)[1024]",
@@ -55,6 +56,7 @@ public final class FhnBenchmark {
         List<Long> cells = List.of(1_000L, 10_000L, 100_000L, 1_000_000L, 10_000_000L);
         int[] batch = {10_000, 1_000};
         int steps = 200;
+        int perLaunch = 16;
         List<int[]> tridiag = List.of(new int[] {10_000, 128}, new int[] {10_000, 4096}, new int[] {100_000, 128},
                 new int[] {1_000_000, 128}, new int[] {100_000, 1024});
         long longN = 10_000_000L;
@@ -108,6 +110,9 @@ public final class FhnBenchmark {
                     }
                     case "--long":
                         o.longN = KMeansBenchmark.Options.count(v);
+                        break;
+                    case "--per-launch":
+                        o.perLaunch = (int) KMeansBenchmark.Options.count(v);
                         break;
                     case "--adi":
                         o.adi = (int) KMeansBenchmark.Options.count(v);
@@ -171,18 +176,23 @@ public final class FhnBenchmark {
         out.add("");
         out.add("| case | shape | median ms | rate | % of copy bandwidth |");
         out.add("| --- | --- | ---: | ---: | ---: |");
+        List<int[]> shapes = new ArrayList<>();
         for (long n : o.cells) {
-            double ms = medianAfterWarmup(PdeEngine.explicitMillis(dev, 1, (int) n, o.steps, o.reps + 1));
-            out.add(row("explicit (fp64)", "1 x " + n + ", " + o.steps + " steps", ms, n * (double) o.steps / (ms / 1e3),
-                    "cell updates/s", 32.0 * n * o.steps / (ms / 1e3) / 1e9 / bw));
+            shapes.add(new int[] {1, (int) n});
         }
         if (o.batch != null) {
-            int S = o.batch[0];
-            int n = o.batch[1];
-            double ms = medianAfterWarmup(PdeEngine.explicitMillis(dev, S, n, o.steps, o.reps + 1));
-            double cells = (double) S * n;
-            out.add(row("explicit (fp64)", S + " x " + n + ", " + o.steps + " steps", ms, cells * o.steps / (ms / 1e3),
-                    "cell updates/s", 32.0 * cells * o.steps / (ms / 1e3) / 1e9 / bw));
+            shapes.add(o.batch);
+        }
+        for (int[] sh : shapes) {
+            double cells = (double) sh[0] * sh[1];
+            for (int k : o.perLaunch > 1 ? new int[] {1, o.perLaunch} : new int[] {1}) {
+                double ms = medianAfterWarmup(PdeEngine.explicitMillis(dev, sh[0], sh[1], o.steps, o.reps + 1, k));
+                // traffic as if every step read and wrote v and w (the one-launch-per-step roofline): above 100%
+                // with temporal blocking
+                out.add(row(k == 1 ? "explicit (fp64)" : "explicit (fp64), " + k + " steps/launch", sh[0] + " x "
+                        + sh[1] + ", " + o.steps + " steps", ms, cells * o.steps / (ms / 1e3), "cell updates/s",
+                        32.0 * cells * o.steps / (ms / 1e3) / 1e9 / bw));
+            }
         }
         for (int[] sh : o.tridiag) {
             double ms = medianAfterWarmup(PdeEngine.thomasBatchMillis(dev, sh[0], sh[1], o.reps + 1));
