@@ -94,6 +94,13 @@ __device__ __forceinline__ void segmented_max(i64 seg, double x, i64* maxKey) {
     segmented_key_max(seg, (seg >= 0 && !isnan(x)) ? order_key(x) : order_key(-INFINITY), maxKey);
 }
 
+/* One FTCS update of v (FhnCpu.explicitStep's expression): the one-step and the temporally blocked kernels share it. */
+__device__ __forceinline__ double ftcs_v(double vi, double wi, double vl, double vr, double a, double D, double amp,
+                                         double prof, double dt, double idx2) {
+    double lap = ((vl + vr) - (vi + vi)) * idx2;
+    return vi + dt * ((((D * lap) + fhn_f(vi, a)) - wi) + amp * prof);
+}
+
 extern "C" __global__ void pde_explicit_step(int S, int n, const double* __restrict__ v, const double* __restrict__ w,
                                              double* __restrict__ vn, double* __restrict__ wn,
                                              const double* __restrict__ prm, const double* __restrict__ prof,
@@ -134,9 +141,7 @@ extern "C" __global__ void pde_explicit_step(int S, int n, const double* __restr
         if (hold) {
             vnew = vi;
         } else {
-            double lap = ((vl + vr) - (vi + vi)) * idx2;
-            double amp = cur * sg;
-            vnew = vi + dt * ((((D * lap) + fhn_f(vi, a)) - wi) + amp * prof[i]);
+            vnew = ftcs_v(vi, wi, vl, vr, a, D, cur * sg, prof[i], dt, idx2);
         }
         vn[g] = vnew;
         observe(i, s, pn, pf, vi, vnew, th, tk, dt, tNear, tFar, pulses);
@@ -226,8 +231,7 @@ pde_explicit_steps(int S, int n, int tiles, int K, const double* __restrict__ v,
             }
             double vnew = vi; /* held, or outside the valid part (never written back) */
             if (!hold && ok) {
-                double lap = ((vl + vr) - (vi + vi)) * idx2;
-                vnew = vi + dt * ((((D * lap) + fhn_f(vi, a)) - wi) + amp * prof[ig]);
+                vnew = ftcs_v(vi, wi, vl, vr, a, D, amp, prof[ig], dt, idx2);
             }
             sv[1 - c][p] = vnew;
             sw[1 - c][p] = wnew;
