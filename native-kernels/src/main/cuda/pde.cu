@@ -14,6 +14,12 @@
  *   pde_explicit_step  one FTCS step, one thread per cell, axon-major (cell i of axon s at s n + i, coalesced);
  *                      probe crossings by the probe cells' threads, max v by a warp-segmented max + atomicMax on
  *                      an order-preserving integer key (max is exact, so the order does not matter).
+ *   pde_explicit_steps up to TB_KMAX FTCS steps per launch by temporal blocking: a block loads its tile of 256 cells
+ *                      of one axon plus K halo cells each side into shared memory, steps K times there (the valid
+ *                      part shrinks by one cell per step and side, except at a true end of the axon, whose boundary
+ *                      rule needs no outside cell) and writes its tile back: one global read and write per K steps
+ *                      instead of per step. Each cell's update is pde_explicit_step's expression, so the bits equal
+ *                      the twin's; probes and the max are observed by the tile's owning threads at every step.
  *   pde_cn_thomas      Crank-Nicolson + Newton, one thread per axon over a chunk of steps, interleaved layout
  *                      (cell i of axon s at i S + s: consecutive threads read consecutive words). Coefficients are
  *                      formed on the fly in the Thomas forward sweep; the Newton test (max |delta| <= tol) is the
@@ -24,7 +30,12 @@
  *   pde_cr_forward / pde_cr_backward   one level of cyclic reduction for every system (long systems).
  *   pde_cr_block       one block per system: the remaining levels (all of them for systems that fit), in shared
  *                      memory when the whole system fits, else in place in global memory.
- *   pde_thomas_batch   batched Thomas on the interleaved layout (benchmark: c <- c', d <- solution).
+ *   pde_thomas_batch   batched Thomas on the interleaved layout (c <- c', d <- solution): the benchmark's, and the
+ *                      solver of both half steps of the 2-D ADI scheme.
+ *   pde_adi_rhs_rows / pde_adi_rhs_cols / pde_adi_w
+ *                      the 2-D Peaceman-Rachford ADI step (io.sparkgpu.pde.Fhn2d): right-hand sides of the row solve
+ *                      (written transposed, so the row systems are interleaved) and of the column solve (read from
+ *                      the transposed v*, written row-major), then the implicit w update; one thread per node.
  *   pde_copy           a plain copy (the benchmark's bandwidth reference).
  */
 #include "common.cuh"
@@ -83,6 +94,13 @@ __device__ __forceinline__ void segmented_max(i64 seg, double x, i64* maxKey) {
     segmented_key_max(seg, (seg >= 0 && !isnan(x)) ? order_key(x) : order_key(-INFINITY), maxKey);
 }
 
+/* One FTCS update of v (FhnCpu.explicitStep's expression): the one-step and the temporally blocked kernels share it. */
+__device__ __forceinline__ double ftcs_v(double vi, double wi, double vl, double vr, double a, double D, double amp,
+                                         double prof, double dt, double idx2) {
+    double lap = ((vl + vr) - (vi + vi)) * idx2;
+    return vi + dt * ((((D * lap) + fhn_f(vi, a)) - wi) + amp * prof);
+}
+
 extern "C" __global__ void pde_explicit_step(int S, int n, const double* __restrict__ v, const double* __restrict__ w,
                                              double* __restrict__ vn, double* __restrict__ wn,
                                              const double* __restrict__ prm, const double* __restrict__ prof,
@@ -123,14 +141,133 @@ extern "C" __global__ void pde_explicit_step(int S, int n, const double* __restr
         if (hold) {
             vnew = vi;
         } else {
-            double lap = ((vl + vr) - (vi + vi)) * idx2;
-            double amp = cur * sg;
-            vnew = vi + dt * ((((D * lap) + fhn_f(vi, a)) - wi) + amp * prof[i]);
+            vnew = ftcs_v(vi, wi, vl, vr, a, D, cur * sg, prof[i], dt, idx2);
         }
         vn[g] = vnew;
         observe(i, s, pn, pf, vi, vnew, th, tk, dt, tNear, tFar, pulses);
     }
     segmented_max(seg, vnew, maxKey);
+}
+
+#define TB_THREADS 256
+#define TB_KMAX 32
+#define TB_W (TB_THREADS + 2 * TB_KMAX)
+
+extern "C" __global__ void __launch_bounds__(TB_THREADS)
+pde_explicit_steps(int S, int n, int tiles, int K, const double* __restrict__ v, const double* __restrict__ w,
+                   double* __restrict__ vn, double* __restrict__ wn, const double* __restrict__ prm,
+                   const double* __restrict__ prof, const double* __restrict__ sgs, double dt, double idx2, int bc,
+                   int pn, int pf, double th, i64 k0, double* tNear, double* tFar, int* pulses, i64* maxKey) {
+    __shared__ double sv[2][TB_W];
+    __shared__ double sw[2][TB_W];
+    __shared__ i64 warpMax[TB_THREADS / 32];
+    int s = blockIdx.x / tiles;
+    int t = blockIdx.x - s * tiles;
+    int start = t * TB_THREADS;
+    int end = min(start + TB_THREADS, n);
+    bool per = bc == BC_PERIODIC;
+    int lo = per ? start - K : max(0, start - K);
+    int hi = per ? end + K : min(n, end + K);
+    int W = hi - lo;
+    i64 base = (i64) s * n;
+    double a = prm[s];
+    double eps = prm[S + s];
+    double gam = prm[2 * S + s];
+    double cur = prm[3 * S + s];
+    double D = prm[4 * S + s];
+    for (int p = threadIdx.x; p < W; p += blockDim.x) {
+        int i = lo + p;
+        if (per) {
+            i = ((i % n) + n) % n;
+        }
+        sv[0][p] = v[base + i];
+        sw[0][p] = w[base + i];
+    }
+    __syncthreads();
+    i64 key = order_key(-INFINITY);
+    int c = 0;
+    for (int m = 0; m < K; m++) {
+        double amp = cur * sgs[m];
+        double tk = (double) (k0 + m) * dt;
+        for (int p = threadIdx.x; p < W; p += blockDim.x) {
+            int i = lo + p;
+            int ig = per ? ((i % n) + n) % n : i;
+            double vi = sv[c][p];
+            double wi = sw[c][p];
+            double wnew = wi + dt * (eps * (vi - gam * wi));
+            double vl = 0.0;
+            double vr = 0.0;
+            bool hold = false;
+            bool ok = true;
+            if (per) {
+                ok = p > 0 && p < W - 1;
+                if (ok) {
+                    vl = sv[c][p - 1];
+                    vr = sv[c][p + 1];
+                }
+            } else if (bc == BC_NEUMANN) {
+                if (i == 0) {
+                    vl = sv[c][p + 1];
+                } else if (p == 0) {
+                    ok = false;
+                } else {
+                    vl = sv[c][p - 1];
+                }
+                if (i == n - 1) {
+                    vr = sv[c][p - 1];
+                } else if (p == W - 1) {
+                    ok = false;
+                } else {
+                    vr = sv[c][p + 1];
+                }
+            } else if (i == 0 || i == n - 1) {
+                hold = true;
+            } else {
+                ok = p > 0 && p < W - 1;
+                if (ok) {
+                    vl = sv[c][p - 1];
+                    vr = sv[c][p + 1];
+                }
+            }
+            double vnew = vi; /* held, or outside the valid part (never written back) */
+            if (!hold && ok) {
+                vnew = ftcs_v(vi, wi, vl, vr, a, D, amp, prof[ig], dt, idx2);
+            }
+            sv[1 - c][p] = vnew;
+            sw[1 - c][p] = wnew;
+            if (i >= start && i < end) {
+                observe(i, s, pn, pf, vi, vnew, th, tk, dt, tNear, tFar, pulses);
+                if (!isnan(vnew)) {
+                    i64 kk = order_key(vnew);
+                    key = kk > key ? kk : key;
+                }
+            }
+        }
+        __syncthreads();
+        c = 1 - c;
+    }
+    for (int p = threadIdx.x; p < W; p += blockDim.x) {
+        int i = lo + p;
+        if (i >= start && i < end) {
+            vn[base + i] = sv[c][p];
+            wn[base + i] = sw[c][p];
+        }
+    }
+    for (int off = 16; off > 0; off >>= 1) {
+        i64 o = __shfl_down_sync(FULL_MASK, key, off);
+        key = o > key ? o : key;
+    }
+    if ((threadIdx.x & 31) == 0) {
+        warpMax[threadIdx.x >> 5] = key;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        i64 mk = warpMax[0];
+        for (int q = 1; q < (int) (blockDim.x >> 5); q++) {
+            mk = warpMax[q] > mk ? warpMax[q] : mk;
+        }
+        atomicMax((long long*) &maxKey[s], (long long) mk);
+    }
 }
 
 /* ------------------------------------------------------------------------------------ Crank-Nicolson */
@@ -643,6 +780,48 @@ extern "C" __global__ void pde_thomas_batch(int S, int n, const double* __restri
         i64 e = (i64) i * St + s;
         xn = d[e] - c[e] * xn;
         d[e] = xn;
+    }
+}
+
+/* ------------------------------------------------------------------------------------ 2-D ADI (Fhn2d) */
+
+extern "C" __global__ void pde_adi_rhs_rows(int nx, int ny, const double* __restrict__ v,
+                                            const double* __restrict__ w, double a, double ry, double dt2,
+                                            double* __restrict__ dT) {
+    i64 k = (i64) blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= (i64) nx * ny) {
+        return;
+    }
+    int j = (int) (k / nx);
+    int i = (int) (k - (i64) j * nx);
+    int jd = j == 0 ? 1 : j - 1;
+    int ju = j == ny - 1 ? ny - 2 : j + 1;
+    double vi = v[k];
+    double lap = (v[(i64) jd * nx + i] + v[(i64) ju * nx + i]) - (vi + vi);
+    dT[(i64) i * ny + j] = (vi + ry * lap) + dt2 * (fhn_f(vi, a) - w[k]);
+}
+
+extern "C" __global__ void pde_adi_rhs_cols(int nx, int ny, const double* __restrict__ vsT,
+                                            const double* __restrict__ w, double a, double rx, double dt2,
+                                            double* __restrict__ d) {
+    i64 k = (i64) blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= (i64) nx * ny) {
+        return;
+    }
+    int j = (int) (k / nx);
+    int i = (int) (k - (i64) j * nx);
+    int il = i == 0 ? 1 : i - 1;
+    int ir = i == nx - 1 ? nx - 2 : i + 1;
+    double vi = vsT[(i64) i * ny + j];
+    double lap = (vsT[(i64) il * ny + j] + vsT[(i64) ir * ny + j]) - (vi + vi);
+    d[k] = (vi + rx * lap) + dt2 * (fhn_f(vi, a) - w[k]);
+}
+
+extern "C" __global__ void pde_adi_w(i64 count, const double* __restrict__ v, double* __restrict__ w, double dtEps,
+                                     double wDen) {
+    i64 k = (i64) blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < count) {
+        w[k] = (w[k] + dtEps * v[k]) / wDen;
     }
 }
 

@@ -9,8 +9,8 @@ import jcuda.Pointer;
 
 /**
  * GPU implementation of {@link FhnCpu} through the {@code pde} module ({@code pde.cu}; its header lists the
- * kernels). A batch of simulations on one grid runs as one launch series: explicit, one thread per cell and one
- * launch per step; Crank-Nicolson with Thomas, one thread per axon and one launch per chunk of steps (Newton
+ * kernels). A batch of simulations on one grid runs as one launch series: explicit, one thread per cell and
+ * {@link #EXPLICIT_STEPS_PER_LAUNCH} steps per launch (temporal blocking in shared memory); Crank-Nicolson with Thomas, one thread per axon and one launch per chunk of steps (Newton
  * iterations and their convergence test inside); Crank-Nicolson with cyclic reduction, one thread per cell, the
  * Newton test on the device (a per-system done flag turns the rest of the enqueued iterations into no-ops), the
  * reduction in shared memory when a system fits, else level by level with the last levels in one block. Results
@@ -23,6 +23,13 @@ public final class FhnGpu {
     static final int THREADS = 256;
     static final int AXON_THREADS = 64;
     static final int CR_BLOCK = 512;
+    /**
+     * Steps per launch of the explicit scheme (pde_explicit_steps, temporal blocking in shared memory; at most the
+     * kernel's TB_KMAX = 32; 1: pde_explicit_step, one launch per step). Same bits for any value.
+     */
+    static final int EXPLICIT_STEPS_PER_LAUNCH = 16;
+    static final int TB_KMAX = 32;
+    static final int TB_THREADS = 256;
     /** Steps per launch of pde_cn_thomas. */
     static final int STEP_CHUNK = 256;
     /** Rows a level may keep before the rest of the reduction runs in one block. */
@@ -210,11 +217,19 @@ public final class FhnGpu {
     // ------------------------------------------------------------------------------------------ explicit
 
     static FhnResult[] explicit(CudaDevice dev, FhnSetup s, FhnParams[] ps) {
+        return explicit(dev, s, ps, EXPLICIT_STEPS_PER_LAUNCH);
+    }
+
+    /** The explicit scheme with {@code perLaunch} steps per launch (1: one launch of pde_explicit_step per step). */
+    static FhnResult[] explicit(CudaDevice dev, FhnSetup s, FhnParams[] ps, int perLaunch) {
+        if (perLaunch < 1 || perLaunch > TB_KMAX) {
+            throw new IllegalArgumentException("steps per launch must be in [1, " + TB_KMAX + "], got " + perLaunch);
+        }
         int S = ps.length;
         int n = s.n;
         long cells = (long) S * n;
         int frames = checkedFrames(s, S);
-        DeviceBuffer[] b = new DeviceBuffer[7];
+        DeviceBuffer[] b = new DeviceBuffer[8];
         try (GpuStream st = new GpuStream(dev);
              Stats stats = new Stats(dev, st, S, FhnCpu.initialMax(s.v0), true)) {
             for (int q = 0; q < 4; q++) {
@@ -236,18 +251,37 @@ public final class FhnGpu {
             }
             int grid = grid(cells, THREADS);
             int every = s.config.recordEvery;
-            for (long k = 0; k < s.steps; k++) {
-                KernelLauncher.launch(st, MODULE, "pde_explicit_step", grid, THREADS, 0, S, n, v, w, vn, wn, b[4],
-                        b[5], s.signal(k), s.dt, s.idx2, s.bc, s.probeNear, s.probeFar, s.threshold, s.time(k),
-                        stats.tNear, stats.tFar, stats.pulses, stats.max);
+            int tiles = (n + TB_THREADS - 1) / TB_THREADS;
+            int blocked = grid((long) S * tiles, 1);
+            if (perLaunch > 1) {
+                b[7] = DeviceBuffer.ofDoubles(dev, perLaunch);
+            }
+            for (long k = 0; k < s.steps; ) {
+                int m = 1;
+                if (perLaunch == 1) {
+                    KernelLauncher.launch(st, MODULE, "pde_explicit_step", grid, THREADS, 0, S, n, v, w, vn, wn, b[4],
+                            b[5], s.signal(k), s.dt, s.idx2, s.bc, s.probeNear, s.probeFar, s.threshold, s.time(k),
+                            stats.tNear, stats.tFar, stats.pulses, stats.max);
+                } else {
+                    // a chunk ends at every recorded step, so frames are taken between launches
+                    m = (int) Math.min(perLaunch, s.steps - k);
+                    if (b[6] != null) {
+                        m = (int) Math.min(m, every - k % every);
+                    }
+                    b[7].upload(s.signals(k, m), 0, m, 0, st);
+                    KernelLauncher.launch(st, MODULE, "pde_explicit_steps", blocked, TB_THREADS, 0, S, n, tiles, m, v,
+                            w, vn, wn, b[4], b[5], b[7], s.dt, s.idx2, s.bc, s.probeNear, s.probeFar, s.threshold, k,
+                            stats.tNear, stats.tFar, stats.pulses, stats.max);
+                }
+                k += m;
                 DeviceBuffer t = v;
                 v = vn;
                 vn = t;
                 t = w;
                 w = wn;
                 wn = t;
-                if (b[6] != null && (k + 1) % every == 0) {
-                    b[6].copyFrom(v, 0, 8 * cells * ((k + 1) / every), 8 * cells, st);
+                if (b[6] != null && k % every == 0) {
+                    b[6].copyFrom(v, 0, 8 * cells * (k / every), 8 * cells, st);
                 }
             }
             return resultsMajor(s, st, stats, v, w, b[6], S, frames);

@@ -13,6 +13,8 @@ import java.util.Arrays;
 public final class FhnStep {
     /** Phase name of the backend policy (logs, errors, injected test faults). */
     public static final String SIMULATE = "fhn simulate";
+    /** Phase name of the 2-D simulations. */
+    public static final String SIMULATE_2D = "fhn simulate 2-D";
     /** Cells of one device batch (each array of the batch is 8 bytes per cell). */
     public static final int MAX_BATCH_CELLS = 1 << 25;
 
@@ -53,5 +55,16 @@ public final class FhnStep {
                     return out;
                 },
                 () -> FhnCpu.run(s, params, cpuThreads));
+    }
+
+    /**
+     * One 2-D simulation (Peaceman-Rachford ADI, {@link Fhn2d}) of {@code params} under {@code config} (validated
+     * here), on the GPU or the CPU twin with the same bits.
+     */
+    public static BackendChooser.Ran<Fhn2d.Result> run2d(Fhn2dConfig config, FhnParams params) {
+        config.validate();
+        params.check("params");
+        return BackendChooser.run(config.backend, FhnGpu.MODULE, FhnGpu.PROBE_KERNEL, SIMULATE_2D,
+                dev -> Fhn2dGpu.run(dev, config, params), () -> Fhn2d.cpu(config, params));
     }
 }

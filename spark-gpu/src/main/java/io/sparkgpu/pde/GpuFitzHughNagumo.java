@@ -210,12 +210,14 @@ public class GpuFitzHughNagumo extends Transformer
         @Override
         public void saveImpl(String path) {
             ParamsIO.saveMetadata(instance, path, sparkSession(), null);
+            ParamsIO.seal(instance, path, sparkSession());
         }
     }
 
     private static final class Reader extends MLReader<GpuFitzHughNagumo> {
         @Override
         public GpuFitzHughNagumo load(String path) {
+            // checks the integrity record (format, capability "pde estimator", digests) before reading anything
             ParamsIO.Metadata md = ParamsIO.loadMetadata(path, sparkSession(), GpuFitzHughNagumo.class.getName());
             GpuFitzHughNagumo e = new GpuFitzHughNagumo(md.uid());
             md.applyTo(e);

@@ -150,6 +150,14 @@ public final class PdeEngine {
      * state stays on the device; a constant stimulus; observables on).
      */
     public static double[] explicitMillis(CudaDevice dev, int S, int n, int steps, int reps) {
+        return explicitMillis(dev, S, n, steps, reps, 1);
+    }
+
+    /**
+     * {@link #explicitMillis(CudaDevice, int, int, int, int)} with {@code perLaunch} steps per launch of the
+     * temporally blocked kernel pde_explicit_steps (1: pde_explicit_step, a launch per step).
+     */
+    public static double[] explicitMillis(CudaDevice dev, int S, int n, int steps, int reps, int perLaunch) {
         FhnConfig c = new FhnConfig();
         c.cells = n;
         c.length = n * 0.2;
@@ -161,7 +169,13 @@ public final class PdeEngine {
         }
         long cells = (long) S * n;
         double[] ms = new double[reps];
-        DeviceBuffer[] b = new DeviceBuffer[6];
+        if (perLaunch < 1 || perLaunch > FhnGpu.TB_KMAX) {
+            throw new IllegalArgumentException("steps per launch must be in [1, " + FhnGpu.TB_KMAX + "], got "
+                    + perLaunch);
+        }
+        int tiles = (n + FhnGpu.TB_THREADS - 1) / FhnGpu.TB_THREADS;
+        int blocked = FhnGpu.grid((long) S * tiles, 1);
+        DeviceBuffer[] b = new DeviceBuffer[7];
         try (GpuStream st = new GpuStream(dev); KernelTimer t = new KernelTimer(dev);
              FhnGpu.Stats stats = new FhnGpu.Stats(dev, st, S, 0.0, true)) {
             for (int q = 0; q < 4; q++) {
@@ -172,15 +186,29 @@ public final class PdeEngine {
             b[4].upload(FhnGpu.packParams(ps), st);
             b[5] = DeviceBuffer.ofDoubles(dev, n);
             b[5].upload(s.profile, st);
+            b[6] = DeviceBuffer.ofDoubles(dev, FhnGpu.TB_KMAX);
+            double[] ones = new double[FhnGpu.TB_KMAX];
+            java.util.Arrays.fill(ones, 1.0);
+            b[6].upload(ones, st);
             int grid = FhnGpu.grid(cells, FhnGpu.THREADS);
             for (int r = 0; r < reps; r++) {
                 t.start(st);
-                for (int k = 0; k < steps; k++) {
-                    int p = k & 1;
-                    KernelLauncher.launch(st, FhnGpu.MODULE, "pde_explicit_step", grid, FhnGpu.THREADS, 0, S, n,
-                            b[p * 2], b[1 + p * 2], b[2 - p * 2], b[3 - p * 2], b[4], b[5], 1.0, s.dt, s.idx2, s.bc,
-                            s.probeNear, s.probeFar, s.threshold, s.time(k), stats.tNear, stats.tFar, stats.pulses,
-                            stats.max);
+                int p = 0;
+                for (int k = 0; k < steps; p ^= 1) {
+                    if (perLaunch == 1) {
+                        KernelLauncher.launch(st, FhnGpu.MODULE, "pde_explicit_step", grid, FhnGpu.THREADS, 0, S, n,
+                                b[p * 2], b[1 + p * 2], b[2 - p * 2], b[3 - p * 2], b[4], b[5], 1.0, s.dt, s.idx2,
+                                s.bc, s.probeNear, s.probeFar, s.threshold, s.time(k), stats.tNear, stats.tFar,
+                                stats.pulses, stats.max);
+                        k++;
+                    } else {
+                        int m = Math.min(perLaunch, steps - k);
+                        KernelLauncher.launch(st, FhnGpu.MODULE, "pde_explicit_steps", blocked, FhnGpu.TB_THREADS, 0,
+                                S, n, tiles, m, b[p * 2], b[1 + p * 2], b[2 - p * 2], b[3 - p * 2], b[4], b[5], b[6],
+                                s.dt, s.idx2, s.bc, s.probeNear, s.probeFar, s.threshold, (long) k, stats.tNear,
+                                stats.tFar, stats.pulses, stats.max);
+                        k += m;
+                    }
                 }
                 t.stop(st);
                 st.synchronize("timed explicit steps");

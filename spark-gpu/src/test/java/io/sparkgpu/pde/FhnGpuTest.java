@@ -32,6 +32,38 @@ class FhnGpuTest {
         assertEquals(c.unconvergedSteps, g.unconvergedSteps, what + ": unconverged steps");
     }
 
+    /**
+     * The explicit scheme with 1 (a launch per step), 7, 16 and 32 steps per launch of the temporally blocked kernel:
+     * one tile and several (the last one partial), every boundary and stimulus, frames every 40 steps.
+     */
+    @Test
+    void temporalBlockingKeepsTheTwinsBits() {
+        CudaDevice dev = GpuTestSupport.deviceOrSkip();
+        FhnParams[] ps = FhnTestData.sweep(5);
+        for (int cells : new int[] {37, 600}) {
+            for (String bc : new String[] {FhnConfig.DIRICHLET, FhnConfig.NEUMANN, FhnConfig.PERIODIC}) {
+                for (String st : new String[] {FhnConfig.NONE, FhnConfig.CONSTANT, FhnConfig.SERIES}) {
+                    FhnConfig c = FhnTestData.small(FhnConfig.EXPLICIT, FhnConfig.THOMAS, bc, st);
+                    c.cells = cells;
+                    c.length = cells * 0.3;
+                    c.dt = 0.02;
+                    c.tEnd = 5.5;
+                    c.initial = FhnConfig.GAUSSIAN;
+                    c.recordEvery = 40;
+                    FhnSetup s = new FhnSetup(c.validate());
+                    FhnResult[] cpu = FhnCpu.run(s, ps, 2);
+                    for (int k : new int[] {1, 7, 16, 32}) {
+                        FhnResult[] gpu = FhnGpu.explicit(dev, s, ps, k);
+                        for (int j = 0; j < ps.length; j++) {
+                            assertSame(cpu[j], gpu[j], "explicit " + cells + "/" + bc + "/" + st + ", " + k
+                                    + " steps per launch, row " + j);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     @Test
     void everySchemeBoundarySolverAndStimulusEqualsTheTwin() {
         CudaDevice dev = GpuTestSupport.deviceOrSkip();

@@ -91,6 +91,22 @@ class GpuFitzHughNagumoTest {
         assertArrayEquals(a.series, b.series);
         assertEquals(a.recordEvery, b.recordEvery);
         assertEquals("cpu", back.getBackend());
+        // sealed like the models: the record names the capability, and another capability's loader refuses it
+        assertTrue(java.nio.file.Files.readString(Path.of(dir, io.sparkgpu.ml.ParamsIO.INTEGRITY))
+                .contains("\"pde estimator\""));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> io.sparkgpu.kmeans.GpuKMeansModel.load(dir));
+        assertTrue(e.getMessage().contains("holds a pde estimator") && e.getMessage().contains("GpuFitzHughNagumo.load"),
+                e.getMessage());
+        // a changed params file is refused
+        Path md;
+        try (var s = java.nio.file.Files.list(Path.of(dir, "metadata"))) {
+            md = s.filter(f -> f.getFileName().toString().startsWith("part-")).findFirst().orElseThrow();
+        }
+        java.nio.file.Files.writeString(md, java.nio.file.Files.readString(md).replace("\"cells\":41", "\"cells\":43"));
+        java.nio.file.Files.deleteIfExists(md.resolveSibling("." + md.getFileName() + ".crc"));
+        e = assertThrows(IllegalArgumentException.class, () -> GpuFitzHughNagumo.load(dir));
+        assertTrue(e.getMessage().contains("SHA-256"), e.getMessage());
     }
 
     @Test

@@ -179,6 +179,16 @@ public final class Plots {
     }
 
     /**
+     * The picture of {@code sparkgpu fhn --plot}: the space-time heat map of v above the v and w profiles at the
+     * end, for a result of a run with {@code recordEvery > 0} (e.g. {@code FhnStep.run(config, params, 1).value[0]})
+     * under {@code config}.
+     */
+    public static BufferedImage fhnImage(io.sparkgpu.pde.FhnConfig config, io.sparkgpu.pde.FhnResult result,
+                                         String title) {
+        return FhnReport.image(config, result, title);
+    }
+
+    /**
      * Writes {@code chart} as a PNG to exactly {@code file} (parent directories are created), replacing it if it
      * exists. The image is written to a hidden temporary sibling and moved over {@code file} only when complete, so
      * a failure never leaves a truncated PNG nor destroys the previous one. (The command line checks its outputs

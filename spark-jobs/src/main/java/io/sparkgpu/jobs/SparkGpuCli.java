@@ -15,7 +15,8 @@ import picocli.CommandLine.Spec;
  * Command-line entry point: {@code sparkgpu kmeans ...}, {@code sparkgpu isotonic ...}, {@code sparkgpu scan ...},
  * {@code sparkgpu tsne ...},
  * {@code sparkgpu demo ...},
- * {@code sparkgpu sort ...}.
+ * {@code sparkgpu sort ...},
+ * {@code sparkgpu fhn ...}.
  *
  * <p>Works as a plain {@code java -cp} main class (bin/sparkgpu) and as a spark-submit application class.
  * Exit codes: 0 success, 2 bad arguments (the message names the option), 1 any other error (for errors of the
@@ -25,6 +26,7 @@ import picocli.CommandLine.Spec;
         description = "GPU-accelerated statistics for Apache Spark.",
         subcommands = {KMeansCommand.class, IsotonicCommand.class, ScanCommand.class, TsneCommand.class, DemoCommand.class,
                 SortCommand.class,
+                FhnCommand.class,
                 CommandLine.HelpCommand.class},
         footer = {"", "Run 'sparkgpu COMMAND --help' for the options of a command."})
 public final class SparkGpuCli implements Callable<Integer> {
@@ -38,7 +40,8 @@ public final class SparkGpuCli implements Callable<Integer> {
     @Override
     public Integer call() {
         throw new ParameterException(spec.commandLine(), "Missing command: choose one of kmeans, isotonic, scan, tsne, demo"
-                + ", sort");
+                + ", sort"
+                + ", fhn");
     }
 
     public static void main(String[] args) {

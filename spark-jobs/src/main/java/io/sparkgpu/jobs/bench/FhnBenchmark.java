@@ -2,6 +2,9 @@ package io.sparkgpu.jobs.bench;
 
 import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.cuda.CudaRuntime;
+import io.sparkgpu.pde.Fhn2d;
+import io.sparkgpu.pde.Fhn2dConfig;
+import io.sparkgpu.pde.Fhn2dGpu;
 import io.sparkgpu.pde.FhnConfig;
 import io.sparkgpu.pde.FhnCpu;
 import io.sparkgpu.pde.FhnParams;
@@ -25,7 +28,7 @@ import org.apache.spark.sql.types.StructType;
  * events) for single axons of 10^3..10^7 cells and a batch of axons; batched Thomas in unknowns/s and % of the HBM
  * bandwidth measured by a copy kernel in the same run (traffic counted as 5 doubles per unknown: a, b, c, d read, x
  * written); one long system by cyclic reduction; a sweep of parameter sets as a Spark job (GpuFitzHughNagumo,
- * backend gpu) against the CPU twin on all cores. Where both ran, the sweep's GPU results must equal the twin's
+ * backend gpu) against the CPU twin on all cores; a 2-D ADI spiral run, GPU against the twin. Where both ran, the sweep's GPU results must equal the twin's
  * (exit status 3 otherwise). Usage: {@code --help}.
  */
 public final class FhnBenchmark {
@@ -34,8 +37,11 @@ public final class FhnBenchmark {
             "  --cells LIST       explicit: cells of one axon                 [1e3,1e4,1e5,1e6,1e7]",
             "  --batch SxN        explicit: S axons of N cells (0 skips)      [10000x1000]",
             "  --steps K          explicit steps per timed run                [200]",
+            "  --per-launch K     explicit: steps per launch of the temporally blocked kernel, also timed (1 skips) [16]",
             "  --tridiag LIST     batched Thomas SxN shapes                   [10000x128,10000x4096,100000x128,1000000x128,100000x1024]",
             "  --long N           one system by cyclic reduction (0 skips)    [1e7]",
+            "  --adi N            2-D ADI on N x N nodes, GPU vs twin (0 skips)[1024]",
+            "  --adi-steps K      2-D ADI steps                               [100]",
             "  --sweep R          Spark sweep rows, GPU vs CPU twin (0 skips) [1e5]",
             "  --sweep-cells N    cells of each swept axon                    [101]",
             "  --sweep-tend T     simulated time of each swept axon           [20]",
@@ -50,9 +56,12 @@ public final class FhnBenchmark {
         List<Long> cells = List.of(1_000L, 10_000L, 100_000L, 1_000_000L, 10_000_000L);
         int[] batch = {10_000, 1_000};
         int steps = 200;
+        int perLaunch = 16;
         List<int[]> tridiag = List.of(new int[] {10_000, 128}, new int[] {10_000, 4096}, new int[] {100_000, 128},
                 new int[] {1_000_000, 128}, new int[] {100_000, 1024});
         long longN = 10_000_000L;
+        int adi = 1024;
+        int adiSteps = 100;
         int sweep = 100_000;
         int sweepCells = 101;
         double sweepTEnd = 20;
@@ -101,6 +110,15 @@ public final class FhnBenchmark {
                     }
                     case "--long":
                         o.longN = KMeansBenchmark.Options.count(v);
+                        break;
+                    case "--per-launch":
+                        o.perLaunch = (int) KMeansBenchmark.Options.count(v);
+                        break;
+                    case "--adi":
+                        o.adi = (int) KMeansBenchmark.Options.count(v);
+                        break;
+                    case "--adi-steps":
+                        o.adiSteps = (int) KMeansBenchmark.Options.count(v);
                         break;
                     case "--sweep":
                         o.sweep = (int) KMeansBenchmark.Options.count(v);
@@ -158,18 +176,23 @@ public final class FhnBenchmark {
         out.add("");
         out.add("| case | shape | median ms | rate | % of copy bandwidth |");
         out.add("| --- | --- | ---: | ---: | ---: |");
+        List<int[]> shapes = new ArrayList<>();
         for (long n : o.cells) {
-            double ms = medianAfterWarmup(PdeEngine.explicitMillis(dev, 1, (int) n, o.steps, o.reps + 1));
-            out.add(row("explicit (fp64)", "1 x " + n + ", " + o.steps + " steps", ms, n * (double) o.steps / (ms / 1e3),
-                    "cell updates/s", 32.0 * n * o.steps / (ms / 1e3) / 1e9 / bw));
+            shapes.add(new int[] {1, (int) n});
         }
         if (o.batch != null) {
-            int S = o.batch[0];
-            int n = o.batch[1];
-            double ms = medianAfterWarmup(PdeEngine.explicitMillis(dev, S, n, o.steps, o.reps + 1));
-            double cells = (double) S * n;
-            out.add(row("explicit (fp64)", S + " x " + n + ", " + o.steps + " steps", ms, cells * o.steps / (ms / 1e3),
-                    "cell updates/s", 32.0 * cells * o.steps / (ms / 1e3) / 1e9 / bw));
+            shapes.add(o.batch);
+        }
+        for (int[] sh : shapes) {
+            double cells = (double) sh[0] * sh[1];
+            for (int k : o.perLaunch > 1 ? new int[] {1, o.perLaunch} : new int[] {1}) {
+                double ms = medianAfterWarmup(PdeEngine.explicitMillis(dev, sh[0], sh[1], o.steps, o.reps + 1, k));
+                // traffic as if every step read and wrote v and w (the one-launch-per-step roofline): above 100%
+                // with temporal blocking
+                out.add(row(k == 1 ? "explicit (fp64)" : "explicit (fp64), " + k + " steps/launch", sh[0] + " x "
+                        + sh[1] + ", " + o.steps + " steps", ms, cells * o.steps / (ms / 1e3), "cell updates/s",
+                        32.0 * cells * o.steps / (ms / 1e3) / 1e9 / bw));
+            }
         }
         for (int[] sh : o.tridiag) {
             double ms = medianAfterWarmup(PdeEngine.thomasBatchMillis(dev, sh[0], sh[1], o.reps + 1));
@@ -183,8 +206,11 @@ public final class FhnBenchmark {
                     40.0 * o.longN / (ms / 1e3) / 1e9 / bw));
         }
         int status = 0;
+        if (o.adi > 0) {
+            status = adi(dev, o, out);
+        }
         if (o.sweep > 0) {
-            status = sweep(o, out);
+            status = Math.max(status, sweep(o, out));
         }
         return new BenchArgs.Outcome(String.join("\n", out) + "\n", status);
     }
@@ -192,6 +218,37 @@ public final class FhnBenchmark {
     static String row(String what, String shape, double ms, double rate, String unit, double frac) {
         return String.format(Locale.ROOT, "| %s | %s | %.3f | %.3g %s | %.0f%% |", what, shape, ms, rate, unit,
                 100 * frac);
+    }
+
+    /**
+     * One 2-D spiral run by ADI on the GPU (wall time of the whole call: upload, steps, download; after a warm-up run)
+     * and on the CPU twin (one thread); the final states must be equal (status 3 otherwise).
+     */
+    static int adi(CudaDevice dev, Options o, List<String> out) {
+        Fhn2dConfig c = new Fhn2dConfig();
+        c.cellsX = o.adi;
+        c.cellsY = o.adi;
+        c.lengthX = 0.5 * (o.adi - 1);
+        c.lengthY = c.lengthX;
+        c.dt = 0.1;
+        c.tEnd = 0.1 * o.adiSteps;
+        c.pulseWidth = 3;
+        c.validate();
+        FhnParams p = new FhnParams(0.02, 0.01, 0.5, 0, 1);
+        Fhn2dGpu.run(dev, c, p);
+        long g0 = System.nanoTime();
+        Fhn2d.Result gpu = Fhn2dGpu.run(dev, c, p);
+        double gpuS = (System.nanoTime() - g0) / 1e9;
+        long c0 = System.nanoTime();
+        Fhn2d.Result cpu = Fhn2d.cpu(c, p);
+        double cpuS = (System.nanoTime() - c0) / 1e9;
+        double updates = (double) o.adi * o.adi * gpu.steps;
+        boolean same = Arrays.equals(cpu.v, gpu.v) && Arrays.equals(cpu.w, gpu.w);
+        out.add(String.format(Locale.ROOT, "| 2-D ADI (fp64, wall incl. transfers) | %d x %d, %d steps | %.1f | %.3g "
+                + "node updates/s | |", o.adi, o.adi, gpu.steps, gpuS * 1e3, updates / gpuS));
+        out.add(String.format(Locale.ROOT, "| 2-D ADI, CPU twin (1 thread) | same | %.1f | %.3g node updates/s (GPU: "
+                + "%.1fx)%s | |", cpuS * 1e3, updates / cpuS, cpuS / gpuS, same ? "" : " **bits differ**"));
+        return same ? 0 : 3;
     }
 
     static FhnParams[] sweepParams(int rows) {

@@ -54,7 +54,7 @@ import org.junit.jupiter.api.TestFactory;
  * this test has no Scala interpreter, so it builds the same temporary views and saves the same k-means model, at
  * the names and the model path it reads from the note ({@code createOrReplaceTempView("...")} and
  * {@code val modelPath = "..."}): the views {@code iris} (kmeans.zpln), {@code iso_data} (isotonic.zpln),
- * {@code scan_cells} (scan.zpln), {@code digits} (tsne.zpln) and {@code events} (sort.zpln), and a k-means, isotonic or t-SNE model, whichever
+ * {@code scan_cells} (scan.zpln), {@code digits} (tsne.zpln), {@code events} (sort.zpln) and {@code fhn_sweep} (fhn.zpln), and a k-means, isotonic or t-SNE model, whichever
  * estimator the note fits. It also checks the {@code %spark.conf} paragraph and that no {@code %sql}
  * paragraph uses Zeppelin's {@code ${...}} dynamic forms, which plain Spark SQL would not understand.
  */
@@ -197,6 +197,7 @@ class ZeppelinNotesTest {
                 case "scan_cells" -> scanCells();
                 case "digits" -> digits();
                 case "events" -> sortEvents();
+                case "fhn_sweep" -> fhnSweep();
                 default -> throw new AssertionError(NotebookPaths.rel(note) + " creates the view '" + v + "', which "
                         + "this test cannot build yet: teach ZeppelinNotesTest.prepare to create it like the note's "
                         + "%spark paragraph does");
@@ -254,6 +255,20 @@ class ZeppelinNotesTest {
                 .withColumn("latency", org.apache.spark.sql.functions.when(rand(3L).lt(0.001),
                         org.apache.spark.sql.functions.lit(Double.NaN))
                         .otherwise(org.apache.spark.sql.functions.exp(randn(4L).multiply(0.7).plus(3.0))));
+    }
+
+    /** fhn.zpln's sweep: I x eps through GpuFitzHughNagumo on the note's grid. */
+    static Dataset<Row> fhnSweep() {
+        List<Row> sets = new ArrayList<>();
+        for (double eps : new double[] {0.005, 0.01, 0.02}) {
+            for (double current : new double[] {0, 0.05, 0.2, 0.5, 1}) {
+                sets.add(RowFactory.create(current, eps));
+            }
+        }
+        StructType schema = new StructType().add("I", DataTypes.DoubleType).add("eps", DataTypes.DoubleType);
+        return new io.sparkgpu.pde.GpuFitzHughNagumo().setCells(201).setLength(40).setDt(0.01).setTEnd(100)
+                .setStimulus(io.sparkgpu.pde.FhnConfig.CONSTANT).setBackend("auto")
+                .transform(spark.createDataFrame(sets, schema).repartition(3)).cache();
     }
 
     /** scan.zpln's map: 40 x 30 cells, Poisson cases, twice the rate in x 24..29, y 6..10 (same draws). */
