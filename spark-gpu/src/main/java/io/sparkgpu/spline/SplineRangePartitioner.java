@@ -19,17 +19,24 @@ import scala.Tuple2;
  *
  * <p><b>Ties.</b> A value holding more than 1/N of the rows (an atom) makes several bounds equal. A plain numeric key
  * on such a value goes to the first of the partitions those bounds delimit; a key {@code Tuple2(value, tieBreak)}
- * (a long, e.g. a hash of the row) spreads the rows of the atom over them by {@code tieBreak}, which keeps the key
- * order across partitions (the rows of the atom share one value) and bounds the imbalance on data with heavy ties.
- * {@link #partitionByQuantiles} does so.
+ * (a long, e.g. a hash of the row: its bits are read as a uniform number in [0, 1)) spreads the rows of the atom
+ * over the partitions whose probability ranges the atom covers, in proportion to the overlap (the atom's range is
+ * read from the CDF's knots). This keeps the key order across partitions (the rows of an atom share one value) and
+ * bounds the imbalance on data with heavy ties. {@link #partitionByQuantiles} does so.
  */
 public final class SplineRangePartitioner extends Partitioner {
     private static final long serialVersionUID = 1L;
 
     private final double[] bounds;
+    /** The CDF's knot quantiles at the levels k / (K - 1), or null: where the atoms lie in probability. */
+    private final double[] knots;
 
     /** From the N - 1 non-decreasing, finite upper bounds of partitions 0..N-2. */
     public SplineRangePartitioner(double[] bounds) {
+        this(bounds, null);
+    }
+
+    private SplineRangePartitioner(double[] bounds, double[] knots) {
         SplineConfig.checkNumPartitions(bounds.length + 1);
         for (int i = 0; i < bounds.length; i++) {
             if (!Double.isFinite(bounds[i]) || (i > 0 && bounds[i] < bounds[i - 1])) {
@@ -38,6 +45,7 @@ public final class SplineRangePartitioner extends Partitioner {
             }
         }
         this.bounds = bounds.clone();
+        this.knots = knots;
     }
 
     /**
@@ -58,9 +66,9 @@ public final class SplineRangePartitioner extends Partitioner {
             for (int k = 0; k < b.length; k++) {
                 b[k] = q[(k + 1) * per];
             }
-            return new SplineRangePartitioner(b);
+            return new SplineRangePartitioner(b, q);
         }
-        return new SplineRangePartitioner(cdf.quantile(ps));
+        return new SplineRangePartitioner(cdf.quantile(ps), q);
     }
 
     /** The upper bounds of partitions 0..N-2 (a copy). */
@@ -73,30 +81,40 @@ public final class SplineRangePartitioner extends Partitioner {
         return bounds.length + 1;
     }
 
-    /** The first partition whose bound is &gt;= x. */
+    /**
+     * The first partition whose bound is &gt;= x; with {@code spread}, a key on an atom (a value several bounds
+     * share) goes to one of the partitions around it: by its share of the atom's probability range (from the CDF's
+     * knots) when known, else evenly over the partitions those bounds end.
+     */
     int partitionOf(double x, long tieBreak, boolean spread) {
         if (Double.isNaN(x)) {
             return bounds.length;
         }
-        int lo = lowerBound(x);
-        if (spread && lo < bounds.length && bounds[lo] == x) {
-            int hi = lo;
-            while (hi + 1 < bounds.length && bounds[hi + 1] == x) {
-                hi++;
-            }
-            if (hi > lo) {
-                return lo + (int) Long.remainderUnsigned(tieBreak, hi - lo + 1);
+        int lo = lowerBound(bounds, x);
+        if (!spread || lo >= bounds.length || bounds[lo] != x) {
+            return lo;
+        }
+        int hi = lowerBound(bounds, Math.nextUp(x)) - 1; // last bound equal to x
+        double frac = (tieBreak >>> 11) * 0x1.0p-53;
+        if (knots != null) {
+            int f = lowerBound(knots, x);
+            int l = lowerBound(knots, Math.nextUp(x)) - 1;
+            if (l > f) {
+                double u = (f + frac * (l - f)) / (knots.length - 1);
+                int k = (int) Math.floor(u * numPartitions());
+                return Math.max(lo, Math.min(Math.min(hi + 1, bounds.length), k));
             }
         }
-        return lo;
+        return lo + (int) Math.floor(frac * (hi - lo + 1));
     }
 
-    private int lowerBound(double x) {
+    /** The first index of the sorted a with a[i] &gt;= x. */
+    private static int lowerBound(double[] a, double x) {
         int lo = 0;
-        int hi = bounds.length;
+        int hi = a.length;
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            if (bounds[mid] < x) {
+            if (a[mid] < x) {
                 lo = mid + 1;
             } else {
                 hi = mid;
@@ -120,7 +138,8 @@ public final class SplineRangePartitioner extends Partitioner {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof SplineRangePartitioner && Arrays.equals(bounds, ((SplineRangePartitioner) o).bounds);
+        return o instanceof SplineRangePartitioner && Arrays.equals(bounds, ((SplineRangePartitioner) o).bounds)
+                && Arrays.equals(knots, ((SplineRangePartitioner) o).knots);
     }
 
     @Override
