@@ -25,6 +25,7 @@ import picocli.CommandLine.Spec;
         description = "GPU-accelerated statistics for Apache Spark.",
         subcommands = {KMeansCommand.class, IsotonicCommand.class, ScanCommand.class, TsneCommand.class, DemoCommand.class,
                 SortCommand.class,
+                SplineCommand.class, CdfCommand.class,
                 CommandLine.HelpCommand.class},
         footer = {"", "Run 'sparkgpu COMMAND --help' for the options of a command."})
 public final class SparkGpuCli implements Callable<Integer> {
@@ -38,7 +39,8 @@ public final class SparkGpuCli implements Callable<Integer> {
     @Override
     public Integer call() {
         throw new ParameterException(spec.commandLine(), "Missing command: choose one of kmeans, isotonic, scan, tsne, demo"
-                + ", sort");
+                + ", sort"
+                + ", spline, cdf");
     }
 
     public static void main(String[] args) {
