@@ -70,7 +70,7 @@ public final class SplineCdf {
         double[] q = new double[numKnots];
         for (int k = 0; k < numKnots; k++) {
             double p = level(k, numKnots);
-            int j = upperBound(u, p) - 1; // last index with u_j <= p
+            int j = lowerBound(u, Math.nextUp(p)) - 1; // last index with u_j <= p
             if (j < 0) {
                 q[k] = v[0];
             } else if (j >= m - 1) {
@@ -84,12 +84,13 @@ public final class SplineCdf {
         return q;
     }
 
-    private static int upperBound(double[] a, double key) {
+    /** The first index i of the non-decreasing a with a[i] &gt;= x (a.length when none). */
+    public static int lowerBound(double[] a, double x) {
         int lo = 0;
         int hi = a.length;
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            if (a[mid] <= key) {
+            if (a[mid] < x) {
                 lo = mid + 1;
             } else {
                 hi = mid;

@@ -90,15 +90,15 @@ public final class SplineRangePartitioner extends Partitioner {
         if (Double.isNaN(x)) {
             return bounds.length;
         }
-        int lo = lowerBound(bounds, x);
+        int lo = SplineCdf.lowerBound(bounds, x);
         if (!spread || lo >= bounds.length || bounds[lo] != x) {
             return lo;
         }
-        int hi = lowerBound(bounds, Math.nextUp(x)) - 1; // last bound equal to x
+        int hi = SplineCdf.lowerBound(bounds, Math.nextUp(x)) - 1; // last bound equal to x
         double frac = (tieBreak >>> 11) * 0x1.0p-53;
         if (knots != null) {
-            int f = lowerBound(knots, x);
-            int l = lowerBound(knots, Math.nextUp(x)) - 1;
+            int f = SplineCdf.lowerBound(knots, x);
+            int l = SplineCdf.lowerBound(knots, Math.nextUp(x)) - 1;
             if (l > f) {
                 double u = (f + frac * (l - f)) / (knots.length - 1);
                 int k = (int) Math.floor(u * numPartitions());
@@ -106,21 +106,6 @@ public final class SplineRangePartitioner extends Partitioner {
             }
         }
         return lo + (int) Math.floor(frac * (hi - lo + 1));
-    }
-
-    /** The first index of the sorted a with a[i] &gt;= x. */
-    private static int lowerBound(double[] a, double x) {
-        int lo = 0;
-        int hi = a.length;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (a[mid] < x) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo;
     }
 
     @Override

@@ -5,7 +5,6 @@ import io.sparkgpu.spline.GpuMonotoneCdfModel;
 import io.sparkgpu.spline.Spline;
 import io.sparkgpu.spline.SplineConfig;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -14,6 +13,7 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.storage.StorageLevel;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code sparkgpu cdf}: a smooth monotone CDF of a numeric column; quantiles, model, CDF values, plot. */
@@ -32,13 +32,8 @@ final class CdfCommand extends SparkCommand implements EstimatorDefaults.Source 
             "--seed", "seed", "--kind", "kind", "--output-col", "outputCol", "--density-col", "densityCol",
             "--backend", "backend");
 
-    @Option(names = "--input", required = true, paramLabel = "PATH",
-            description = "Input file, directory or glob: CSV with a header row, or Parquet.")
-    String input;
-
-    @Option(names = "--format", paramLabel = "FMT", defaultValue = "auto",
-            description = "Input format: csv, parquet or auto (from the file extension). Default: ${DEFAULT-VALUE}.")
-    InputData.Format format;
+    @Mixin
+    SplineCliOptions io;
 
     @Option(names = "--column", required = true, paramLabel = "COL", description = "Numeric column.")
     String column;
@@ -64,36 +59,12 @@ final class CdfCommand extends SparkCommand implements EstimatorDefaults.Source 
             description = "Levels whose quantiles are printed, each in [0, 1]. Default: ${DEFAULT-VALUE}.")
     double[] quantiles;
 
-    @Option(names = "--output", paramLabel = "PATH", description = "Write the input columns plus the CDF (and "
-            + "density) here.")
-    String output;
-
-    @Option(names = "--output-format", paramLabel = "FMT", defaultValue = "csv",
-            description = "Format of --output: parquet or csv. Default: ${DEFAULT-VALUE}.")
-    IsotonicCommand.OutputFormat outputFormat;
-
     @Option(names = "--output-col", paramLabel = "COL",
             description = "Name of the CDF column in --output. Default: ${DEFAULT-VALUE}.")
     String outputCol;
 
     @Option(names = "--density-col", paramLabel = "COL", description = "Also write the density, as COL.")
     String densityCol;
-
-    @Option(names = "--model-out", paramLabel = "DIR",
-            description = "Write the model (GpuMonotoneCdfModel) to DIR, plus DIR/summary.json.")
-    String modelOut;
-
-    @Option(names = "--overwrite", description = "Replace --output, --model-out and --plot if they exist (only "
-            + "once the new one is complete).")
-    boolean overwrite;
-
-    @Option(names = "--plot", paramLabel = "FILE.png", description = "Write a PNG plot of the (sampled) empirical "
-            + "CDF, the spline CDF and the density.")
-    Path plot;
-
-    @Option(names = "--plot-points", paramLabel = "N", defaultValue = "20000",
-            description = "At most this many (sampled) points in --plot. Default: ${DEFAULT-VALUE}.")
-    int plotPoints;
 
     /** The estimator the options describe; refusals are usage errors naming the option, before Spark starts. */
     GpuMonotoneCdf estimator() {
@@ -108,7 +79,7 @@ final class CdfCommand extends SparkCommand implements EstimatorDefaults.Source 
         for (double p : quantiles) {
             option("--quantiles", () -> SplineConfig.checkProbability(p));
         }
-        SplinePlots.checkPlot(this, plot, plotPoints);
+        SplinePlots.checkPlot(this, io.plot, io.plotPoints);
         return est;
     }
 
@@ -133,14 +104,14 @@ final class CdfCommand extends SparkCommand implements EstimatorDefaults.Source 
         long t0 = System.nanoTime();
         PrintWriter out = out();
         try (SparkSession spark = startSpark("spark-gpu cdf")) {
-            Dataset<Row> raw = InputData.read(spark, input, format, commandLine());
+            Dataset<Row> raw = InputData.read(spark, io.input, io.format, commandLine());
             String c = InputData.field(raw.schema(), column.trim(), "--column", commandLine()).name();
             String w = weight == null ? null : InputData.field(raw.schema(), weight.trim(), "--weight",
                     commandLine()).name();
-            SafeOutput outputTarget = checkTarget(spark, output, "--output", input, overwrite);
-            SafeOutput modelTarget = checkTarget(spark, modelOut, "--model-out", input, overwrite);
-            SafeOutput plotTarget = checkFile(spark, plot, "--plot", overwrite, input);
-            option("--output-col", () -> est.setOutputCol(output != null ? outputCol
+            SafeOutput outputTarget = checkTarget(spark, io.output, "--output", io.input, io.overwrite);
+            SafeOutput modelTarget = checkTarget(spark, io.modelOut, "--model-out", io.input, io.overwrite);
+            SafeOutput plotTarget = checkFile(spark, io.plot, "--plot", io.overwrite, io.input);
+            option("--output-col", () -> est.setOutputCol(io.output != null ? outputCol
                     : InputData.freshName(raw.schema(), outputCol)));
             if (densityCol != null) {
                 option("--density-col", () -> est.setDensityCol(densityCol));
@@ -148,25 +119,25 @@ final class CdfCommand extends SparkCommand implements EstimatorDefaults.Source 
             est.setInputCol(c).setWeightCol(w);
             est.transformSchema(raw.schema());
             out.printf(Locale.ROOT, "cdf: input %s, column %s%s, knots %d, %s, kind %s, backend %s, master %s%n",
-                    input, c, w == null ? "" : ", weight " + w, est.getNumKnots(), est.getSampleSize() == 0
+                    io.input, c, w == null ? "" : ", weight " + w, est.getNumKnots(), est.getSampleSize() == 0
                             ? "whole column" : "sample of " + est.getSampleSize(), est.getKind(), est.getBackend(),
                     spark.sparkContext().master());
             out.flush();
-            boolean reuse = output != null || plot != null;
+            boolean reuse = io.output != null || io.plot != null;
             Dataset<Row> data = reuse ? raw.persist(StorageLevel.MEMORY_AND_DISK()) : raw;
             try {
                 long tFit = System.nanoTime();
                 GpuMonotoneCdfModel model = est.fit(data);
                 double fitSeconds = secondsSince(tFit);
                 Spline s = model.spline();
-                if (output != null) {
-                    outputTarget.writeDataset(model.transform(data), outputFormat.name());
-                    out.println("  cdf           " + output + " (" + outputFormat + ")");
+                if (io.output != null) {
+                    outputTarget.writeDataset(model.transform(data), io.outputFormat.name());
+                    out.println("  cdf           " + io.output + " (" + io.outputFormat + ")");
                 }
-                if (modelOut != null) {
+                if (io.modelOut != null) {
                     Map<String, Object> sum = new LinkedHashMap<>();
                     sum.put("algorithm", "monotone spline CDF");
-                    sum.put("input", input);
+                    sum.put("input", io.input);
                     sum.put("column", c);
                     sum.put("weight", w);
                     sum.put("numKnots", model.getNumKnots());
@@ -175,16 +146,16 @@ final class CdfCommand extends SparkCommand implements EstimatorDefaults.Source 
                     sum.put("knots", s.size());
                     sum.put("quantiles", model.knotQuantiles());
                     ModelOutput.write(modelTarget, model, sum);
-                    out.println("  model         " + modelOut);
+                    out.println("  model         " + io.modelOut);
                 }
-                if (plot != null) {
+                if (io.plot != null) {
                     double[][] pts = SplinePlots.empirical(SplinePlots.sample(data, c, null, data.count(),
-                            plotPoints)[0]);
+                            io.plotPoints)[0]);
                     plotTarget.writePng(SplinePlots.chart(String.format(Locale.ROOT, "smooth CDF (%s, %d knots)",
-                            SplinePlots.name(input), s.size()), c, "CDF", "empirical CDF (" + pts[0].length
+                            SplinePlots.name(io.input), s.size()), c, "CDF", "empirical CDF (" + pts[0].length
                             + " points)", pts, "spline CDF", SplinePlots.grid(s.xMin(), s.xMax()),
                             g -> new double[][] {model.cdf(g), model.density(g)}, "density"));
-                    out.println("  plot          " + plot + " (" + pts[0].length + " points)");
+                    out.println("  plot          " + io.plot + " (" + pts[0].length + " points)");
                 }
                 out.println("cdf finished");
                 out.printf(Locale.ROOT, "  range         [%s, %s], %d knots%n", SplinePlots.fmt(s.xMin()),

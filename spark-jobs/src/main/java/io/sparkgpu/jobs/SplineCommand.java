@@ -5,7 +5,6 @@ import io.sparkgpu.spline.GpuMonotoneSplineModel;
 import io.sparkgpu.spline.Spline;
 import io.sparkgpu.spline.SplineEngine;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -14,6 +13,7 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.storage.StorageLevel;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code sparkgpu spline}: fits a monotone spline to (x, y) of a CSV or Parquet input; model, values, plot. */
@@ -32,13 +32,8 @@ final class SplineCommand extends SparkCommand implements EstimatorDefaults.Sour
             "extrapolate", "--prediction-col", "predictionCol", "--derivative-col", "derivativeCol", "--backend",
             "backend");
 
-    @Option(names = "--input", required = true, paramLabel = "PATH",
-            description = "Input file, directory or glob: CSV with a header row, or Parquet.")
-    String input;
-
-    @Option(names = "--format", paramLabel = "FMT", defaultValue = "auto",
-            description = "Input format: csv, parquet or auto (from the file extension). Default: ${DEFAULT-VALUE}.")
-    InputData.Format format;
+    @Mixin
+    SplineCliOptions io;
 
     @Option(names = "--x", required = true, paramLabel = "COL", description = "Numeric column of the abscissae.")
     String x;
@@ -63,36 +58,12 @@ final class SplineCommand extends SparkCommand implements EstimatorDefaults.Sour
             description = "Outside the knots: clip, linear, nan or error. Default: ${DEFAULT-VALUE}.")
     String extrapolate;
 
-    @Option(names = "--output", paramLabel = "PATH", description = "Write the input columns plus value (and "
-            + "derivative) here.")
-    String output;
-
-    @Option(names = "--output-format", paramLabel = "FMT", defaultValue = "csv",
-            description = "Format of --output: parquet or csv. Default: ${DEFAULT-VALUE}.")
-    IsotonicCommand.OutputFormat outputFormat;
-
     @Option(names = "--prediction-col", paramLabel = "COL",
             description = "Name of the value column in --output. Default: ${DEFAULT-VALUE}.")
     String predictionCol;
 
     @Option(names = "--derivative-col", paramLabel = "COL", description = "Also write the derivative, as COL.")
     String derivativeCol;
-
-    @Option(names = "--model-out", paramLabel = "DIR",
-            description = "Write the model (GpuMonotoneSplineModel) to DIR, plus DIR/summary.json.")
-    String modelOut;
-
-    @Option(names = "--overwrite", description = "Replace --output, --model-out and --plot if they exist (only "
-            + "once the new one is complete).")
-    boolean overwrite;
-
-    @Option(names = "--plot", paramLabel = "FILE.png", description = "Write a PNG plot of (sampled) data, the "
-            + "spline and its derivative.")
-    Path plot;
-
-    @Option(names = "--plot-points", paramLabel = "N", defaultValue = "20000",
-            description = "At most this many (sampled) points in --plot. Default: ${DEFAULT-VALUE}.")
-    int plotPoints;
 
     /** The estimator the options describe; refusals are usage errors naming the option, before Spark starts. */
     GpuMonotoneSpline estimator() {
@@ -101,7 +72,7 @@ final class SplineCommand extends SparkCommand implements EstimatorDefaults.Sour
         option("--smoothing", () -> est.setSmoothing(smoothing));
         option("--extrapolate", () -> est.setExtrapolate(extrapolate));
         backendOption(est);
-        SplinePlots.checkPlot(this, plot, plotPoints);
+        SplinePlots.checkPlot(this, io.plot, io.plotPoints);
         settings(invert(PARAMS), () -> est.toConfig().validate());
         return est;
     }
@@ -131,15 +102,15 @@ final class SplineCommand extends SparkCommand implements EstimatorDefaults.Sour
         long t0 = System.nanoTime();
         PrintWriter out = out();
         try (SparkSession spark = startSpark("spark-gpu spline")) {
-            Dataset<Row> raw = InputData.read(spark, input, format, commandLine());
+            Dataset<Row> raw = InputData.read(spark, io.input, io.format, commandLine());
             String xc = column(raw, x, "--x");
             String yc = column(raw, y, "--y");
             String sc = column(raw, slope, "--slope");
             String wc = column(raw, weight, "--weight");
-            SafeOutput outputTarget = checkTarget(spark, output, "--output", input, overwrite);
-            SafeOutput modelTarget = checkTarget(spark, modelOut, "--model-out", input, overwrite);
-            SafeOutput plotTarget = checkFile(spark, plot, "--plot", overwrite, input);
-            option("--prediction-col", () -> est.setPredictionCol(output != null ? predictionCol
+            SafeOutput outputTarget = checkTarget(spark, io.output, "--output", io.input, io.overwrite);
+            SafeOutput modelTarget = checkTarget(spark, io.modelOut, "--model-out", io.input, io.overwrite);
+            SafeOutput plotTarget = checkFile(spark, io.plot, "--plot", io.overwrite, io.input);
+            option("--prediction-col", () -> est.setPredictionCol(io.output != null ? predictionCol
                     : InputData.freshName(raw.schema(), predictionCol)));
             if (derivativeCol != null) {
                 option("--derivative-col", () -> est.setDerivativeCol(derivativeCol));
@@ -147,10 +118,10 @@ final class SplineCommand extends SparkCommand implements EstimatorDefaults.Sour
             est.setXCol(xc).setYCol(yc).setSlopeCol(sc).setWeightCol(wc);
             est.transformSchema(raw.schema());
             out.printf(Locale.ROOT, "spline: input %s, x %s, y %s%s%s, kind %s, smoothing %s, backend %s, master %s%n",
-                    input, xc, yc, sc == null ? "" : ", slope " + sc, wc == null ? "" : ", weight " + wc, est.getKind(),
+                    io.input, xc, yc, sc == null ? "" : ", slope " + sc, wc == null ? "" : ", weight " + wc, est.getKind(),
                     est.getSmoothing(), est.getBackend(), spark.sparkContext().master());
             out.flush();
-            boolean reuse = output != null || plot != null;
+            boolean reuse = io.output != null || io.plot != null;
             Dataset<Row> data = reuse ? raw.persist(StorageLevel.MEMORY_AND_DISK()) : raw;
             try {
                 long tFit = System.nanoTime();
@@ -158,14 +129,14 @@ final class SplineCommand extends SparkCommand implements EstimatorDefaults.Sour
                 double fitSeconds = secondsSince(tFit);
                 SplineEngine.Fit f = model.fitInfo();
                 Spline s = model.spline();
-                if (output != null) {
-                    outputTarget.writeDataset(model.transform(data), outputFormat.name());
-                    out.println("  values        " + output + " (" + outputFormat + ")");
+                if (io.output != null) {
+                    outputTarget.writeDataset(model.transform(data), io.outputFormat.name());
+                    out.println("  values        " + io.output + " (" + io.outputFormat + ")");
                 }
-                if (modelOut != null) {
+                if (io.modelOut != null) {
                     Map<String, Object> sum = new LinkedHashMap<>();
                     sum.put("algorithm", "monotone spline");
-                    sum.put("input", input);
+                    sum.put("input", io.input);
                     sum.put("x", xc);
                     sum.put("y", yc);
                     sum.put("slope", sc);
@@ -178,15 +149,15 @@ final class SplineCommand extends SparkCommand implements EstimatorDefaults.Sour
                     sum.put("knots", s.size());
                     sum.put("backend", f.backend);
                     ModelOutput.write(modelTarget, model, sum);
-                    out.println("  model         " + modelOut);
+                    out.println("  model         " + io.modelOut);
                 }
-                if (plot != null) {
-                    double[][] pts = SplinePlots.sample(data, xc, yc, f.points.rows, plotPoints);
+                if (io.plot != null) {
+                    double[][] pts = SplinePlots.sample(data, xc, yc, f.points.rows, io.plotPoints);
                     plotTarget.writePng(SplinePlots.chart(String.format(Locale.ROOT, "monotone spline (%s, %s)",
-                            SplinePlots.name(input), s.kind.id()), xc, yc, "data (" + pts[0].length + " of "
+                            SplinePlots.name(io.input), s.kind.id()), xc, yc, "data (" + pts[0].length + " of "
                             + f.points.rows + ")", pts, "spline", SplinePlots.grid(s.xMin(), s.xMax()),
                             g -> new double[][] {model.predict(g), model.derivative(g)}, "derivative"));
-                    out.println("  plot          " + plot + " (" + pts[0].length + " points)");
+                    out.println("  plot          " + io.plot + " (" + pts[0].length + " points)");
                 }
                 out.println("spline finished");
                 out.printf(Locale.ROOT, "  rows          %d (%d duplicate x merged)%n", f.points.rows,

@@ -5,6 +5,7 @@ import io.sparkgpu.cuda.CudaRuntime;
 import io.sparkgpu.spline.GpuMonotoneCdf;
 import io.sparkgpu.spline.GpuMonotoneCdfModel;
 import io.sparkgpu.spline.Spline;
+import io.sparkgpu.spline.SplineCdf;
 import io.sparkgpu.spline.SplineConfig;
 import io.sparkgpu.spline.SplineCpu;
 import io.sparkgpu.spline.SplineEngine;
@@ -259,27 +260,13 @@ public final class SplineBenchmark {
         int n = sorted.length;
         double worst = 0;
         for (int i = 0; i < PROBS.length; i++) {
-            int lo = lowerBound(sorted, est[i]);
-            int hi = lowerBound(sorted, Math.nextUp(est[i])) - 1; // ranks lo..hi hold the value (ties)
+            int lo = SplineCdf.lowerBound(sorted, est[i]);
+            int hi = SplineCdf.lowerBound(sorted, Math.nextUp(est[i])) - 1; // ranks lo..hi hold the value (ties)
             double target = PROBS[i] * (n - 1);
             double e = target < lo ? lo - target : target > Math.max(lo, hi) ? target - Math.max(lo, hi) : 0;
             worst = Math.max(worst, e / n);
         }
         return worst;
-    }
-
-    private static int lowerBound(double[] a, double x) {
-        int lo = 0;
-        int hi = a.length;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (a[mid] < x) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo;
     }
 
     /** A lognormal column of n rows (seeded per partition). */
