@@ -278,12 +278,11 @@ public final class SplineBenchmark {
         long n = o.cdfRows;
         int parts = Math.max(2, Runtime.getRuntime().availableProcessors());
         Dataset<Row> df = lognormal(spark, n, parts).cache();
-        List<Row> all = df.collectAsList();
-        double[] sorted = new double[all.size()];
+        double[] sorted = new double[(int) n];
+        java.util.Iterator<Row> it = df.toLocalIterator(); // streamed: no list of 10^8 rows on the driver
         for (int i = 0; i < sorted.length; i++) {
-            sorted[i] = all.get(i).getDouble(0);
+            sorted[i] = it.next().getDouble(0);
         }
-        all = null;
         Arrays.parallelSort(sorted);
         String backend = o.backends.contains("gpu") ? "auto" : "cpu";
         for (long sample : new long[] {0, 1_000_000}) {
