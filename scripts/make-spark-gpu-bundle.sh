@@ -154,6 +154,10 @@ run_entry_points() {
     JAVA_OPTS="-Xmx4g" "$run" bench sort-df --n 20000 --range 4294967296 --key long --cores 2 --partitions 4 --reps 1 --impls ours-cpu,spark \
         > "$logs/bench-sort-df-long.log" 2>&1 \
         || { tail -60 "$logs/bench-sort-df-long.log" >&2; die "bench sort-df (long) failed (log: $logs/bench-sort-df-long.log)"; }
+    echo "  bench spline (CPU twin, GpuMonotoneCdf vs approxQuantile, quantile partitioner vs repartitionByRange)"
+    JAVA_OPTS="-Xmx4g" "$run" bench spline --n 3000 --queries 20000 --backends cpu --cdf-rows 20000 --partitions 4 \
+        --reps 1 > "$logs/bench-spline.log" 2>&1 \
+        || { tail -60 "$logs/bench-spline.log" >&2; die "bench spline failed (log: $logs/bench-spline.log)"; }
     echo "  info"
     rc=0
     "$run" info > "$logs/info.log" 2>&1 || rc=$?

@@ -119,6 +119,7 @@ public class GpuMonotoneSpline extends Estimator<GpuMonotoneSplineModel>
             @Override
             public void saveImpl(String path) {
                 ParamsIO.saveMetadata(GpuMonotoneSpline.this, path, sparkSession(), null);
+                ParamsIO.seal(GpuMonotoneSpline.this, path, sparkSession());
             }
         };
     }

@@ -209,6 +209,7 @@ public class GpuMonotoneSplineModel extends Model<GpuMonotoneSplineModel>
                 SparkSession spark = sparkSession();
                 ParamsIO.saveMetadata(GpuMonotoneSplineModel.this, path, spark, Map.of("knots", spline.size()));
                 writeSpline(spark, spline, ParamsIO.child(path, "data"));
+                ParamsIO.seal(GpuMonotoneSplineModel.this, path, spark);
             }
         };
     }

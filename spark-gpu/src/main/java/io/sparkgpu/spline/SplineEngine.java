@@ -216,4 +216,24 @@ public final class SplineEngine {
         }
         return SplineStep.build(backend, kind, boundaries, predictions, null).value;
     }
+
+    // ------------------------------------------------------------------ benchmarks (internal surface)
+
+    /**
+     * The GPU build, then the best kernel time in milliseconds of {@code reps} further launches (data kept on the
+     * device) into {@code millis[0]}: for benchmarks.
+     */
+    public static Spline buildTimed(io.sparkgpu.cuda.CudaDevice dev, SplineConfig.Kind kind, double[] x, double[] y,
+                                    int reps, double[] millis) {
+        return SplineGpu.build(dev, kind, x, y, null, reps, millis);
+    }
+
+    /**
+     * GPU evaluation (values; inverse when {@code inverse}) of the queries into out, then the best kernel
+     * milliseconds of {@code reps} further launches into {@code millis[0]}: for benchmarks.
+     */
+    public static void queriesTimed(io.sparkgpu.cuda.CudaDevice dev, Spline s, double[] q, boolean inverse,
+                                    double[] out, int reps, double[] millis) {
+        SplineGpu.queries(dev, s, q, SplineConfig.Extrapolate.CLIP, out, null, inverse, reps, millis);
+    }
 }

@@ -14,7 +14,9 @@ public final class SparkGpuFunctions {
             ScanBestFunction.spec(),
             TsneEmbeddingFunction.spec(),
             // spline (issue 15)
-            SplineEvalFunction.spec()
+            SplineEvalFunction.spec(),
+            SplineCdfFunction.cdfSpec(),
+            SplineCdfFunction.quantileSpec()
     );
 
     private SparkGpuFunctions() {

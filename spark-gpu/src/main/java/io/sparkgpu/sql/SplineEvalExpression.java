@@ -1,5 +1,6 @@
 package io.sparkgpu.sql;
 
+import io.sparkgpu.spline.SplineCdf;
 import io.sparkgpu.spline.SplineEngine;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.analysis.TypeCheckResult;
@@ -13,23 +14,47 @@ import org.apache.spark.sql.types.NumericType;
 /**
  * {@code sparkgpu_spline_eval(model_path, x)}: the value (DOUBLE) of a saved {@code GpuMonotoneSplineModel} at
  * {@code x} with the model's extrapolate policy; NULL gives NULL, NaN NaN. The arithmetic of the model's CPU twin,
- * per row; the spline reaches executors through a broadcast ({@link SplineModelRef}).
+ * per row; the spline reaches executors through a broadcast ({@link SplineModelRef}). The same expression with
+ * another {@link Op} is {@code sparkgpu_cdf(model_path, x)} and {@code sparkgpu_quantile(model_path, p)} of a saved
+ * {@code GpuMonotoneCdfModel} ({@link SplineCdfFunction}).
  */
 public final class SplineEvalExpression extends ModelPathExpression {
     private static final long serialVersionUID = 1L;
 
+    /** What the function computes from the spline at its argument. */
+    public enum Op {
+        /** The spline's value with the model's extrapolate policy. */
+        VALUE(SplineEvalFunction.NAME),
+        /** A CDF: 0 below the knots, 1 from the last on. */
+        CDF(SplineCdfFunction.CDF),
+        /** A CDF's quantile; the argument must be in [0, 1]. */
+        QUANTILE(SplineCdfFunction.QUANTILE);
+
+        final String function;
+
+        Op(String function) {
+            this.function = function;
+        }
+    }
+
     private final Expression x;
     private final SplineModelRef model;
+    private final Op op;
 
     public SplineEvalExpression(Expression x, String modelPath, SplineModelRef model) {
-        super(x, modelPath, model, model);
+        this(x, modelPath, model, Op.VALUE);
+    }
+
+    public SplineEvalExpression(Expression x, String modelPath, SplineModelRef model, Op op) {
+        super(x, modelPath, model, java.util.List.of(op, model));
         this.x = x;
         this.model = model;
+        this.op = op;
     }
 
     @Override
     public String prettyName() {
-        return SplineEvalFunction.NAME;
+        return op.function;
     }
 
     @Override
@@ -62,11 +87,18 @@ public final class SplineEvalExpression extends ModelPathExpression {
             return null;
         }
         double z = v instanceof Decimal ? ((Decimal) v).toDouble() : ((Number) v).doubleValue();
-        return SplineEngine.valueAt(model.spline(), z, model.mode());
+        switch (op) {
+            case CDF:
+                return SplineCdf.cdfAt(model.spline(), z);
+            case QUANTILE:
+                return SplineCdf.quantileAt(model.spline(), z);
+            default:
+                return SplineEngine.valueAt(model.spline(), z, model.mode());
+        }
     }
 
     @Override
     protected Expression withArgument(Expression newArgument) {
-        return new SplineEvalExpression(newArgument, modelPath(), model);
+        return new SplineEvalExpression(newArgument, modelPath(), model, op);
     }
 }

@@ -27,6 +27,7 @@ import picocli.CommandLine.Spec;
         subcommands = {KMeansCommand.class, IsotonicCommand.class, ScanCommand.class, TsneCommand.class, DemoCommand.class,
                 SortCommand.class,
                 FhnCommand.class,
+                SplineCommand.class, CdfCommand.class,
                 CommandLine.HelpCommand.class},
         footer = {"", "Run 'sparkgpu COMMAND --help' for the options of a command."})
 public final class SparkGpuCli implements Callable<Integer> {
@@ -41,7 +42,7 @@ public final class SparkGpuCli implements Callable<Integer> {
     public Integer call() {
         throw new ParameterException(spec.commandLine(), "Missing command: choose one of kmeans, isotonic, scan, tsne, demo"
                 + ", sort"
-                + ", fhn");
+                + ", fhn, spline, cdf");
     }
 
     public static void main(String[] args) {

@@ -75,6 +75,7 @@ class ReadmeSamplesTest {
     static {
         // before GpuIsotonicRegression: the spline sample also fits an isotonic model on its x, y
         FIXTURES.put("GpuMonotoneSpline", ReadmeSamplesTest::curve);
+        FIXTURES.put("GpuMonotoneCdf", ReadmeSamplesTest::latencies);
         FIXTURES.put("GpuKMeans", ReadmeSamplesTest::points);
         FIXTURES.put("GpuIsotonicRegression", ReadmeSamplesTest::scores);
         FIXTURES.put("GpuScanStatistic", ReadmeSamplesTest::cells);
@@ -266,6 +267,19 @@ class ReadmeSamplesTest {
             new StructField("x", DataTypes.DoubleType, false, Metadata.empty()),
             new StructField("y", DataTypes.DoubleType, false, Metadata.empty()),
             new StructField("slope", DataTypes.DoubleType, false, Metadata.empty()),
+            new StructField("w", DataTypes.DoubleType, false, Metadata.empty())});
+        return s.createDataFrame(rows, schema);
+    }
+
+    /** 2,000 lognormal latencies (ms) with ties from rounding, and weights w. */
+    static Dataset<Row> latencies(SparkSession s) {
+        Random r = new Random(9);
+        List<Row> rows = new ArrayList<>();
+        for (int i = 0; i < 2000; i++) {
+            rows.add(RowFactory.create(Math.round(20 * Math.exp(r.nextGaussian())) / 1.0, 1.0 + (i % 3)));
+        }
+        StructType schema = new StructType(new StructField[] {
+            new StructField("latency", DataTypes.DoubleType, false, Metadata.empty()),
             new StructField("w", DataTypes.DoubleType, false, Metadata.empty())});
         return s.createDataFrame(rows, schema);
     }

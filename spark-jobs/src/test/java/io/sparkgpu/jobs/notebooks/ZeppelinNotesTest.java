@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.apache.spark.sql.functions.array;
 import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.exp;
 import static org.apache.spark.sql.functions.rand;
 import static org.apache.spark.sql.functions.randn;
 import static org.apache.spark.sql.functions.round;
@@ -12,6 +13,8 @@ import static org.apache.spark.sql.functions.tanh;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sparkgpu.isotonic.GpuIsotonicRegression;
+import io.sparkgpu.spline.GpuMonotoneCdf;
+import io.sparkgpu.sql.SplineCdfFunction;
 import io.sparkgpu.kmeans.GpuKMeans;
 import io.sparkgpu.kmeans.GpuKMeansModel;
 import io.sparkgpu.sql.IsotonicPredictFunction;
@@ -54,7 +57,8 @@ import org.junit.jupiter.api.TestFactory;
  * this test has no Scala interpreter, so it builds the same temporary views and saves the same k-means model, at
  * the names and the model path it reads from the note ({@code createOrReplaceTempView("...")} and
  * {@code val modelPath = "..."}): the views {@code iris} (kmeans.zpln), {@code iso_data} (isotonic.zpln),
- * {@code scan_cells} (scan.zpln), {@code digits} (tsne.zpln), {@code events} (sort.zpln) and {@code fhn_sweep} (fhn.zpln), and a k-means, isotonic or t-SNE model, whichever
+ * {@code scan_cells} (scan.zpln), {@code digits} (tsne.zpln), {@code events} (sort.zpln), {@code fhn_sweep}
+ * (fhn.zpln) and {@code spline_values} (spline.zpln), and a k-means, isotonic, t-SNE or CDF model, whichever
  * estimator the note fits. It also checks the {@code %spark.conf} paragraph and that no {@code %sql}
  * paragraph uses Zeppelin's {@code ${...}} dynamic forms, which plain Spark SQL would not understand.
  */
@@ -90,6 +94,7 @@ class ZeppelinNotesTest {
         KMeansPredictFunction.clearCache();
         IsotonicPredictFunction.clearCache();
         TsneEmbeddingFunction.clearCache();
+        SplineCdfFunction.clearCache();
         if (spark != null) {
             spark.stop();
         }
@@ -198,6 +203,7 @@ class ZeppelinNotesTest {
                 case "digits" -> digits();
                 case "events" -> sortEvents();
                 case "fhn_sweep" -> fhnSweep();
+                case "spline_values" -> splineValues();
                 default -> throw new AssertionError(NotebookPaths.rel(note) + " creates the view '" + v + "', which "
                         + "this test cannot build yet: teach ZeppelinNotesTest.prepare to create it like the note's "
                         + "%spark paragraph does");
@@ -231,10 +237,19 @@ class ZeppelinNotesTest {
                     .setGridMaxIntervals(40).setSeed(1L).setQualitySampleSize(0).setBackend("auto")
                     .fit(spark.table("digits")).write().overwrite().save(modelPath);
             TsneEmbeddingFunction.clearCache();
+        } else if (scala.contains("new GpuMonotoneCdf()") && views.contains("spline_values")) {
+            new GpuMonotoneCdf().setInputCol("v").setNumKnots(1025).setBackend("auto")
+                    .fit(spark.table("spline_values")).write().overwrite().save(modelPath);
+            SplineCdfFunction.clearCache();
         } else {
             fail(NotebookPaths.rel(note) + " saves a model at " + modelPath + " that this test cannot build yet: "
                     + "teach ZeppelinNotesTest.prepare to fit it like the note's %spark paragraph does");
         }
+    }
+
+    /** spline.zpln's data: 100,000 lognormal values v = exp(1.5 N(0, 1)), 4 partitions, seed 5. */
+    static Dataset<Row> splineValues() {
+        return spark.range(0, 100000, 1, 4).select(col("id"), exp(randn(5L).multiply(1.5)).as("v")).cache();
     }
 
     /** isotonic.zpln's data: 20,000 rows, x on [0, 10] in steps of 0.01, an increasing curve plus noise, weights. */
@@ -333,7 +348,7 @@ class ZeppelinNotesTest {
         assertFalse(p.body().contains("${"), where + " uses a Zeppelin dynamic form (${...}); keep the SQL plain");
         String modelPath = modelPath(ps);
         for (String fn : List.of("sparkgpu_kmeans_predict", "sparkgpu_isotonic_predict",
-                "sparkgpu_tsne_embedding")) {
+                "sparkgpu_tsne_embedding", "sparkgpu_cdf", "sparkgpu_quantile")) {
             if (p.body().contains(fn)) {
                 assertTrue(modelPath != null && p.body().contains("'" + modelPath + "'"),
                         where + " must predict with the model the %spark paragraph saves (" + modelPath + ")");
@@ -375,6 +390,13 @@ class ZeppelinNotesTest {
                         assertTrue(v instanceof Double && Double.isFinite((Double) v),
                                 where + ": " + c + " " + v + " is not a finite double in " + r);
                     }
+                }
+            }
+            if (statement.contains("sparkgpu_cdf") && columns.contains("cdf")) {
+                for (Row r : rows) {
+                    Object v = r.get(r.fieldIndex("cdf"));
+                    assertTrue(v instanceof Double && (Double) v >= 0 && (Double) v <= 1,
+                            where + ": cdf " + v + " is not a double in [0, 1] in " + r);
                 }
             }
             if (statement.contains("sparkgpu_scan_") && columns.contains("llr")) {

@@ -1,0 +1,346 @@
+package io.sparkgpu.jobs.bench;
+
+import io.sparkgpu.cuda.CudaDevice;
+import io.sparkgpu.cuda.CudaRuntime;
+import io.sparkgpu.spline.GpuMonotoneCdf;
+import io.sparkgpu.spline.GpuMonotoneCdfModel;
+import io.sparkgpu.spline.Spline;
+import io.sparkgpu.spline.SplineCdf;
+import io.sparkgpu.spline.SplineConfig;
+import io.sparkgpu.spline.SplineCpu;
+import io.sparkgpu.spline.SplineEngine;
+import io.sparkgpu.spline.SplineRangePartitioner;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
+
+/**
+ * Monotone splines, one Markdown table: construction (knots/s) and evaluation and inverse throughput (queries/s,
+ * random and sorted queries) of the GPU kernels alone (best of --reps launches, CUDA events) against the CPU twin on
+ * all cores (best wall time); the GPU results must equal the twin's bits (exit status 3 otherwise). Then, on Spark
+ * local[*]: the smooth CDF's quantiles ({@link GpuMonotoneCdf}, whole column and a 10^6 sample) against
+ * {@code approxQuantile} (time and the largest rank error against the exact quantiles, as a fraction of n), and the
+ * quantile range partitioner against Spark's range partitioning ({@code repartitionByRange}) on skewed keys: partition
+ * imbalance (largest / mean) and time. Usage: {@code --help}.
+ */
+public final class SplineBenchmark {
+    static final String USAGE = String.join("\n",
+            "SplineBenchmark: monotone spline kernels, CDF vs approxQuantile, quantile partitioner; one Markdown table.",
+            "  --n LIST           knots of the construction and evaluation cases   [1e6,1e7,1e8]",
+            "  --queries Q        queries per evaluation case                      [1e8]",
+            "  --backends LIST    gpu,cpu                                          [gpu,cpu]",
+            "  --cdf-rows N       rows of the CDF and partitioner cases (0 skips)  [1e7]",
+            "  --partitions P     partitions of the partitioner case               [64]",
+            "  --reps R           timed runs (best)                                [5]",
+            "  --device G         CUDA device ordinal                              [0]",
+            "  --markdown FILE    also write the report to FILE",
+            "  --help");
+
+    static final List<String> BACKENDS = List.of("gpu", "cpu");
+
+    static final class Options {
+        List<Long> n = List.of(1_000_000L, 10_000_000L, 100_000_000L);
+        long queries = 100_000_000L;
+        List<String> backends = BACKENDS;
+        long cdfRows = 10_000_000L;
+        int partitions = 64;
+        int reps = 5;
+        int device;
+        String markdown;
+        boolean help;
+        String[] argv = new String[0];
+
+        static Options parse(String[] args) {
+            Options o = new Options();
+            o.argv = args.clone();
+            o.help = BenchArgs.forEach(args, (a, v) -> {
+                switch (a) {
+                    case "--n": {
+                        List<Long> l = new ArrayList<>();
+                        for (String s : v.split(",")) {
+                            l.add(KMeansBenchmark.Options.count(s));
+                        }
+                        o.n = l;
+                        break;
+                    }
+                    case "--queries":
+                        o.queries = KMeansBenchmark.Options.count(v);
+                        break;
+                    case "--backends":
+                        o.backends = BenchArgs.choices("--backends", v, BACKENDS);
+                        break;
+                    case "--cdf-rows":
+                        o.cdfRows = KMeansBenchmark.Options.count(v);
+                        break;
+                    case "--partitions":
+                        o.partitions = (int) KMeansBenchmark.Options.count(v);
+                        break;
+                    case "--reps":
+                        o.reps = (int) KMeansBenchmark.Options.count(v);
+                        break;
+                    case "--device":
+                        o.device = Integer.parseInt(v.trim());
+                        break;
+                    case "--markdown":
+                        o.markdown = v;
+                        break;
+                    default:
+                        throw new IllegalArgumentException("unknown option " + a);
+                }
+            });
+            for (long k : o.n) {
+                if (k < 2 || k > Integer.MAX_VALUE / 2) {
+                    throw new IllegalArgumentException("--n: each must be in [2, 2^30], got " + k);
+                }
+            }
+            if (o.queries < 1 || o.queries > Integer.MAX_VALUE - 8) {
+                throw new IllegalArgumentException("--queries must be in [1, 2^31 - 9], got " + o.queries);
+            }
+            if (o.cdfRows != 0 && (o.cdfRows < 2 || o.cdfRows > Integer.MAX_VALUE - 8)) {
+                throw new IllegalArgumentException("--cdf-rows must be 0 or in [2, 2^31 - 9], got " + o.cdfRows);
+            }
+            if (o.reps < 1 || o.partitions < 1) {
+                throw new IllegalArgumentException("--reps and --partitions must be >= 1");
+            }
+            return o;
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        BenchArgs.main(args, USAGE, Options::parse, x -> x.help, x -> x.markdown, SplineBenchmark::run);
+    }
+
+    /** Strictly increasing x with gaps in (0.5, 1.5], increasing y with flat stretches (deterministic). */
+    static double[][] data(int n, long seed) {
+        SplittableRandom r = new SplittableRandom(seed);
+        double[] x = new double[n];
+        double[] y = new double[n];
+        for (int i = 1; i < n; i++) {
+            x[i] = x[i - 1] + 0.5 + r.nextDouble();
+            y[i] = y[i - 1] + (r.nextInt(8) == 0 ? 0 : r.nextDouble());
+        }
+        return new double[][] {x, y};
+    }
+
+    /** q uniform queries over [lo, hi]: random order, or sorted. */
+    static double[] queries(int q, double lo, double hi, boolean sorted, long seed) {
+        SplittableRandom r = new SplittableRandom(seed);
+        double[] z = new double[q];
+        for (int i = 0; i < q; i++) {
+            z[i] = lo + (hi - lo) * r.nextDouble();
+        }
+        if (sorted) {
+            Arrays.parallelSort(z);
+        }
+        return z;
+    }
+
+    interface Timed {
+        void run();
+    }
+
+    static double bestMillis(int reps, Timed t) {
+        double best = Double.MAX_VALUE;
+        for (int i = 0; i < reps; i++) {
+            long t0 = System.nanoTime();
+            t.run();
+            best = Math.min(best, (System.nanoTime() - t0) / 1e6);
+        }
+        return best;
+    }
+
+    static String row(String section, String c, String size, String backend, double ms, String rate, String notes) {
+        return String.format(Locale.ROOT, "| %s | %s | %s | %s | %.3f | %s | %s |", section, c, size, backend, ms, rate,
+                notes);
+    }
+
+    static String rate(double count, double ms, String unit) {
+        return String.format(Locale.ROOT, "%.3g %s", count / (ms / 1e3), unit);
+    }
+
+    static BenchArgs.Outcome run(Options o) {
+        List<String> out = new ArrayList<>(BenchArgs.runHeader(o.argv));
+        boolean gpu = o.backends.contains("gpu");
+        boolean cpu = o.backends.contains("cpu");
+        CudaDevice dev = gpu ? CudaRuntime.device(o.device) : null;
+        out.add("Device: " + (gpu ? dev.toString() : "none (cpu only)") + "; CPU twin: "
+                + Runtime.getRuntime().availableProcessors() + " cores");
+        out.add("");
+        out.add("| section | case | size | backend | ms | rate | notes |");
+        out.add("| --- | --- | --- | --- | ---: | ---: | --- |");
+        int mismatches = 0;
+        for (long nl : o.n) {
+            int n = (int) nl;
+            double[][] d = data(n, 7 + n);
+            for (SplineConfig.Kind kind : SplineConfig.Kind.values()) {
+                Spline ref = null;
+                if (cpu) {
+                    Spline[] s = new Spline[1];
+                    double ms = bestMillis(o.reps, () -> s[0] = SplineCpu.build(kind, d[0], d[1], null));
+                    ref = s[0];
+                    out.add(row("build", kind.id(), n + " points", "cpu", ms, rate(n, ms, "points/s"), ""));
+                }
+                if (gpu) {
+                    double[] ms = new double[1];
+                    Spline g = SplineEngine.buildTimed(dev, kind, d[0], d[1], o.reps, ms);
+                    boolean same = ref == null || ref.sameBits(g);
+                    mismatches += same ? 0 : 1;
+                    out.add(row("build", kind.id(), n + " points", "gpu", ms[0], rate(n, ms[0], "points/s"),
+                            ref == null ? "" : same ? "= CPU bits" : "DIFFERS from CPU"));
+                }
+                Spline s = ref != null ? ref : SplineEngine.buildTimed(dev, kind, d[0], d[1], 0, null);
+                mismatches += queries(o, dev, s, n, out);
+            }
+        }
+        if (o.cdfRows > 0) {
+            SparkSession spark = SparkSession.builder().master("local[*]").appName("SplineBenchmark")
+                    .config("spark.ui.enabled", "false").getOrCreate();
+            try {
+                cdf(o, spark, out);
+                partitioner(o, spark, out);
+            } finally {
+                spark.stop();
+            }
+        }
+        out.add("");
+        out.add(mismatches == 0 ? "Every GPU result equals the CPU twin's bits."
+                : mismatches + " GPU results differ from the CPU twin.");
+        return new BenchArgs.Outcome(String.join("\n", out) + "\n", mismatches == 0 ? 0 : 3);
+    }
+
+    /** Evaluation and inverse, random and sorted queries; returns the mismatches. */
+    static int queries(Options o, CudaDevice dev, Spline s, int n, List<String> out) {
+        int q = (int) o.queries;
+        int bad = 0;
+        for (boolean sorted : new boolean[] {false, true}) {
+            double[] z = queries(q, s.xMin(), s.xMax(), sorted, 11);
+            double[] v = queries(q, s.yMin(), s.yMax(), sorted, 13);
+            String order = sorted ? "sorted" : "random";
+            for (boolean inverse : new boolean[] {false, true}) {
+                double[] in = inverse ? v : z;
+                String c = s.kind.id() + (inverse ? " inverse, " : " value, ") + order;
+                double[] ref = null;
+                if (o.backends.contains("cpu")) {
+                    double[] res = new double[q];
+                    double ms = bestMillis(o.reps, () -> {
+                        if (inverse) {
+                            SplineCpu.inverse(s, in, SplineConfig.Extrapolate.CLIP, res);
+                        } else {
+                            SplineCpu.eval(s, in, SplineConfig.Extrapolate.CLIP, res, null);
+                        }
+                    });
+                    ref = res;
+                    out.add(row("eval", c, n + " points, " + q + " queries", "cpu", ms, rate(q, ms, "queries/s"),
+                            ""));
+                }
+                if (dev != null) {
+                    double[] res = new double[q];
+                    double[] ms = new double[1];
+                    SplineEngine.queriesTimed(dev, s, in, inverse, res, o.reps, ms);
+                    boolean same = ref == null || Arrays.equals(ref, res);
+                    bad += same ? 0 : 1;
+                    out.add(row("eval", c, n + " points, " + q + " queries", "gpu", ms[0],
+                            rate(q, ms[0], "queries/s"), ref == null ? "" : same ? "= CPU bits" : "DIFFERS from CPU"));
+                }
+            }
+        }
+        return bad;
+    }
+
+    static final double[] PROBS = {0.001, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 0.999};
+
+    /** The largest |rank(estimate) - p (n - 1)| / n over the levels, against the sorted column. */
+    static double rankError(double[] sorted, double[] est) {
+        int n = sorted.length;
+        double worst = 0;
+        for (int i = 0; i < PROBS.length; i++) {
+            int lo = SplineCdf.lowerBound(sorted, est[i]);
+            int hi = SplineCdf.lowerBound(sorted, Math.nextUp(est[i])) - 1; // ranks lo..hi hold the value (ties)
+            double target = PROBS[i] * (n - 1);
+            double e = target < lo ? lo - target : target > Math.max(lo, hi) ? target - Math.max(lo, hi) : 0;
+            worst = Math.max(worst, e / n);
+        }
+        return worst;
+    }
+
+    /** A lognormal column of n rows (seeded per partition). */
+    static Dataset<Row> lognormal(SparkSession spark, long n, int parts) {
+        return spark.range(0, n, 1, parts).select(functions.exp(functions.randn(5).multiply(1.5)).as("v"));
+    }
+
+    static void cdf(Options o, SparkSession spark, List<String> out) {
+        long n = o.cdfRows;
+        int parts = Math.max(2, Runtime.getRuntime().availableProcessors());
+        Dataset<Row> df = lognormal(spark, n, parts).cache();
+        double[] sorted = new double[(int) n];
+        java.util.Iterator<Row> it = df.toLocalIterator(); // streamed: no list of 10^8 rows on the driver
+        for (int i = 0; i < sorted.length; i++) {
+            sorted[i] = it.next().getDouble(0);
+        }
+        Arrays.parallelSort(sorted);
+        String backend = o.backends.contains("gpu") ? "auto" : "cpu";
+        for (long sample : new long[] {0, 1_000_000}) {
+            if (sample >= n) {
+                continue;
+            }
+            GpuMonotoneCdfModel[] m = new GpuMonotoneCdfModel[1];
+            double ms = bestMillis(1, () -> m[0] = new GpuMonotoneCdf().setInputCol("v").setSampleSize(sample)
+                    .setBackend(backend).fit(df));
+            double[] est = m[0].quantile(PROBS);
+            out.add(row("quantiles", "GpuMonotoneCdf, " + (sample == 0 ? "whole column" : "sample " + sample)
+                    + ", 1025 knots", n + " rows", backend, ms, rate(n, ms, "rows/s"),
+                    String.format(Locale.ROOT, "max rank error %.2e n", rankError(sorted, est))));
+        }
+        for (double rel : new double[] {1e-2, 1e-3}) {
+            double[][] est = new double[1][];
+            double ms = bestMillis(1, () -> est[0] = df.stat().approxQuantile("v", PROBS, rel));
+            out.add(row("quantiles", "approxQuantile, relativeError " + rel, n + " rows", "spark", ms,
+                    rate(n, ms, "rows/s"), String.format(Locale.ROOT, "max rank error %.2e n",
+                            rankError(sorted, est[0]))));
+        }
+        df.unpersist();
+    }
+
+    /** Skewed keys: lognormal, Zipf-like with ties, bimodal. */
+    static Dataset<Row> skewed(SparkSession spark, String kind, long n, int parts) {
+        Dataset<Row> ids = spark.range(0, n, 1, parts).toDF();
+        switch (kind) {
+            case "lognormal":
+                return ids.select(functions.col("id"), functions.exp(functions.randn(3).multiply(2)).as("key"));
+            case "zipf":
+                return ids.select(functions.col("id"), functions.floor(functions.pow(functions.lit(1.0)
+                        .minus(functions.rand(3)), -1 / 1.2)).as("key"));
+            default:
+                return ids.select(functions.col("id"), functions.when(functions.rand(3).lt(0.5),
+                        functions.randn(4)).otherwise(functions.randn(4).multiply(0.01).plus(1000)).as("key"));
+        }
+    }
+
+    static void partitioner(Options o, SparkSession spark, List<String> out) {
+        long n = o.cdfRows;
+        int p = o.partitions;
+        int parts = Math.max(2, Runtime.getRuntime().availableProcessors());
+        for (String kind : new String[] {"lognormal", "zipf", "bimodal"}) {
+            Dataset<Row> df = skewed(spark, kind, n, parts).cache();
+            df.count();
+            long[][] sizes = new long[1][];
+            double ms = bestMillis(1, () -> sizes[0] = SplineRangePartitioner.partitionSizes(
+                    GpuMonotoneCdf.partitionByQuantiles(df, "key", p)));
+            out.add(row("partition", "SplineRangePartitioner, " + kind, n + " rows, " + p + " partitions", "auto",
+                    ms, rate(n, ms, "rows/s"), String.format(Locale.ROOT, "imbalance %.4f",
+                            SplineRangePartitioner.imbalance(sizes[0]))));
+            double ms2 = bestMillis(1, () -> sizes[0] = SplineRangePartitioner.partitionSizes(
+                    df.repartitionByRange(p, functions.col("key"))));
+            out.add(row("partition", "repartitionByRange, " + kind, n + " rows, " + p + " partitions", "spark",
+                    ms2, rate(n, ms2, "rows/s"), String.format(Locale.ROOT, "imbalance %.4f",
+                            SplineRangePartitioner.imbalance(sizes[0]))));
+            df.unpersist();
+        }
+    }
+}

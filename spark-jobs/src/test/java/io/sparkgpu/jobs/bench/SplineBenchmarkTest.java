@@ -1,0 +1,57 @@
+package io.sparkgpu.jobs.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The spline benchmark's options, rank error and a tiny CPU-only run (no timing assertions). */
+class SplineBenchmarkTest {
+
+    @Test
+    void optionsParse() {
+        SplineBenchmark.Options o = SplineBenchmark.Options.parse(new String[] {"--n", "1e3,2_000", "--queries",
+                "5000", "--backends", "cpu", "--cdf-rows", "0", "--partitions", "4", "--reps", "1"});
+        assertEquals(List.of(1000L, 2000L), o.n);
+        assertEquals(5000, o.queries);
+        assertEquals(List.of("cpu"), o.backends);
+        assertEquals(0, o.cdfRows);
+        assertThrows(IllegalArgumentException.class, () -> SplineBenchmark.Options.parse(new String[] {"--n", "1"}));
+        assertThrows(IllegalArgumentException.class, () -> SplineBenchmark.Options.parse(new String[] {"--backends",
+                "tpu"}));
+        assertThrows(IllegalArgumentException.class, () -> SplineBenchmark.Options.parse(new String[] {"--cdf-rows",
+                "1"}));
+    }
+
+    @Test
+    void rankErrorAgainstTheSortedColumn() {
+        double[] sorted = new double[1001];
+        for (int i = 0; i < sorted.length; i++) {
+            sorted[i] = i;
+        }
+        double[] exact = new double[SplineBenchmark.PROBS.length];
+        for (int i = 0; i < exact.length; i++) {
+            exact[i] = Math.round(SplineBenchmark.PROBS[i] * 1000);
+        }
+        assertTrue(SplineBenchmark.rankError(sorted, exact) <= 0.5 / 1001);
+        exact[4] += 10; // the median 10 ranks off
+        assertEquals(10.0 / 1001, SplineBenchmark.rankError(sorted, exact), 1e-12);
+    }
+
+    @Test
+    void smallCpuRunReportsEveryRow() {
+        SplineBenchmark.Options o = SplineBenchmark.Options.parse(new String[] {"--n", "3000", "--queries", "20000",
+                "--backends", "cpu", "--cdf-rows", "20000", "--partitions", "4", "--reps", "1"});
+        BenchArgs.Outcome out = SplineBenchmark.run(o);
+        String md = out.markdown();
+        assertEquals(0, out.status(), md);
+        assertTrue(md.contains("| section | case | size | backend | ms | rate | notes |"), md);
+        assertEquals(2, md.split("\\| build \\|").length - 1, md);
+        assertEquals(8, md.split("\\| eval \\|").length - 1, md); // 2 kinds x value/inverse x random/sorted
+        assertTrue(md.contains("approxQuantile, relativeError 0.001") && md.contains("GpuMonotoneCdf, whole column"),
+                md);
+        assertTrue(md.contains("SplineRangePartitioner, zipf") && md.contains("repartitionByRange, bimodal"), md);
+    }
+}
