@@ -92,7 +92,9 @@ public final class GridRepulsion {
             extent = Math.max(extent, max[a] - min[a]);
         }
         if (!Double.isFinite(extent) || extent > 0x1p500) {
-            throw new IllegalArgumentException("embedding extent " + extent + " is too large for the interpolation grid");
+            // the optimisation diverged (the extent comes from the iterates): reported like the other divergences
+            throw new ArithmeticException("t-SNE diverged: embedding extent " + extent + " is too large for the "
+                    + "interpolation grid (lower the learning rate)");
         }
         double ceil = Math.ceil(extent * options.intervalsPerUnit);
         int intervals = (int) Math.max(options.minIntervals, Math.min(options.maxIntervals[dim], ceil));
