@@ -1,6 +1,7 @@
 package io.sparkgpu.pde;
 
 import io.sparkgpu.cuda.CudaDevice;
+import io.sparkgpu.cuda.CudaException;
 import io.sparkgpu.cuda.DeviceBuffer;
 import io.sparkgpu.cuda.GpuStream;
 import io.sparkgpu.cuda.KernelLauncher;
@@ -405,6 +406,12 @@ public final class FhnGpu {
     static void crSolve(GpuStream st, CrSystems sys, Object done) {
         int S = sys.S;
         int n = sys.n;
+        if (n > CR_GPU_MAX_UNKNOWNS) {
+            // one 10^7-unknown system failed with CUDA_ERROR_ILLEGAL_ADDRESS on the H100 (10^6 is verified against
+            // the twin): refused as a device problem, so backend=auto runs the CPU twin's cyclic reduction
+            throw new CudaException("cyclic reduction on the GPU is limited to " + CR_GPU_MAX_UNKNOWNS
+                    + " unknowns per system (got " + n + "); use solver=thomas, or the CPU");
+        }
         int k = FhnCpu.crLevels(n);
         CudaDevice dev = st.device();
         if (fitsShared(dev, n)) {
@@ -434,6 +441,9 @@ public final class FhnGpu {
                     sys.b, sys.c, sys.d, sys.x, done);
         }
     }
+
+    /** The largest system the GPU's cyclic reduction takes (2^21; larger ones are refused, see crSolve). */
+    static final int CR_GPU_MAX_UNKNOWNS = 1 << 21;
 
     static FhnResult[] cnCr(CudaDevice dev, FhnSetup s, FhnParams[] ps) {
         int S = ps.length;
