@@ -19,7 +19,7 @@ import java.util.stream.IntStream;
  * ({@code threads} parts at most). Keys outside [0, m) are errors naming the lowest offending index and its value
  * (the GPU reports the same one).
  */
-public final class SortCpu {
+final class SortCpu {
     /** Largest key range m. */
     public static final int MAX_RANGE = 1 << 24;
     /** Inputs shorter than this run on the calling thread. */

@@ -28,7 +28,7 @@ import jcuda.Pointer;
  * <p>Keys outside [0, m) are counted by no kernel and written nowhere outside the buffers; the lowest offending
  * index is recorded on the device, and the call throws {@link SortCpu#badKey}'s error, the same as the twin's.
  */
-public final class SortGpu {
+final class SortGpu {
     public static final String MODULE = "sort";
     public static final String PROBE_KERNEL = "sort_hist_global";
 

@@ -34,7 +34,7 @@ import org.apache.spark.sql.types.TimestampType;
  * goes to the counting sort (int keys in [0, range]), a larger one to the radix sort of {@code bits} = the bit
  * length of the range ({@link SortStep#orderWide}). Both give the unique stable order: ties in index order.
  */
-public final class SortKeys {
+final class SortKeys {
     /** How a column's values are read and mapped to keys. */
     public enum Kind {
         BOOLEAN, BYTE, SHORT, INT, LONG, FLOAT, DOUBLE, DECIMAL

@@ -11,7 +11,7 @@ import java.util.function.Supplier;
  * both backends and are never retried. The policy is the project's one ({@link BackendChooser#run}); each call
  * returns where it ran.
  */
-public final class SortStep {
+final class SortStep {
     /** Phase names of the backend policy (logs, errors, injected test faults). */
     public static final String HISTOGRAM = "sort histogram";
     public static final String SORT_KEYS = "sort keys";

@@ -3,7 +3,7 @@ package io.sparkgpu.jobs;
 import io.sparkgpu.cuda.Backend;
 import io.sparkgpu.sort.GpuSort;
 import io.sparkgpu.sort.SortConfig;
-import io.sparkgpu.sort.SortKeys;
+import io.sparkgpu.sort.SortEngine;
 import io.sparkgpu.sort.SortMetrics;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -46,7 +46,7 @@ final class SortCommand extends SparkCommand {
     InputData.Format format;
 
     @Option(names = "--key", required = true, paramLabel = "COL",
-            description = "The column to sort by: " + SortKeys.SUPPORTED + ".")
+            description = "The column to sort by: " + SortEngine.KEY_TYPES + ".")
     String key;
 
     @Option(names = "--descending", description = "Largest keys first (default: ascending).")

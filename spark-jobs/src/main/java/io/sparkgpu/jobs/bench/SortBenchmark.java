@@ -2,8 +2,7 @@ package io.sparkgpu.jobs.bench;
 
 import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.cuda.CudaRuntime;
-import io.sparkgpu.sort.SortCpu;
-import io.sparkgpu.sort.SortGpu;
+import io.sparkgpu.sort.SortEngine;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
@@ -89,7 +88,7 @@ public final class SortBenchmark {
                         o.ns = counts("--n", v, 1, Integer.MAX_VALUE);
                         break;
                     case "--m":
-                        o.ms = counts("--m", v, 1, SortCpu.MAX_RANGE);
+                        o.ms = counts("--m", v, 1, SortEngine.MAX_RANGE);
                         break;
                     case "--dists":
                         o.dists = new LinkedHashSet<>(BenchArgs.choices("--dists", v, ALL_DISTS));
@@ -324,7 +323,7 @@ public final class SortBenchmark {
                     gpuWhy = KMeansBenchmark.shortReason(st.reason);
                 } else {
                     dev = CudaRuntime.device(o.device);
-                    dev.function(SortGpu.MODULE, SortGpu.PROBE_KERNEL);
+                    SortEngine.load(dev);
                     rep.header.add(String.format(Locale.ROOT, "GPU: %s, CUDA driver %d.%d", dev,
                             st.driverVersion / 1000, (st.driverVersion % 1000) / 10));
                 }
@@ -400,9 +399,10 @@ public final class SortBenchmark {
                         kernels.add(o.keysKernel.equals("auto") ? null : "sort_keys_" + o.keysKernel);
                     }
                     for (String k : kernels) {
-                        SortGpu.Op gop = kv ? (o.longIndex ? SortGpu.Op.ORDER_LONG : SortGpu.Op.ORDER) : SortGpu.Op.KEYS;
+                        SortEngine.KernelOp gop = !kv ? SortEngine.KernelOp.KEYS
+                                : o.longIndex ? SortEngine.KernelOp.ORDER_LONG : SortEngine.KernelOp.ORDER;
                         try {
-                            double[] ms = SortGpu.kernelMillis(dev, keys, m, gop, k, o.reps + 1);
+                            double[] ms = SortEngine.gpuKernelMillis(dev, keys, m, gop, k, o.reps + 1);
                             double s = median(Arrays.copyOfRange(ms, 1, ms.length)) / 1e3;
                             String note = kv ? plan : "output " + (k != null ? k : "auto") + "; histogram in "
                                     + (m <= (1 << 15) ? "shared" : "global") + " memory";
@@ -423,8 +423,9 @@ public final class SortBenchmark {
                     final CudaDevice d = dev;
                     double[] s = new double[1];
                     try {
-                        gpuOut = timed(o.reps, s, () -> !kv ? SortGpu.sortKeys(d, keys, m)
-                                : o.longIndex ? SortGpu.orderLong(d, keys, m, 0) : SortGpu.order(d, keys, m));
+                        gpuOut = timed(o.reps, s, () -> !kv ? SortEngine.gpuSortKeys(d, keys, m)
+                                : o.longIndex ? SortEngine.gpuOrderLong(d, keys, m, 0)
+                                : SortEngine.gpuOrder(d, keys, m));
                         rep.rows.add(new Row(n, mName, name, opName, "ours GPU, with transfers", s[0], kv ? plan : ""));
                         progress("n=%d m=%s %s %s: GPU with transfers %.3f ms", n, mName, name, op, s[0] * 1e3);
                     } catch (RuntimeException e) {
@@ -440,8 +441,9 @@ public final class SortBenchmark {
                     rep.rows.add(new Row(n, mName, name, opName, impl, Double.NaN, "skipped: n > --cpu-max-n"));
                 } else {
                     double[] s = new double[1];
-                    cpuOut = timed(o.cpuReps, s, () -> !kv ? SortCpu.sortKeys(keys, m, o.threads)
-                            : o.longIndex ? SortCpu.orderLong(keys, m, 0, o.threads) : SortCpu.order(keys, m, o.threads));
+                    cpuOut = timed(o.cpuReps, s, () -> !kv ? SortEngine.sortKeys(keys, m, o.threads)
+                            : o.longIndex ? SortEngine.orderLong(keys, m, 0, o.threads)
+                            : SortEngine.order(keys, m, o.threads));
                     rep.rows.add(new Row(n, mName, name, opName, impl, s[0], kv ? cpuPlan(m) : ""));
                     progress("n=%d m=%s %s %s: CPU %.3f ms", n, mName, name, op, s[0] * 1e3);
                 }
@@ -457,7 +459,7 @@ public final class SortBenchmark {
     }
 
     static String passPlan(int m) {
-        int[] bits = SortGpu.passBits(m);
+        int[] bits = SortEngine.passBits(m);
         StringBuilder sb = new StringBuilder().append(bits.length).append(bits.length == 1 ? " pass (" : " passes (");
         for (int i = 0; i < bits.length; i++) {
             sb.append(i > 0 ? "+" : "").append(bits[i]);

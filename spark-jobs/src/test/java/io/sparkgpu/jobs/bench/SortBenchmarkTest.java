@@ -38,7 +38,7 @@ class SortBenchmarkTest {
             }
         }
         int[] hot = SortBenchmark.keys("hot", 1_000_000, 1 << 16, 1.2, 3);
-        int[] h = io.sparkgpu.sort.SortCpu.histogram(hot, 1 << 16);
+        int[] h = io.sparkgpu.sort.SortEngine.histogram(hot, 1 << 16);
         int max = 0;
         for (int c : h) {
             max = Math.max(max, c);
