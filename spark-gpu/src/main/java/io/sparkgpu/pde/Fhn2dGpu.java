@@ -12,7 +12,7 @@ import io.sparkgpu.cuda.KernelLauncher;
  * on the device, recorded frames are copied back. The solver overwrites its super-diagonal, which a device copy
  * restores before each solve. Bits equal the twin's. Throws {@code CudaException}; never falls back itself.
  */
-public final class Fhn2dGpu {
+final class Fhn2dGpu {
     private Fhn2dGpu() {
     }
 

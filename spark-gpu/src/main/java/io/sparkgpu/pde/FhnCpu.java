@@ -25,7 +25,7 @@ import java.util.List;
  * 1 - dt/2 (-2 D / dx^2 + f'(u) - beta)), until max |delta| <= newtonTol or maxNewton iterations. Second order in
  * time and space. J is solved by Thomas (Sherman-Morrison for the periodic corners) or by cyclic reduction.
  */
-public final class FhnCpu {
+final class FhnCpu {
     private FhnCpu() {
     }
 

@@ -17,7 +17,7 @@ import jcuda.Pointer;
  * reduction in shared memory when a system fits, else level by level with the last levels in one block. Results
  * equal the twin's bit for bit. Throws {@code CudaException} for device problems; never falls back itself.
  */
-public final class FhnGpu {
+final class FhnGpu {
     public static final String MODULE = "pde";
     public static final String PROBE_KERNEL = "pde_explicit_step";
 

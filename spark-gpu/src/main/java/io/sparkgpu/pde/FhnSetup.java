@@ -7,7 +7,7 @@ import static io.sparkgpu.ml.ParamChecks.require;
  * as-is by the CPU twin and uploaded to the GPU (so exp, the only transcendental, is evaluated in one place): the
  * spacing, the stimulus profile p(x_i) and signal s(t_k) for every step, the initial v, the probe nodes.
  */
-public final class FhnSetup {
+final class FhnSetup {
     /** Boundary codes shared with pde.cu. */
     public static final int BC_DIRICHLET = 0;
     public static final int BC_NEUMANN = 1;

@@ -9,9 +9,11 @@ import java.util.Random;
 import jcuda.Pointer;
 
 /**
- * The public internal surface of the pde kernels for benchmarks and tests: the batched tridiagonal solvers on their
- * own, and kernel-only timings (CUDA events, data resident on the device, no transfer inside the interval) of the
- * explicit step, the batched Thomas, cyclic reduction and a plain copy (the bandwidth reference of the same run).
+ * The public internal surface of the pde engine for the benchmarks, commands and tests of spark-jobs: whole
+ * FitzHugh-Nagumo runs of arrays on one twin without Spark (the CPU twin {@code FhnCpu}, the 2-D ADI on either twin;
+ * the dispatcher {@link FhnStep} with its fallback is the public library call), the batched tridiagonal solvers on
+ * their own, and kernel-only timings (CUDA events, data resident on the device, no transfer inside the interval) of
+ * the explicit step, the batched Thomas, cyclic reduction and a plain copy (the bandwidth reference of the same run).
  */
 public final class PdeEngine {
     private PdeEngine() {
@@ -218,5 +220,27 @@ public final class PdeEngine {
             FhnGpu.closeAll(b);
         }
         return ms;
+    }
+
+    // ------------------------------------------------------------------ whole runs (internal surface)
+
+    /** The runs of {@code params} under the validated {@code config} by the CPU twin on {@code threads} threads. */
+    public static FhnResult[] runCpu(FhnConfig config, FhnParams[] params, int threads) {
+        return FhnCpu.run(new FhnSetup(config), params, threads);
+    }
+
+    /** The number of time steps a run under the validated {@code config} takes. */
+    public static long steps(FhnConfig config) {
+        return new FhnSetup(config).steps;
+    }
+
+    /** The 2-D ADI run of {@code p} under the validated {@code config} by the CPU twin. */
+    public static Fhn2d.Result run2dCpu(Fhn2dConfig config, FhnParams p) {
+        return Fhn2d.cpu(config, p);
+    }
+
+    /** The 2-D ADI run of {@code p} under the validated {@code config} on {@code dev}, without fallback. */
+    public static Fhn2d.Result run2dGpu(CudaDevice dev, Fhn2dConfig config, FhnParams p) {
+        return Fhn2dGpu.run(dev, config, p);
     }
 }

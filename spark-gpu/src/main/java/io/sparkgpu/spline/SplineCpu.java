@@ -34,7 +34,7 @@ import java.util.stream.IntStream;
  * piece), or a safeguarded Newton iteration for the rational piece (a Newton step, or bisection when it leaves
  * the bracket).
  */
-public final class SplineCpu {
+final class SplineCpu {
     /** Largest magnitude of an interval slope or a given slope (sums of four stay finite). */
     public static final double MAX_SLOPE = 1e300;
     /** Iteration cap of the rational inverse (SPLINE_NEWTON_MAX_ITER in the kernel). */

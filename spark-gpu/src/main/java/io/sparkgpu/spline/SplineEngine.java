@@ -217,6 +217,21 @@ public final class SplineEngine {
         return SplineStep.build(backend, kind, boundaries, predictions, null).value;
     }
 
+    /** The spline through (x, y) (slopes p; null: the kind's own), built by the CPU twin. */
+    public static Spline buildCpu(SplineConfig.Kind kind, double[] x, double[] y, double[] p) {
+        return SplineCpu.build(kind, x, y, p);
+    }
+
+    /** Values (deriv: derivatives too, when not null) at z by the CPU twin. */
+    public static void evalCpu(Spline s, double[] z, SplineConfig.Extrapolate mode, double[] value, double[] deriv) {
+        SplineCpu.eval(s, z, mode, value, deriv);
+    }
+
+    /** Inverse at v into out by the CPU twin. */
+    public static void inverseCpu(Spline s, double[] v, SplineConfig.Extrapolate mode, double[] out) {
+        SplineCpu.inverse(s, v, mode, out);
+    }
+
     // ------------------------------------------------------------------ benchmarks (internal surface)
 
     /**

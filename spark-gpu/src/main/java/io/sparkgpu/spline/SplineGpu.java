@@ -13,7 +13,7 @@ import io.sparkgpu.cuda.KernelTimer;
  * and thrown with the twin's own message for that index. Device problems throw {@code CudaException}; this class
  * never falls back ({@link SplineStep} applies the policy).
  */
-public final class SplineGpu {
+final class SplineGpu {
     public static final String MODULE = "spline";
     public static final String PROBE_KERNEL = "spline_eval";
 

@@ -10,7 +10,7 @@ import java.util.function.Supplier;
  * failure is logged once and the call recomputed on the CPU without changing the answer. Input errors are the same
  * IllegalArgumentException on both backends and are never retried. Each call returns where it ran.
  */
-public final class SplineStep {
+final class SplineStep {
     /** Phase names of the backend policy (logs, errors, injected test faults). */
     public static final String BUILD = "spline build";
     public static final String EVAL = "spline eval";

@@ -20,7 +20,7 @@ import org.apache.spark.sql.types.StructType;
  * {@link #BATCH} rows (one GPU launch per batch when a GPU is used): the transform of the spline and CDF models.
  * A null input gives null outputs; the row order is kept.
  */
-public final class SplineTransform {
+final class SplineTransform {
     /** Rows per evaluation batch. */
     static final int BATCH = 1 << 16;
 

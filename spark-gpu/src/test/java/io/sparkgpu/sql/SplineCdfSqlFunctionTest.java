@@ -8,7 +8,7 @@ import io.sparkgpu.spline.GpuMonotoneCdfModel;
 import io.sparkgpu.spline.GpuMonotoneSplineModel;
 import io.sparkgpu.spline.SplineCdf;
 import io.sparkgpu.spline.SplineConfig;
-import io.sparkgpu.spline.SplineCpu;
+import io.sparkgpu.spline.SplineEngine;
 import io.sparkgpu.testutil.SparkTestSession;
 import java.nio.file.Path;
 import java.util.List;
@@ -71,7 +71,7 @@ class SplineCdfSqlFunctionTest {
     void analysisErrors(@TempDir Path dir) throws Exception {
         SparkSession spark = sessionWithFunctions();
         String spline = dir.resolve("spline").toString();
-        new GpuMonotoneSplineModel("s", SplineCpu.build(SplineConfig.Kind.RATIONAL, new double[] {0, 1},
+        new GpuMonotoneSplineModel("s", SplineEngine.buildCpu(SplineConfig.Kind.RATIONAL, new double[] {0, 1},
                 new double[] {0, 1}, null)).write().save(spline);
         AnalysisException e = assertThrows(AnalysisException.class, () -> spark.sql("SELECT sparkgpu_cdf('"
                 + spline + "', 1.0D)").collect());

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sparkgpu.spline.GpuMonotoneSplineModel;
 import io.sparkgpu.spline.SplineConfig;
-import io.sparkgpu.spline.SplineCpu;
+import io.sparkgpu.spline.SplineEngine;
 import io.sparkgpu.testutil.SparkTestSession;
 import java.nio.file.Path;
 import java.util.List;
@@ -32,7 +32,7 @@ class SplineSqlFunctionTest {
     @Test
     void evaluatesLikeTheModel(@TempDir Path dir) throws Exception {
         SparkSession spark = sessionWithFunction();
-        GpuMonotoneSplineModel m = new GpuMonotoneSplineModel("s", SplineCpu.build(SplineConfig.Kind.RATIONAL,
+        GpuMonotoneSplineModel m = new GpuMonotoneSplineModel("s", SplineEngine.buildCpu(SplineConfig.Kind.RATIONAL,
                 new double[] {0, 1, 3, 4}, new double[] {1, 2, 2, 5}, null)).setExtrapolate("linear");
         String path = dir.resolve("spline").toString();
         m.write().save(path);

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.sparkgpu.spline.GpuMonotoneCdfModel;
 import io.sparkgpu.spline.GpuMonotoneSplineModel;
 import io.sparkgpu.spline.SplineConfig;
-import io.sparkgpu.spline.SplineCpu;
+import io.sparkgpu.spline.SplineEngine;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,7 +49,7 @@ class SparkGpuCliSplineTest {
         assertTrue(Files.exists(model.resolve("summary.json")));
         SparkSession spark = SparkSession.builder().master("local[2]").getOrCreate();
         GpuMonotoneSplineModel m = GpuMonotoneSplineModel.read().session(spark).load(model.toString());
-        assertTrue(SplineCpu.build(SplineConfig.Kind.RATIONAL, x, y, null).sameBits(m.spline()));
+        assertTrue(SplineEngine.buildCpu(SplineConfig.Kind.RATIONAL, x, y, null).sameBits(m.spline()));
         assertEquals(n, spark.read().option("header", "true").csv(out.toString()).count());
 
         Path cdf = tmp.resolve("cdf");

@@ -4,12 +4,9 @@ import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.cuda.CudaRuntime;
 import io.sparkgpu.pde.Fhn2d;
 import io.sparkgpu.pde.Fhn2dConfig;
-import io.sparkgpu.pde.Fhn2dGpu;
 import io.sparkgpu.pde.FhnConfig;
-import io.sparkgpu.pde.FhnCpu;
 import io.sparkgpu.pde.FhnParams;
 import io.sparkgpu.pde.FhnResult;
-import io.sparkgpu.pde.FhnSetup;
 import io.sparkgpu.pde.GpuFitzHughNagumo;
 import io.sparkgpu.pde.PdeEngine;
 import java.util.ArrayList;
@@ -235,12 +232,12 @@ public final class FhnBenchmark {
         c.pulseWidth = 3;
         c.validate();
         FhnParams p = new FhnParams(0.02, 0.01, 0.5, 0, 1);
-        Fhn2dGpu.run(dev, c, p);
+        PdeEngine.run2dGpu(dev, c, p);
         long g0 = System.nanoTime();
-        Fhn2d.Result gpu = Fhn2dGpu.run(dev, c, p);
+        Fhn2d.Result gpu = PdeEngine.run2dGpu(dev, c, p);
         double gpuS = (System.nanoTime() - g0) / 1e9;
         long c0 = System.nanoTime();
-        Fhn2d.Result cpu = Fhn2d.cpu(c, p);
+        Fhn2d.Result cpu = PdeEngine.run2dCpu(c, p);
         double cpuS = (System.nanoTime() - c0) / 1e9;
         double updates = (double) o.adi * o.adi * gpu.steps;
         boolean same = Arrays.equals(cpu.v, gpu.v) && Arrays.equals(cpu.w, gpu.w);
@@ -264,9 +261,9 @@ public final class FhnBenchmark {
         FhnParams[] ps = sweepParams(o.sweep);
         GpuFitzHughNagumo t = new GpuFitzHughNagumo().setCells(o.sweepCells).setLength(0.2 * (o.sweepCells - 1))
                 .setDt(0.01).setTEnd(o.sweepTEnd).setBackend("gpu");
-        FhnSetup s = new FhnSetup(t.toConfig().validate());
+        FhnConfig cfg = t.toConfig().validate();
         long c0 = System.nanoTime();
-        FhnResult[] cpu = FhnCpu.run(s, ps, o.threads);
+        FhnResult[] cpu = PdeEngine.runCpu(cfg, ps, o.threads);
         double cpuS = (System.nanoTime() - c0) / 1e9;
         SparkSession spark = SparkSession.builder().master("local[" + o.partitions + "]").appName("FhnBenchmark")
                 .config("spark.ui.enabled", "false").getOrCreate();
@@ -289,9 +286,10 @@ public final class FhnBenchmark {
                 mismatches++;
             }
         }
-        double updates = (double) ps.length * o.sweepCells * s.steps;
+        long steps = PdeEngine.steps(cfg);
+        double updates = (double) ps.length * o.sweepCells * steps;
         out.add(String.format(Locale.ROOT, "| sweep, Spark job (gpu, %d partitions) | %d rows x %d cells x %d steps "
-                + "| %.1f | %.3g cell updates/s | |", o.partitions, ps.length, o.sweepCells, s.steps, gpuS * 1e3,
+                + "| %.1f | %.3g cell updates/s | |", o.partitions, ps.length, o.sweepCells, steps, gpuS * 1e3,
                 updates / gpuS));
         out.add(String.format(Locale.ROOT, "| sweep, CPU twin (%d threads) | same | %.1f | %.3g cell updates/s "
                 + "(GPU job: %.1fx) | |", o.threads, cpuS * 1e3, updates / cpuS, cpuS / gpuS));

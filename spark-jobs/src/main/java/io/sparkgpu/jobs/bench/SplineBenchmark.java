@@ -7,7 +7,6 @@ import io.sparkgpu.spline.GpuMonotoneCdfModel;
 import io.sparkgpu.spline.Spline;
 import io.sparkgpu.spline.SplineCdf;
 import io.sparkgpu.spline.SplineConfig;
-import io.sparkgpu.spline.SplineCpu;
 import io.sparkgpu.spline.SplineEngine;
 import io.sparkgpu.spline.SplineRangePartitioner;
 import java.util.ArrayList;
@@ -182,7 +181,7 @@ public final class SplineBenchmark {
                 Spline ref = null;
                 if (cpu) {
                     Spline[] s = new Spline[1];
-                    double ms = bestMillis(o.reps, () -> s[0] = SplineCpu.build(kind, d[0], d[1], null));
+                    double ms = bestMillis(o.reps, () -> s[0] = SplineEngine.buildCpu(kind, d[0], d[1], null));
                     ref = s[0];
                     out.add(row("build", kind.id(), n + " points", "cpu", ms, rate(n, ms, "points/s"), ""));
                 }
@@ -230,9 +229,9 @@ public final class SplineBenchmark {
                     double[] res = new double[q];
                     double ms = bestMillis(o.reps, () -> {
                         if (inverse) {
-                            SplineCpu.inverse(s, in, SplineConfig.Extrapolate.CLIP, res);
+                            SplineEngine.inverseCpu(s, in, SplineConfig.Extrapolate.CLIP, res);
                         } else {
-                            SplineCpu.eval(s, in, SplineConfig.Extrapolate.CLIP, res, null);
+                            SplineEngine.evalCpu(s, in, SplineConfig.Extrapolate.CLIP, res, null);
                         }
                     });
                     ref = res;
