@@ -222,9 +222,7 @@ final class FhnCommand extends SparkCommand implements EstimatorDefaults.Source 
         if (partitions < 0) {
             throw usage("Invalid value for option '--partitions': must be >= 0, got " + partitions);
         }
-        if (plot != null && !plot.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".png")) {
-            throw usage("Invalid value for option '--plot': the file name must end in .png, got " + plot);
-        }
+        checkPng(plot);
         settings(invert(PARAMS), () -> t.toConfig().validate());
         return t;
     }

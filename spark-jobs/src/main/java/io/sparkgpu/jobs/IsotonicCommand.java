@@ -139,9 +139,7 @@ final class IsotonicCommand extends SparkCommand implements EstimatorDefaults.So
         if (plotPoints < 1) {
             throw usage("Invalid value for option '--plot-points': must be >= 1, got " + plotPoints);
         }
-        if (plot != null && !plot.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".png")) {
-            throw usage("Invalid value for option '--plot': the file name must end in .png, got " + plot);
-        }
+        checkPng(plot);
         settings(invert(PARAMS), () -> est.toConfig().validate());
         return est;
     }

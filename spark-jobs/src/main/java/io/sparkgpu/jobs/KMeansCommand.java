@@ -130,9 +130,7 @@ final class KMeansCommand extends SparkCommand implements EstimatorDefaults.Sour
         if (plotPoints < 1) {
             throw usage("Invalid value for option '--plot-points': must be >= 1, got " + plotPoints);
         }
-        if (plot != null && !plot.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".png")) {
-            throw usage("Invalid value for option '--plot': the file name must end in .png, got " + plot);
-        }
+        checkPng(plot);
         if (weight != null && weight.isBlank()) {
             throw usage("Invalid value for option '--weight': empty column name");
         }

@@ -106,9 +106,7 @@ final class SortCommand extends SparkCommand {
         if (plotBins < 1 || plotBins > 100_000) {
             throw usage("Invalid value for option '--plot-bins': must be in [1, 100000], got " + plotBins);
         }
-        if (plot != null && !plot.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".png")) {
-            throw usage("Invalid value for option '--plot': the file name must end in .png, got " + plot);
-        }
+        checkPng(plot);
         if (output == null && plot == null) {
             throw usage("nothing to do: give --output (the sorted rows) and/or --plot (the key histogram)");
         }

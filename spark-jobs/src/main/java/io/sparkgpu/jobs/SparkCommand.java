@@ -145,6 +145,13 @@ abstract class SparkCommand implements Callable<Integer> {
         return spark != null ? spark.sparkContext().hadoopConfiguration() : new org.apache.hadoop.conf.Configuration();
     }
 
+    /** A {@code --plot} path (null: not asked for) must name a .png file; the usage error names the option. */
+    void checkPng(java.nio.file.Path plot) {
+        if (plot != null && !plot.getFileName().toString().toLowerCase(java.util.Locale.ROOT).endsWith(".png")) {
+            throw usage("Invalid value for option '--plot': the file name must end in .png, got " + plot);
+        }
+    }
+
     /** Seconds since {@code startNanos}. */
     static double secondsSince(long startNanos) {
         return (System.nanoTime() - startNanos) / 1e9;

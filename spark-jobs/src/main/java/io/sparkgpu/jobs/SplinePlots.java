@@ -29,9 +29,7 @@ final class SplinePlots {
         if (points < 1) {
             throw cmd.usage("Invalid value for option '--plot-points': must be >= 1, got " + points);
         }
-        if (png != null && !png.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".png")) {
-            throw cmd.usage("Invalid value for option '--plot': the file name must end in .png, got " + png);
-        }
+        cmd.checkPng(png);
     }
 
     /** At most {@code max} rows (x, y) of the non-null numeric columns (y may be null: the data's x only). */

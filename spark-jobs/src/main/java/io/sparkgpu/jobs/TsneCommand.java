@@ -187,9 +187,7 @@ final class TsneCommand extends SparkCommand implements EstimatorDefaults.Source
         if (plotPoints < 1) {
             throw usage("Invalid value for option '--plot-points': must be >= 1, got " + plotPoints);
         }
-        if (plot != null && !plot.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".png")) {
-            throw usage("Invalid value for option '--plot': the file name must end in .png, got " + plot);
-        }
+        checkPng(plot);
         GpuTsne est = new GpuTsne();
         option("--dimension", () -> est.setDimension(dimension));
         option("--perplexity", () -> est.setPerplexity(perplexity));
