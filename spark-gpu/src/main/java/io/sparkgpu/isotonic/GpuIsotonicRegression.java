@@ -129,25 +129,11 @@ public class GpuIsotonicRegression extends Estimator<GpuIsotonicRegressionModel>
 
     @Override
     public MLWriter write() {
-        return new MLWriter() {
-            @Override
-            public void saveImpl(String path) {
-                ParamsIO.saveMetadata(GpuIsotonicRegression.this, path, sparkSession(), null);
-                ParamsIO.seal(GpuIsotonicRegression.this, path, sparkSession());
-            }
-        };
+        return ParamsIO.paramsWriter(this);
     }
 
     public static MLReader<GpuIsotonicRegression> read() {
-        return new MLReader<GpuIsotonicRegression>() {
-            @Override
-            public GpuIsotonicRegression load(String path) {
-                ParamsIO.Metadata md = ParamsIO.loadMetadata(path, sparkSession(), GpuIsotonicRegression.class.getName());
-                GpuIsotonicRegression e = new GpuIsotonicRegression(md.uid());
-                md.applyTo(e);
-                return e;
-            }
-        };
+        return ParamsIO.paramsReader(GpuIsotonicRegression.class, GpuIsotonicRegression::new);
     }
 
     public static GpuIsotonicRegression load(String path) {

@@ -126,38 +126,14 @@ public class GpuKMeans extends Estimator<GpuKMeansModel> implements GpuKMeansPar
     /** Writes the params (MLlib metadata layout) under {@code path/metadata}. */
     @Override
     public MLWriter write() {
-        return new Writer(this);
+        return ParamsIO.paramsWriter(this);
     }
 
     public static MLReader<GpuKMeans> read() {
-        return new Reader();
+        return ParamsIO.paramsReader(GpuKMeans.class, GpuKMeans::new);
     }
 
     public static GpuKMeans load(String path) {
         return read().load(path);
-    }
-
-    private static final class Writer extends MLWriter {
-        private final GpuKMeans instance;
-
-        Writer(GpuKMeans instance) {
-            this.instance = instance;
-        }
-
-        @Override
-        public void saveImpl(String path) {
-            ParamsIO.saveMetadata(instance, path, sparkSession(), null);
-            ParamsIO.seal(instance, path, sparkSession());
-        }
-    }
-
-    private static final class Reader extends MLReader<GpuKMeans> {
-        @Override
-        public GpuKMeans load(String path) {
-            ParamsIO.Metadata md = ParamsIO.loadMetadata(path, sparkSession(), GpuKMeans.class.getName());
-            GpuKMeans e = new GpuKMeans(md.uid());
-            md.applyTo(e);
-            return e;
-        }
     }
 }

@@ -13,6 +13,8 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.ml.param.Param;
 import org.apache.spark.ml.param.Params;
+import org.apache.spark.ml.util.MLReader;
+import org.apache.spark.ml.util.MLWriter;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -260,6 +262,30 @@ public final class ParamsIO {
                     + " (" + expectedClass + ")" + (simple.startsWith("Gpu") ? ": load it with " + simple + ".load"
                     : ""));
         }
+    }
+
+    /** The writer of a stage whose state is its params alone (an estimator or a transformer): metadata, sealed. */
+    public static MLWriter paramsWriter(Params instance) {
+        return new MLWriter() {
+            @Override
+            public void saveImpl(String path) {
+                saveMetadata(instance, path, sparkSession(), null);
+                seal(instance, path, sparkSession());
+            }
+        };
+    }
+
+    /** The reader of such a stage: checks the metadata against {@code cls}, makes it by uid and sets its params. */
+    public static <T extends Params> MLReader<T> paramsReader(Class<T> cls, java.util.function.Function<String, T> byUid) {
+        return new MLReader<T>() {
+            @Override
+            public T load(String path) {
+                Metadata md = loadMetadata(path, sparkSession(), cls.getName());
+                T e = byUid.apply(md.uid());
+                md.applyTo(e);
+                return e;
+            }
+        };
     }
 
     /**

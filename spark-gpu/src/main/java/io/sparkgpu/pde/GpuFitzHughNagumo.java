@@ -189,39 +189,14 @@ public class GpuFitzHughNagumo extends Transformer
 
     @Override
     public MLWriter write() {
-        return new Writer(this);
+        return ParamsIO.paramsWriter(this);
     }
 
     public static MLReader<GpuFitzHughNagumo> read() {
-        return new Reader();
+        return ParamsIO.paramsReader(GpuFitzHughNagumo.class, GpuFitzHughNagumo::new);
     }
 
     public static GpuFitzHughNagumo load(String path) {
         return read().load(path);
-    }
-
-    private static final class Writer extends MLWriter {
-        private final GpuFitzHughNagumo instance;
-
-        Writer(GpuFitzHughNagumo instance) {
-            this.instance = instance;
-        }
-
-        @Override
-        public void saveImpl(String path) {
-            ParamsIO.saveMetadata(instance, path, sparkSession(), null);
-            ParamsIO.seal(instance, path, sparkSession());
-        }
-    }
-
-    private static final class Reader extends MLReader<GpuFitzHughNagumo> {
-        @Override
-        public GpuFitzHughNagumo load(String path) {
-            // checks the integrity record (format, capability "pde estimator", digests) before reading anything
-            ParamsIO.Metadata md = ParamsIO.loadMetadata(path, sparkSession(), GpuFitzHughNagumo.class.getName());
-            GpuFitzHughNagumo e = new GpuFitzHughNagumo(md.uid());
-            md.applyTo(e);
-            return e;
-        }
     }
 }

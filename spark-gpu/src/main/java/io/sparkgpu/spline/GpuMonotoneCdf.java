@@ -108,25 +108,11 @@ public class GpuMonotoneCdf extends Estimator<GpuMonotoneCdfModel>
 
     @Override
     public MLWriter write() {
-        return new MLWriter() {
-            @Override
-            public void saveImpl(String path) {
-                ParamsIO.saveMetadata(GpuMonotoneCdf.this, path, sparkSession(), null);
-                ParamsIO.seal(GpuMonotoneCdf.this, path, sparkSession());
-            }
-        };
+        return ParamsIO.paramsWriter(this);
     }
 
     public static MLReader<GpuMonotoneCdf> read() {
-        return new MLReader<GpuMonotoneCdf>() {
-            @Override
-            public GpuMonotoneCdf load(String path) {
-                ParamsIO.Metadata md = ParamsIO.loadMetadata(path, sparkSession(), GpuMonotoneCdf.class.getName());
-                GpuMonotoneCdf e = new GpuMonotoneCdf(md.uid());
-                md.applyTo(e);
-                return e;
-            }
-        };
+        return ParamsIO.paramsReader(GpuMonotoneCdf.class, GpuMonotoneCdf::new);
     }
 
     public static GpuMonotoneCdf load(String path) {

@@ -115,25 +115,11 @@ public class GpuMonotoneSpline extends Estimator<GpuMonotoneSplineModel>
 
     @Override
     public MLWriter write() {
-        return new MLWriter() {
-            @Override
-            public void saveImpl(String path) {
-                ParamsIO.saveMetadata(GpuMonotoneSpline.this, path, sparkSession(), null);
-                ParamsIO.seal(GpuMonotoneSpline.this, path, sparkSession());
-            }
-        };
+        return ParamsIO.paramsWriter(this);
     }
 
     public static MLReader<GpuMonotoneSpline> read() {
-        return new MLReader<GpuMonotoneSpline>() {
-            @Override
-            public GpuMonotoneSpline load(String path) {
-                ParamsIO.Metadata md = ParamsIO.loadMetadata(path, sparkSession(), GpuMonotoneSpline.class.getName());
-                GpuMonotoneSpline e = new GpuMonotoneSpline(md.uid());
-                md.applyTo(e);
-                return e;
-            }
-        };
+        return ParamsIO.paramsReader(GpuMonotoneSpline.class, GpuMonotoneSpline::new);
     }
 
     public static GpuMonotoneSpline load(String path) {
