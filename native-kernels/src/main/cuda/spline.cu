@@ -138,7 +138,12 @@ extern "C" __global__ void spline_build(const double *__restrict__ x, const doub
 
 /* ------------------------------------------------------------------------------------------- evaluation */
 
-/* Value and derivative of piece j (t[j] <= z < t[j+1]) of the non-decreasing spline (SplineCpu.piece). */
+/*
+ * Value and derivative of piece j (t[j] <= z < t[j+1]) of the non-decreasing spline (SplineCpu.piece). With
+ * WANT_D false the derivative is not computed (d is left unset): the value's operations are the same, so are its
+ * bits, and a value-only evaluation saves the rational piece's second division.
+ */
+template <bool WANT_D>
 __device__ void piece(int kind, const double *t, const double *a, const double *b, int j, double z, double &v,
                       double &d) {
     const double t0 = t[j], t1 = t[j + 1], a0 = a[j], a1 = a[j + 1], b0 = b[j], b1 = b[j + 1];
@@ -149,13 +154,13 @@ __device__ void piece(int kind, const double *t, const double *a, const double *
             const double th = DIV(r, w);
             const double g = SUB(b1, b0);
             v = ADD(a0, ADD(MUL(r, b0), MUL(r, MUL(MUL(g, th), 0.5))));
-            d = ADD(b0, MUL(g, th));
+            if (WANT_D) d = ADD(b0, MUL(g, th));
         } else {
             const double q = SUB(t1, z);
             const double th = DIV(q, w);
             const double g = SUB(b0, b1);
             v = SUB(a1, ADD(MUL(q, b1), MUL(q, MUL(MUL(g, th), 0.5))));
-            d = ADD(b1, MUL(g, th));
+            if (WANT_D) d = ADD(b1, MUL(g, th));
         }
     } else {
         const double dy = SUB(a1, a0);
@@ -163,16 +168,18 @@ __device__ void piece(int kind, const double *t, const double *a, const double *
         const double th = DIV(SUB(z, t0), w);
         if (!(del > 0)) {
             v = ADD(a0, MUL(dy, th));
-            d = del;
+            if (WANT_D) d = del;
         } else {
             const double u = SUB(1.0, th);
             const double nn = MUL(th, ADD(MUL(del, th), MUL(b0, u)));
             const double mm = MUL(u, ADD(MUL(del, u), MUL(b1, th)));
             const double den = ADD(nn, mm);
             v = ADD(a0, MUL(dy, DIV(nn, den)));
-            const double kk = ADD(ADD(MUL(b1, MUL(th, th)), MUL(MUL(2.0, del), MUL(th, u))), MUL(b0, MUL(u, u)));
-            const double qq = DIV(del, den);
-            d = MUL(qq, MUL(qq, kk));
+            if (WANT_D) {
+                const double kk = ADD(ADD(MUL(b1, MUL(th, th)), MUL(MUL(2.0, del), MUL(th, u))), MUL(b0, MUL(u, u)));
+                const double qq = DIV(del, den);
+                d = MUL(qq, MUL(qq, kk));
+            }
         }
     }
     if (!(v >= a0)) v = a0;
@@ -232,7 +239,7 @@ spline_eval(const double *__restrict__ t, const double *__restrict__ a, const do
     for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < K;
          i += (long long) blockDim.x * gridDim.x) {
         const double zi = __ldcs(z + i); /* streamed: keep the knots in L2 */
-        double v, d;
+        double v, d = 0.0;
         if (zi != zi) {
             v = __longlong_as_double(0x7ff8000000000000LL);
             d = v;
@@ -254,8 +261,10 @@ spline_eval(const double *__restrict__ t, const double *__restrict__ a, const do
             if (j == last) {
                 v = a[last];
                 d = b[last];
+            } else if (deriv != nullptr) {
+                piece<true>(kind, t, a, b, j, zi, v, d);
             } else {
-                piece(kind, t, a, b, j, zi, v, d);
+                piece<false>(kind, t, a, b, j, zi, v, d);
             }
         }
         __stcs(value + i, MUL(sign, v));
@@ -299,7 +308,7 @@ __device__ double invert_piece(int kind, const double *t, const double *a, const
         bool done = false;
         for (int it = 0; it < SPLINE_NEWTON_MAX_ITER && !done; it++) {
             double s, ds;
-            piece(kind, t, a, b, j, x, s, ds);
+            piece<true>(kind, t, a, b, j, x, s, ds);
             const double f = SUB(s, v);
             if (f == 0) {
                 done = true;

@@ -78,6 +78,9 @@ class SplineGpuTest {
                         SplineGpu.eval(dev, gpu, z, mode, gv, gd);
                         assertArrayEquals(cv, gv, 0.0, what + " " + mode + ": values");
                         assertArrayEquals(cd, gd, 0.0, what + " " + mode + ": derivatives");
+                        double[] gvOnly = new double[k];
+                        SplineGpu.eval(dev, gpu, z, mode, gvOnly, null); // the value-only kernel path
+                        assertArrayEquals(cv, gvOnly, 0.0, what + " " + mode + ": values without derivatives");
                         double[] ci = new double[k];
                         double[] gi = new double[k];
                         SplineCpu.inverse(cpu, cv, mode, ci);
