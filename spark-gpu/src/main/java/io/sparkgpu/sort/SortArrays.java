@@ -8,7 +8,8 @@ import org.apache.spark.sql.types.DataType;
 /**
  * Sorting the elements of one array value (the SQL function {@code sparkgpu_sort_array}) with the sort engine's key
  * path ({@link SortKeys}): the elements become order-preserving keys, {@link SortKeys#order} gives their stable
- * order (counting sort for a key range up to 2^24, radix sort above), and the elements are taken in that order.
+ * order (counting sort for a key range up to about 4n + 256, radix sort above), and the elements are taken in that
+ * order.
  *
  * <p>The order is Spark's {@code sort_array}: ascending puts nulls first, descending puts them last; NaN is above
  * every other value and all NaNs are equal; -0.0 equals 0.0; elements that compare equal keep their input order
@@ -52,7 +53,8 @@ public final class SortArrays {
                 at[k++] = i;
             }
         }
-        int[] order = SortKeys.order(backend, keys).order;
+        // counting sort while its histogram is about the array's size, else the radix path (same order)
+        int[] order = SortKeys.order(backend, keys, (int) Math.min(SortCpu.MAX_RANGE, 4L * keys.length + 256)).order;
         Object[] out = new Object[n];
         int from = ascending ? nulls : 0; // nulls first when ascending (out[0..nulls) stay null), else last
         for (int j = 0; j < order.length; j++) {

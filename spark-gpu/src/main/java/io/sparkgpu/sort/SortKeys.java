@@ -165,6 +165,15 @@ final class SortKeys {
      * ties in index order. Counting sort when max - min < 2^24, radix sort otherwise.
      */
     public static Ordered order(Backend backend, long[] keys) {
+        return order(backend, keys, SortCpu.MAX_RANGE);
+    }
+
+    /**
+     * {@link #order} with the counting sort only for a key range of at most {@code countingMaxRange} (<= 2^24)
+     * keys, e.g. a few times n for a small array, whose histogram should not cost more than its sort. The order is
+     * the same on either path.
+     */
+    public static Ordered order(Backend backend, long[] keys, int countingMaxRange) {
         int n = keys.length;
         if (n < 2) {
             return new Ordered(n == 0 ? new int[0] : new int[] {0}, "none", "none");
@@ -180,7 +189,7 @@ final class SortKeys {
             }
         }
         long range = max - min; // unsigned, max >= min
-        if (Long.compareUnsigned(range, SortCpu.MAX_RANGE - 1) <= 0) {
+        if (Long.compareUnsigned(range, Math.min(SortCpu.MAX_RANGE, countingMaxRange) - 1) <= 0) {
             int[] small = new int[n];
             for (int i = 0; i < n; i++) {
                 small[i] = (int) (keys[i] - min);

@@ -37,8 +37,8 @@ public final class SortArrayFunction {
                         + "      > SELECT _FUNC_(array(3.0D, 'NaN', 1.0D), false);\n"
                         + "       [NaN,3.0,1.0]\n",
                 "\n    Note: each array is sorted per row by the sort engine's CPU twin (counting sort of the element "
-                        + "keys when their range is below 2^24, radix sort above), which the GPU kernels equal bit for "
-                        + "bit.\n  ",
+                        + "keys when their range is within 4n + 256, radix sort above), which the GPU kernels equal "
+                        + "bit for bit.\n  ",
                 "array_funcs",
                 "0.1.0",
                 "",
