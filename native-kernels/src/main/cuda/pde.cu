@@ -544,9 +544,17 @@ __device__ __forceinline__ void cr_backward_row(const double* a, const double* b
     x[ii] = ((d[ii] - a[ii] * xl) - c[ii] * xr) / b[ii];
 }
 
-/* Rows of level stride s in a system of n: forward i = 2s-1 + 2s j, backward i = s-1 + 2s j. */
+/* Rows of level stride s in a system of n: forward i = 2s-1 + 2s j, backward i = s-1 + 2s j (j < rows_from).
+ * Loops run over the row number j, never over i with a stride of 2 s blockDim.x: that stride and 2 s threadIdx.x
+ * pass 2^31 once s >= 2^20 (systems of 2^21 unknowns and more), and the wrapped, negative i passed the i < n test
+ * (CUDA_ERROR_ILLEGAL_ADDRESS at 10^7 unknowns). In 64 bits, and i = first + 2 s j < n fits an int. The host's
+ * model of these ranges is FhnGpu.CrPlan (CrLaunchModelTest checks it at 10^7). */
 __device__ __forceinline__ int rows_from(int first, int s, int n) {
-    return first < n ? (n - first + 2 * s - 1) / (2 * s) : 0;
+    return first < n ? (int) (((i64) n - first + 2 * (i64) s - 1) / (2 * (i64) s)) : 0;
+}
+
+__device__ __forceinline__ int cr_row(int first, int s, int j) {
+    return (int) (first + 2 * (i64) s * j);
 }
 
 extern "C" __global__ void pde_cr_forward(int S, int n, int s, double* a, double* b, double* c, double* d,
@@ -561,7 +569,7 @@ extern "C" __global__ void pde_cr_forward(int S, int n, int s, double* a, double
     if (done != nullptr && done[sys]) {
         return;
     }
-    cr_forward_row(a, b, c, d, (i64) sys * n, n, 2 * s - 1 + 2 * s * j, s);
+    cr_forward_row(a, b, c, d, (i64) sys * n, n, cr_row(2 * s - 1, s, j), s);
 }
 
 extern "C" __global__ void pde_cr_backward(int S, int n, int s, const double* a, const double* b, const double* c,
@@ -576,7 +584,7 @@ extern "C" __global__ void pde_cr_backward(int S, int n, int s, const double* a,
     if (done != nullptr && done[sys]) {
         return;
     }
-    cr_backward_row(a, b, c, d, x, (i64) sys * n, n, s - 1 + 2 * s * j, s);
+    cr_backward_row(a, b, c, d, x, (i64) sys * n, n, cr_row(s - 1, s, j), s);
 }
 
 /* Levels lfrom..k-2 forward, the middle row, levels k-2..lfrom backward, for system blockIdx.x; shared: the whole
@@ -616,8 +624,9 @@ extern "C" __global__ void pde_cr_block(int S, int n, int k, int lfrom, double* 
     __syncthreads();
     for (int l = lfrom; l <= k - 2; l++) {
         int s = 1 << l;
-        for (int i = 2 * s - 1 + 2 * s * threadIdx.x; i < n; i += 2 * s * blockDim.x) {
-            cr_forward_row(A, B, C, Dd, off, n, i, s);
+        int rows = rows_from(2 * s - 1, s, n);
+        for (int j = threadIdx.x; j < rows; j += blockDim.x) {
+            cr_forward_row(A, B, C, Dd, off, n, cr_row(2 * s - 1, s, j), s);
         }
         __syncthreads();
     }
@@ -628,8 +637,9 @@ extern "C" __global__ void pde_cr_block(int S, int n, int k, int lfrom, double* 
     __syncthreads();
     for (int l = k - 2; l >= lfrom; l--) {
         int s = 1 << l;
-        for (int i = s - 1 + 2 * s * threadIdx.x; i < n; i += 2 * s * blockDim.x) {
-            cr_backward_row(A, B, C, Dd, X, off, n, i, s);
+        int rows = rows_from(s - 1, s, n);
+        for (int j = threadIdx.x; j < rows; j += blockDim.x) {
+            cr_backward_row(A, B, C, Dd, X, off, n, cr_row(s - 1, s, j), s);
         }
         __syncthreads();
     }

@@ -402,48 +402,79 @@ final class FhnGpu {
         return 40L * n <= Math.min(SHARED_CAP, dev.maxSharedMemoryOptin());
     }
 
-    /** Solves every system not marked done (done may be null) by cyclic reduction (FhnCpu.cyclicReduction's bits). */
-    static void crSolve(GpuStream st, CrSystems sys, Object done) {
-        int S = sys.S;
-        int n = sys.n;
-        if (n > CR_GPU_MAX_UNKNOWNS) {
-            // one 10^7-unknown system failed with CUDA_ERROR_ILLEGAL_ADDRESS on the H100 (10^6 is verified against
-            // the twin): refused as a device problem, so backend=auto runs the CPU twin's cyclic reduction
-            throw new CudaException("cyclic reduction on the GPU is limited to " + CR_GPU_MAX_UNKNOWNS
-                    + " unknowns per system (got " + n + "); use solver=thomas, or the CPU");
+    /**
+     * The launch plan of {@link #crSolve} for systems of n unknowns: the whole reduction in shared memory (one block
+     * of {@link #sharedBlock} threads per system), or levels 0..lswitch-1 launched one by one (forward, then
+     * backward in reverse order; a thread per row of every system) with the remaining levels in one block of
+     * {@link #CR_TAIL_THREADS} threads per system, in global memory. The kernels enumerate a level's rows by row
+     * number j in [0, {@link #rows}), row index {@link #row}; CrLaunchModelTest replays this plan on the CPU.
+     */
+    static final class CrPlan {
+        final int n;
+        /** Levels: the smallest k with 2^k - 1 >= n (FhnCpu.crLevels). */
+        final int k;
+        final boolean shared;
+        final int sharedBlock;
+        /** Levels launched one by one before the one-block tail (0 on the shared path). */
+        final int lswitch;
+
+        CrPlan(int n, boolean shared) {
+            this.n = n;
+            this.k = FhnCpu.crLevels(n);
+            this.shared = shared;
+            this.sharedBlock = Math.min(CR_BLOCK, Math.max(32, Integer.highestOneBit(Math.max(1, n / 2)) * 2));
+            int l = 0;
+            while (!shared && l < k - 1 && (n >> (l + 1)) > BLOCK_ROWS) {
+                l++;
+            }
+            this.lswitch = l;
         }
-        int k = FhnCpu.crLevels(n);
-        CudaDevice dev = st.device();
-        if (fitsShared(dev, n)) {
-            int block = Math.min(CR_BLOCK, Math.max(32, Integer.highestOneBit(Math.max(1, n / 2)) * 2));
-            KernelLauncher.launch(st, MODULE, "pde_cr_block", S, block, 40 * n, S, n, k, 0, sys.a, sys.b, sys.c,
-                    sys.d, sys.x, done, 1);
-            return;
+
+        /** Rows of level l: forward rows 2s-1 + 2s j, backward rows s-1 + 2s j (pde.cu's rows_from). */
+        long rows(int l, boolean forward) {
+            long s = 1L << l;
+            long first = forward ? 2 * s - 1 : s - 1;
+            return first < n ? (n - first + 2 * s - 1) / (2 * s) : 0;
         }
-        // levels launched one by one until a level has at most BLOCK_ROWS rows; the rest in one block per system
-        int lswitch = 0;
-        while (lswitch < k - 1 && (n >> (lswitch + 1)) > BLOCK_ROWS) {
-            lswitch++;
-        }
-        KernelLauncher.launch(st, MODULE, "pde_cr_ends", grid(S, THREADS), THREADS, 0, S, n, sys.a, sys.c, done);
-        for (int l = 0; l < lswitch; l++) {
-            int s = 1 << l;
-            long rows = n > 2 * s - 1 ? (n - (2L * s - 1) + 2L * s - 1) / (2L * s) : 0;
-            KernelLauncher.launch(st, MODULE, "pde_cr_forward", grid(rows * S, THREADS), THREADS, 0, S, n, s, sys.a,
-                    sys.b, sys.c, sys.d, done);
-        }
-        KernelLauncher.launch(st, MODULE, "pde_cr_block", S, 1024, 0, S, n, k, lswitch, sys.a, sys.b, sys.c, sys.d,
-                sys.x, done, 0);
-        for (int l = lswitch - 1; l >= 0; l--) {
-            int s = 1 << l;
-            long rows = n > s - 1 ? (n - (s - 1L) + 2L * s - 1) / (2L * s) : 0;
-            KernelLauncher.launch(st, MODULE, "pde_cr_backward", grid(rows * S, THREADS), THREADS, 0, S, n, s, sys.a,
-                    sys.b, sys.c, sys.d, sys.x, done);
+
+        /** Row j of level l (pde.cu's cr_row). */
+        long row(int l, boolean forward, long j) {
+            long s = 1L << l;
+            return (forward ? 2 * s - 1 : s - 1) + 2 * s * j;
         }
     }
 
-    /** The largest system the GPU's cyclic reduction takes (2^21; larger ones are refused, see crSolve). */
-    static final int CR_GPU_MAX_UNKNOWNS = 1 << 21;
+    /** Threads of the one-block tail of pde_cr_block. */
+    static final int CR_TAIL_THREADS = 1024;
+
+    /**
+     * Solves every system not marked done (done may be null) by cyclic reduction (FhnCpu.cyclicReduction's bits).
+     * Any n the arrays hold: there is no size cap (the 10^7-unknown crash was the kernel's 32-bit row stride, see
+     * pde.cu's rows_from); device memory is the caller's (five S n arrays, allocated before this call).
+     */
+    static void crSolve(GpuStream st, CrSystems sys, Object done) {
+        int S = sys.S;
+        int n = sys.n;
+        CudaDevice dev = st.device();
+        CrPlan plan = new CrPlan(n, fitsShared(dev, n));
+        int k = plan.k;
+        if (plan.shared) {
+            KernelLauncher.launch(st, MODULE, "pde_cr_block", S, plan.sharedBlock, 40 * n, S, n, k, 0, sys.a, sys.b,
+                    sys.c, sys.d, sys.x, done, 1);
+            return;
+        }
+        KernelLauncher.launch(st, MODULE, "pde_cr_ends", grid(S, THREADS), THREADS, 0, S, n, sys.a, sys.c, done);
+        for (int l = 0; l < plan.lswitch; l++) {
+            KernelLauncher.launch(st, MODULE, "pde_cr_forward", grid(plan.rows(l, true) * S, THREADS), THREADS, 0, S,
+                    n, 1 << l, sys.a, sys.b, sys.c, sys.d, done);
+        }
+        KernelLauncher.launch(st, MODULE, "pde_cr_block", S, CR_TAIL_THREADS, 0, S, n, k, plan.lswitch, sys.a, sys.b,
+                sys.c, sys.d, sys.x, done, 0);
+        for (int l = plan.lswitch - 1; l >= 0; l--) {
+            KernelLauncher.launch(st, MODULE, "pde_cr_backward", grid(plan.rows(l, false) * S, THREADS), THREADS, 0,
+                    S, n, 1 << l, sys.a, sys.b, sys.c, sys.d, sys.x, done);
+        }
+    }
 
     static FhnResult[] cnCr(CudaDevice dev, FhnSetup s, FhnParams[] ps) {
         int S = ps.length;

@@ -136,4 +136,27 @@ class FhnGpuTest {
         assertArrayEquals(x, PdeEngine.cyclicReduction(dev, 3, 3000, two), "batched cr");
         assertTrue(PdeEngine.copyMillis(dev, 1 << 20, 2)[1] > 0);
     }
+    /**
+     * One system of 10^7 unknowns (the size that failed with CUDA_ERROR_ILLEGAL_ADDRESS before the kernels'
+     * 32-bit row stride was fixed; CrLaunchModelTest models it): the GPU's cyclic reduction equals the twin's bit for
+     * bit, and the twin's cyclic reduction agrees with Thomas to 1e-12. Also 2^21 (the former cap, itself unsafe).
+     */
+    @Test
+    void tenMillionUnknownsByCyclicReductionEqualTheTwin() {
+        CudaDevice dev = GpuTestSupport.deviceOrSkip();
+        for (int n : new int[] {1 << 21, 10_000_000}) {
+            double[][] sys = PdeEngine.randomSystems(1, n, 17);
+            double[] gpu = PdeEngine.cyclicReduction(dev, 1, n, sys);
+            double[] x = new double[n];
+            FhnCpu.cyclicReduction(sys[0].clone(), sys[1].clone(), sys[2].clone(), sys[3].clone(), x, n);
+            assertArrayEquals(x, gpu, "cr n=" + n);
+            double[] th = new double[n];
+            FhnCpu.thomas(sys[0], sys[1], sys[2], sys[3], th, n, new double[n]);
+            double worst = 0;
+            for (int i = 0; i < n; i++) {
+                worst = Math.max(worst, Math.abs(th[i] - x[i]));
+            }
+            assertTrue(worst < 1e-12, "thomas vs cr n=" + n + ": " + worst);
+        }
+    }
 }

@@ -36,7 +36,7 @@ public final class FhnBenchmark {
             "  --steps K          explicit steps per timed run                [200]",
             "  --per-launch K     explicit: steps per launch of the temporally blocked kernel, also timed (1 skips) [16]",
             "  --tridiag LIST     batched Thomas SxN shapes                   [10000x128,10000x4096,100000x128,1000000x128,100000x1024]",
-            "  --long N           one system by cyclic reduction (0 skips)    [1e6]",
+            "  --long N           one system by cyclic reduction (0 skips)    [1e7]",
             "  --adi N            2-D ADI on N x N nodes, GPU vs twin (0 skips)[1024]",
             "  --adi-steps K      2-D ADI steps                               [100]",
             "  --sweep R          Spark sweep rows, GPU vs CPU twin (0 skips) [1e5]",
@@ -56,7 +56,7 @@ public final class FhnBenchmark {
         int perLaunch = 16;
         List<int[]> tridiag = List.of(new int[] {10_000, 128}, new int[] {10_000, 4096}, new int[] {100_000, 128},
                 new int[] {1_000_000, 128}, new int[] {100_000, 1024});
-        long longN = 1_000_000L; // the GPU cyclic reduction takes at most 2^21 unknowns (FhnGpu.CR_GPU_MAX_UNKNOWNS)
+        long longN = 10_000_000L;
         int adi = 1024;
         int adiSteps = 100;
         int sweep = 100_000;
