@@ -57,7 +57,7 @@ final class FhnGpu {
         switch (s.config.scheme) {
             case FhnConfig.EXPLICIT:
                 for (FhnParams p : params) {
-                    FhnSetup.checkExplicitStable(s.config, p.diffusion, null);
+                    FhnSetup.checkExplicitStable(s, p, null);
                 }
                 return explicit(dev, s, params);
             case FhnConfig.CRANK_NICOLSON:

@@ -31,7 +31,7 @@ public final class FhnStep {
         for (int j = 0; j < params.length; j++) {
             params[j].check("row " + j);
             if (!FhnConfig.CRANK_NICOLSON.equals(cfg.scheme)) {
-                FhnSetup.checkExplicitStable(cfg, params[j].diffusion, "row " + j + " (" + params[j] + ")");
+                FhnSetup.checkExplicitStable(s, params[j], "row " + j + " (" + params[j] + ")");
             }
         }
         FhnCpu.frames(s); // the field's size rule, before any work
