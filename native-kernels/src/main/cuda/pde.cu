@@ -20,6 +20,8 @@
  *                      rule needs no outside cell) and writes its tile back: one global read and write per K steps
  *                      instead of per step. Each cell's update is pde_explicit_step's expression, so the bits equal
  *                      the twin's; probes and the max are observed by the tile's owning threads at every step.
+ *   pde_explicit_resident  whole short axons (n <= 1024) resident in shared memory for all the steps of a launch:
+ *                      the parameter sweep's kernel (one global load and store per launch instead of per step).
  *   pde_cn_thomas      Crank-Nicolson + Newton, one thread per axon over a chunk of steps, interleaved layout
  *                      (cell i of axon s at i S + s: consecutive threads read consecutive words). Coefficients are
  *                      formed on the fly in the Thomas forward sweep; the Newton test (max |delta| <= tol) is the
@@ -268,6 +270,110 @@ pde_explicit_steps(int S, int n, int tiles, int K, const double* __restrict__ v,
         }
         atomicMax((long long*) &maxKey[s], (long long) mk);
     }
+}
+
+/* Up to K FTCS steps of whole short axons resident in shared memory (the sweep's kernel): A axons of n cells per
+ * block, thread t is cell t % n of axon t / n, v double-buffered in shared memory (2 A n doubles), w in the thread's
+ * register; one global load and store of the state per launch, whatever K (the host passes every step of the run,
+ * or chunks of many). Each update is pde_explicit_step's expression, so the bits equal the twin's. Probe crossings
+ * are kept in the probe threads' registers and stored at the end, the max is a per-thread key reduced once per launch
+ * (segmented warp max + one atomic per axon and warp), frames (when every > 0) are written straight from shared
+ * memory. blockDim.x: A n rounded up to a multiple of 32 (idle lanes take part in the warp reduction only). */
+extern "C" __global__ void __launch_bounds__(1024) pde_explicit_resident(int S, int n, int A, int K, double* __restrict__ v,
+                                                 double* __restrict__ w, const double* __restrict__ prm,
+                                                 const double* __restrict__ prof, const double* __restrict__ sgs,
+                                                 double dt, double idx2, int bc, int pn, int pf, double th, i64 k0,
+                                                 double* tNear, double* tFar, int* pulses, i64* maxKey,
+                                                 double* frames, int every) {
+    extern __shared__ double rs[];
+    int la = threadIdx.x / n;
+    int i = threadIdx.x - la * n;
+    int s = blockIdx.x * A + la;
+    bool live = la < A && s < S;
+    double* buf0 = rs;
+    double* buf1 = rs + A * n;
+    int p = la * n;
+    i64 g = (i64) s * n + i;
+    double a = 0.0, eps = 0.0, gam = 0.0, cur = 0.0, D = 0.0, pr = 0.0, wi = 0.0;
+    double tn = 0.0, tf = 0.0;
+    int pu = 0;
+    if (live) {
+        a = prm[s];
+        eps = prm[S + s];
+        gam = prm[2 * S + s];
+        cur = prm[3 * S + s];
+        D = prm[4 * S + s];
+        pr = prof[i];
+        buf0[p + i] = v[g];
+        wi = w[g];
+        if (i == pn) {
+            tn = tNear[s];
+        }
+        if (i == pf) {
+            tf = tFar[s];
+            pu = pulses[s];
+        }
+    }
+    __syncthreads();
+    i64 key = order_key(-INFINITY);
+    double* cu = buf0;
+    double* nx = buf1;
+    for (int m = 0; m < K; m++) {
+        if (live) {
+            double vi = cu[p + i];
+            double wnew = wi + dt * (eps * (vi - gam * wi));
+            double vnew = vi;
+            if (bc == BC_PERIODIC) {
+                double vl = cu[p + (i == 0 ? n - 1 : i - 1)];
+                double vr = cu[p + (i == n - 1 ? 0 : i + 1)];
+                vnew = ftcs_v(vi, wi, vl, vr, a, D, cur * sgs[m], pr, dt, idx2);
+            } else if (bc == BC_NEUMANN) {
+                double vl = cu[p + (i == 0 ? 1 : i - 1)];
+                double vr = cu[p + (i == n - 1 ? n - 2 : i + 1)];
+                vnew = ftcs_v(vi, wi, vl, vr, a, D, cur * sgs[m], pr, dt, idx2);
+            } else if (i != 0 && i != n - 1) {
+                vnew = ftcs_v(vi, wi, cu[p + i - 1], cu[p + i + 1], a, D, cur * sgs[m], pr, dt, idx2);
+            }
+            nx[p + i] = vnew;
+            wi = wnew;
+            i64 k = k0 + m;
+            if ((i == pn || i == pf) && vi < th && vnew >= th) {
+                double tc = (double) k * dt + dt * ((th - vi) / (vnew - vi));
+                if (i == pn && isnan(tn)) {
+                    tn = tc;
+                }
+                if (i == pf) {
+                    if (isnan(tf)) {
+                        tf = tc;
+                    }
+                    pu++;
+                }
+            }
+            if (!isnan(vnew)) {
+                i64 kk = order_key(vnew);
+                key = kk > key ? kk : key;
+            }
+            if (every > 0 && (k + 1) % every == 0) {
+                frames[(((k + 1) / every) * S + s) * n + i] = vnew;
+            }
+        }
+        __syncthreads();
+        double* t = cu;
+        cu = nx;
+        nx = t;
+    }
+    if (live) {
+        v[g] = cu[p + i];
+        w[g] = wi;
+        if (i == pn) {
+            tNear[s] = tn;
+        }
+        if (i == pf) {
+            tFar[s] = tf;
+            pulses[s] = pu;
+        }
+    }
+    segmented_key_max(live ? (i64) s : -1, key, maxKey);
 }
 
 /* ------------------------------------------------------------------------------------ Crank-Nicolson */
@@ -548,7 +654,7 @@ __device__ __forceinline__ void cr_backward_row(const double* a, const double* b
  * Loops run over the row number j, never over i with a stride of 2 s blockDim.x: that stride and 2 s threadIdx.x
  * pass 2^31 once s >= 2^20 (systems of 2^21 unknowns and more), and the wrapped, negative i passed the i < n test
  * (CUDA_ERROR_ILLEGAL_ADDRESS at 10^7 unknowns). In 64 bits, and i = first + 2 s j < n fits an int. The host's
- * model of these ranges is FhnGpu.CrPlan (CrLaunchModelTest checks it at 10^7). */
+ * model of these ranges is FhnGpu.CrPlan (FhnLaunchModelTest checks it at 10^7). */
 __device__ __forceinline__ int rows_from(int first, int s, int n) {
     return first < n ? (int) (((i64) n - first + 2 * (i64) s - 1) / (2 * (i64) s)) : 0;
 }

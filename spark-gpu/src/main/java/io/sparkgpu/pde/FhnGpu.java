@@ -51,6 +51,14 @@ final class FhnGpu {
 
     /** Simulations of {@code params} on the setup's grid with its scheme (not the adaptive one: CPU only). */
     public static FhnResult[] run(CudaDevice dev, FhnSetup s, FhnParams[] params) {
+        return run(dev, s, params, true);
+    }
+
+    /**
+     * As {@link #run(CudaDevice, FhnSetup, FhnParams[])}; without {@code withState} the explicit scheme on short
+     * axons leaves the final v and w on the device (results carry null v, w: a sweep needs only the observables).
+     */
+    public static FhnResult[] run(CudaDevice dev, FhnSetup s, FhnParams[] params, boolean withState) {
         if (params.length == 0) {
             return new FhnResult[0];
         }
@@ -59,7 +67,8 @@ final class FhnGpu {
                 for (FhnParams p : params) {
                     FhnSetup.checkExplicitStable(s, p, null);
                 }
-                return explicit(dev, s, params);
+                return s.n <= RESIDENT_MAX_CELLS ? explicitResident(dev, s, params, RESIDENT_STEPS, withState)
+                        : explicit(dev, s, params);
             case FhnConfig.CRANK_NICOLSON:
                 return FhnConfig.CYCLIC_REDUCTION.equals(s.config.solver) ? cnCr(dev, s, params)
                         : cnThomas(dev, s, params);
@@ -291,6 +300,93 @@ final class FhnGpu {
         }
     }
 
+    /** Axons up to this many cells run wholly in shared memory (pde_explicit_resident: a thread per cell). */
+    static final int RESIDENT_MAX_CELLS = 1024;
+    /** Steps per launch of pde_explicit_resident (the state goes through global memory once per launch). */
+    static final int RESIDENT_STEPS = 4096;
+
+    /**
+     * Axons per block of pde_explicit_resident for n cells: the count (at most 512 / n, at least 1) whose threads,
+     * rounded up to whole warps, waste the fewest lanes; the smaller count on a tie.
+     */
+    static int residentAxons(int n) {
+        int best = 1;
+        double bestUse = 0;
+        for (int a = 1; a <= Math.max(1, 512 / n); a++) {
+            double use = (double) (a * n) / residentThreads(n, a);
+            if (use > bestUse) {
+                best = a;
+                bestUse = use;
+            }
+        }
+        return best;
+    }
+
+    static int residentThreads(int n, int axons) {
+        return (axons * n + 31) / 32 * 32;
+    }
+
+    /**
+     * The explicit scheme with whole axons resident in shared memory ({@code n <= RESIDENT_MAX_CELLS}): the whole
+     * batch is one launch per {@code stepsPerLaunch} steps (one, for runs up to that many steps), the observables
+     * reduced on the device; the host uploads the signal once per launch and downloads the observables (and, with
+     * {@code withState}, the final state) once. Same bits as the twin.
+     */
+    static FhnResult[] explicitResident(CudaDevice dev, FhnSetup s, FhnParams[] ps, int stepsPerLaunch,
+                                        boolean withState) {
+        int S = ps.length;
+        int n = s.n;
+        if (n > RESIDENT_MAX_CELLS || stepsPerLaunch < 1) {
+            throw new IllegalArgumentException("resident axons hold at most " + RESIDENT_MAX_CELLS + " cells with >= 1"
+                    + " step per launch, got " + n + " cells, " + stepsPerLaunch + " steps");
+        }
+        long cells = (long) S * n;
+        int frames = checkedFrames(s, S);
+        int axons = residentAxons(n);
+        int threads = residentThreads(n, axons);
+        int blocks = grid(S, axons);
+        int every = s.config.recordEvery;
+        DeviceBuffer[] b = new DeviceBuffer[6];
+        try (GpuStream st = new GpuStream(dev);
+             Stats stats = new Stats(dev, st, S, FhnCpu.initialMax(s.v0), true)) {
+            b[0] = DeviceBuffer.ofDoubles(dev, cells);
+            b[1] = DeviceBuffer.ofDoubles(dev, cells);
+            b[2] = DeviceBuffer.ofDoubles(dev, 5L * S);
+            b[3] = DeviceBuffer.ofDoubles(dev, n);
+            b[4] = DeviceBuffer.ofDoubles(dev, (int) Math.min(stepsPerLaunch, Math.max(1, s.steps)));
+            b[5] = frames > 0 ? DeviceBuffer.ofDoubles(dev, cells * frames) : null;
+            b[0].upload(replicateMajor(s.v0, S), st);
+            b[1].zero(st);
+            b[2].upload(packParams(ps), st);
+            b[3].upload(s.profile, st);
+            if (b[5] != null) {
+                b[5].copyFrom(b[0], 0, 0, 8 * cells, st);
+            }
+            for (long k = 0; k < s.steps; ) {
+                int m = (int) Math.min(stepsPerLaunch, s.steps - k);
+                b[4].upload(s.signals(k, m), 0, m, 0, st);
+                KernelLauncher.launch(st, MODULE, "pde_explicit_resident", blocks, threads, 16 * axons * n, S, n,
+                        axons, m, b[0], b[1], b[2], b[3], b[4], s.dt, s.idx2, s.bc, s.probeNear, s.probeFar,
+                        s.threshold, k, stats.tNear, stats.tFar, stats.pulses, stats.max, KernelLauncher.nullable(b[5]),
+                        b[5] == null ? 0 : every);
+                k += m;
+            }
+            if (withState) {
+                return resultsMajor(s, st, stats, b[0], b[1], b[5], S, frames);
+            }
+            double[][] field = null;
+            if (b[5] != null) {
+                double[] f = new double[(int) (cells * frames)];
+                b[5].download(f, f.length, st);
+                st.synchronize("download of the space-time field");
+                field = fieldsMajor(f, frames, S, n);
+            }
+            return stats.results(s, st, true, new double[S][], new double[S][], field, frames);
+        } finally {
+            closeAll(b);
+        }
+    }
+
     // ------------------------------------------------------------------------------------------ CN + Thomas
 
     static double[] interleave(double[] v0, int S) {
@@ -407,7 +503,7 @@ final class FhnGpu {
      * of {@link #sharedBlock} threads per system), or levels 0..lswitch-1 launched one by one (forward, then
      * backward in reverse order; a thread per row of every system) with the remaining levels in one block of
      * {@link #CR_TAIL_THREADS} threads per system, in global memory. The kernels enumerate a level's rows by row
-     * number j in [0, {@link #rows}), row index {@link #row}; CrLaunchModelTest replays this plan on the CPU.
+     * number j in [0, {@link #rows}), row index {@link #row}; FhnLaunchModelTest replays this plan on the CPU.
      */
     static final class CrPlan {
         final int n;

@@ -26,6 +26,15 @@ public final class FhnStep {
      * the row). {@code cpuThreads}: threads of the CPU twin.
      */
     public static BackendChooser.Ran<FhnResult[]> run(FhnConfig config, FhnParams[] params, int cpuThreads) {
+        return run(config, params, cpuThreads, true);
+    }
+
+    /**
+     * As {@link #run(FhnConfig, FhnParams[], int)}; without {@code withState} the GPU may leave the final v and w on
+     * the device (the results' v and w are then null): a sweep that reports observables only.
+     */
+    public static BackendChooser.Ran<FhnResult[]> run(FhnConfig config, FhnParams[] params, int cpuThreads,
+                                                      boolean withState) {
         FhnConfig cfg = config.copy().validate();
         FhnSetup s = new FhnSetup(cfg);
         for (int j = 0; j < params.length; j++) {
@@ -49,7 +58,7 @@ public final class FhnStep {
                     FhnResult[] out = new FhnResult[params.length];
                     for (int from = 0; from < params.length; from += per) {
                         int to = Math.min(params.length, from + per);
-                        FhnResult[] part = FhnGpu.run(dev, s, Arrays.copyOfRange(params, from, to));
+                        FhnResult[] part = FhnGpu.run(dev, s, Arrays.copyOfRange(params, from, to), withState);
                         System.arraycopy(part, 0, out, from, part.length);
                     }
                     return out;

@@ -229,6 +229,14 @@ public final class PdeEngine {
         return FhnCpu.run(new FhnSetup(config), params, threads);
     }
 
+    /**
+     * The runs of {@code params} under the validated {@code config} as one GPU batch without Spark (the sweep's
+     * device side: upload, every step, the observables back; the final state stays on the device).
+     */
+    public static FhnResult[] runGpuObservables(CudaDevice dev, FhnConfig config, FhnParams[] params) {
+        return FhnGpu.run(dev, new FhnSetup(config), params, false);
+    }
+
     /** The number of time steps a run under the validated {@code config} takes. */
     public static long steps(FhnConfig config) {
         return new FhnSetup(config).steps;

@@ -138,7 +138,7 @@ class FhnGpuTest {
     }
     /**
      * One system of 10^7 unknowns (the size that failed with CUDA_ERROR_ILLEGAL_ADDRESS before the kernels'
-     * 32-bit row stride was fixed; CrLaunchModelTest models it): the GPU's cyclic reduction equals the twin's bit for
+     * 32-bit row stride was fixed; FhnLaunchModelTest models it): the GPU's cyclic reduction equals the twin's bit for
      * bit, and the twin's cyclic reduction agrees with Thomas to 1e-12. Also 2^21 (the former cap, itself unsafe).
      */
     @Test
@@ -157,6 +157,46 @@ class FhnGpuTest {
                 worst = Math.max(worst, Math.abs(th[i] - x[i]));
             }
             assertTrue(worst < 1e-12, "thomas vs cr n=" + n + ": " + worst);
+        }
+    }
+    /**
+     * The sweep's kernel (whole axons resident in shared memory, several per block): every boundary and stimulus,
+     * axons of 3 .. 1024 cells (one to many per block, the last block partial), frames, one launch for the run and
+     * 37 steps per launch; without the state the observables are the same.
+     */
+    @Test
+    void residentAxonsKeepTheTwinsBits() {
+        CudaDevice dev = GpuTestSupport.deviceOrSkip();
+        FhnParams[] ps = FhnTestData.sweep(11);
+        for (int cells : new int[] {3, 37, 101, 1024}) {
+            for (String bc : new String[] {FhnConfig.DIRICHLET, FhnConfig.NEUMANN, FhnConfig.PERIODIC}) {
+                for (String st : new String[] {FhnConfig.NONE, FhnConfig.CONSTANT, FhnConfig.SERIES}) {
+                    FhnConfig c = FhnTestData.small(FhnConfig.EXPLICIT, FhnConfig.THOMAS, bc, st);
+                    c.cells = cells;
+                    c.length = cells * 0.3;
+                    c.dt = 0.02;
+                    c.tEnd = 5.5;
+                    c.initial = FhnConfig.GAUSSIAN;
+                    c.recordEvery = 40;
+                    FhnSetup s = new FhnSetup(c.validate());
+                    FhnResult[] cpu = FhnCpu.run(s, ps, 2);
+                    for (int per : new int[] {FhnGpu.RESIDENT_STEPS, 37}) {
+                        FhnResult[] gpu = FhnGpu.explicitResident(dev, s, ps, per, true);
+                        FhnResult[] obs = FhnGpu.explicitResident(dev, s, ps, per, false);
+                        for (int j = 0; j < ps.length; j++) {
+                            String what = "resident " + cells + "/" + bc + "/" + st + ", " + per + " steps/launch, row "
+                                    + j;
+                            assertSame(cpu[j], gpu[j], what);
+                            assertEquals(Double.doubleToLongBits(cpu[j].maxV), Double.doubleToLongBits(obs[j].maxV),
+                                    what);
+                            assertEquals(cpu[j].pulseCount, obs[j].pulseCount, what);
+                            assertEquals(Double.doubleToLongBits(cpu[j].tFar), Double.doubleToLongBits(obs[j].tFar),
+                                    what);
+                            assertArrayEquals(cpu[j].field, obs[j].field, what);
+                        }
+                    }
+                }
+            }
         }
     }
 }

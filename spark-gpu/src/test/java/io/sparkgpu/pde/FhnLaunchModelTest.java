@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
  * arrays gives the twin's bits. The kernels' former loop (i from 2s-1 + 2s threadIdx.x by 2s blockDim.x) is modelled
  * too: it leaves the system at 2^21 unknowns and at 10^7 (the CUDA_ERROR_ILLEGAL_ADDRESS), not at 10^6.
  */
-class CrLaunchModelTest {
+class FhnLaunchModelTest {
 
     /** rows_from in pde.cu: 64-bit arithmetic, then an int. */
     static int rowsFrom(int first, int s, int n) {
@@ -134,6 +134,20 @@ class CrLaunchModelTest {
             double[] x = new double[n];
             FhnCpu.cyclicReduction(sys[0].clone(), sys[1].clone(), sys[2].clone(), sys[3].clone(), x, n);
             assertArrayEquals(x, replay(new FhnGpu.CrPlan(n, false), sys), "n = " + n);
+        }
+    }
+    /** The resident kernel's blocks: whole axons, warps wasted least, at most 1024 threads (its launch bound). */
+    @Test
+    void residentBlocksHoldWholeAxonsAndWasteFewLanes() {
+        assertEquals(5, FhnGpu.residentAxons(101)); // 505 of 512 lanes
+        assertEquals(512, FhnGpu.residentThreads(101, 5));
+        assertEquals(1, FhnGpu.residentAxons(1024));
+        assertEquals(1024, FhnGpu.residentThreads(1024, 1));
+        for (int n = 3; n <= FhnGpu.RESIDENT_MAX_CELLS; n++) {
+            int a = FhnGpu.residentAxons(n);
+            int t = FhnGpu.residentThreads(n, a);
+            assertTrue(a >= 1 && t >= a * n && t - a * n < 32 && t <= 1024 && t % 32 == 0, "n = " + n);
+            assertTrue(2L * 8 * a * n <= 48 * 1024, "shared memory of n = " + n);
         }
     }
 }
