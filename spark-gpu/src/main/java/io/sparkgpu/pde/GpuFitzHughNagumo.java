@@ -179,7 +179,7 @@ public class GpuFitzHughNagumo extends Transformer
                 v[q] = ((Number) row.get(cols[q])).doubleValue();
             }
         }
-        return new FhnParams(v[0], v[1], v[2], v[3], v[4]).check("row " + row);
+        return new FhnParams(v[0], v[1], v[2], v[3], v[4]).checkLazily(() -> "row " + row);
     }
 
     @Override
