@@ -279,12 +279,11 @@ pde_explicit_steps(int S, int n, int tiles, int K, const double* __restrict__ v,
  * are kept in the probe threads' registers and stored at the end, the max is a per-thread key reduced once per launch
  * (segmented warp max + one atomic per axon and warp), frames (when every > 0) are written straight from shared
  * memory. blockDim.x: A n rounded up to a multiple of 32 (idle lanes take part in the warp reduction only). */
-extern "C" __global__ void __launch_bounds__(1024) pde_explicit_resident(int S, int n, int A, int K, double* __restrict__ v,
-                                                 double* __restrict__ w, const double* __restrict__ prm,
-                                                 const double* __restrict__ prof, const double* __restrict__ sgs,
-                                                 double dt, double idx2, int bc, int pn, int pf, double th, i64 k0,
-                                                 double* tNear, double* tFar, int* pulses, i64* maxKey,
-                                                 double* frames, int every) {
+extern "C" __global__ void __launch_bounds__(1024)
+pde_explicit_resident(int S, int n, int A, int K, double* __restrict__ v, double* __restrict__ w,
+                      const double* __restrict__ prm, const double* __restrict__ prof, const double* __restrict__ sgs,
+                      double dt, double idx2, int bc, int pn, int pf, double th, i64 k0, double* tNear, double* tFar,
+                      int* pulses, i64* maxKey, double* frames, int every) {
     extern __shared__ double rs[];
     int la = threadIdx.x / n;
     int i = threadIdx.x - la * n;
