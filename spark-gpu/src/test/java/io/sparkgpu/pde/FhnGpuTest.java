@@ -32,6 +32,18 @@ class FhnGpuTest {
         assertEquals(c.unconvergedSteps, g.unconvergedSteps, what + ": unconverged steps");
     }
 
+    /** An explicit run on {@code cells} cells 0.3 apart, dt 0.02 to t = 5.5, a Gaussian start, frames every 40 steps. */
+    static FhnSetup explicitSetup(int cells, String bc, String st) {
+        FhnConfig c = FhnTestData.small(FhnConfig.EXPLICIT, FhnConfig.THOMAS, bc, st);
+        c.cells = cells;
+        c.length = cells * 0.3;
+        c.dt = 0.02;
+        c.tEnd = 5.5;
+        c.initial = FhnConfig.GAUSSIAN;
+        c.recordEvery = 40;
+        return new FhnSetup(c.validate());
+    }
+
     /**
      * The explicit scheme with 1 (a launch per step), 7, 16 and 32 steps per launch of the temporally blocked kernel:
      * one tile and several (the last one partial), every boundary and stimulus, frames every 40 steps.
@@ -43,14 +55,7 @@ class FhnGpuTest {
         for (int cells : new int[] {37, 600}) {
             for (String bc : new String[] {FhnConfig.DIRICHLET, FhnConfig.NEUMANN, FhnConfig.PERIODIC}) {
                 for (String st : new String[] {FhnConfig.NONE, FhnConfig.CONSTANT, FhnConfig.SERIES}) {
-                    FhnConfig c = FhnTestData.small(FhnConfig.EXPLICIT, FhnConfig.THOMAS, bc, st);
-                    c.cells = cells;
-                    c.length = cells * 0.3;
-                    c.dt = 0.02;
-                    c.tEnd = 5.5;
-                    c.initial = FhnConfig.GAUSSIAN;
-                    c.recordEvery = 40;
-                    FhnSetup s = new FhnSetup(c.validate());
+                    FhnSetup s = explicitSetup(cells, bc, st);
                     FhnResult[] cpu = FhnCpu.run(s, ps, 2);
                     for (int k : new int[] {1, 7, 16, 32}) {
                         FhnResult[] gpu = FhnGpu.explicit(dev, s, ps, k);
@@ -171,14 +176,7 @@ class FhnGpuTest {
         for (int cells : new int[] {3, 37, 101, 1024}) {
             for (String bc : new String[] {FhnConfig.DIRICHLET, FhnConfig.NEUMANN, FhnConfig.PERIODIC}) {
                 for (String st : new String[] {FhnConfig.NONE, FhnConfig.CONSTANT, FhnConfig.SERIES}) {
-                    FhnConfig c = FhnTestData.small(FhnConfig.EXPLICIT, FhnConfig.THOMAS, bc, st);
-                    c.cells = cells;
-                    c.length = cells * 0.3;
-                    c.dt = 0.02;
-                    c.tEnd = 5.5;
-                    c.initial = FhnConfig.GAUSSIAN;
-                    c.recordEvery = 40;
-                    FhnSetup s = new FhnSetup(c.validate());
+                    FhnSetup s = explicitSetup(cells, bc, st);
                     FhnResult[] cpu = FhnCpu.run(s, ps, 2);
                     for (int per : new int[] {FhnGpu.RESIDENT_STEPS, 37}) {
                         FhnResult[] gpu = FhnGpu.explicitResident(dev, s, ps, per, true);
