@@ -34,6 +34,8 @@
  *                      memory when the whole system fits, else in place in global memory.
  *   pde_thomas_batch   batched Thomas on the interleaved layout (c <- c', d <- solution): the benchmark's, and the
  *                      solver of both half steps of the 2-D ADI scheme.
+ *   pde_thomas_batch_shared  the same with c', d' in shared memory (5 doubles of traffic per unknown, not 9): a
+ *                      benchmark variant for systems of up to a few hundred unknowns.
  *   pde_adi_rhs_rows / pde_adi_rhs_cols / pde_adi_w
  *                      the 2-D Peaceman-Rachford ADI step (io.sparkgpu.pde.Fhn2d): right-hand sides of the row solve
  *                      (written transposed, so the row systems are interleaved) and of the column solve (read from
@@ -895,6 +897,46 @@ extern "C" __global__ void pde_thomas_batch(int S, int n, const double* __restri
         i64 e = (i64) i * St + s;
         xn = d[e] - c[e] * xn;
         d[e] = xn;
+    }
+}
+
+/* pde_thomas_batch with the intermediate c', d' kept in shared memory (2 n doubles per thread, element i of thread t
+ * at i blockDim.x + t): a, b, c, d are read once and x written once (5 doubles per unknown against the global
+ * variant's 9), c is left as it was. The forward loop is unrolled so that several rows' loads are in flight per
+ * thread, which the few threads per SM (shared memory bounds them) need. Same arithmetic, same bits. */
+extern "C" __global__ void pde_thomas_batch_shared(int S, int n, const double* __restrict__ a,
+                                                   const double* __restrict__ b, const double* __restrict__ c,
+                                                   double* __restrict__ d) {
+    extern __shared__ double tsm[];
+    int t = threadIdx.x;
+    int T = blockDim.x;
+    int s = blockIdx.x * T + t;
+    if (s >= S) {
+        return;
+    }
+    double* cs = tsm;
+    double* ds = tsm + n * T;
+    const i64 St = S;
+    double m = b[s];
+    double cprev = c[s] / m;
+    double dprev = d[s] / m;
+    cs[t] = cprev;
+    ds[t] = dprev;
+#pragma unroll 8
+    for (int i = 1; i < n; i++) {
+        i64 e = (i64) i * St + s;
+        double ai = a[e];
+        m = b[e] - ai * cprev;
+        cprev = c[e] / m;
+        dprev = (d[e] - ai * dprev) / m;
+        cs[i * T + t] = cprev;
+        ds[i * T + t] = dprev;
+    }
+    double xn = dprev;
+    d[(i64) (n - 1) * St + s] = xn;
+    for (int i = n - 2; i >= 0; i--) {
+        xn = ds[i * T + t] - cs[i * T + t] * xn;
+        d[(i64) i * St + s] = xn;
     }
 }
 

@@ -118,7 +118,7 @@ class FhnGpuTest {
     void batchedThomasAndLongCyclicReductionEqualTheTwin() {
         CudaDevice dev = GpuTestSupport.deviceOrSkip();
         Random r = new Random(3);
-        for (int[] shape : new int[][] {{1000, 129}, {7, 4096}, {1, 3}}) {
+        for (int[] shape : new int[][] {{1000, 129}, {33, 400}, {7, 4096}, {1, 3}}) {
             int S = shape[0];
             int n = shape[1];
             double[][] sys = PdeEngine.randomSystems(S, n, r.nextLong());
@@ -128,6 +128,9 @@ class FhnGpuTest {
             double[] d = sys[3].clone();
             FhnCpu.thomasInterleaved(S, n, a, b, c, d);
             assertArrayEquals(d, PdeEngine.thomasBatch(dev, S, n, sys), "thomas " + S + "x" + n);
+            if (n <= PdeEngine.thomasSharedMaxUnknowns(dev)) {
+                assertArrayEquals(d, PdeEngine.thomasBatch(dev, S, n, sys, true), "shared thomas " + S + "x" + n);
+            }
         }
         for (int n : new int[] {5, 1000, 5000, 100_000, 1_000_003}) {
             double[][] sys = PdeEngine.randomSystems(1, n, n);

@@ -192,10 +192,14 @@ public final class FhnBenchmark {
             }
         }
         for (int[] sh : o.tridiag) {
-            double ms = medianAfterWarmup(PdeEngine.thomasBatchMillis(dev, sh[0], sh[1], o.reps + 1));
             double u = (double) sh[0] * sh[1];
-            out.add(row("batched Thomas", sh[0] + " x " + sh[1], ms, u / (ms / 1e3), "unknowns/s",
-                    40.0 * u / (ms / 1e3) / 1e9 / bw));
+            // the shared-memory variant (intermediate on chip) where a system fits it
+            for (boolean shared : sh[1] <= PdeEngine.thomasSharedMaxUnknowns(dev) ? new boolean[] {false, true}
+                    : new boolean[] {false}) {
+                double ms = medianAfterWarmup(PdeEngine.thomasBatchMillis(dev, sh[0], sh[1], o.reps + 1, shared));
+                out.add(row(shared ? "batched Thomas, c' d' in shared memory" : "batched Thomas", sh[0] + " x "
+                        + sh[1], ms, u / (ms / 1e3), "unknowns/s", 40.0 * u / (ms / 1e3) / 1e9 / bw));
+            }
         }
         if (o.longN > 0) {
             double ms = medianAfterWarmup(PdeEngine.cyclicReductionMillis(dev, 1, (int) o.longN, o.reps + 1));
