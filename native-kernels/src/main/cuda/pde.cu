@@ -871,32 +871,59 @@ extern "C" __global__ void pde_cn_finish(int S, int n, double* __restrict__ v, d
 
 /* ------------------------------------------------------------------------------------ benchmark pieces */
 
-extern "C" __global__ void pde_thomas_batch(int S, int n, const double* __restrict__ a, const double* __restrict__ b,
-                                            double* __restrict__ c, double* __restrict__ d) {
-    int s = blockIdx.x * blockDim.x + threadIdx.x;
-    if (s >= S) {
-        return;
-    }
+/* Where a batched Thomas keeps its intermediate c', d' (row i of the thread's system): in place in c and d (the
+ * global variant) or in shared memory. */
+struct ThomasInPlace {
+    double* c;
+    double* d;
+    i64 S;
+    int s;
+    __device__ double& cp(int i) { return c[(i64) i * S + s]; }
+    __device__ double& dp(int i) { return d[(i64) i * S + s]; }
+};
+
+struct ThomasShared {
+    double* cs;
+    double* ds;
+    int T;
+    int t;
+    __device__ double& cp(int i) { return cs[i * T + t]; }
+    __device__ double& dp(int i) { return ds[i * T + t]; }
+};
+
+/* Thomas for system s of the interleaved batch (row i at i S + s), the intermediate in q, the solution into d. */
+template <class Q>
+__device__ __forceinline__ void thomas_interleaved(int S, int n, int s, const double* __restrict__ a,
+                                                   const double* __restrict__ b, const double* c, double* d, Q q) {
     const i64 St = S;
     double m = b[s];
     double cprev = c[s] / m;
     double dprev = d[s] / m;
-    c[s] = cprev;
-    d[s] = dprev;
+    q.cp(0) = cprev;
+    q.dp(0) = dprev;
+#pragma unroll 8
     for (int i = 1; i < n; i++) {
         i64 e = (i64) i * St + s;
         double ai = a[e];
         m = b[e] - ai * cprev;
         cprev = c[e] / m;
         dprev = (d[e] - ai * dprev) / m;
-        c[e] = cprev;
-        d[e] = dprev;
+        q.cp(i) = cprev;
+        q.dp(i) = dprev;
     }
     double xn = dprev;
+    d[(i64) (n - 1) * St + s] = xn;
     for (int i = n - 2; i >= 0; i--) {
-        i64 e = (i64) i * St + s;
-        xn = d[e] - c[e] * xn;
-        d[e] = xn;
+        xn = q.dp(i) - q.cp(i) * xn;
+        d[(i64) i * St + s] = xn;
+    }
+}
+
+extern "C" __global__ void pde_thomas_batch(int S, int n, const double* __restrict__ a, const double* __restrict__ b,
+                                            double* c, double* d) {
+    int s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s < S) {
+        thomas_interleaved(S, n, s, a, b, c, d, ThomasInPlace {c, d, (i64) S, s});
     }
 }
 
@@ -905,38 +932,12 @@ extern "C" __global__ void pde_thomas_batch(int S, int n, const double* __restri
  * variant's 9), c is left as it was. The forward loop is unrolled so that several rows' loads are in flight per
  * thread, which the few threads per SM (shared memory bounds them) need. Same arithmetic, same bits. */
 extern "C" __global__ void pde_thomas_batch_shared(int S, int n, const double* __restrict__ a,
-                                                   const double* __restrict__ b, const double* __restrict__ c,
-                                                   double* __restrict__ d) {
+                                                   const double* __restrict__ b, const double* c, double* d) {
     extern __shared__ double tsm[];
-    int t = threadIdx.x;
-    int T = blockDim.x;
-    int s = blockIdx.x * T + t;
-    if (s >= S) {
-        return;
-    }
-    double* cs = tsm;
-    double* ds = tsm + n * T;
-    const i64 St = S;
-    double m = b[s];
-    double cprev = c[s] / m;
-    double dprev = d[s] / m;
-    cs[t] = cprev;
-    ds[t] = dprev;
-#pragma unroll 8
-    for (int i = 1; i < n; i++) {
-        i64 e = (i64) i * St + s;
-        double ai = a[e];
-        m = b[e] - ai * cprev;
-        cprev = c[e] / m;
-        dprev = (d[e] - ai * dprev) / m;
-        cs[i * T + t] = cprev;
-        ds[i * T + t] = dprev;
-    }
-    double xn = dprev;
-    d[(i64) (n - 1) * St + s] = xn;
-    for (int i = n - 2; i >= 0; i--) {
-        xn = ds[i * T + t] - cs[i * T + t] * xn;
-        d[(i64) i * St + s] = xn;
+    int s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s < S) {
+        thomas_interleaved(S, n, s, a, b, c, d, ThomasShared {tsm, tsm + n * blockDim.x, (int) blockDim.x,
+                                                              (int) threadIdx.x});
     }
 }
 
