@@ -920,7 +920,7 @@ __device__ __forceinline__ void thomas_interleaved(int S, int n, int s, const do
 }
 
 extern "C" __global__ void pde_thomas_batch(int S, int n, const double* __restrict__ a, const double* __restrict__ b,
-                                            double* c, double* d) {
+                                            double* __restrict__ c, double* __restrict__ d) {
     int s = blockIdx.x * blockDim.x + threadIdx.x;
     if (s < S) {
         thomas_interleaved(S, n, s, a, b, c, d, ThomasInPlace {c, d, (i64) S, s});
@@ -932,7 +932,8 @@ extern "C" __global__ void pde_thomas_batch(int S, int n, const double* __restri
  * variant's 9), c is left as it was. The forward loop is unrolled so that several rows' loads are in flight per
  * thread, which the few threads per SM (shared memory bounds them) need. Same arithmetic, same bits. */
 extern "C" __global__ void pde_thomas_batch_shared(int S, int n, const double* __restrict__ a,
-                                                   const double* __restrict__ b, const double* c, double* d) {
+                                                   const double* __restrict__ b, const double* __restrict__ c,
+                                                   double* __restrict__ d) {
     extern __shared__ double tsm[];
     int s = blockIdx.x * blockDim.x + threadIdx.x;
     if (s < S) {
