@@ -19,7 +19,7 @@ import java.util.Arrays;
  * <pre>{@code
  * KnnGraph g = TsneAffinities.knn(x, n, d, k, backend);              // exact kNN, k = TsneConfig.defaultK usually
  * double[] pc = TsneAffinities.conditional(g, perplexity, backend);  // p_{j|i}, rows of g x k
- * SparseRows p = JointProbabilities.symmetrize(g, pc);                // P = (P_cond + P_cond^T) / (2n)
+ * SparseRows p = TsneAffinities.symmetrize(g, pc, backend, null);    // P = (P_cond + P_cond^T) / (2n)
  * }</pre>
  *
  * <h2>Arithmetic (identical on the CPU twin and the GPU)</h2>
@@ -62,6 +62,8 @@ public final class TsneAffinities {
     public static final String KNN_PHASE = "t-SNE kNN";
 
     public static final String AFFINITIES_PHASE = "t-SNE affinities";
+
+    public static final String SYMMETRIZE_PHASE = "t-SNE symmetrize";
 
     /** Bisection stops when |H - ln(perplexity)| is at most this (H in nats). */
     static final double ENTROPY_TOL = 1e-10;
@@ -265,6 +267,18 @@ public final class TsneAffinities {
             }
         }
         return out;
+    }
+
+    /**
+     * P = (P_cond + P_cond^T) / (2n) (see {@link JointProbabilities#symmetrize}, the CPU twin) on the chosen
+     * backend (phase {@value #SYMMETRIZE_PHASE}); the GPU gives the same bits. g must hold all n rows.
+     */
+    public static SparseRows symmetrize(KnnGraph g, double[] pcond, Backend backend, BackendUsage usage) {
+        JointProbabilities.checkSymmetrize(g, pcond);
+        BackendChooser.Ran<SparseRows> r = BackendChooser.run(backend, MODULE, "tsne_sym_sort", SYMMETRIZE_PHASE,
+                dev -> TsneAffinitiesGpu.symmetrize(dev, g, pcond), () -> JointProbabilities.symmetrize(g, pcond));
+        BackendUsage.recordIfAny(usage, SYMMETRIZE_PHASE, r);
+        return r.value;
     }
 
     private static void checkConditional(KnnGraph g, double perplexity) {

@@ -154,6 +154,83 @@ final class TsneAffinitiesGpu {
         return status;
     }
 
+    static final int SYM_THREADS = 128; // include/tsne/affinities.cuh TSNE_SYM_THREADS
+
+    /**
+     * P = (P_cond + P_cond^T) / (2n) on the device (kernels tsne_sym_count, tsne_sym_fill, tsne_sym_sort,
+     * tsne_sym_write): the bits of {@link JointProbabilities#symmetrize} (g holds all n rows). The two exclusive
+     * scans (incoming entries per row, union entries per row) run here on the host ({@link #offsets}).
+     */
+    static SparseRows symmetrize(CudaDevice dev, KnnGraph g, double[] pcond) {
+        final int n = g.n;
+        final int k = g.k;
+        final long nk = (long) n * k;
+        final int grid = (int) Math.max(1, Math.min(dev.multiprocessors() * 8L, (nk + 255) / 256));
+        try (GpuStream s = new GpuStream(dev);
+             DeviceBuffer dIdx = DeviceBuffer.allocate(dev, 4L * nk);
+             DeviceBuffer dP = DeviceBuffer.allocate(dev, 8L * nk);
+             DeviceBuffer dCnt = DeviceBuffer.allocate(dev, 4L * (n + 1));
+             DeviceBuffer dInPtr = DeviceBuffer.allocate(dev, 4L * (n + 1));
+             DeviceBuffer dInCol = DeviceBuffer.allocate(dev, 4L * nk);
+             DeviceBuffer dInVal = DeviceBuffer.allocate(dev, 8L * nk);
+             DeviceBuffer dOrd = DeviceBuffer.allocate(dev, 4L * nk)) {
+            upload(dIdx, g.index, 0, nk, s);
+            cuMemcpyHtoDAsync(dP.pointer(), Pointer.to(pcond), 8L * nk, s.handle());
+            dCnt.zero(s);
+            KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_sym_count", grid, 256, 0, dIdx, nk, dCnt);
+            int[] cnt = new int[n];
+            dCnt.download(cnt, n, s);
+            s.synchronize("tsne_sym_count");
+            int[] inPtr = toInts(offsets(cnt), "incoming affinities");
+            dInPtr.upload(inPtr, s);
+            dCnt.upload(inPtr, 0, n, 0, s); // the fill cursors start at each row's offset
+            KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_sym_fill", grid, 256, 0, dIdx, dP, nk, k, dCnt,
+                    dInCol, dInVal);
+            KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_sym_sort", n, SYM_THREADS, 8 * k, dIdx, k, dInPtr,
+                    dInCol, dInVal, dOrd, dCnt);
+            dCnt.download(cnt, n, s);
+            s.synchronize("tsne_sym_sort");
+            long[] rowPtr = offsets(cnt);
+            int[] rowPtrInt = toInts(rowPtr, "symmetrised affinities");
+            int nnz = rowPtrInt[n];
+            int[] col = new int[nnz];
+            double[] val = new double[nnz];
+            try (DeviceBuffer dRow = DeviceBuffer.allocate(dev, 8L * (n + 1));
+                 DeviceBuffer dCol = DeviceBuffer.allocate(dev, 4L * nnz);
+                 DeviceBuffer dVal = DeviceBuffer.allocate(dev, 8L * nnz)) {
+                dRow.upload(rowPtr, s);
+                KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_sym_write", n, SYM_THREADS, 4 * k, dIdx, dP,
+                        k, dInPtr, dInCol, dInVal, dOrd, dRow, 2.0 * n, dCol, dVal);
+                dCol.download(col, nnz, s);
+                dVal.download(val, nnz, s);
+                s.synchronize("tsne_sym_write");
+            }
+            return new SparseRows(n, 0, n, rowPtrInt, col, val);
+        }
+    }
+
+    /** Exclusive prefix sums of counts (length counts.length + 1). */
+    static long[] offsets(int[] counts) {
+        long[] out = new long[counts.length + 1];
+        for (int i = 0; i < counts.length; i++) {
+            out[i + 1] = out[i] + counts[i];
+        }
+        return out;
+    }
+
+    /** The offsets as ints; more entries than one Java array holds is an error naming what. */
+    static int[] toInts(long[] offsets, String what) {
+        long total = offsets[offsets.length - 1];
+        if (total > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException(total + " " + what + " exceed one Java array; lower k or n");
+        }
+        int[] out = new int[offsets.length];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = (int) offsets[i];
+        }
+        return out;
+    }
+
     /** exp and log of each x on the device (kernel tsne_aff_math), for the twin tests: {exp..., log...}. */
     static double[][] math(CudaDevice dev, double[] x) {
         double[] ex = new double[x.length];

@@ -1,0 +1,93 @@
+package io.sparkgpu.tsne.affinity;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.sparkgpu.cuda.Backend;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** Host side of the GPU symmetrisation (offsets) and the dispatcher's CPU path; the kernels: TsneSymmetrizeGpuTest. */
+class TsneSymmetrizeTest {
+
+    /** n rows, k distinct random neighbours each (never the row); with hub, every row but 0 points to row 0. */
+    static KnnGraph randomGraph(Random r, int n, int k, boolean hub) {
+        int[] index = new int[n * k];
+        float[] dist2 = new float[n * k];
+        for (int i = 0; i < n; i++) {
+            java.util.Set<Integer> used = new java.util.HashSet<>();
+            used.add(i);
+            for (int m = 0; m < k; m++) {
+                int j;
+                if (hub && m == 0 && i != 0) {
+                    j = 0;
+                } else {
+                    do {
+                        j = r.nextInt(Math.min(n, 3 * k + 3)) + (r.nextBoolean() ? 0 : i) ;
+                        j = j % n;
+                    } while (used.contains(j));
+                }
+                used.add(j);
+                index[i * k + m] = j;
+                dist2[i * k + m] = m;
+            }
+        }
+        return new KnnGraph(n, 0, n, k, index, dist2);
+    }
+
+    static double[] randomPcond(Random r, KnnGraph g) {
+        double[] p = new double[g.index.length];
+        for (int e = 0; e < p.length; e++) {
+            p[e] = r.nextInt(10) == 0 ? 0.0 : r.nextDouble() / g.k;
+        }
+        return p;
+    }
+
+    @Test
+    void offsetsAreExclusivePrefixSums() {
+        long[] o = TsneAffinitiesGpu.offsets(new int[] {3, 0, 5, Integer.MAX_VALUE});
+        assertArrayEquals(new long[] {0, 3, 3, 8, 8L + Integer.MAX_VALUE}, o);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> TsneAffinitiesGpu.toInts(o, "symmetrised affinities"));
+        assertTrue(e.getMessage().contains("symmetrised affinities"), e.getMessage());
+        assertArrayEquals(new int[] {0, 3, 3, 8}, TsneAffinitiesGpu.toInts(new long[] {0, 3, 3, 8}, "x"));
+    }
+
+    @Test
+    void dispatcherCpuIsTheTwinAndSymmetric() {
+        Random r = new Random(5);
+        KnnGraph g = randomGraph(r, 200, 7, true);
+        double[] pc = randomPcond(r, g);
+        SparseRows want = JointProbabilities.symmetrize(g, pc);
+        SparseRows got = TsneAffinities.symmetrize(g, pc, Backend.CPU, null);
+        assertArrayEquals(want.rowPtr, got.rowPtr);
+        assertArrayEquals(want.col, got.col);
+        assertArrayEquals(want.val, got.val);
+        // brute force: dense (p + p^T) / 2n
+        int n = g.n;
+        double[][] dense = new double[n][n];
+        boolean[][] has = new boolean[n][n];
+        for (int i = 0; i < n; i++) {
+            for (int m = 0; m < g.k; m++) {
+                int j = g.index[i * g.k + m];
+                dense[i][j] += pc[i * g.k + m];
+                dense[j][i] += pc[i * g.k + m];
+                has[i][j] = true;
+                has[j][i] = true;
+            }
+        }
+        int e = 0;
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < n; j++) {
+                if (has[i][j]) {
+                    assertEquals(j, got.col[e]);
+                    assertEquals(dense[i][j] / (2.0 * n), got.val[e], 0.0);
+                    e++;
+                }
+            }
+            assertEquals(e, got.rowPtr[i + 1]);
+        }
+    }
+}
