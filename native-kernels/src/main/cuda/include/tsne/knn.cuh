@@ -254,11 +254,14 @@ tsne_knn_tile8_idx(const float *__restrict__ q, int nq, const int *__restrict__ 
  * filter provably kept every true neighbour; the host re-runs uncertified queries with tsne_knn_tile8_idx.
  * Host side: TsneAffinitiesGpu.knnTensorCores; the bound's constants: TsneKnnBound (Java, with its derivation).
  *
- * tsne_knn_prep: y = x - mu (float, __fsub_rn), z = tf32(y) (round to nearest, cvt.rna), rows padded with 0 to dp
- *   (a multiple of 8); nrm = (float) sum y^2 (summed in double), mnrm = nrm * cm (float). One thread per row.
+ * tsne_knn_prep: y = x - mu (float, __fsub_rn), zhi = tf32(y) (round to nearest, cvt.rna), zlo = tf32(y - zhi)
+ *   (3xTF32 split), rows padded with 0 to dp (a multiple of 8); nrm = (float) sum y^2 (summed in double),
+ *   mnrm = nrm * cm (float). One thread per row.
  * tsne_knn_tc: the filter. Block of 256 threads owns KQ = 64 queries and walks the references in tiles of 128;
- *   8 warps each compute a 32 x 32 sub-tile of z_q . z_r with nvcuda::wmma m16n16k8 TF32 (dimensions in chunks of
- *   32 staged in shared memory, the query tile resident when it fits), store it to shared memory; then each warp
+ *   8 warps each compute a 32 x 32 sub-tile of y_q . y_r with nvcuda::wmma m16n16k8 TF32 as 3xTF32 (hi.lo + lo.hi +
+ *   hi.hi; one TF32 product would leave an error of 2^-10 ||y_q|| ||y_r||, too coarse to certify clustered data
+ *   whose centres lie far apart), dimensions in chunks of 32 staged in shared memory (the query tile resident
+ *   when it fits), each chunk summed in fresh fragments then added in float; the tile goes to shared memory; then each warp
  *   scores its 8 queries x 128 references: key = (nrm_q + mnrm_r) - 2 dot (float; a non-finite key becomes -inf,
  *   i.e. always kept and never certifying) and inserts keys better than its C-th into the query's list sorted by
  *   (key, index) (tsne_knn_insert with length C). key - c * nrm_q is a lower bound of the squared distance.
@@ -274,8 +277,8 @@ tsne_knn_tile8_idx(const float *__restrict__ q, int nq, const int *__restrict__ 
 #define TSNE_TC_KR 128
 #define TSNE_TC_RLD 36              /* reference staging row stride (32 dims + 4) */
 #define TSNE_TC_DLD 132             /* dot tile row stride (128 + 4) */
-#define TSNE_TC_TILE_FLOATS (TSNE_TC_KR * TSNE_TC_RLD > TSNE_KNN_KQ * TSNE_TC_DLD ? TSNE_TC_KR * TSNE_TC_RLD \
-                                                                                 : TSNE_KNN_KQ * TSNE_TC_DLD)
+#define TSNE_TC_TILE_FLOATS (2 * TSNE_TC_KR * TSNE_TC_RLD > TSNE_KNN_KQ * TSNE_TC_DLD ? 2 * TSNE_TC_KR * TSNE_TC_RLD \
+                                                                                     : TSNE_KNN_KQ * TSNE_TC_DLD)
 
 __device__ __forceinline__ float tsne_tf32_rna(float x) {
     unsigned r;
@@ -284,16 +287,21 @@ __device__ __forceinline__ float tsne_tf32_rna(float x) {
 }
 
 extern "C" __global__ void tsne_knn_prep(const float *__restrict__ x, int rows, int d, const float *__restrict__ mu,
-                                         int dp, float cm, float *__restrict__ z, float *__restrict__ nrm,
-                                         float *__restrict__ mnrm) {
+                                         int dp, float cm, float *__restrict__ zhi, float *__restrict__ zlo,
+                                         float *__restrict__ nrm, float *__restrict__ mnrm) {
     for (int r = blockIdx.x * blockDim.x + threadIdx.x; r < rows; r += gridDim.x * blockDim.x) {
         double s = 0.0;
         for (int t = 0; t < d; t++) {
             float y = __fsub_rn(x[(i64) r * d + t], mu[t]);
             s = __dadd_rn(s, __dmul_rn((double) y, (double) y));
-            z[(i64) r * dp + t] = tsne_tf32_rna(y);
+            float hi = tsne_tf32_rna(y);
+            zhi[(i64) r * dp + t] = hi;
+            zlo[(i64) r * dp + t] = tsne_tf32_rna(__fsub_rn(y, hi)); /* y - hi is exact */
         }
-        for (int t = d; t < dp; t++) z[(i64) r * dp + t] = 0.0f;
+        for (int t = d; t < dp; t++) {
+            zhi[(i64) r * dp + t] = 0.0f;
+            zlo[(i64) r * dp + t] = 0.0f;
+        }
         float n = __double2float_rn(s);
         nrm[r] = n;
         mnrm[r] = __fmul_rn(n, cm);
@@ -308,16 +316,19 @@ extern "C" __global__ void tsne_knn_fill(float *__restrict__ key, int *__restric
 }
 
 extern "C" __global__ void __launch_bounds__(TSNE_KNN_THREADS)
-tsne_knn_tc(const float *__restrict__ zq, const float *__restrict__ nq_, int nq, int qOff,
-            const float *__restrict__ zr, const float *__restrict__ mr, int nr, int rOff, int dp, int C,
+tsne_knn_tc(const float *__restrict__ zq, const float *__restrict__ zqlo, const float *__restrict__ nq_, int nq,
+            int qOff, const float *__restrict__ zr, const float *__restrict__ zrlo, const float *__restrict__ mr,
+            int nr, int rOff, int dp, int C,
             int qResident, float *__restrict__ candK, int *__restrict__ candI) {
     using namespace nvcuda;
     extern __shared__ __align__(128) unsigned char tsne_tc_smem[];
     __shared__ float sn[TSNE_KNN_KQ];
     __shared__ float sm[TSNE_TC_KR];
     const int qld = (qResident ? dp : TSNE_KNN_KD) + 4;
-    float *qs = (float *) tsne_tc_smem;                 /* [KQ][qld] */
-    float *rs = qs + TSNE_KNN_KQ * qld;                 /* [KR][RLD], aliased by ds [KQ][DLD] */
+    float *qs = (float *) tsne_tc_smem;                 /* [KQ][qld] high parts */
+    float *ql = qs + TSNE_KNN_KQ * qld;                 /* [KQ][qld] low parts */
+    float *rs = ql + TSNE_KNN_KQ * qld;                 /* [KR][RLD] high, [KR][RLD] low; aliased by ds [KQ][DLD] */
+    float *rl = rs + TSNE_TC_KR * TSNE_TC_RLD;
     float *ds = rs;
     float *lk = rs + TSNE_TC_TILE_FLOATS;               /* [KQ][C] */
     int *li = (int *) (lk + TSNE_KNN_KQ * C);           /* [KQ][C] */
@@ -347,12 +358,13 @@ tsne_knn_tc(const float *__restrict__ zq, const float *__restrict__ nq_, int nq,
             int row = e / dp;
             int dd = e - row * dp;
             qs[row * qld + dd] = row < qn ? zq[(i64) (q0 + row) * dp + dd] : 0.0f;
+            ql[row * qld + dd] = row < qn ? zqlo[(i64) (q0 + row) * dp + dd] : 0.0f;
         }
     }
 
     for (int r0 = 0; r0 < nr; r0 += TSNE_TC_KR) {
         const int rn = min(TSNE_TC_KR, nr - r0);
-        wmma::fragment<wmma::accumulator, 16, 16, 8, float> acc[2][2];
+        wmma::fragment<wmma::accumulator, 16, 16, 8, float> acc[2][2], part[2][2];
 #pragma unroll
         for (int i = 0; i < 2; i++)
 #pragma unroll
@@ -363,32 +375,59 @@ tsne_knn_tc(const float *__restrict__ zq, const float *__restrict__ nq_, int nq,
             for (int e = tid; e < TSNE_TC_KR * TSNE_KNN_KD; e += TSNE_KNN_THREADS) {
                 int row = e >> 5;
                 int dd = e & 31;
-                if (dd < dl) rs[row * TSNE_TC_RLD + dd] = row < rn ? zr[(i64) (r0 + row) * dp + d0 + dd] : 0.0f;
+                if (dd < dl) {
+                    rs[row * TSNE_TC_RLD + dd] = row < rn ? zr[(i64) (r0 + row) * dp + d0 + dd] : 0.0f;
+                    rl[row * TSNE_TC_RLD + dd] = row < rn ? zrlo[(i64) (r0 + row) * dp + d0 + dd] : 0.0f;
+                }
             }
             if (!qResident) {
                 for (int e = tid; e < TSNE_KNN_KQ * TSNE_KNN_KD; e += TSNE_KNN_THREADS) {
                     int row = e >> 5;
                     int dd = e & 31;
-                    if (dd < dl) qs[row * qld + dd] = row < qn ? zq[(i64) (q0 + row) * dp + d0 + dd] : 0.0f;
+                    if (dd < dl) {
+                        qs[row * qld + dd] = row < qn ? zq[(i64) (q0 + row) * dp + d0 + dd] : 0.0f;
+                        ql[row * qld + dd] = row < qn ? zqlo[(i64) (q0 + row) * dp + d0 + dd] : 0.0f;
+                    }
                 }
             }
             if (d0 == 0 && tid < TSNE_TC_KR) sm[tid] = tid < rn ? mr[r0 + tid] : 0.0f;
             __syncthreads();
             const int qc = qResident ? d0 : 0;
+#pragma unroll
+            for (int i = 0; i < 2; i++)
+#pragma unroll
+                for (int j = 0; j < 2; j++) wmma::fill_fragment(part[i][j], 0.0f);
             for (int kk = 0; kk < dl; kk += 8) {
-                wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> a[2];
-                wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::col_major> b[2];
+                wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> a[2], al[2];
+                wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::col_major> b[2], bl[2];
+#pragma unroll
+                for (int i = 0; i < 2; i++) {
+                    wmma::load_matrix_sync(a[i], qs + (32 * wr + 16 * i) * qld + qc + kk, qld);
+                    wmma::load_matrix_sync(al[i], ql + (32 * wr + 16 * i) * qld + qc + kk, qld);
+                }
+#pragma unroll
+                for (int j = 0; j < 2; j++) {
+                    wmma::load_matrix_sync(b[j], rs + (32 * wc + 16 * j) * TSNE_TC_RLD + kk, TSNE_TC_RLD);
+                    wmma::load_matrix_sync(bl[j], rl + (32 * wc + 16 * j) * TSNE_TC_RLD + kk, TSNE_TC_RLD);
+                }
 #pragma unroll
                 for (int i = 0; i < 2; i++)
-                    wmma::load_matrix_sync(a[i], qs + (32 * wr + 16 * i) * qld + qc + kk, qld);
+#pragma unroll
+                    for (int j = 0; j < 2; j++) { /* 3xTF32: hi.lo + lo.hi + hi.hi (lo.lo dropped) */
+                        wmma::mma_sync(part[i][j], a[i], bl[j], part[i][j]);
+                        wmma::mma_sync(part[i][j], al[i], b[j], part[i][j]);
+                        wmma::mma_sync(part[i][j], a[i], b[j], part[i][j]);
+                    }
+            }
+            /* each 32-dimension chunk is summed by the tensor cores on its own, then added in float (the same
+             * element mapping for fragments of one type), which keeps the accumulation error per chunk */
+#pragma unroll
+            for (int i = 0; i < 2; i++)
 #pragma unroll
                 for (int j = 0; j < 2; j++)
-                    wmma::load_matrix_sync(b[j], rs + (32 * wc + 16 * j) * TSNE_TC_RLD + kk, TSNE_TC_RLD);
 #pragma unroll
-                for (int i = 0; i < 2; i++)
-#pragma unroll
-                    for (int j = 0; j < 2; j++) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
-            }
+                    for (int e = 0; e < acc[i][j].num_elements; e++)
+                        acc[i][j].x[e] = __fadd_rn(acc[i][j].x[e], part[i][j].x[e]);
         }
         __syncthreads(); /* every warp is done with rs before ds (same memory) is written */
 #pragma unroll

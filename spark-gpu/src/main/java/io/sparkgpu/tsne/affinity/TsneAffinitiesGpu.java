@@ -76,6 +76,19 @@ final class TsneAffinitiesGpu {
 
     static KnnGraph knnBlock(CudaDevice dev, float[] query, int queryOffset, int nq, float[] ref, int refOffset,
             int nr, int d, int k, int n) {
+        int c = candidates(k, nr);
+        if (useTensorCores(dev, d, k, c, nr)) {
+            return knnTensorCores(dev, query, queryOffset, nq, ref, refOffset, nr, d, k, n, c);
+        }
+        return knnExact(dev, query, queryOffset, null, nq, ref, refOffset, nr, d, k, n);
+    }
+
+    /**
+     * The exact kernel (tsne_knn_tile / tsne_knn_tile8) on queries queryOffset.. (qIdx null) or on gathered query
+     * rows whose global indices are qIdx (tsne_knn_tile8_idx).
+     */
+    private static KnnGraph knnExact(CudaDevice dev, float[] query, int queryOffset, int[] qIdx, int nq, float[] ref,
+            int refOffset, int nr, int d, int k, int n) {
         int[] index = new int[nq * k];
         float[] dist2 = new float[nq * k];
         Arrays.fill(index, -1);
@@ -94,7 +107,8 @@ final class TsneAffinitiesGpu {
              DeviceBuffer dq = DeviceBuffer.allocate(dev, 4L * qChunk * d);
              DeviceBuffer dr = DeviceBuffer.allocate(dev, 4L * rChunk * d);
              DeviceBuffer dd = DeviceBuffer.allocate(dev, 4L * qChunk * k);
-             DeviceBuffer di = DeviceBuffer.allocate(dev, 4L * qChunk * k)) {
+             DeviceBuffer di = DeviceBuffer.allocate(dev, 4L * qChunk * k);
+             DeviceBuffer dqi = DeviceBuffer.allocate(dev, qIdx == null ? 0 : 4L * qChunk)) {
             boolean refResident = rChunk == nr;
             if (refResident) {
                 upload(dr, ref, 0, (long) nr * d, s);
@@ -102,6 +116,9 @@ final class TsneAffinitiesGpu {
             for (int q0 = 0; q0 < nq; q0 += qChunk) {
                 int qm = Math.min(qChunk, nq - q0);
                 upload(dq, query, (long) q0 * d, (long) qm * d, s);
+                if (qIdx != null) {
+                    upload(dqi, qIdx, q0, qm, s);
+                }
                 upload(dd, dist2, (long) q0 * k, (long) qm * k, s);
                 upload(di, index, (long) q0 * k, (long) qm * k, s);
                 for (int r0 = 0; r0 < nr; r0 += rChunk) {
@@ -109,8 +126,15 @@ final class TsneAffinitiesGpu {
                     if (!refResident) {
                         upload(dr, ref, (long) r0 * d, (long) rm * d, s);
                     }
-                    KernelLauncher.launch(s, TsneAffinities.MODULE, KNN_KERNEL, (qm + KQ - 1) / KQ, KNN_THREADS,
-                            shared, dq, qm, queryOffset + q0, dr, rm, refOffset + r0, d, k, resident ? 1 : 0, dd, di);
+                    if (qIdx == null) {
+                        KernelLauncher.launch(s, TsneAffinities.MODULE, KNN_KERNEL, (qm + KQ - 1) / KQ, KNN_THREADS,
+                                shared, dq, qm, queryOffset + q0, dr, rm, refOffset + r0, d, k, resident ? 1 : 0, dd,
+                                di);
+                    } else {
+                        KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_knn_tile8_idx", (qm + KQ - 1) / KQ,
+                                KNN_THREADS, shared, dq, qm, dqi, dr, rm, refOffset + r0, d, k, resident ? 1 : 0, dd,
+                                di);
+                    }
                     if (!refResident) {
                         s.synchronize("tsne_knn_tile"); // dr is overwritten by the next chunk's upload
                     }
@@ -123,6 +147,186 @@ final class TsneAffinitiesGpu {
             }
         }
         return new KnnGraph(n, queryOffset, nq, k, index, dist2);
+    }
+
+    // ------------------------------------------------------------------ tensor-core kNN (filter + exact re-rank)
+
+    /** System property: {@code false} keeps the exact kernel on every device. */
+    static final boolean TENSOR_CORES = !"false".equals(System.getProperty("sparkgpu.tsne.knnTensorCores"));
+    /** Extra candidates per query beyond k (system property {@code sparkgpu.tsne.knnMargin}; -1: max(16, k / 2)). */
+    static int margin = Integer.getInteger("sparkgpu.tsne.knnMargin", -1);
+    static final int TC_KR = 128;
+    static final int TC_RLD = 36;
+    static final int TC_DLD = 132;
+    // (include/tsne/knn.cuh TSNE_TC_*)
+    /** Queries the last tensor-core kNN call could not certify and re-ran exactly (tests, benchmarks). */
+    static volatile long lastUncertified;
+    /** Queries of the last tensor-core kNN call (0: the exact kernel ran). */
+    static volatile long lastTensorCoreQueries;
+
+    /** Candidates kept per query by the filter. */
+    static int candidates(int k, int nr) {
+        int m = margin >= 0 ? margin : Math.max(16, k / 2);
+        return (int) Math.min((long) k + m, Math.max(k, nr));
+    }
+
+    /** Dynamic shared memory of tsne_knn_tc: query tiles (hi, lo: [64][qDims + 4]), the staging/dot tile, lists. */
+    static long tcSharedBytes(int c, int qDims) {
+        long tile = Math.max(2L * TC_KR * TC_RLD, (long) KQ * TC_DLD);
+        return 4L * (2L * KQ * (qDims + 4) + tile) + 8L * KQ * c;
+    }
+
+    /**
+     * The filter runs on sm_80+ (TF32 tensor cores), with the default 128-reference exact kernel for re-runs, when
+     * its lists fit in shared memory and there are clearly more references than candidates.
+     */
+    static boolean useTensorCores(CudaDevice dev, int d, int k, int c, int nr) {
+        return TENSOR_CORES && RPT == 8 && dev.computeCapability() >= 80 && nr > 2L * c
+                && tcSharedBytes(c, KD) <= dev.maxSharedMemoryOptin() - 1024 - 1024;
+    }
+
+    /** Mean of (at most 4096, evenly strided) reference rows: the filter's centre (any centre gives exact results). */
+    static float[] centre(float[] ref, int nr, int d) {
+        double[] sum = new double[d];
+        int step = Math.max(1, nr / 4096);
+        int cnt = 0;
+        for (int r = 0; r < nr; r += step) {
+            for (int t = 0; t < d; t++) {
+                sum[t] += ref[r * d + t];
+            }
+            cnt++;
+        }
+        float[] mu = new float[d];
+        for (int t = 0; t < d; t++) {
+            mu[t] = (float) (sum[t] / Math.max(1, cnt));
+        }
+        return mu;
+    }
+
+    /**
+     * kNN by the 3xTF32 filter (C candidates per query, tsne_knn_tc), the exact re-rank (tsne_knn_cand_exact,
+     * tsne_knn_final) and an exact re-run of the queries the bound cannot certify ({@link TsneKnnBound}); bitwise
+     * the CPU twin's graph.
+     */
+    static KnnGraph knnTensorCores(CudaDevice dev, float[] query, int queryOffset, int nq, float[] ref, int refOffset,
+            int nr, int d, int k, int n, int c) {
+        final TsneKnnBound b = new TsneKnnBound(d);
+        final int dp = b.dp;
+        final float[] mu = centre(ref, nr, d);
+        final long optin = dev.maxSharedMemoryOptin() - 2048;
+        final boolean resident = tcSharedBytes(c, dp) <= optin;
+        final int shared = (int) tcSharedBytes(c, resident ? dp : KD);
+        int[] index = new int[nq * k];
+        float[] dist2 = new float[nq * k];
+        int[] flag = new int[nq];
+        long qRowBytes = 4L * d + 8L * dp + 8 + 12L * c + 8L * k + 4;
+        int qChunk = (int) Math.min(nq, Math.max(KQ, chunkBytes / qRowBytes / KQ * KQ));
+        long rRowBytes = 4L * d + 8L * dp + 8;
+        int rChunk = (int) Math.min(nr, Math.max(TC_KR, chunkBytes / rRowBytes / TC_KR * TC_KR));
+        final boolean refResident = rChunk == nr;
+        try (GpuStream s = new GpuStream(dev);
+             DeviceBuffer dmu = DeviceBuffer.allocate(dev, 4L * d);
+             DeviceBuffer dxq = DeviceBuffer.allocate(dev, 4L * qChunk * d);
+             DeviceBuffer dzq = DeviceBuffer.allocate(dev, 4L * qChunk * dp);
+             DeviceBuffer dlq = DeviceBuffer.allocate(dev, 4L * qChunk * dp);
+             DeviceBuffer dnq = DeviceBuffer.allocate(dev, 4L * qChunk);
+             DeviceBuffer dmq = DeviceBuffer.allocate(dev, 4L * qChunk);
+             DeviceBuffer dxr = DeviceBuffer.allocate(dev, 4L * rChunk * d);
+             DeviceBuffer dzr = DeviceBuffer.allocate(dev, 4L * rChunk * dp);
+             DeviceBuffer dlr = DeviceBuffer.allocate(dev, 4L * rChunk * dp);
+             DeviceBuffer dnr = DeviceBuffer.allocate(dev, 4L * rChunk);
+             DeviceBuffer dmr = DeviceBuffer.allocate(dev, 4L * rChunk);
+             DeviceBuffer dK = DeviceBuffer.allocate(dev, 4L * qChunk * c);
+             DeviceBuffer dI = DeviceBuffer.allocate(dev, 4L * qChunk * c);
+             DeviceBuffer dD = DeviceBuffer.allocate(dev, 4L * qChunk * c);
+             DeviceBuffer dLD = DeviceBuffer.allocate(dev, 4L * qChunk * k);
+             DeviceBuffer dLI = DeviceBuffer.allocate(dev, 4L * qChunk * k);
+             DeviceBuffer dF = DeviceBuffer.allocate(dev, 4L * qChunk)) {
+            upload(dmu, mu, 0, d, s);
+            if (refResident) {
+                upload(dxr, ref, 0, (long) nr * d, s);
+                prep(s, dxr, nr, d, dmu, dp, b.cm, dzr, dlr, dnr, dmr);
+            }
+            for (int q0 = 0; q0 < nq; q0 += qChunk) {
+                int qm = Math.min(qChunk, nq - q0);
+                upload(dxq, query, (long) q0 * d, (long) qm * d, s);
+                prep(s, dxq, qm, d, dmu, dp, b.cm, dzq, dlq, dnq, dmq);
+                KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_knn_fill", gridFor(dev, (long) qm * c), 256, 0,
+                        dK, dI, (long) qm * c);
+                for (int pass = 0; pass < 2; pass++) { // 0: filter over all reference chunks, 1: exact candidates
+                    for (int r0 = 0; r0 < nr; r0 += rChunk) {
+                        int rm = Math.min(rChunk, nr - r0);
+                        if (!refResident) {
+                            s.synchronize("tsne_knn_tc"); // the previous chunk's kernels are done with dxr/dzr
+                            upload(dxr, ref, (long) r0 * d, (long) rm * d, s);
+                            if (pass == 0) {
+                                prep(s, dxr, rm, d, dmu, dp, b.cm, dzr, dlr, dnr, dmr);
+                            }
+                        }
+                        if (pass == 0) {
+                            KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_knn_tc", (qm + KQ - 1) / KQ,
+                                    KNN_THREADS, shared, dzq, dlq, dnq, qm, queryOffset + q0, dzr, dlr, dmr, rm,
+                                    refOffset + r0, dp, c, resident ? 1 : 0, dK, dI);
+                        } else {
+                            KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_knn_cand_exact",
+                                    gridFor(dev, (long) qm * c), 256, 0, dxq, qm, dxr, rm, refOffset + r0, d, c, dI,
+                                    dD);
+                        }
+                    }
+                }
+                KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_knn_final", (qm + 7) / 8, 256, 0, dK, dI, dD,
+                        dnq, qm, c, k, b.c3, b.g, b.absSlack, dLD, dLI, dF);
+                cuMemcpyDtoHAsync(Pointer.to(dist2).withByteOffset((long) q0 * k * Sizeof.FLOAT), dLD.pointer(),
+                        (long) qm * k * Sizeof.FLOAT, s.handle());
+                cuMemcpyDtoHAsync(Pointer.to(index).withByteOffset((long) q0 * k * Sizeof.INT), dLI.pointer(),
+                        (long) qm * k * Sizeof.INT, s.handle());
+                cuMemcpyDtoHAsync(Pointer.to(flag).withByteOffset((long) q0 * Sizeof.INT), dF.pointer(),
+                        (long) qm * Sizeof.INT, s.handle());
+                s.synchronize("tsne_knn_final");
+            }
+        }
+        int bad = 0;
+        for (int f : flag) {
+            bad += f;
+        }
+        lastTensorCoreQueries = nq;
+        lastUncertified = bad;
+        if (bad > 0) {
+            rerunExact(dev, query, queryOffset, nq, flag, bad, ref, refOffset, nr, d, k, n, index, dist2);
+        }
+        return new KnnGraph(n, queryOffset, nq, k, index, dist2);
+    }
+
+    /** The flagged queries again with the exact kernel (gathered), their rows copied into index/dist2. */
+    private static void rerunExact(CudaDevice dev, float[] query, int queryOffset, int nq, int[] flag, int bad,
+            float[] ref, int refOffset, int nr, int d, int k, int n, int[] index, float[] dist2) {
+        float[] sub = new float[bad * d];
+        int[] gIdx = new int[bad];
+        int[] rows = new int[bad];
+        int f = 0;
+        for (int q = 0; q < nq; q++) {
+            if (flag[q] != 0) {
+                System.arraycopy(query, q * d, sub, f * d, d);
+                gIdx[f] = queryOffset + q;
+                rows[f++] = q;
+            }
+        }
+        KnnGraph g = knnExact(dev, sub, 0, gIdx, bad, ref, refOffset, nr, d, k, n);
+        for (int e = 0; e < bad; e++) {
+            System.arraycopy(g.index, e * k, index, rows[e] * k, k);
+            System.arraycopy(g.dist2, e * k, dist2, rows[e] * k, k);
+        }
+    }
+
+    private static void prep(GpuStream s, DeviceBuffer x, int rows, int d, DeviceBuffer mu, int dp, float cm,
+            DeviceBuffer zhi, DeviceBuffer zlo, DeviceBuffer nrm, DeviceBuffer mnrm) {
+        KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_knn_prep", gridFor(s.device(), rows), 256, 0, x, rows, d,
+                mu, dp, cm, zhi, zlo, nrm, mnrm);
+    }
+
+    /** Grid of a grid-stride kernel of 256 threads over count items. */
+    private static int gridFor(CudaDevice dev, long count) {
+        return (int) Math.max(1, Math.min(dev.multiprocessors() * 16L, (count + 255) / 256));
     }
 
     /** Runs tsne_aff_cond on all rows of g; fills out (rows x k) and returns the per-row status. */
