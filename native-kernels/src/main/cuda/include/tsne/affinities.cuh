@@ -110,8 +110,7 @@ tsne_aff_cond(const float *__restrict__ dist2, int rows, int k, double target, d
  *                    at rowPtr[i] + q + #(own < c) (binary searches).
  * Launch: count/fill grid-stride, 256 threads; sort/write one block of TSNE_SYM_THREADS per row.
  */
-#define TSNE_SYM_THREADS 128
-#define TSNE_SYM_CAP 2048
+/* TSNE_SYM_THREADS, TSNE_SYM_CAP: include/layout/tsne.cuh */
 
 extern "C" __global__ void tsne_sym_count(const int *__restrict__ index, i64 nk, int *__restrict__ cnt) {
     for (i64 e = blockIdx.x * (i64) blockDim.x + threadIdx.x; e < nk; e += (i64) gridDim.x * blockDim.x)

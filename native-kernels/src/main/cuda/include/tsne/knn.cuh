@@ -274,11 +274,7 @@ tsne_knn_tile8_idx(const float *__restrict__ q, int nq, const int *__restrict__ 
  */
 #include <mma.h>
 
-#define TSNE_TC_KR 128
-#define TSNE_TC_RLD 36              /* reference staging row stride (32 dims + 4) */
-#define TSNE_TC_DLD 132             /* dot tile row stride (128 + 4) */
-#define TSNE_TC_TILE_FLOATS (2 * TSNE_TC_KR * TSNE_TC_RLD > TSNE_KNN_KQ * TSNE_TC_DLD ? 2 * TSNE_TC_KR * TSNE_TC_RLD \
-                                                                                     : TSNE_KNN_KQ * TSNE_TC_DLD)
+/* sizes: include/layout/tsne.cuh (TSNE_TC_*) */
 
 __device__ __forceinline__ float tsne_tf32_rna(float x) {
     unsigned r;

@@ -158,7 +158,7 @@ final class TsneAffinitiesGpu {
     static final int TC_KR = 128;
     static final int TC_RLD = 36;
     static final int TC_DLD = 132;
-    // (include/tsne/knn.cuh TSNE_TC_*)
+    // (include/layout/tsne.cuh TSNE_TC_*; AffinityKernelLayout)
     /** Queries the last tensor-core kNN call could not certify and re-ran exactly (tests, benchmarks). */
     static volatile long lastUncertified;
     /** Queries of the last tensor-core kNN call (0: the exact kernel ran). */
@@ -358,7 +358,9 @@ final class TsneAffinitiesGpu {
         return status;
     }
 
-    static final int SYM_THREADS = 128; // include/tsne/affinities.cuh TSNE_SYM_THREADS
+    static final int SYM_THREADS = 128; // include/layout/tsne.cuh TSNE_SYM_THREADS
+    /** Incoming entries of a row the sort keeps in shared memory (more: sorted in global memory, slower). */
+    static final int SYM_CAP = 2048;
 
     /**
      * P = (P_cond + P_cond^T) / (2n) on the device (kernels tsne_sym_count, tsne_sym_fill, tsne_sym_sort,
