@@ -10,6 +10,8 @@ import io.sparkgpu.cuda.KernelLauncher;
 import java.util.Arrays;
 import jcuda.Pointer;
 import jcuda.Sizeof;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * GPU side of {@link TsneAffinities} (kernels {@code tsne_knn_tile}, {@code tsne_aff_cond} of module
@@ -19,6 +21,7 @@ import jcuda.Sizeof;
  * merge there. Results are bitwise those of the CPU twin.
  */
 final class TsneAffinitiesGpu {
+    private static final Logger LOG = LoggerFactory.getLogger(TsneAffinitiesGpu.class);
     static final int KQ = 64;
     /**
      * References per thread of the kNN kernel: 4 (tsne_knn_tile, 64-reference tiles) or 8 (tsne_knn_tile8,
@@ -291,6 +294,8 @@ final class TsneAffinitiesGpu {
         }
         lastTensorCoreQueries = nq;
         lastUncertified = bad;
+        LOG.info("spark-gpu t-SNE kNN on tensor cores (3xTF32 filter, {} candidates for k={}, d={}): {} of {} queries "
+                + "not certified, re-run exactly", c, k, d, bad, nq);
         if (bad > 0) {
             rerunExact(dev, query, queryOffset, nq, flag, bad, ref, refOffset, nr, d, k, n, index, dist2);
         }
