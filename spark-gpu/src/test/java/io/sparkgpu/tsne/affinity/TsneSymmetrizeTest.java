@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sparkgpu.cuda.Backend;
+import io.sparkgpu.cuda.BackendFaults;
+import io.sparkgpu.cuda.BackendUsage;
+import io.sparkgpu.cuda.CudaException;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -89,5 +92,36 @@ class TsneSymmetrizeTest {
             }
             assertEquals(e, got.rowPtr[i + 1]);
         }
+    }
+
+    /** The symmetrisation phase's backend policy: a fault under auto gives the twin's bits, under gpu an error. */
+    @Test
+    void faultsUnderAutoGiveTheTwinAndUnderGpuNameThePhase() {
+        Random r = new Random(6);
+        KnnGraph g = randomGraph(r, 150, 6, false);
+        double[] pc = randomPcond(r, g);
+        SparseRows want = JointProbabilities.symmetrize(g, pc);
+        String phase = TsneAffinities.SYMMETRIZE_PHASE;
+        for (String kind : BackendFaults.KINDS) {
+            try (BackendFaults f = BackendFaults.of(kind, phase)) {
+                BackendUsage u = new BackendUsage();
+                SparseRows got = TsneAffinities.symmetrize(g, pc, Backend.AUTO, u);
+                assertTrue(f.fired() > 0, kind);
+                assertArrayEquals(want.rowPtr, got.rowPtr, kind);
+                assertArrayEquals(want.col, got.col, kind);
+                assertArrayEquals(want.val, got.val, kind);
+                assertEquals("cpu", u.backend(phase), kind + ": " + u);
+                assertTrue(u.fallbackReasons().values().stream().anyMatch(w -> w.contains(phase)), kind + ": " + u);
+            }
+            try (BackendFaults f = BackendFaults.of(kind, phase)) {
+                CudaException e = assertThrows(CudaException.class,
+                        () -> TsneAffinities.symmetrize(g, pc, Backend.GPU, null));
+                assertTrue(e.getMessage().contains(phase) && e.getMessage().contains("injected"), e.getMessage());
+            }
+        }
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> TsneAffinities.symmetrize(
+                new KnnGraph(150, 10, 140, 6, java.util.Arrays.copyOf(g.index, 840), java.util.Arrays.copyOf(g.dist2,
+                        840)), java.util.Arrays.copyOf(pc, 840), Backend.CPU, null));
+        assertTrue(e.getMessage().contains("all n=150 rows"), e.getMessage());
     }
 }
