@@ -58,6 +58,50 @@ __device__ __forceinline__ void tsne_knn_insert(float *ld, int *li, int k, float
     __syncwarp();
 }
 
+/* The warp offers its 32 lanes' pairs (cd, ci) where cand holds to the sorted list ld/li of length len, one at a
+ * time in lane order (each checked again against the current last entry (wd, wi), which it keeps up to date). */
+__device__ __forceinline__ void tsne_knn_offer(float *ld, int *li, int len, float cd, int ci, bool cand, float &wd,
+                                               int &wi, int lane) {
+    unsigned mask = __ballot_sync(FULL_MASK, cand);
+    while (mask) {
+        int src = __ffs(mask) - 1;
+        mask &= mask - 1;
+        float bd = __shfl_sync(FULL_MASK, cd, src);
+        int bi = __shfl_sync(FULL_MASK, ci, src);
+        if (tsne_knn_before(bd, bi, wd, wi)) {
+            tsne_knn_insert(ld, li, len, bd, bi, lane);
+            wd = ld[len - 1];
+            wi = li[len - 1];
+        }
+    }
+}
+
+/* A block's KQ lists of length len from global memory (rows q0.. of listD/listI; rows past qn padded with
+ * (+inf, -1)) into shared ld/li, and (store) back. */
+__device__ __forceinline__ void tsne_knn_lists_load(float *ld, int *li, const float *listD, const int *listI, int q0,
+                                                    int qn, int len) {
+    for (int e = threadIdx.x; e < TSNE_KNN_KQ * len; e += TSNE_KNN_THREADS) {
+        int qq = e / len;
+        if (qq < qn) {
+            i64 g = (i64) (q0 + qq) * len + (e - qq * len);
+            ld[e] = listD[g];
+            li[e] = listI[g];
+        } else {
+            ld[e] = __int_as_float(0x7F800000);
+            li[e] = -1;
+        }
+    }
+}
+
+__device__ __forceinline__ void tsne_knn_lists_store(const float *ld, const int *li, float *listD, int *listI, int q0,
+                                                     int qn, int len) {
+    for (int e = threadIdx.x; e < qn * len; e += TSNE_KNN_THREADS) {
+        i64 g = (i64) q0 * len + e;
+        listD[g] = ld[e];
+        listI[g] = li[e];
+    }
+}
+
 /* RPT references per thread: the reference tile is KR = 16 RPT wide (RPT = 4 or 8). */
 template <int RPT>
 __device__ __forceinline__ void tsne_knn_body(const float *__restrict__ q, int nq, int qOff,
@@ -82,17 +126,7 @@ __device__ __forceinline__ void tsne_knn_body(const float *__restrict__ q, int n
     const int q0 = blockIdx.x * TSNE_KNN_KQ;
     const int qn = min(TSNE_KNN_KQ, nq - q0);
 
-    for (int e = tid; e < TSNE_KNN_KQ * k; e += TSNE_KNN_THREADS) {
-        int qq = e / k;
-        if (qq < qn) {
-            i64 g = (i64) (q0 + qq) * k + (e - qq * k);
-            ld[e] = listD[g];
-            li[e] = listI[g];
-        } else {
-            ld[e] = __int_as_float(0x7F800000);
-            li[e] = -1;
-        }
-    }
+    tsne_knn_lists_load(ld, li, listD, listI, q0, qn, k);
     if (tid < TSNE_KNN_KQ) qflag[tid] = 0;
     if (qResident) {
         for (int d0 = 0; d0 < d; d0 += TSNE_KNN_KD) {
@@ -196,29 +230,14 @@ __device__ __forceinline__ void tsne_knn_body(const float *__restrict__ q, int n
                 int gi = rOff + r0 + c;
                 float dc = ds[qq * KNN_DS + c];
                 bool cand = c < rn && gi != self && tsne_knn_before(dc, gi, wd, wi);
-                unsigned mask = __ballot_sync(FULL_MASK, cand);
-                while (mask) {
-                    int src = __ffs(mask) - 1;
-                    mask &= mask - 1;
-                    float cd = __shfl_sync(FULL_MASK, dc, src);
-                    int ci = __shfl_sync(FULL_MASK, gi, src);
-                    if (tsne_knn_before(cd, ci, wd, wi)) {
-                        tsne_knn_insert(lqd, lqi, k, cd, ci, lane);
-                        wd = lqd[k - 1];
-                        wi = lqi[k - 1];
-                    }
-                }
+                tsne_knn_offer(lqd, lqi, k, dc, gi, cand, wd, wi, lane);
             }
             __syncwarp();
             if (lane == 0) qflag[qq] = 0;
         }
     }
     __syncthreads();
-    for (int e = tid; e < qn * k; e += TSNE_KNN_THREADS) {
-        i64 g = (i64) q0 * k + e;
-        listD[g] = ld[e];
-        listI[g] = li[e];
-    }
+    tsne_knn_lists_store(ld, li, listD, listI, q0, qn, k);
 }
 
 extern "C" __global__ void __launch_bounds__(TSNE_KNN_THREADS)
@@ -282,6 +301,21 @@ __device__ __forceinline__ float tsne_tf32_rna(float x) {
     return __uint_as_float(r);
 }
 
+/* Stages dimensions d0..d0+dl of rows row0..row0+rows (high and low parts; rows past valid as zeros) into
+ * hi/lo [rows][ld] in shared memory, by the whole block. */
+__device__ __forceinline__ void tsne_tc_stage(float *hi, float *lo, int ld, const float *__restrict__ zhi,
+                                              const float *__restrict__ zlo, int row0, int rows, int valid, int dp,
+                                              int d0, int dl) {
+    for (int e = threadIdx.x; e < rows * TSNE_KNN_KD; e += TSNE_KNN_THREADS) {
+        int row = e >> 5;
+        int dd = e & 31;
+        if (dd < dl) {
+            hi[row * ld + dd] = row < valid ? zhi[(i64) (row0 + row) * dp + d0 + dd] : 0.0f;
+            lo[row * ld + dd] = row < valid ? zlo[(i64) (row0 + row) * dp + d0 + dd] : 0.0f;
+        }
+    }
+}
+
 extern "C" __global__ void tsne_knn_prep(const float *__restrict__ x, int rows, int d, const float *__restrict__ mu,
                                          int dp, float cm, float *__restrict__ zhi, float *__restrict__ zlo,
                                          float *__restrict__ nrm, float *__restrict__ mnrm) {
@@ -337,17 +371,7 @@ tsne_knn_tc(const float *__restrict__ zq, const float *__restrict__ zqlo, const 
     const int q0 = blockIdx.x * TSNE_KNN_KQ;
     const int qn = min(TSNE_KNN_KQ, nq - q0);
 
-    for (int e = tid; e < TSNE_KNN_KQ * C; e += TSNE_KNN_THREADS) {
-        int qq = e / C;
-        if (qq < qn) {
-            i64 g = (i64) (q0 + qq) * C + (e - qq * C);
-            lk[e] = candK[g];
-            li[e] = candI[g];
-        } else {
-            lk[e] = __int_as_float(0x7F800000);
-            li[e] = -1;
-        }
-    }
+    tsne_knn_lists_load(lk, li, candK, candI, q0, qn, C);
     if (tid < TSNE_KNN_KQ) sn[tid] = tid < qn ? nq_[q0 + tid] : 0.0f;
     if (qResident) {
         for (int e = tid; e < TSNE_KNN_KQ * dp; e += TSNE_KNN_THREADS) {
@@ -368,24 +392,8 @@ tsne_knn_tc(const float *__restrict__ zq, const float *__restrict__ zqlo, const 
         for (int d0 = 0; d0 < dp; d0 += TSNE_KNN_KD) {
             const int dl = min(TSNE_KNN_KD, dp - d0); /* a multiple of 8 */
             __syncthreads();
-            for (int e = tid; e < TSNE_TC_KR * TSNE_KNN_KD; e += TSNE_KNN_THREADS) {
-                int row = e >> 5;
-                int dd = e & 31;
-                if (dd < dl) {
-                    rs[row * TSNE_TC_RLD + dd] = row < rn ? zr[(i64) (r0 + row) * dp + d0 + dd] : 0.0f;
-                    rl[row * TSNE_TC_RLD + dd] = row < rn ? zrlo[(i64) (r0 + row) * dp + d0 + dd] : 0.0f;
-                }
-            }
-            if (!qResident) {
-                for (int e = tid; e < TSNE_KNN_KQ * TSNE_KNN_KD; e += TSNE_KNN_THREADS) {
-                    int row = e >> 5;
-                    int dd = e & 31;
-                    if (dd < dl) {
-                        qs[row * qld + dd] = row < qn ? zq[(i64) (q0 + row) * dp + d0 + dd] : 0.0f;
-                        ql[row * qld + dd] = row < qn ? zqlo[(i64) (q0 + row) * dp + d0 + dd] : 0.0f;
-                    }
-                }
-            }
+            tsne_tc_stage(rs, rl, TSNE_TC_RLD, zr, zrlo, r0, TSNE_TC_KR, rn, dp, d0, dl);
+            if (!qResident) tsne_tc_stage(qs, ql, qld, zq, zqlo, q0, TSNE_KNN_KQ, qn, dp, d0, dl);
             if (d0 == 0 && tid < TSNE_TC_KR) sm[tid] = tid < rn ? mr[r0 + tid] : 0.0f;
             __syncthreads();
             const int qc = qResident ? d0 : 0;
@@ -447,27 +455,12 @@ tsne_knn_tc(const float *__restrict__ zq, const float *__restrict__ zqlo, const 
                 float key = __fsub_rn(__fadd_rn(ni, sm[c]), __fmul_rn(2.0f, ds[qq * TSNE_TC_DLD + c]));
                 if (!isfinite(key)) key = __int_as_float(0xFF800000);
                 bool cand = c < rn && gi != self && tsne_knn_before(key, gi, wk, wi);
-                unsigned mask = __ballot_sync(FULL_MASK, cand);
-                while (mask) {
-                    int src = __ffs(mask) - 1;
-                    mask &= mask - 1;
-                    float ck = __shfl_sync(FULL_MASK, key, src);
-                    int ci = __shfl_sync(FULL_MASK, gi, src);
-                    if (tsne_knn_before(ck, ci, wk, wi)) {
-                        tsne_knn_insert(lqk, lqi, C, ck, ci, lane);
-                        wk = lqk[C - 1];
-                        wi = lqi[C - 1];
-                    }
-                }
+                tsne_knn_offer(lqk, lqi, C, key, gi, cand, wk, wi, lane);
             }
         }
     }
     __syncthreads();
-    for (int e = tid; e < qn * C; e += TSNE_KNN_THREADS) {
-        i64 g = (i64) q0 * C + e;
-        candK[g] = lk[e];
-        candI[g] = li[e];
-    }
+    tsne_knn_lists_store(lk, li, candK, candI, q0, qn, C);
 }
 
 extern "C" __global__ void tsne_knn_cand_exact(const float *__restrict__ xq, int nq, const float *__restrict__ xr,

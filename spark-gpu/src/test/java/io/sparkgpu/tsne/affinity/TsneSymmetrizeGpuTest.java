@@ -1,7 +1,5 @@
 package io.sparkgpu.tsne.affinity;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-
 import io.sparkgpu.cuda.Backend;
 import io.sparkgpu.testutil.GpuTestSupport;
 import java.util.Random;
@@ -25,7 +23,7 @@ class TsneSymmetrizeGpuTest {
             for (boolean hub : new boolean[] {false, true}) {
                 KnnGraph g = TsneSymmetrizeTest.randomGraph(r, s[0], s[1], hub);
                 double[] pc = TsneSymmetrizeTest.randomPcond(r, g);
-                assertSame(JointProbabilities.symmetrize(g, pc),
+                TsneSymmetrizeTest.assertSame(JointProbabilities.symmetrize(g, pc),
                         TsneAffinities.symmetrize(g, pc, Backend.GPU, null), "n=" + s[0] + " k=" + s[1] + " hub=" + hub);
             }
         }
@@ -34,12 +32,6 @@ class TsneSymmetrizeGpuTest {
         float[] x = TsneAffinitiesTest.data(r, n, d, true);
         KnnGraph g = TsneAffinities.knn(x, n, d, 30, Backend.CPU);
         double[] pc = TsneAffinities.conditional(g, 10, Backend.CPU);
-        assertSame(JointProbabilities.symmetrize(g, pc), TsneAffinities.symmetrize(g, pc, Backend.GPU, null), "kNN");
-    }
-
-    static void assertSame(SparseRows want, SparseRows got, String what) {
-        assertArrayEquals(want.rowPtr, got.rowPtr, what + ": rowPtr");
-        assertArrayEquals(want.col, got.col, what + ": col");
-        assertArrayEquals(want.val, got.val, what + ": val"); // assertArrayEquals on doubles compares bits
+        TsneSymmetrizeTest.assertSame(JointProbabilities.symmetrize(g, pc), TsneAffinities.symmetrize(g, pc, Backend.GPU, null), "kNN");
     }
 }

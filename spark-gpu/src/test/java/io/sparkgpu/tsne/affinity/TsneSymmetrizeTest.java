@@ -48,6 +48,12 @@ class TsneSymmetrizeTest {
         return p;
     }
 
+    static void assertSame(SparseRows want, SparseRows got, String what) {
+        assertArrayEquals(want.rowPtr, got.rowPtr, what + ": rowPtr");
+        assertArrayEquals(want.col, got.col, what + ": col");
+        assertArrayEquals(want.val, got.val, what + ": val"); // assertArrayEquals on doubles compares bits
+    }
+
     @Test
     void offsetsAreExclusivePrefixSums() {
         long[] o = TsneAffinitiesGpu.offsets(new int[] {3, 0, 5, Integer.MAX_VALUE});
@@ -65,9 +71,7 @@ class TsneSymmetrizeTest {
         double[] pc = randomPcond(r, g);
         SparseRows want = JointProbabilities.symmetrize(g, pc);
         SparseRows got = TsneAffinities.symmetrize(g, pc, Backend.CPU, null);
-        assertArrayEquals(want.rowPtr, got.rowPtr);
-        assertArrayEquals(want.col, got.col);
-        assertArrayEquals(want.val, got.val);
+        assertSame(want, got, "cpu");
         // brute force: dense (p + p^T) / 2n
         int n = g.n;
         double[][] dense = new double[n][n];
@@ -107,9 +111,7 @@ class TsneSymmetrizeTest {
                 BackendUsage u = new BackendUsage();
                 SparseRows got = TsneAffinities.symmetrize(g, pc, Backend.AUTO, u);
                 assertTrue(f.fired() > 0, kind);
-                assertArrayEquals(want.rowPtr, got.rowPtr, kind);
-                assertArrayEquals(want.col, got.col, kind);
-                assertArrayEquals(want.val, got.val, kind);
+                assertSame(want, got, kind);
                 assertEquals("cpu", u.backend(phase), kind + ": " + u);
                 assertTrue(u.fallbackReasons().values().stream().anyMatch(w -> w.contains(phase)), kind + ": " + u);
             }
