@@ -25,6 +25,23 @@
     (4 * ((qDims) * TSNE_KNN_QS + TSNE_KNN_KD * TSNE_KNN_RS(rpt) + TSNE_KNN_KQ * TSNE_KNN_DS(rpt))              \
      + 8 * TSNE_KNN_KQ * (k))
 
+/* ---- tensor-core kNN filter (tsne_knn_tc; TsneAffinitiesGpu.TC_*, tcSharedBytes): references per tile (KR), row
+ * pitches (floats) of the reference staging tile (32 dimensions + 4) and of the dot tile (KR + 4). Dynamic shared
+ * memory with qDims query dimensions resident (KD, or d rounded up to 8) and C candidates: query tiles
+ * qs/ql float[KQ][qDims + 4] (high, low TF32 parts), then the larger of the reference tiles rs/rl float[KR][RLD]
+ * and the dot tile float[KQ][DLD] (they share memory), then the lists float[KQ][C] and int[KQ][C]. */
+#define TSNE_TC_KR 128
+#define TSNE_TC_RLD 36
+#define TSNE_TC_DLD 132
+#define TSNE_TC_TILE_FLOATS (2 * TSNE_TC_KR * TSNE_TC_RLD > TSNE_KNN_KQ * TSNE_TC_DLD ? 2 * TSNE_TC_KR * TSNE_TC_RLD \
+                                                                                     : TSNE_KNN_KQ * TSNE_TC_DLD)
+#define TSNE_TC_SHARED_BYTES(c, qDims) (4 * (2 * TSNE_KNN_KQ * ((qDims) + 4) + TSNE_TC_TILE_FLOATS) + 8 * TSNE_KNN_KQ * (c))
+
+/* ---- symmetrisation (tsne_sym_sort, tsne_sym_write: one block per row; TsneAffinitiesGpu.SYM_THREADS): a row's
+ * incoming entries are sorted in shared memory up to SYM_CAP of them, in place in global memory beyond. */
+#define TSNE_SYM_THREADS 128
+#define TSNE_SYM_CAP 2048
+
 /* ---- affinities (tsne_aff_cond): one thread per row, the block's k distances per row staged as float[k][threads]
  * (TsneAffinitiesGpu.AFF_THREADS, affSharedBytes). */
 #define TSNE_AFF_THREADS 64

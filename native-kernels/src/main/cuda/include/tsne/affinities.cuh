@@ -87,3 +87,165 @@ tsne_aff_cond(const float *__restrict__ dist2, int rows, int k, double target, d
     }
     status[r0 + t] = st;
 }
+
+/*
+ * Symmetrisation P = (P_cond + P_cond^T) / (2n) on the device (kernels tsne_sym_*). CPU twin:
+ * JointProbabilities.symmetrize; host side: TsneAffinitiesGpu.symmetrize.
+ *
+ * Input: the kNN graph of all n rows, index int[n*k] (distinct neighbours per row, never the row itself) and
+ * pcond double[n*k]. Row i of P is the union, by ascending column, of its own entries (index[i*k+m], pcond[i*k+m])
+ * and its incoming entries (j, pcond[j*k+m]) for every j with index[j*k+m] == i; a column present in both holds
+ * own + incoming (__dadd_rn), and every value is divided by 2n (__ddiv_rn): the twin's two correctly rounded
+ * operations, so the same bits. No floating-point value is ever accumulated, so order only matters for where an
+ * entry lands, and that is fixed by the column (columns of a row are distinct):
+ *   tsne_sym_count   in-degree of every row (integer atomics: exact).            [host: exclusive scan -> inPtr]
+ *   tsne_sym_fill    incoming entries into inCol/inVal at inPtr[i] + an atomic cursor (order within a row
+ *                    arbitrary, fixed by the next kernel).
+ *   tsne_sym_sort    one block per row: sorts the row's incoming entries by column (bitonic, ascending-only
+ *                    network, shared memory up to TSNE_SYM_CAP entries, else in place in global memory), sorts the
+ *                    own slots by column into ownOrd (slot numbers m), and counts the union: k + in - common.
+ *                                                                                 [host: exclusive scan -> rowPtr]
+ *   tsne_sym_write   one block per row: an own entry with column c at sorted place p lands at
+ *                    rowPtr[i] + p + #(incoming < c); an incoming entry absent from the own ones at place q lands
+ *                    at rowPtr[i] + q + #(own < c) (binary searches).
+ * Launch: count/fill grid-stride, 256 threads; sort/write one block of TSNE_SYM_THREADS per row.
+ */
+/* TSNE_SYM_THREADS, TSNE_SYM_CAP: include/layout/tsne.cuh */
+
+extern "C" __global__ void tsne_sym_count(const int *__restrict__ index, i64 nk, int *__restrict__ cnt) {
+    for (i64 e = blockIdx.x * (i64) blockDim.x + threadIdx.x; e < nk; e += (i64) gridDim.x * blockDim.x)
+        atomicAdd(&cnt[index[e]], 1);
+}
+
+extern "C" __global__ void tsne_sym_fill(const int *__restrict__ index, const double *__restrict__ pcond, i64 nk,
+                                         int k, int *__restrict__ cursor, int *__restrict__ inCol,
+                                         double *__restrict__ inVal) {
+    for (i64 e = blockIdx.x * (i64) blockDim.x + threadIdx.x; e < nk; e += (i64) gridDim.x * blockDim.x) {
+        int at = atomicAdd(&cursor[index[e]], 1);
+        inCol[at] = (int) (e / k);
+        inVal[at] = pcond[e];
+    }
+}
+
+/* Ascending bitonic sort of key[0..len) (distinct keys) carrying val, by the whole block; positions >= len are
+ * virtual +infinity: every compare-exchange puts the smaller key at the lower position, so pairs reaching past
+ * len are skipped. */
+template <typename V>
+__device__ void tsne_sym_bitonic(int *key, V *val, int len) {
+    int p = 1;
+    while (p < len) p <<= 1;
+    for (int size = 2; size <= p; size <<= 1) {
+        const int half = size >> 1;
+        for (int t = threadIdx.x; t < (p >> 1); t += blockDim.x) {
+            int i = (t / half) * size + (t % half);
+            int j = (t / half) * size + size - 1 - (t % half);
+            if (j < len && key[i] > key[j]) {
+                int kk = key[i]; key[i] = key[j]; key[j] = kk;
+                V vv = val[i]; val[i] = val[j]; val[j] = vv;
+            }
+        }
+        __syncthreads();
+        for (int stride = half >> 1; stride > 0; stride >>= 1) {
+            for (int t = threadIdx.x; t < (p >> 1); t += blockDim.x) {
+                int i = (t / stride) * 2 * stride + (t % stride);
+                int j = i + stride;
+                if (j < len && key[i] > key[j]) {
+                    int kk = key[i]; key[i] = key[j]; key[j] = kk;
+                    V vv = val[i]; val[i] = val[j]; val[j] = vv;
+                }
+            }
+            __syncthreads();
+        }
+    }
+}
+
+/* First position in the ascending a[0..len) whose value is >= c. */
+__device__ __forceinline__ int tsne_sym_lower(const int *a, int len, int c) {
+    int lo = 0, hi = len;
+    while (lo < hi) {
+        int mid = (lo + hi) >> 1;
+        if (a[mid] < c) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+/* Dynamic shared memory: 4 * 2k bytes (own columns and slots). */
+extern "C" __global__ void __launch_bounds__(TSNE_SYM_THREADS)
+tsne_sym_sort(const int *__restrict__ index, int k, const int *__restrict__ inPtr, int *__restrict__ inCol,
+              double *__restrict__ inVal, int *__restrict__ ownOrd, int *__restrict__ outCnt) {
+    __shared__ int sKey[TSNE_SYM_CAP];
+    __shared__ double sVal[TSNE_SYM_CAP];
+    __shared__ int common;
+    extern __shared__ __align__(16) int tsne_sym_smem[];
+    int *oCol = tsne_sym_smem;
+    int *oSlot = oCol + k;
+    const int i = blockIdx.x;
+    const i64 b = inPtr[i];
+    const int len = inPtr[i + 1] - inPtr[i];
+    if (threadIdx.x == 0) common = 0;
+    for (int m = threadIdx.x; m < k; m += blockDim.x) {
+        oCol[m] = index[(i64) i * k + m];
+        oSlot[m] = m;
+    }
+    if (len <= TSNE_SYM_CAP) {
+        for (int e = threadIdx.x; e < len; e += blockDim.x) {
+            sKey[e] = inCol[b + e];
+            sVal[e] = inVal[b + e];
+        }
+    }
+    __syncthreads();
+    tsne_sym_bitonic<int>(oCol, oSlot, k);
+    const int *sorted;
+    if (len <= TSNE_SYM_CAP) {
+        tsne_sym_bitonic<double>(sKey, sVal, len);
+        for (int e = threadIdx.x; e < len; e += blockDim.x) {
+            inCol[b + e] = sKey[e];
+            inVal[b + e] = sVal[e];
+        }
+        sorted = sKey;
+    } else {
+        tsne_sym_bitonic<double>(inCol + b, inVal + b, len);
+        sorted = inCol + b;
+    }
+    __syncthreads();
+    int mine = 0;
+    for (int m = threadIdx.x; m < k; m += blockDim.x) {
+        ownOrd[(i64) i * k + m] = oSlot[m];
+        int at = tsne_sym_lower(sorted, len, oCol[m]);
+        if (at < len && sorted[at] == oCol[m]) mine++;
+    }
+    if (mine) atomicAdd(&common, mine);
+    __syncthreads();
+    if (threadIdx.x == 0) outCnt[i] = k + len - common;
+}
+
+/* Dynamic shared memory: 4 * k bytes (own columns in ascending order). */
+extern "C" __global__ void __launch_bounds__(TSNE_SYM_THREADS)
+tsne_sym_write(const int *__restrict__ index, const double *__restrict__ pcond, int k, const int *__restrict__ inPtr,
+               const int *__restrict__ inCol, const double *__restrict__ inVal, const int *__restrict__ ownOrd,
+               const i64 *__restrict__ rowPtr, double scale, int *__restrict__ col, double *__restrict__ val) {
+    extern __shared__ __align__(16) int tsne_sym_smem[];
+    int *oCol = tsne_sym_smem;
+    const int i = blockIdx.x;
+    const i64 b = inPtr[i];
+    const int len = inPtr[i + 1] - inPtr[i];
+    const i64 out = rowPtr[i];
+    for (int p = threadIdx.x; p < k; p += blockDim.x) oCol[p] = index[(i64) i * k + ownOrd[(i64) i * k + p]];
+    __syncthreads();
+    for (int p = threadIdx.x; p < k; p += blockDim.x) {
+        const int m = ownOrd[(i64) i * k + p];
+        const int c = oCol[p];
+        double v = pcond[(i64) i * k + m];
+        int at = tsne_sym_lower(inCol + b, len, c);
+        if (at < len && inCol[b + at] == c) v = __dadd_rn(v, inVal[b + at]);
+        col[out + p + at] = c;
+        val[out + p + at] = __ddiv_rn(v, scale);
+    }
+    for (int q = threadIdx.x; q < len; q += blockDim.x) {
+        const int c = inCol[b + q];
+        int at = tsne_sym_lower(oCol, k, c);
+        if (at < k && oCol[at] == c) continue;
+        col[out + q + at] = c;
+        val[out + q + at] = __ddiv_rn(inVal[b + q], scale);
+    }
+}

@@ -58,11 +58,55 @@ __device__ __forceinline__ void tsne_knn_insert(float *ld, int *li, int k, float
     __syncwarp();
 }
 
+/* The warp offers its 32 lanes' pairs (cd, ci) where cand holds to the sorted list ld/li of length len, one at a
+ * time in lane order (each checked again against the current last entry (wd, wi), which it keeps up to date). */
+__device__ __forceinline__ void tsne_knn_offer(float *ld, int *li, int len, float cd, int ci, bool cand, float &wd,
+                                               int &wi, int lane) {
+    unsigned mask = __ballot_sync(FULL_MASK, cand);
+    while (mask) {
+        int src = __ffs(mask) - 1;
+        mask &= mask - 1;
+        float bd = __shfl_sync(FULL_MASK, cd, src);
+        int bi = __shfl_sync(FULL_MASK, ci, src);
+        if (tsne_knn_before(bd, bi, wd, wi)) {
+            tsne_knn_insert(ld, li, len, bd, bi, lane);
+            wd = ld[len - 1];
+            wi = li[len - 1];
+        }
+    }
+}
+
+/* A block's KQ lists of length len from global memory (rows q0.. of listD/listI; rows past qn padded with
+ * (+inf, -1)) into shared ld/li, and (store) back. */
+__device__ __forceinline__ void tsne_knn_lists_load(float *ld, int *li, const float *listD, const int *listI, int q0,
+                                                    int qn, int len) {
+    for (int e = threadIdx.x; e < TSNE_KNN_KQ * len; e += TSNE_KNN_THREADS) {
+        int qq = e / len;
+        if (qq < qn) {
+            i64 g = (i64) (q0 + qq) * len + (e - qq * len);
+            ld[e] = listD[g];
+            li[e] = listI[g];
+        } else {
+            ld[e] = __int_as_float(0x7F800000);
+            li[e] = -1;
+        }
+    }
+}
+
+__device__ __forceinline__ void tsne_knn_lists_store(const float *ld, const int *li, float *listD, int *listI, int q0,
+                                                     int qn, int len) {
+    for (int e = threadIdx.x; e < qn * len; e += TSNE_KNN_THREADS) {
+        i64 g = (i64) q0 * len + e;
+        listD[g] = ld[e];
+        listI[g] = li[e];
+    }
+}
+
 /* RPT references per thread: the reference tile is KR = 16 RPT wide (RPT = 4 or 8). */
 template <int RPT>
 __device__ __forceinline__ void tsne_knn_body(const float *__restrict__ q, int nq, int qOff,
         const float *__restrict__ ref, int nr, int rOff, int d, int k, int qResident, float *__restrict__ listD,
-        int *__restrict__ listI, unsigned char *tsne_knn_smem, int *qflag) {
+        int *__restrict__ listI, unsigned char *tsne_knn_smem, int *qflag, const int *__restrict__ qIdx) {
     constexpr int KNN_KR = TSNE_KNN_KR(RPT);
     constexpr int KNN_RS = TSNE_KNN_RS(RPT);
     constexpr int KNN_DS = TSNE_KNN_DS(RPT);
@@ -82,17 +126,7 @@ __device__ __forceinline__ void tsne_knn_body(const float *__restrict__ q, int n
     const int q0 = blockIdx.x * TSNE_KNN_KQ;
     const int qn = min(TSNE_KNN_KQ, nq - q0);
 
-    for (int e = tid; e < TSNE_KNN_KQ * k; e += TSNE_KNN_THREADS) {
-        int qq = e / k;
-        if (qq < qn) {
-            i64 g = (i64) (q0 + qq) * k + (e - qq * k);
-            ld[e] = listD[g];
-            li[e] = listI[g];
-        } else {
-            ld[e] = __int_as_float(0x7F800000);
-            li[e] = -1;
-        }
-    }
+    tsne_knn_lists_load(ld, li, listD, listI, q0, qn, k);
     if (tid < TSNE_KNN_KQ) qflag[tid] = 0;
     if (qResident) {
         for (int d0 = 0; d0 < d; d0 += TSNE_KNN_KD) {
@@ -164,7 +198,7 @@ __device__ __forceinline__ void tsne_knn_body(const float *__restrict__ q, int n
             const int qq = 4 * ty + i;
             const float wd = ld[qq * k + k - 1];
             const int wi = li[qq * k + k - 1];
-            const int self = qOff + q0 + qq;
+            const int self = qIdx ? (qq < qn ? qIdx[q0 + qq] : -1) : qOff + q0 + qq;
             bool any = false;
 #pragma unroll
             for (int j = 0; j < RPT; j++) {
@@ -187,7 +221,7 @@ __device__ __forceinline__ void tsne_knn_body(const float *__restrict__ q, int n
             if (!qflag[qq]) continue;
             float *lqd = ld + qq * k;
             int *lqi = li + qq * k;
-            const int self = qOff + q0 + qq;
+            const int self = qIdx ? qIdx[q0 + qq] : qOff + q0 + qq;
             float wd = lqd[k - 1];
             int wi = lqi[k - 1];
 #pragma unroll
@@ -196,29 +230,14 @@ __device__ __forceinline__ void tsne_knn_body(const float *__restrict__ q, int n
                 int gi = rOff + r0 + c;
                 float dc = ds[qq * KNN_DS + c];
                 bool cand = c < rn && gi != self && tsne_knn_before(dc, gi, wd, wi);
-                unsigned mask = __ballot_sync(FULL_MASK, cand);
-                while (mask) {
-                    int src = __ffs(mask) - 1;
-                    mask &= mask - 1;
-                    float cd = __shfl_sync(FULL_MASK, dc, src);
-                    int ci = __shfl_sync(FULL_MASK, gi, src);
-                    if (tsne_knn_before(cd, ci, wd, wi)) {
-                        tsne_knn_insert(lqd, lqi, k, cd, ci, lane);
-                        wd = lqd[k - 1];
-                        wi = lqi[k - 1];
-                    }
-                }
+                tsne_knn_offer(lqd, lqi, k, dc, gi, cand, wd, wi, lane);
             }
             __syncwarp();
             if (lane == 0) qflag[qq] = 0;
         }
     }
     __syncthreads();
-    for (int e = tid; e < qn * k; e += TSNE_KNN_THREADS) {
-        i64 g = (i64) q0 * k + e;
-        listD[g] = ld[e];
-        listI[g] = li[e];
-    }
+    tsne_knn_lists_store(ld, li, listD, listI, q0, qn, k);
 }
 
 extern "C" __global__ void __launch_bounds__(TSNE_KNN_THREADS)
@@ -226,7 +245,7 @@ tsne_knn_tile(const float *__restrict__ q, int nq, int qOff, const float *__rest
               int d, int k, int qResident, float *__restrict__ listD, int *__restrict__ listI) {
     extern __shared__ __align__(16) unsigned char tsne_knn_smem[];
     __shared__ int qflag[TSNE_KNN_KQ];
-    tsne_knn_body<4>(q, nq, qOff, ref, nr, rOff, d, k, qResident, listD, listI, tsne_knn_smem, qflag);
+    tsne_knn_body<4>(q, nq, qOff, ref, nr, rOff, d, k, qResident, listD, listI, tsne_knn_smem, qflag, nullptr);
 }
 
 /* The same with 128-reference tiles (4 x 8 distances per thread). */
@@ -235,5 +254,267 @@ tsne_knn_tile8(const float *__restrict__ q, int nq, int qOff, const float *__res
                int d, int k, int qResident, float *__restrict__ listD, int *__restrict__ listI) {
     extern __shared__ __align__(16) unsigned char tsne_knn_smem[];
     __shared__ int qflag[TSNE_KNN_KQ];
-    tsne_knn_body<8>(q, nq, qOff, ref, nr, rOff, d, k, qResident, listD, listI, tsne_knn_smem, qflag);
+    tsne_knn_body<8>(q, nq, qOff, ref, nr, rOff, d, k, qResident, listD, listI, tsne_knn_smem, qflag, nullptr);
+}
+
+/* tsne_knn_tile8 for gathered queries: query row r has global index qIdx[r] (the self it skips); the re-run of
+ * the tensor-core filter's uncertified queries (TsneAffinitiesGpu.knnTensorCores). */
+extern "C" __global__ void __launch_bounds__(TSNE_KNN_THREADS)
+tsne_knn_tile8_idx(const float *__restrict__ q, int nq, const int *__restrict__ qIdx, const float *__restrict__ ref,
+                   int nr, int rOff, int d, int k, int qResident, float *__restrict__ listD, int *__restrict__ listI) {
+    extern __shared__ __align__(16) unsigned char tsne_knn_smem[];
+    __shared__ int qflag[TSNE_KNN_KQ];
+    tsne_knn_body<8>(q, nq, 0, ref, nr, rOff, d, k, qResident, listD, listI, tsne_knn_smem, qflag, qIdx);
+}
+
+/*
+ * Tensor-core kNN (sm_80+): a TF32 FILTER keeps C > k candidates per query, an exact re-rank gives the neighbours
+ * with the bits of tsne_knn_tile8 (the same distance arithmetic), and a certificate per query says whether the
+ * filter provably kept every true neighbour; the host re-runs uncertified queries with tsne_knn_tile8_idx.
+ * Host side: TsneAffinitiesGpu.knnTensorCores; the bound's constants: TsneKnnBound (Java, with its derivation).
+ *
+ * tsne_knn_prep: y = x - mu (float, __fsub_rn), zhi = tf32(y) (round to nearest, cvt.rna), zlo = tf32(y - zhi)
+ *   (3xTF32 split), rows padded with 0 to dp (a multiple of 8); nrm = (float) sum y^2 (summed in double),
+ *   mnrm = nrm * cm (float). One thread per row.
+ * tsne_knn_tc: the filter. Block of 256 threads owns KQ = 64 queries and walks the references in tiles of 128;
+ *   8 warps each compute a 32 x 32 sub-tile of y_q . y_r with nvcuda::wmma m16n16k8 TF32 as 3xTF32 (hi.lo + lo.hi +
+ *   hi.hi; one TF32 product would leave an error of 2^-10 ||y_q|| ||y_r||, too coarse to certify clustered data
+ *   whose centres lie far apart), dimensions in chunks of 32 staged in shared memory (the query tile resident
+ *   when it fits), each chunk summed in fresh fragments then added in float; the tile goes to shared memory; then each warp
+ *   scores its 8 queries x 128 references: key = (nrm_q + mnrm_r) - 2 dot (float; a non-finite key becomes -inf,
+ *   i.e. always kept and never certifying) and inserts keys better than its C-th into the query's list sorted by
+ *   (key, index) (tsne_knn_insert with length C). key - c * nrm_q is a lower bound of the squared distance.
+ *   Shared memory: TsneAffinitiesGpu.tcSharedBytes.
+ * tsne_knn_cand_exact: the exact squared distance (twin arithmetic) of every candidate whose index is in this
+ *   reference chunk [rOff, rOff + nr); one thread per (query, slot).
+ * tsne_knn_final: one warp per query: the rank of every candidate by (exact dist2, index as unsigned, slot), the
+ *   first k into listD/listI (padding (+inf, -1) as tsne_knn_tile8), and flag = 0 when certified:
+ *   the list was never full (every reference is a candidate), or dist2_k < g * (key_C - c3 * nrm_q) - abs (double).
+ */
+#include <mma.h>
+
+/* sizes: include/layout/tsne.cuh (TSNE_TC_*) */
+
+__device__ __forceinline__ float tsne_tf32_rna(float x) {
+    unsigned r;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+    return __uint_as_float(r);
+}
+
+/* Stages dimensions d0..d0+dl of rows row0..row0+rows (high and low parts; rows past valid as zeros) into
+ * hi/lo [rows][ld] in shared memory, by the whole block. */
+__device__ __forceinline__ void tsne_tc_stage(float *hi, float *lo, int ld, const float *__restrict__ zhi,
+                                              const float *__restrict__ zlo, int row0, int rows, int valid, int dp,
+                                              int d0, int dl) {
+    for (int e = threadIdx.x; e < rows * TSNE_KNN_KD; e += TSNE_KNN_THREADS) {
+        int row = e >> 5;
+        int dd = e & 31;
+        if (dd < dl) {
+            hi[row * ld + dd] = row < valid ? zhi[(i64) (row0 + row) * dp + d0 + dd] : 0.0f;
+            lo[row * ld + dd] = row < valid ? zlo[(i64) (row0 + row) * dp + d0 + dd] : 0.0f;
+        }
+    }
+}
+
+extern "C" __global__ void tsne_knn_prep(const float *__restrict__ x, int rows, int d, const float *__restrict__ mu,
+                                         int dp, float cm, float *__restrict__ zhi, float *__restrict__ zlo,
+                                         float *__restrict__ nrm, float *__restrict__ mnrm) {
+    for (int r = blockIdx.x * blockDim.x + threadIdx.x; r < rows; r += gridDim.x * blockDim.x) {
+        double s = 0.0;
+        for (int t = 0; t < d; t++) {
+            float y = __fsub_rn(x[(i64) r * d + t], mu[t]);
+            s = __dadd_rn(s, __dmul_rn((double) y, (double) y));
+            float hi = tsne_tf32_rna(y);
+            zhi[(i64) r * dp + t] = hi;
+            zlo[(i64) r * dp + t] = tsne_tf32_rna(__fsub_rn(y, hi)); /* y - hi is exact */
+        }
+        for (int t = d; t < dp; t++) {
+            zhi[(i64) r * dp + t] = 0.0f;
+            zlo[(i64) r * dp + t] = 0.0f;
+        }
+        float n = __double2float_rn(s);
+        nrm[r] = n;
+        mnrm[r] = __fmul_rn(n, cm);
+    }
+}
+
+extern "C" __global__ void tsne_knn_fill(float *__restrict__ key, int *__restrict__ idx, i64 count) {
+    for (i64 e = blockIdx.x * (i64) blockDim.x + threadIdx.x; e < count; e += (i64) gridDim.x * blockDim.x) {
+        key[e] = __int_as_float(0x7F800000);
+        idx[e] = -1;
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(TSNE_KNN_THREADS)
+tsne_knn_tc(const float *__restrict__ zq, const float *__restrict__ zqlo, const float *__restrict__ nq_, int nq,
+            int qOff, const float *__restrict__ zr, const float *__restrict__ zrlo, const float *__restrict__ mr,
+            int nr, int rOff, int dp, int C,
+            int qResident, float *__restrict__ candK, int *__restrict__ candI) {
+    using namespace nvcuda;
+    extern __shared__ __align__(128) unsigned char tsne_tc_smem[];
+    __shared__ float sn[TSNE_KNN_KQ];
+    __shared__ float sm[TSNE_TC_KR];
+    const int qld = (qResident ? dp : TSNE_KNN_KD) + 4;
+    float *qs = (float *) tsne_tc_smem;                 /* [KQ][qld] high parts */
+    float *ql = qs + TSNE_KNN_KQ * qld;                 /* [KQ][qld] low parts */
+    float *rs = ql + TSNE_KNN_KQ * qld;                 /* [KR][RLD] high, [KR][RLD] low; aliased by ds [KQ][DLD] */
+    float *rl = rs + TSNE_TC_KR * TSNE_TC_RLD;
+    float *ds = rs;
+    float *lk = rs + TSNE_TC_TILE_FLOATS;               /* [KQ][C] */
+    int *li = (int *) (lk + TSNE_KNN_KQ * C);           /* [KQ][C] */
+
+    const int tid = threadIdx.x;
+    const int lane = tid & 31;
+    const int warp = tid >> 5;
+    const int wr = warp & 1;  /* rows 32 wr .. */
+    const int wc = warp >> 1; /* cols 32 wc .. */
+    const int q0 = blockIdx.x * TSNE_KNN_KQ;
+    const int qn = min(TSNE_KNN_KQ, nq - q0);
+
+    tsne_knn_lists_load(lk, li, candK, candI, q0, qn, C);
+    if (tid < TSNE_KNN_KQ) sn[tid] = tid < qn ? nq_[q0 + tid] : 0.0f;
+    if (qResident) {
+        for (int e = tid; e < TSNE_KNN_KQ * dp; e += TSNE_KNN_THREADS) {
+            int row = e / dp;
+            int dd = e - row * dp;
+            qs[row * qld + dd] = row < qn ? zq[(i64) (q0 + row) * dp + dd] : 0.0f;
+            ql[row * qld + dd] = row < qn ? zqlo[(i64) (q0 + row) * dp + dd] : 0.0f;
+        }
+    }
+
+    for (int r0 = 0; r0 < nr; r0 += TSNE_TC_KR) {
+        const int rn = min(TSNE_TC_KR, nr - r0);
+        wmma::fragment<wmma::accumulator, 16, 16, 8, float> acc[2][2], part[2][2];
+#pragma unroll
+        for (int i = 0; i < 2; i++)
+#pragma unroll
+            for (int j = 0; j < 2; j++) wmma::fill_fragment(acc[i][j], 0.0f);
+        for (int d0 = 0; d0 < dp; d0 += TSNE_KNN_KD) {
+            const int dl = min(TSNE_KNN_KD, dp - d0); /* a multiple of 8 */
+            __syncthreads();
+            tsne_tc_stage(rs, rl, TSNE_TC_RLD, zr, zrlo, r0, TSNE_TC_KR, rn, dp, d0, dl);
+            if (!qResident) tsne_tc_stage(qs, ql, qld, zq, zqlo, q0, TSNE_KNN_KQ, qn, dp, d0, dl);
+            if (d0 == 0 && tid < TSNE_TC_KR) sm[tid] = tid < rn ? mr[r0 + tid] : 0.0f;
+            __syncthreads();
+            const int qc = qResident ? d0 : 0;
+#pragma unroll
+            for (int i = 0; i < 2; i++)
+#pragma unroll
+                for (int j = 0; j < 2; j++) wmma::fill_fragment(part[i][j], 0.0f);
+            for (int kk = 0; kk < dl; kk += 8) {
+                wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> a[2], al[2];
+                wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::col_major> b[2], bl[2];
+#pragma unroll
+                for (int i = 0; i < 2; i++) {
+                    wmma::load_matrix_sync(a[i], qs + (32 * wr + 16 * i) * qld + qc + kk, qld);
+                    wmma::load_matrix_sync(al[i], ql + (32 * wr + 16 * i) * qld + qc + kk, qld);
+                }
+#pragma unroll
+                for (int j = 0; j < 2; j++) {
+                    wmma::load_matrix_sync(b[j], rs + (32 * wc + 16 * j) * TSNE_TC_RLD + kk, TSNE_TC_RLD);
+                    wmma::load_matrix_sync(bl[j], rl + (32 * wc + 16 * j) * TSNE_TC_RLD + kk, TSNE_TC_RLD);
+                }
+#pragma unroll
+                for (int i = 0; i < 2; i++)
+#pragma unroll
+                    for (int j = 0; j < 2; j++) { /* 3xTF32: hi.lo + lo.hi + hi.hi (lo.lo dropped) */
+                        wmma::mma_sync(part[i][j], a[i], bl[j], part[i][j]);
+                        wmma::mma_sync(part[i][j], al[i], b[j], part[i][j]);
+                        wmma::mma_sync(part[i][j], a[i], b[j], part[i][j]);
+                    }
+            }
+            /* each 32-dimension chunk is summed by the tensor cores on its own, then added in float (the same
+             * element mapping for fragments of one type), which keeps the accumulation error per chunk */
+#pragma unroll
+            for (int i = 0; i < 2; i++)
+#pragma unroll
+                for (int j = 0; j < 2; j++)
+#pragma unroll
+                    for (int e = 0; e < acc[i][j].num_elements; e++)
+                        acc[i][j].x[e] = __fadd_rn(acc[i][j].x[e], part[i][j].x[e]);
+        }
+        __syncthreads(); /* every warp is done with rs before ds (same memory) is written */
+#pragma unroll
+        for (int i = 0; i < 2; i++)
+#pragma unroll
+            for (int j = 0; j < 2; j++)
+                wmma::store_matrix_sync(ds + (32 * wr + 16 * i) * TSNE_TC_DLD + 32 * wc + 16 * j, acc[i][j],
+                                        TSNE_TC_DLD, wmma::mem_row_major);
+        __syncthreads();
+        for (int qq = warp * (TSNE_KNN_KQ / 8); qq < (warp + 1) * (TSNE_KNN_KQ / 8) && qq < qn; qq++) {
+            float *lqk = lk + qq * C;
+            int *lqi = li + qq * C;
+            const int self = qOff + q0 + qq;
+            const float ni = sn[qq];
+            float wk = lqk[C - 1];
+            int wi = lqi[C - 1];
+#pragma unroll
+            for (int part = 0; part < TSNE_TC_KR / 32; part++) {
+                const int c = lane + 32 * part;
+                const int gi = rOff + r0 + c;
+                float key = __fsub_rn(__fadd_rn(ni, sm[c]), __fmul_rn(2.0f, ds[qq * TSNE_TC_DLD + c]));
+                if (!isfinite(key)) key = __int_as_float(0xFF800000);
+                bool cand = c < rn && gi != self && tsne_knn_before(key, gi, wk, wi);
+                tsne_knn_offer(lqk, lqi, C, key, gi, cand, wk, wi, lane);
+            }
+        }
+    }
+    __syncthreads();
+    tsne_knn_lists_store(lk, li, candK, candI, q0, qn, C);
+}
+
+extern "C" __global__ void tsne_knn_cand_exact(const float *__restrict__ xq, int nq, const float *__restrict__ xr,
+                                               int nr, int rOff, int d, int C, const int *__restrict__ candI,
+                                               float *__restrict__ candD) {
+    for (i64 e = blockIdx.x * (i64) blockDim.x + threadIdx.x; e < (i64) nq * C; e += (i64) gridDim.x * blockDim.x) {
+        const int gi = candI[e];
+        if (gi < rOff || gi >= rOff + nr) continue; /* padding (-1) or another reference chunk */
+        const float *a = xq + (e / C) * d;
+        const float *b = xr + (i64) (gi - rOff) * d;
+        float acc = 0.0f;
+        for (int t = 0; t < d; t++) {
+            float diff = __fsub_rn(a[t], b[t]);
+            acc = __fmaf_rn(diff, diff, acc);
+        }
+        candD[e] = acc;
+    }
+}
+
+extern "C" __global__ void tsne_knn_final(const float *__restrict__ candK, const int *__restrict__ candI,
+                                          const float *__restrict__ candD, const float *__restrict__ nq_, int nq,
+                                          int C, int k, double c3, double g, double absSlack,
+                                          float *__restrict__ listD, int *__restrict__ listI, int *__restrict__ flag) {
+    const int lane = threadIdx.x & 31;
+    const int q = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    if (q >= nq) return;
+    const i64 base = (i64) q * C;
+    float kth = 0.0f;
+    for (int s = lane; s < C; s += 32) {
+        const int si = candI[base + s];
+        const float sd = si == -1 ? __int_as_float(0x7F800000) : candD[base + s];
+        int rank = 0;
+        for (int o = 0; o < C; o++) {
+            const int oi = candI[base + o];
+            const float od = oi == -1 ? __int_as_float(0x7F800000) : candD[base + o];
+            rank += od < sd || (od == sd && ((unsigned) oi < (unsigned) si || (oi == si && o < s)));
+        }
+        if (rank < k) {
+            listD[(i64) q * k + rank] = sd;
+            listI[(i64) q * k + rank] = si;
+        }
+        if (rank == k - 1) kth = sd;
+    }
+    /* the lane holding rank k - 1 set kth; the others hold 0 (distances are >= 0): the maximum is the k-th */
+    for (int off = 16; off > 0; off >>= 1) kth = fmaxf(kth, __shfl_xor_sync(FULL_MASK, kth, off));
+    if (lane == 0) {
+        int bad;
+        if (candI[base + C - 1] == -1) {
+            bad = 0; /* never full: every reference of every chunk is a candidate */
+        } else {
+            const double key = (double) candK[base + C - 1];
+            const double rhs = __dsub_rn(__dmul_rn(g, __dsub_rn(key, __dmul_rn(c3, (double) nq_[q]))), absSlack);
+            bad = (double) kth < rhs ? 0 : 1;
+        }
+        flag[q] = bad;
+    }
 }

@@ -45,6 +45,11 @@ public final class TsneEngine {
         return JointProbabilities.symmetrize(g, pcond);
     }
 
+    /** P = (P_cond + P_cond^T) / (2n) on the chosen backend ({@link TsneAffinities#symmetrize}; same bits). */
+    public static SparseRows symmetrize(KnnGraph g, double[] pcond, Backend backend) {
+        return TsneAffinities.symmetrize(g, pcond, backend, null);
+    }
+
     // ------------------------------------------------------------------ initialisation and optimiser
 
     /** The seeded random initial embedding (n x dim, {@link TsneInit#random}). */

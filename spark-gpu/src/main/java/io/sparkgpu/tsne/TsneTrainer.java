@@ -253,7 +253,7 @@ public final class TsneTrainer {
         timings.add(TsneTimings.Phase.KNN, t1 - t0);
         checkDuplicates(g, featuresCol);
         double[] pcond = TsneAffinities.conditional(g, cfg.perplexity, cfg.backend, timings.backends());
-        SparseRows p = JointProbabilities.symmetrize(g, pcond);
+        SparseRows p = TsneAffinities.symmetrize(g, pcond, cfg.backend, timings.backends());
         timings.add(TsneTimings.Phase.AFFINITIES, System.nanoTime() - t1);
         return p;
     }

@@ -21,7 +21,7 @@ public final class JointProbabilities {
      * a missing conditional counting as 0. Columns strictly increasing per row; exactly symmetric (a + b = b + a
      * in IEEE arithmetic); sums to 1 up to rounding. g must hold all n rows.
      */
-    public static SparseRows symmetrize(KnnGraph g, double[] pcond) {
+    static void checkSymmetrize(KnnGraph g, double[] pcond) {
         if (g.rowOffset != 0 || g.rows != g.n) {
             throw new IllegalArgumentException("symmetrize needs the graph of all n=" + g.n + " rows, got rows ["
                     + g.rowOffset + ", +" + g.rows + ")");
@@ -29,6 +29,16 @@ public final class JointProbabilities {
         if (pcond.length != g.index.length) {
             throw new IllegalArgumentException("pcond has " + pcond.length + " entries, graph has " + g.index.length);
         }
+    }
+
+    /**
+     * P = (P_cond + P_cond^T) / (2n) as one slice holding all n rows: entry (i, j) is (p_{j|i} + p_{i|j}) / (2n),
+     * a missing conditional counting as 0. Columns strictly increasing per row; exactly symmetric (a + b = b + a
+     * in IEEE arithmetic); sums to 1 up to rounding. g must hold all n rows. (The CPU twin of
+     * {@link TsneAffinities#symmetrize}'s GPU side.)
+     */
+    public static SparseRows symmetrize(KnnGraph g, double[] pcond) {
+        checkSymmetrize(g, pcond);
         final int n = g.n;
         final int k = g.k;
         // incoming p_{i|j} for row i = index[j*k+m]: counting sort by target row, in parallel over T chunks of

@@ -19,7 +19,7 @@ import java.util.Arrays;
  * <pre>{@code
  * KnnGraph g = TsneAffinities.knn(x, n, d, k, backend);              // exact kNN, k = TsneConfig.defaultK usually
  * double[] pc = TsneAffinities.conditional(g, perplexity, backend);  // p_{j|i}, rows of g x k
- * SparseRows p = JointProbabilities.symmetrize(g, pc);                // P = (P_cond + P_cond^T) / (2n)
+ * SparseRows p = TsneAffinities.symmetrize(g, pc, backend, null);    // P = (P_cond + P_cond^T) / (2n)
  * }</pre>
  *
  * <h2>Arithmetic (identical on the CPU twin and the GPU)</h2>
@@ -39,7 +39,7 @@ import java.util.Arrays;
  * index: indices compare as unsigned). {@link #conditional} refuses graphs that still hold padding.
  *
  * <h2>Backends</h2>
- * {@code GPU}: the {@code tsne} kernels ({@code tsne_knn_tile8}, {@code tsne_aff_cond}) on the device of the
+ * {@code GPU}: the {@code tsne} kernels on the device of the
  * current Spark task's {@code gpu} resource (else {@code spark.sparkgpu.device}, else 0); {@code CPU}: the Java
  * twin (multi-threaded over rows); {@code AUTO}: the GPU when usable, else the twin, also when the GPU fails part-way
  * ({@link BackendChooser#run}: phases {@value #KNN_PHASE} and {@value #AFFINITIES_PHASE}). Results are bitwise equal.
@@ -47,9 +47,23 @@ import java.util.Arrays;
  * (k &gt; that: {@code AUTO} falls back to the twin with a warning, {@code GPU} throws); inputs are chunked to
  * at most 1 GiB of device memory per chunk of queries and of references.
  *
+ * <h2>GPU kNN kernels</h2>
+ * On sm_80+ (tensor cores) with more than 2C references: a 3xTF32 tensor-core filter ({@code tsne_knn_tc}) keeps
+ * C = k + max(16, k/2) candidates per query (system property {@code sparkgpu.tsne.knnMargin} sets C - k) ranked by
+ * a key whose error bound ({@link TsneKnnBound}) makes key - c ||y_q||^2 a lower bound of the squared distance; the
+ * candidates are re-ranked with the exact arithmetic above ({@code tsne_knn_cand_exact}, {@code tsne_knn_final}),
+ * and a query whose k-th exact distance is not below the bound for the references left out is re-run with the
+ * exact kernel ({@code tsne_knn_tile8_idx}). So the graph is the twin's, bit for bit, whatever the data; only the
+ * time depends on how many queries the bound certifies (logged). Other devices, or
+ * {@code -Dsparkgpu.tsne.knnTensorCores=false}: the exact kernel ({@code tsne_knn_tile8}) alone.
+ * Symmetrisation ({@link #symmetrize}, phase {@value #SYMMETRIZE_PHASE}) runs as {@code tsne_sym_*}, the same bits
+ * as {@link JointProbabilities#symmetrize}.
+ *
  * <h2>Cost (H100, one GPU; 20 Gaussian clusters, k = 90, perplexity 30)</h2>
- * 70,000 x 784: knn 0.69 s, conditional 0.06 s, symmetrize 0.7 s (CPU, 16 cores). 1,000,000 x 50: knn 7.2 s,
- * conditional 0.7 s, symmetrize 3.7 s. Memory: the graph is 8 n k bytes, P about 1.7 x 12 n k bytes.
+ * Before the tensor-core filter and the GPU symmetrisation: 70,000 x 784: knn 0.69 s, conditional 0.06 s,
+ * symmetrize 0.7 s (CPU, 16 cores). 1,000,000 x 50: knn 7.2 s, conditional 0.7 s, symmetrize 3.7 s (to be measured
+ * again on the GPU host). Memory: the graph is 8 n k bytes, P about 1.7 x 12 n k bytes; the GPU symmetrisation
+ * needs about 40 n k bytes of device memory.
  */
 public final class TsneAffinities {
 
@@ -62,6 +76,8 @@ public final class TsneAffinities {
     public static final String KNN_PHASE = "t-SNE kNN";
 
     public static final String AFFINITIES_PHASE = "t-SNE affinities";
+
+    public static final String SYMMETRIZE_PHASE = "t-SNE symmetrize";
 
     /** Bisection stops when |H - ln(perplexity)| is at most this (H in nats). */
     static final double ENTROPY_TOL = 1e-10;
@@ -265,6 +281,18 @@ public final class TsneAffinities {
             }
         }
         return out;
+    }
+
+    /**
+     * P = (P_cond + P_cond^T) / (2n) (see {@link JointProbabilities#symmetrize}, the CPU twin) on the chosen
+     * backend (phase {@value #SYMMETRIZE_PHASE}); the GPU gives the same bits. g must hold all n rows.
+     */
+    public static SparseRows symmetrize(KnnGraph g, double[] pcond, Backend backend, BackendUsage usage) {
+        JointProbabilities.checkSymmetrize(g, pcond);
+        BackendChooser.Ran<SparseRows> r = BackendChooser.run(backend, MODULE, "tsne_sym_sort", SYMMETRIZE_PHASE,
+                dev -> TsneAffinitiesGpu.symmetrize(dev, g, pcond), () -> JointProbabilities.symmetrize(g, pcond));
+        BackendUsage.recordIfAny(usage, SYMMETRIZE_PHASE, r);
+        return r.value;
     }
 
     private static void checkConditional(KnnGraph g, double perplexity) {

@@ -26,5 +26,16 @@ public final class AffinityKernelLayout {
             assertEquals(h.eval("TSNE_AFF_SHARED_BYTES", k), TsneAffinitiesGpu.affSharedBytes(k));
         }
         h.assertValue("TSNE_AFF_THREADS", TsneAffinitiesGpu.AFF_THREADS);
+        h.assertValue("TSNE_TC_KR", TsneAffinitiesGpu.TC_KR);
+        h.assertValue("TSNE_TC_RLD", TsneAffinitiesGpu.TC_RLD);
+        h.assertValue("TSNE_TC_DLD", TsneAffinitiesGpu.TC_DLD);
+        for (int c : new int[] {17, 135, 300}) {
+            for (int qDims : new int[] {TsneAffinitiesGpu.KD, 8, 56, 784}) {
+                assertEquals(h.eval("TSNE_TC_SHARED_BYTES", c, qDims), TsneAffinitiesGpu.tcSharedBytes(c, qDims),
+                        "tcSharedBytes(" + c + ", " + qDims + ")");
+            }
+        }
+        h.assertValue("TSNE_SYM_THREADS", TsneAffinitiesGpu.SYM_THREADS);
+        h.assertValue("TSNE_SYM_CAP", TsneAffinitiesGpu.SYM_CAP);
     }
 }

@@ -475,7 +475,7 @@ public final class TsneBenchmark {
         KnnGraph g = TsneEngine.knn(data.x, data.n, data.d, cfg.effectiveK(data.n), backend);
         long t1 = System.nanoTime();
         double[] pc = TsneEngine.conditional(g, cfg.perplexity, backend);
-        SparseRows p = TsneEngine.symmetrize(g, pc);
+        SparseRows p = TsneEngine.symmetrize(g, pc, backend);
         long t2 = System.nanoTime();
         double[] y0 = TsneEngine.randomInit(data.n, cfg.dimension, cfg.seed);
         TsneResult res = TsneEngine.optimize(p, y0, cfg, null);
