@@ -30,7 +30,17 @@ public final class ExactRepulsion {
      */
     public static Repulsion repulsion(double[] y, int n, int dim, int rowOffset, int rows, Backend backend,
             BackendUsage usage) {
+        return repulsion(y, n, dim, rowOffset, rows, TsneKernel.STANDARD, backend, usage);
+    }
+
+    /**
+     * {@link #repulsion(double[], int, int, int, int, Backend, BackendUsage)} for the heavy-tailed kernel of
+     * {@code dof} ({@link TsneKernel}): forces sum_j (w_ij / t_ij) (y_i - y_j), z_i = sum_j w_ij.
+     */
+    public static Repulsion repulsion(double[] y, int n, int dim, int rowOffset, int rows, double dof,
+            Backend backend, BackendUsage usage) {
         GridRepulsion.checkDim(dim);
+        io.sparkgpu.tsne.TsneConfig.checkDof(dof);
         if (y == null || y.length < (long) n * dim || n < 1) {
             throw new IllegalArgumentException("y must hold n * dim = " + ((long) n * dim) + " coordinates, n >= 1, got "
                     + (y == null ? "null" : y.length));
@@ -42,17 +52,22 @@ public final class ExactRepulsion {
         GridRepulsion.checkFinite(y, n * dim, "y");
         int zShift = GridRepulsion.zShift(n);
         if (rows == 0) {
-            return ExactRepulsionCpu.repulsion(y, n, dim, rowOffset, rows, zShift);
+            return ExactRepulsionCpu.repulsion(y, n, dim, rowOffset, rows, zShift, dof);
         }
         BackendChooser.Ran<Repulsion> r = BackendChooser.run(backend, GridRepulsion.MODULE, GridRepulsion.PROBE_KERNEL,
-                PHASE, dev -> ExactRepulsionGpu.repulsion(dev, y, n, dim, rowOffset, rows, zShift),
-                () -> ExactRepulsionCpu.repulsion(y, n, dim, rowOffset, rows, zShift));
+                PHASE, dev -> ExactRepulsionGpu.repulsion(dev, y, n, dim, rowOffset, rows, zShift, dof),
+                () -> ExactRepulsionCpu.repulsion(y, n, dim, rowOffset, rows, zShift, dof));
         BackendUsage.recordIfAny(usage, PHASE, r);
         return r.value;
     }
 
     /** Z = sum_{i != j} w_ij of the n points y, exact (every pair), on {@code backend}. */
     public static double z(double[] y, int n, int dim, Backend backend, BackendUsage usage) {
-        return GridRepulsion.z(repulsion(y, n, dim, 0, n, backend, usage).zFixed, n);
+        return z(y, n, dim, TsneKernel.STANDARD, backend, usage);
+    }
+
+    /** Z = sum_{i != j} w_ij for the kernel of {@code dof}, exact (every pair), on {@code backend}. */
+    public static double z(double[] y, int n, int dim, double dof, Backend backend, BackendUsage usage) {
+        return GridRepulsion.z(repulsion(y, n, dim, 0, n, dof, backend, usage).zFixed, n);
     }
 }

@@ -25,14 +25,15 @@ public final class ExactRepulsionGpu {
      * (rows x dim) and their z_i added to the fixed-point pair zacc at {@code zShift}.
      */
     public static void launch(GpuStream s, int dim, DeviceBuffer y, int n, int rowOffset, int rows, int zShift,
-            DeviceBuffer force, DeviceBuffer zacc) {
+            double dof, DeviceBuffer force, DeviceBuffer zacc) {
         double[] m = FixedPoint.multipliers(zShift);
         KernelLauncher.launch(s, GridRepulsion.MODULE, "tsne_exact_d" + dim,
                 (int) Math.max(1, ((long) rows + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK), BLOCK, 0,
-                y, n, rowOffset, rows, m[0], m[1], force, zacc);
+                y, n, rowOffset, rows, m[0], m[1], dof, force, zacc);
     }
 
-    static Repulsion repulsion(CudaDevice dev, double[] y, int n, int dim, int rowOffset, int rows, int zShift) {
+    static Repulsion repulsion(CudaDevice dev, double[] y, int n, int dim, int rowOffset, int rows, int zShift,
+            double dof) {
         double[] force = new double[rows * dim];
         long[] z = new long[2];
         try (GpuStream s = new GpuStream(dev);
@@ -41,7 +42,7 @@ public final class ExactRepulsionGpu {
              ScratchBuffers.Lease zb = ScratchBuffers.borrow(dev, 16)) {
             yb.buffer().upload(y, 0, n * dim, 0, s);
             zb.buffer().upload(z, s);
-            launch(s, dim, yb.buffer(), n, rowOffset, rows, zShift, fb.buffer(), zb.buffer());
+            launch(s, dim, yb.buffer(), n, rowOffset, rows, zShift, dof, fb.buffer(), zb.buffer());
             fb.buffer().download(force, force.length, s);
             zb.buffer().download(z, 2, s);
             s.synchronize("t-SNE exact repulsion (rows " + rows + " of " + n + ", dim " + dim + ")");

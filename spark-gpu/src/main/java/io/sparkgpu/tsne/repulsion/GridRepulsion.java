@@ -76,6 +76,11 @@ public final class GridRepulsion {
      * same inputs give the same grid on every machine (the driver computes it from the exact global min and max).
      */
     public static InterpGrid plan(double[] min, double[] max, int dim, TsneGridOptions options) {
+        return plan(min, max, dim, options, TsneKernel.STANDARD);
+    }
+
+    /** {@link #plan(double[], double[], int, TsneGridOptions)} with the kernel of {@code dof} ({@link TsneKernel}). */
+    public static InterpGrid plan(double[] min, double[] max, int dim, TsneGridOptions options, double dof) {
         checkDim(dim);
         if (min == null || max == null || min.length != dim || max.length != dim) {
             throw new IllegalArgumentException("min and max must have dim = " + dim + " entries");
@@ -105,7 +110,7 @@ public final class GridRepulsion {
             double mid = min[a] + 0.5 * (max[a] - min[a]);
             lo[a] = mid - 0.5 * (boxWidth * intervals);
         }
-        return new InterpGrid(dim, intervals, options.p, lo, boxWidth);
+        return new InterpGrid(dim, intervals, options.p, lo, boxWidth, dof);
     }
 
     /** The grid centre c (charges use u = y - c): lo + intervals * boxWidth / 2 per axis. */

@@ -72,7 +72,9 @@ final class GridRepulsionCpu {
                 dot += u[a] * s[1 + a];
                 force[i * dim + a] = u[a] * s[0] - s[1 + a];
             }
-            double zi = ((1.0 + sq) * s[0] - 2.0 * dot) + s[dim + 1];
+            // z_i = sum_j K(d2) (1 + d2 / dof), d2 = sq - 2 u.y_j + |y_j|^2 (K: G2G's force kernel)
+            double zi = g.dof == 1.0 ? ((1.0 + sq) * s[0] - 2.0 * dot) + s[dim + 1]
+                    : s[0] + (((sq * s[0]) - 2.0 * dot) + s[dim + 1]) / g.dof;
             zi = zi > zMax ? zMax : zi < 0 ? 0 : zi; // true z_i lies in [1, n]: bounds interpolation garbage
             FixedPoint.add(z, 0, zi, zm[0], zm[1]);
         }

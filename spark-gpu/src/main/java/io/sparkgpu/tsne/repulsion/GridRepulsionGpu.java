@@ -72,7 +72,7 @@ public final class GridRepulsionGpu {
     public static void launchG2S(GpuStream s, InterpGrid g, int rows, DeviceBuffer y, DeviceBuffer prm, DeviceBuffer phi,
             DeviceBuffer force, DeviceBuffer z) {
         KernelLauncher.launch(s, GridRepulsion.MODULE, gridKernel("tsne_g2s", g), grid(rows), BLOCK, 0,
-                y, rows, g.p, g.nodesPerDim(), g.nodes(), prm, phi, force, z);
+                y, rows, g.p, g.nodesPerDim(), g.nodes(), prm, phi, force, z, g.dof);
     }
 
     static long[] s2g(CudaDevice dev, InterpGrid g, long nTotal, double[] y, int rows) {
