@@ -19,6 +19,10 @@
  * off = 16, 8, 4, 2, 1, read in lane 0 (IEEE addition is commutative, so lane l and l ^ off hold the same value:
  * the twin halves an array in place). Explicitly rounded intrinsics (nvcc --fmad=false besides).
  *
+ * zrow      double[rows] or null: each row's z_i as well (the transform of new points, whose normalisation is per
+ *           point). The rows may lie past n (rowOffset + rows > n, y holding them): they then sum over the n points
+ *           only, e.g. new points against a fixed reference.
+ *
  * Launch shape: one warp per row, blockDim.x = TSNE_BLOCK = 256 (8 rows per block), grid = ceil(rows / 8); lane 0
  * adds its row's z_i to zacc with one 128-bit atomic (integer addition: any order gives the same bits).
  */
@@ -31,7 +35,8 @@
 
 template <int DIM>
 __device__ __forceinline__ void tsne_exact_body(const double *__restrict__ y, int n, int rowOffset, int rows,
-        double m1, double m2, double dof, double *__restrict__ force, u64 *__restrict__ zacc) {
+        double m1, double m2, double dof, double *__restrict__ force, u64 *__restrict__ zacc,
+        double *__restrict__ zrow) {
     const int warp = (int) (((i64) blockIdx.x * blockDim.x + threadIdx.x) >> 5);
     const int lane = threadIdx.x & 31;
     if (warp >= rows) return; /* the whole warp: rows are warp-uniform */
@@ -78,13 +83,14 @@ __device__ __forceinline__ void tsne_exact_body(const double *__restrict__ y, in
         u64 hi;
         fx_quantize(z, m1, m2, lo, hi);
         fx_atomic_add(zacc, lo, hi);
+        if (zrow != nullptr) zrow[warp] = z;
     }
 }
 
 #define TSNE_EXACT_KERNEL(DIM)                                                                                         \
     extern "C" __global__ void __launch_bounds__(TSNE_BLOCK) tsne_exact_d##DIM(const double *y, int n, int rowOffset, \
-            int rows, double m1, double m2, double dof, double *force, u64 *zacc) {                                   \
-        tsne_exact_body<DIM>(y, n, rowOffset, rows, m1, m2, dof, force, zacc);                                         \
+            int rows, double m1, double m2, double dof, double *force, u64 *zacc, double *zrow) {                     \
+        tsne_exact_body<DIM>(y, n, rowOffset, rows, m1, m2, dof, force, zacc, zrow);                                   \
     }
 TSNE_EXACT_KERNEL(1)
 TSNE_EXACT_KERNEL(2)

@@ -138,7 +138,7 @@ __device__ __forceinline__ void tsne_s2g_body(const double *__restrict__ y, int 
 template <int DIM, int PC>
 __device__ __forceinline__ void tsne_g2s_body(const double *__restrict__ y, int rows, int pRun, int npd, int nodes,
         const double *__restrict__ prm, const double *__restrict__ phi, double *__restrict__ force,
-        u64 *__restrict__ zacc, double dof) {
+        u64 *__restrict__ zacc, double dof, double *__restrict__ zrow) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     Fx128 z = {0ull, 0ull};
     if (i < rows) {
@@ -167,6 +167,7 @@ __device__ __forceinline__ void tsne_g2s_body(const double *__restrict__ y, int 
                         dof));
         const double zMax = prm[TSNE_PRM_ZMAX];
         zi = zi > zMax ? zMax : (zi < 0.0 ? 0.0 : zi);
+        if (zrow != nullptr) zrow[i] = zi; /* per point (the transform of new points) */
         fx_quantize(zi, prm[TSNE_PRM_MULT], prm[TSNE_PRM_MULT + 1], z.lo, z.hi);
     }
     /* exact block sum of the 128-bit z_i (integer adds: any order gives the same bits), one atomic per block */
@@ -181,8 +182,9 @@ __device__ __forceinline__ void tsne_g2s_body(const double *__restrict__ y, int 
         tsne_s2g_body<DIM, PC>(y, rows, p, npd, nodes, prm, acc);                                                      \
     }                                                                                                                  \
     extern "C" __global__ void __launch_bounds__(TSNE_BLOCK) tsne_g2s_##SUFFIX(const double *y, int rows,              \
-            int p, int npd, int nodes, const double *prm, const double *phi, double *force, u64 *zacc, double dof) {   \
-        tsne_g2s_body<DIM, PC>(y, rows, p, npd, nodes, prm, phi, force, zacc, dof);                                    \
+            int p, int npd, int nodes, const double *prm, const double *phi, double *force, u64 *zacc, double dof,     \
+            double *zrow) {                                                                                            \
+        tsne_g2s_body<DIM, PC>(y, rows, p, npd, nodes, prm, phi, force, zacc, dof, zrow);                              \
     }
 TSNE_GRID_KERNELS(d1, 1, 0)
 TSNE_GRID_KERNELS(d2, 2, 0)

@@ -55,8 +55,33 @@ public final class ExactRepulsion {
             return ExactRepulsionCpu.repulsion(y, n, dim, rowOffset, rows, zShift, dof);
         }
         BackendChooser.Ran<Repulsion> r = BackendChooser.run(backend, GridRepulsion.MODULE, GridRepulsion.PROBE_KERNEL,
-                PHASE, dev -> ExactRepulsionGpu.repulsion(dev, y, n, dim, rowOffset, rows, zShift, dof),
+                PHASE, dev -> ExactRepulsionGpu.repulsion(dev, y, n, dim, rowOffset, rows, zShift, dof, false),
                 () -> ExactRepulsionCpu.repulsion(y, n, dim, rowOffset, rows, zShift, dof));
+        BackendUsage.recordIfAny(usage, PHASE, r);
+        return r.value;
+    }
+
+    /**
+     * The repulsion of {@code rows} new points from a fixed reference, exact: y holds the nRef reference points then
+     * the new ones ((nRef + rows) x dim); new point r gets force sum_j (w / t) (y_r - y_j) and z_r = sum_j w over the
+     * reference j only ({@link Repulsion#zRows}). Time O(rows nRef dim).
+     */
+    public static Repulsion againstReference(double[] y, int nRef, int dim, int rows, double dof, Backend backend,
+            BackendUsage usage) {
+        GridRepulsion.checkDim(dim);
+        io.sparkgpu.tsne.TsneConfig.checkDof(dof);
+        if (y == null || nRef < 1 || rows < 0 || y.length != ((long) nRef + rows) * dim) {
+            throw new IllegalArgumentException("y must hold (nRef + rows) * dim = " + (((long) nRef + rows) * dim)
+                    + " coordinates, nRef >= 1, got " + (y == null ? "null" : y.length));
+        }
+        GridRepulsion.checkFinite(y, y.length, "y");
+        int zShift = GridRepulsion.zShift(nRef);
+        if (rows == 0) {
+            return ExactRepulsionCpu.repulsion(y, nRef, dim, nRef, 0, zShift, dof, true);
+        }
+        BackendChooser.Ran<Repulsion> r = BackendChooser.run(backend, GridRepulsion.MODULE, GridRepulsion.PROBE_KERNEL,
+                PHASE, dev -> ExactRepulsionGpu.repulsion(dev, y, nRef, dim, nRef, rows, zShift, dof, true),
+                () -> ExactRepulsionCpu.repulsion(y, nRef, dim, nRef, rows, zShift, dof, true));
         BackendUsage.recordIfAny(usage, PHASE, r);
         return r.value;
     }

@@ -26,7 +26,17 @@ final class ExactRepulsionCpu {
 
     /** As above for the kernel of {@code dof} (dof != 1: {@link #rowHeavy}). */
     static Repulsion repulsion(double[] y, int n, int dim, int rowOffset, int rows, int zShift, double dof) {
+        return repulsion(y, n, dim, rowOffset, rows, zShift, dof, false);
+    }
+
+    /**
+     * As above; {@code perRow}: each row's z_i as well (the kernel's zrow). Rows may lie past n (y holding them):
+     * they sum over the n points only.
+     */
+    static Repulsion repulsion(double[] y, int n, int dim, int rowOffset, int rows, int zShift, double dof,
+            boolean perRow) {
         double[] force = new double[rows * dim];
+        double[] zRows = perRow ? new double[rows] : null;
         double[] zm = FixedPoint.multipliers(zShift);
         int chunks = (rows + CHUNK - 1) / CHUNK;
         IntStream range = IntStream.range(0, chunks);
@@ -36,6 +46,9 @@ final class ExactRepulsionCpu {
             for (int r = c * CHUNK; r < Math.min(rows, (c + 1) * CHUNK); r++) {
                 double zi = dof == 1.0 ? row(y, n, dim, rowOffset + r, lanes, force, r * dim)
                         : rowHeavy(y, n, dim, rowOffset + r, dof, lanes, force, r * dim);
+                if (zRows != null) {
+                    zRows[r] = zi;
+                }
                 FixedPoint.add(z, 0, zi, zm[0], zm[1]);
             }
             return z;
@@ -44,7 +57,7 @@ final class ExactRepulsionCpu {
         for (long[] part : parts) {
             FixedPoint.addPair(z, 0, part[0], part[1]);
         }
-        return new Repulsion(force, z, zShift);
+        return new Repulsion(force, z, zShift, zRows);
     }
 
     /** Row i: writes its force at out[at..at + dim), returns z_i. {@code lanes}: scratch of 4 x 32 doubles. */

@@ -253,6 +253,21 @@ public final class GridRepulsion {
     /** {@link #g2s(InterpGrid, long, double[], double[], int, Backend)}, recording where it ran (null: not recorded). */
     public static Repulsion g2s(InterpGrid grid, long nTotal, double[] potentials, double[] yRows, int rows,
             Backend backend, BackendUsage usage) {
+        return g2s(grid, nTotal, potentials, yRows, rows, false, backend, usage);
+    }
+
+    /**
+     * {@link #g2s(InterpGrid, long, double[], double[], int, Backend, BackendUsage)} with each row's z_i as well
+     * ({@link Repulsion#zRows}): the transform of new points against a fixed reference, whose normalisation is per
+     * point. The potentials are those of the reference's charges ({@code nTotal} reference points).
+     */
+    public static Repulsion g2sRows(InterpGrid grid, long nTotal, double[] potentials, double[] yRows, int rows,
+            Backend backend, BackendUsage usage) {
+        return g2s(grid, nTotal, potentials, yRows, rows, true, backend, usage);
+    }
+
+    private static Repulsion g2s(InterpGrid grid, long nTotal, double[] potentials, double[] yRows, int rows,
+            boolean perRow, Backend backend, BackendUsage usage) {
         checkRows(grid, yRows, rows);
         if (potentials == null || potentials.length != (long) grid.charges() * grid.nodes()) {
             throw new IllegalArgumentException("potentials must have charges * nodes = "
@@ -261,11 +276,11 @@ public final class GridRepulsion {
         }
         int zs = zShift(nTotal);
         if (rows == 0) {
-            return GridRepulsionCpu.g2s(grid, nTotal, zs, potentials, yRows, rows);
+            return GridRepulsionCpu.g2s(grid, nTotal, zs, potentials, yRows, rows, perRow);
         }
         BackendChooser.Ran<Repulsion> r = BackendChooser.run(backend, MODULE, PROBE_KERNEL, G2S_PHASE,
-                dev -> GridRepulsionGpu.g2s(dev, grid, nTotal, zs, potentials, yRows, rows),
-                () -> GridRepulsionCpu.g2s(grid, nTotal, zs, potentials, yRows, rows));
+                dev -> GridRepulsionGpu.g2s(dev, grid, nTotal, zs, potentials, yRows, rows, perRow),
+                () -> GridRepulsionCpu.g2s(grid, nTotal, zs, potentials, yRows, rows, perRow));
         BackendUsage.recordIfAny(usage, G2S_PHASE, r);
         return r.value;
     }
