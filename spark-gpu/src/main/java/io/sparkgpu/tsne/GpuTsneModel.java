@@ -191,6 +191,74 @@ public class GpuTsneModel extends Model<GpuTsneModel> implements GpuTsneModelPar
         return known.unionByName(placeNew(fresh));
     }
 
+    /**
+     * What placing new rows needs, serializable (to broadcast; e.g. the SQL function): the fitted points' lookup, and
+     * with a reference the embedding, reference, {@link #transformConfig()} and {@link #transformSettings()}.
+     */
+    public Placer placer() {
+        return new Placer(lookup(), embedding, reference, reference == null ? null : transformConfig(),
+                transformSettings());
+    }
+
+    /** See {@link #placer()}. */
+    public static final class Placer implements Serializable {
+        private static final long serialVersionUID = 1L;
+        private final Lookup lookup;
+        private final double[] embedding;
+        private final TsneReference reference;
+        private final TsneConfig config;
+        private final TsneTransform.Settings settings;
+
+        Placer(Lookup lookup, double[] embedding, TsneReference reference, TsneConfig config,
+                TsneTransform.Settings settings) {
+            this.lookup = lookup;
+            this.embedding = embedding;
+            this.reference = reference;
+            this.config = config;
+            this.settings = settings;
+        }
+
+        /** The fitted points. */
+        public Lookup lookup() {
+            return lookup;
+        }
+
+        /** Whether new rows can be placed (the model kept its reference features). */
+        public boolean canPlace() {
+            return reference != null;
+        }
+
+        /**
+         * Places new rows (each inputDim finite features; {@code what} names their column in errors) into the map:
+         * nq x dimension coordinates, each row independent of the others ({@link TsneTransform}).
+         */
+        public double[] place(List<double[]> rows, String what) {
+            if (reference == null) {
+                throw new IllegalArgumentException("this model has no reference features to place new rows (graph "
+                        + "mode, or built from coordinates)");
+            }
+            TsneReference ref = reference;
+            int nq = rows.size();
+            float[] x = new float[nq * ref.d];
+            for (int r = 0; r < nq; r++) {
+                double[] v = rows.get(r).clone();
+                if (v.length != ref.inputDim) {
+                    throw new IllegalArgumentException(what + " has vectors of size " + v.length + ", but the model "
+                            + "was fitted on " + ref.inputDim + " features");
+                }
+                for (int a = 0; a < v.length; a++) {
+                    if (!Double.isFinite(v[a])) {
+                        throw new IllegalArgumentException(what + " contains " + v[a] + " (index " + a + "); t-SNE "
+                                + "needs finite features");
+                    }
+                    v[a] += 0.0; // as the fit: -0.0 becomes 0.0
+                }
+                ref.encode(v, x, r * ref.d);
+            }
+            return TsneTransform.embed(embedding, ref.features, ref.n, ref.d, x, nq, ref.k, config, settings, null);
+        }
+    }
+
     /** The settings of the transform of new rows: the fit's dimension, perplexity and dof, this model's backend. */
     TsneConfig transformConfig() {
         TsneConfig cfg = new TsneConfig();
@@ -220,36 +288,19 @@ public class GpuTsneModel extends Model<GpuTsneModel> implements GpuTsneModelPar
         StructType in = fresh.schema();
         int fIdx = io.sparkgpu.common.Features.checkFeatures(in, featuresCol);
         StructType out = GpuTsneModelParams.appendOutput(in, getOutputCol());
-        TsneConfig cfg = transformConfig();
-        TsneTransform.Settings st = transformSettings();
         SparkSession spark = fresh.sparkSession();
-        org.apache.spark.api.java.JavaSparkContext jsc =
-                org.apache.spark.api.java.JavaSparkContext.fromSparkContext(spark.sparkContext());
-        org.apache.spark.broadcast.Broadcast<double[]> by = jsc.broadcast(embedding);
-        org.apache.spark.broadcast.Broadcast<TsneReference> br = jsc.broadcast(reference);
+        org.apache.spark.broadcast.Broadcast<Placer> bp = org.apache.spark.api.java.JavaSparkContext
+                .fromSparkContext(spark.sparkContext()).broadcast(placer());
         org.apache.spark.api.java.JavaRDD<Row> rows = fresh.javaRDD().mapPartitions(it -> {
-            TsneReference ref = br.value();
             List<Row> buf = new ArrayList<>();
             it.forEachRemaining(buf::add);
             int nq = buf.size();
-            float[] x = new float[nq * ref.d];
-            for (int r = 0; r < nq; r++) {
-                double[] v = io.sparkgpu.common.Features.read(buf.get(r), fIdx, featuresCol);
-                if (v.length != ref.inputDim) {
-                    throw new IllegalArgumentException("featuresCol '" + featuresCol + "' has vectors of size "
-                            + v.length + ", but the model was fitted on " + ref.inputDim + " features");
-                }
-                for (int a = 0; a < v.length; a++) {
-                    if (!Double.isFinite(v[a])) {
-                        throw new IllegalArgumentException("featuresCol '" + featuresCol + "' contains " + v[a]
-                                + " (index " + a + "); t-SNE needs finite features");
-                    }
-                    v[a] += 0.0; // as the fit: -0.0 becomes 0.0
-                }
-                ref.encode(v, x, r * ref.d);
+            List<double[]> xs = new ArrayList<>(nq);
+            for (Row row : buf) {
+                xs.add(io.sparkgpu.common.Features.read(row, fIdx, featuresCol));
             }
-            double[] y = TsneTransform.embed(by.value(), ref.features, ref.n, ref.d, x, nq, ref.k, cfg, st, null);
-            int dim = cfg.dimension;
+            double[] y = bp.value().place(xs, "featuresCol '" + featuresCol + "'");
+            int dim = dimension;
             List<Row> res = new ArrayList<>(nq);
             for (int r = 0; r < nq; r++) {
                 Row row = buf.get(r);
