@@ -297,9 +297,10 @@ extern "C" __global__ void __launch_bounds__(ISO_MLS_THREADS) iso_mls_blocks(con
 /* ------------------------------------------------------------------------------------------ sort and pool */
 /*
  * Raw rows -> pooled points on the device (the GPU twin of IsoPoints.pool with keepRows = false): validation
- * flags, 64-bit order-preserving keys, a stable LSD radix sort of (key, row) pairs (8 bits per pass: per-tile
- * digit histograms, one exclusive scan of them, a stable scatter), group heads by key change and their prefix
- * scan (distinct-feature index of each sorted row), then the exact fixed-point sums per distinct feature.
+ * flags, 64-bit order-preserving keys, the sort engine's stable LSD radix sort of (key, row) pairs (sort.cu,
+ * sort_p64_*, launched by io.sparkgpu.sort.PairRadixSort between iso_sp_keys and iso_sp_heads), group heads by key
+ * change and their prefix scan (distinct-feature index of each sorted row), then the exact fixed-point sums per
+ * distinct feature.
  *
  * Data layout (structure of arrays; row and point indices are int, len < 2^31)
  *   x, y, w   double[len]   the partition's rows (w may be NULL: weight 1).
@@ -309,8 +310,6 @@ extern "C" __global__ void __launch_bounds__(ISO_MLS_THREADS) iso_mls_blocks(con
  *   idx       int[len]      row index travelling with its key.
  *   digits    int[8*256]    global count of digit d of pass p at [256p + d] (ISO_SP_PASSES * ISO_SP_DIGITS; passes
  *                           where one digit has every key are skipped by the host, as IsoPoints.radixSort does).
- *   hist      int[256*tiles]  digit-major: [d*tiles + t] = keys of tile t with digit d; its exclusive scan is the
- *                           first output position of (d, t), so the scatter is stable.
  *   g         int[kept]     head flag of sorted row r (key differs from row r-1), then its exclusive scan.
  *   ux        double[n]     distinct features (x + 0.0), n = distinct.
  *   acc       u64[4n]       (sLo, sHi, wLo, wHi) as in the PAVA-merge section; zeroed by the host first.
@@ -319,15 +318,9 @@ extern "C" __global__ void __launch_bounds__(ISO_MLS_THREADS) iso_mls_blocks(con
  *
  * Kernels and launch shapes (1-D)
  *   iso_sp_keys      grid-stride, block 256: keys, idx, digit counts (shared-memory histograms), counters[0..1].
- *   iso_sp_hist      one block of 256 threads per tile of ISO_SP_TILE = 256 * ISO_SP_ITEMS keys.
  *   iso_sp_scan      one block of 256 threads per ISO_SP_SCAN_TILE = 2048 ints (8 consecutive per thread):
  *                    in-place exclusive scan (cub::BlockScan), block total to sums[block]; iso_sp_scan_add adds
- *                    the scanned block totals back (the host recurses).
- *   iso_sp_scatter   one block of 256 threads per tile, ISO_SP_ITEMS rounds of 256 consecutive keys: warp ranks by
- *                    __match_any_sync, per-warp digit counts scanned over the warps by thread = digit
- *                    (order = round, warp, lane). A stable scatter has one result, so any stable ranking (also
- *                    cub::BlockRadixRank, whose RankKeys signature differs between CUB 2.x and 3.x) gives these
- *                    positions.
+ *                    the scanned block totals back (the host recurses). Used for the heads.
  *   iso_sp_heads     one thread per sorted kept row (block 256).
  *   iso_sp_pool      one thread per run of ISO_SP_RUN sorted rows (block 256): sums kept in registers while the group
  *                    does not change, flushed by 128-bit atomic adds (integer sums: order independent).
@@ -339,7 +332,6 @@ extern "C" __global__ void __launch_bounds__(ISO_MLS_THREADS) iso_mls_blocks(con
 /* Sizes the host mirrors are in include/layout/isotonic.cuh (ISO_SP_*). */
 #define SP_DROP 0xffffffffffffffffull
 
-static_assert(ISO_SP_THREADS == ISO_SP_DIGITS, "iso_sp_hist and iso_sp_scatter use thread t for digit t");
 
 /* warp-aggregated counter increment */
 __device__ __forceinline__ void sp_count(bool pred, int *counter) {
@@ -381,21 +373,6 @@ extern "C" __global__ void iso_sp_keys(const double *__restrict__ x, const doubl
     }
 }
 
-extern "C" __global__ void iso_sp_hist(const u64 *__restrict__ keys, int len, int shift, int tiles,
-                                       int *__restrict__ hist) {
-    __shared__ int h[ISO_SP_DIGITS];
-    const int t = blockIdx.x;
-    h[threadIdx.x] = 0;
-    __syncthreads();
-    const long long from = (long long) t * ISO_SP_TILE;
-    for (int k = 0; k < ISO_SP_ITEMS; k++) {
-        const long long i = from + (long long) k * ISO_SP_THREADS + threadIdx.x;
-        if (i < len) atomicAdd(&h[(int) ((keys[i] >> shift) & (ISO_SP_DIGITS - 1))], 1);
-    }
-    __syncthreads();
-    hist[(long long) threadIdx.x * tiles + t] = h[threadIdx.x];
-}
-
 extern "C" __global__ void __launch_bounds__(ISO_SP_THREADS) iso_sp_scan(int *__restrict__ data, int n,
                                                                           int *__restrict__ sums) {
     typedef BlockScanT<int, ISO_SP_THREADS> Scan;
@@ -416,52 +393,6 @@ extern "C" __global__ void __launch_bounds__(ISO_SP_THREADS) iso_sp_scan(int *__
 extern "C" __global__ void iso_sp_scan_add(int *__restrict__ data, int n, const int *__restrict__ offsets) {
     const long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) data[i] += offsets[i / ISO_SP_SCAN_TILE];
-}
-
-extern "C" __global__ void iso_sp_scatter(const u64 *__restrict__ keysIn, const int *__restrict__ idxIn,
-                                          u64 *__restrict__ keysOut, int *__restrict__ idxOut, int len, int shift,
-                                          int tiles, const int *__restrict__ offsets) {
-    __shared__ int wcnt[ISO_SP_THREADS / 32][ISO_SP_DIGITS];
-    __shared__ int next[ISO_SP_DIGITS];
-    const int t = blockIdx.x;
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    next[threadIdx.x] = offsets[(long long) threadIdx.x * tiles + t];
-    const unsigned below = (1u << lane) - 1u;
-    for (int k = 0; k < ISO_SP_ITEMS; k++) {
-        const long long i = (long long) t * ISO_SP_TILE + (long long) k * ISO_SP_THREADS + threadIdx.x;
-        const bool valid = i < len;
-        u64 key = 0;
-        int row = 0, d = ISO_SP_DIGITS; /* no digit */
-        if (valid) {
-            key = keysIn[i];
-            row = idxIn[i];
-            d = (int) ((key >> shift) & (ISO_SP_DIGITS - 1));
-        }
-#pragma unroll
-        for (int q = 0; q < ISO_SP_THREADS / 32; q++) wcnt[q][threadIdx.x] = 0;
-        __syncthreads();
-        const unsigned peers = __match_any_sync(FULL_MASK, d);
-        const int rank = __popc(peers & below);
-        if (valid && rank == 0) wcnt[warp][d] = __popc(peers);
-        __syncthreads();
-        { /* thread = digit: exclusive scan over the warps, continuing from the previous rounds */
-            int run = next[threadIdx.x];
-#pragma unroll
-            for (int q = 0; q < ISO_SP_THREADS / 32; q++) {
-                const int c = wcnt[q][threadIdx.x];
-                wcnt[q][threadIdx.x] = run;
-                run += c;
-            }
-            next[threadIdx.x] = run;
-        }
-        __syncthreads();
-        if (valid) {
-            const int dst = wcnt[warp][d] + rank;
-            keysOut[dst] = key;
-            idxOut[dst] = row;
-        }
-        __syncthreads();
-    }
 }
 
 extern "C" __global__ void iso_sp_heads(const u64 *__restrict__ keys, int kept, int *__restrict__ g) {

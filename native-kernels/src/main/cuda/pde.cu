@@ -20,6 +20,8 @@
  *                      rule needs no outside cell) and writes its tile back: one global read and write per K steps
  *                      instead of per step. Each cell's update is pde_explicit_step's expression, so the bits equal
  *                      the twin's; probes and the max are observed by the tile's owning threads at every step.
+ *   pde_explicit_resident  whole short axons (n <= 1024) resident in shared memory for all the steps of a launch:
+ *                      the parameter sweep's kernel (one global load and store per launch instead of per step).
  *   pde_cn_thomas      Crank-Nicolson + Newton, one thread per axon over a chunk of steps, interleaved layout
  *                      (cell i of axon s at i S + s: consecutive threads read consecutive words). Coefficients are
  *                      formed on the fly in the Thomas forward sweep; the Newton test (max |delta| <= tol) is the
@@ -32,6 +34,8 @@
  *                      memory when the whole system fits, else in place in global memory.
  *   pde_thomas_batch   batched Thomas on the interleaved layout (c <- c', d <- solution): the benchmark's, and the
  *                      solver of both half steps of the 2-D ADI scheme.
+ *   pde_thomas_batch_shared  the same with c', d' in shared memory (5 doubles of traffic per unknown, not 9): a
+ *                      benchmark variant for systems of up to a few hundred unknowns.
  *   pde_adi_rhs_rows / pde_adi_rhs_cols / pde_adi_w
  *                      the 2-D Peaceman-Rachford ADI step (io.sparkgpu.pde.Fhn2d): right-hand sides of the row solve
  *                      (written transposed, so the row systems are interleaved) and of the column solve (read from
@@ -268,6 +272,109 @@ pde_explicit_steps(int S, int n, int tiles, int K, const double* __restrict__ v,
         }
         atomicMax((long long*) &maxKey[s], (long long) mk);
     }
+}
+
+/* Up to K FTCS steps of whole short axons resident in shared memory (the sweep's kernel): A axons of n cells per
+ * block, thread t is cell t % n of axon t / n, v double-buffered in shared memory (2 A n doubles), w in the thread's
+ * register; one global load and store of the state per launch, whatever K (the host passes every step of the run,
+ * or chunks of many). Each update is pde_explicit_step's expression, so the bits equal the twin's. Probe crossings
+ * are kept in the probe threads' registers and stored at the end, the max is a per-thread key reduced once per launch
+ * (segmented warp max + one atomic per axon and warp), frames (when every > 0) are written straight from shared
+ * memory. blockDim.x: A n rounded up to a multiple of 32 (idle lanes take part in the warp reduction only). */
+extern "C" __global__ void __launch_bounds__(1024)
+pde_explicit_resident(int S, int n, int A, int K, double* __restrict__ v, double* __restrict__ w,
+                      const double* __restrict__ prm, const double* __restrict__ prof, const double* __restrict__ sgs,
+                      double dt, double idx2, int bc, int pn, int pf, double th, i64 k0, double* tNear, double* tFar,
+                      int* pulses, i64* maxKey, double* frames, int every) {
+    extern __shared__ double rs[];
+    int la = threadIdx.x / n;
+    int i = threadIdx.x - la * n;
+    int s = blockIdx.x * A + la;
+    bool live = la < A && s < S;
+    double* buf0 = rs;
+    double* buf1 = rs + A * n;
+    int p = la * n;
+    i64 g = (i64) s * n + i;
+    double a = 0.0, eps = 0.0, gam = 0.0, cur = 0.0, D = 0.0, pr = 0.0, wi = 0.0;
+    double tn = 0.0, tf = 0.0;
+    int pu = 0;
+    if (live) {
+        a = prm[s];
+        eps = prm[S + s];
+        gam = prm[2 * S + s];
+        cur = prm[3 * S + s];
+        D = prm[4 * S + s];
+        pr = prof[i];
+        buf0[p + i] = v[g];
+        wi = w[g];
+        if (i == pn) {
+            tn = tNear[s];
+        }
+        if (i == pf) {
+            tf = tFar[s];
+            pu = pulses[s];
+        }
+    }
+    __syncthreads();
+    i64 key = order_key(-INFINITY);
+    double* cu = buf0;
+    double* nx = buf1;
+    for (int m = 0; m < K; m++) {
+        if (live) {
+            double vi = cu[p + i];
+            double wnew = wi + dt * (eps * (vi - gam * wi));
+            double vnew = vi;
+            if (bc == BC_PERIODIC) {
+                double vl = cu[p + (i == 0 ? n - 1 : i - 1)];
+                double vr = cu[p + (i == n - 1 ? 0 : i + 1)];
+                vnew = ftcs_v(vi, wi, vl, vr, a, D, cur * sgs[m], pr, dt, idx2);
+            } else if (bc == BC_NEUMANN) {
+                double vl = cu[p + (i == 0 ? 1 : i - 1)];
+                double vr = cu[p + (i == n - 1 ? n - 2 : i + 1)];
+                vnew = ftcs_v(vi, wi, vl, vr, a, D, cur * sgs[m], pr, dt, idx2);
+            } else if (i != 0 && i != n - 1) {
+                vnew = ftcs_v(vi, wi, cu[p + i - 1], cu[p + i + 1], a, D, cur * sgs[m], pr, dt, idx2);
+            }
+            nx[p + i] = vnew;
+            wi = wnew;
+            i64 k = k0 + m;
+            if ((i == pn || i == pf) && vi < th && vnew >= th) {
+                double tc = (double) k * dt + dt * ((th - vi) / (vnew - vi));
+                if (i == pn && isnan(tn)) {
+                    tn = tc;
+                }
+                if (i == pf) {
+                    if (isnan(tf)) {
+                        tf = tc;
+                    }
+                    pu++;
+                }
+            }
+            if (!isnan(vnew)) {
+                i64 kk = order_key(vnew);
+                key = kk > key ? kk : key;
+            }
+            if (every > 0 && (k + 1) % every == 0) {
+                frames[(((k + 1) / every) * S + s) * n + i] = vnew;
+            }
+        }
+        __syncthreads();
+        double* t = cu;
+        cu = nx;
+        nx = t;
+    }
+    if (live) {
+        v[g] = cu[p + i];
+        w[g] = wi;
+        if (i == pn) {
+            tNear[s] = tn;
+        }
+        if (i == pf) {
+            tFar[s] = tf;
+            pulses[s] = pu;
+        }
+    }
+    segmented_key_max(live ? (i64) s : -1, key, maxKey);
 }
 
 /* ------------------------------------------------------------------------------------ Crank-Nicolson */
@@ -544,9 +651,17 @@ __device__ __forceinline__ void cr_backward_row(const double* a, const double* b
     x[ii] = ((d[ii] - a[ii] * xl) - c[ii] * xr) / b[ii];
 }
 
-/* Rows of level stride s in a system of n: forward i = 2s-1 + 2s j, backward i = s-1 + 2s j. */
+/* Rows of level stride s in a system of n: forward i = 2s-1 + 2s j, backward i = s-1 + 2s j (j < rows_from).
+ * Loops run over the row number j, never over i with a stride of 2 s blockDim.x: that stride and 2 s threadIdx.x
+ * pass 2^31 once s >= 2^20 (systems of 2^21 unknowns and more), and the wrapped, negative i passed the i < n test
+ * (CUDA_ERROR_ILLEGAL_ADDRESS at 10^7 unknowns). In 64 bits, and i = first + 2 s j < n fits an int. The host's
+ * model of these ranges is FhnGpu.CrPlan (FhnLaunchModelTest checks it at 10^7). */
 __device__ __forceinline__ int rows_from(int first, int s, int n) {
-    return first < n ? (n - first + 2 * s - 1) / (2 * s) : 0;
+    return first < n ? (int) (((i64) n - first + 2 * (i64) s - 1) / (2 * (i64) s)) : 0;
+}
+
+__device__ __forceinline__ int cr_row(int first, int s, int j) {
+    return (int) (first + 2 * (i64) s * j);
 }
 
 extern "C" __global__ void pde_cr_forward(int S, int n, int s, double* a, double* b, double* c, double* d,
@@ -561,7 +676,7 @@ extern "C" __global__ void pde_cr_forward(int S, int n, int s, double* a, double
     if (done != nullptr && done[sys]) {
         return;
     }
-    cr_forward_row(a, b, c, d, (i64) sys * n, n, 2 * s - 1 + 2 * s * j, s);
+    cr_forward_row(a, b, c, d, (i64) sys * n, n, cr_row(2 * s - 1, s, j), s);
 }
 
 extern "C" __global__ void pde_cr_backward(int S, int n, int s, const double* a, const double* b, const double* c,
@@ -576,7 +691,7 @@ extern "C" __global__ void pde_cr_backward(int S, int n, int s, const double* a,
     if (done != nullptr && done[sys]) {
         return;
     }
-    cr_backward_row(a, b, c, d, x, (i64) sys * n, n, s - 1 + 2 * s * j, s);
+    cr_backward_row(a, b, c, d, x, (i64) sys * n, n, cr_row(s - 1, s, j), s);
 }
 
 /* Levels lfrom..k-2 forward, the middle row, levels k-2..lfrom backward, for system blockIdx.x; shared: the whole
@@ -616,8 +731,9 @@ extern "C" __global__ void pde_cr_block(int S, int n, int k, int lfrom, double* 
     __syncthreads();
     for (int l = lfrom; l <= k - 2; l++) {
         int s = 1 << l;
-        for (int i = 2 * s - 1 + 2 * s * threadIdx.x; i < n; i += 2 * s * blockDim.x) {
-            cr_forward_row(A, B, C, Dd, off, n, i, s);
+        int rows = rows_from(2 * s - 1, s, n);
+        for (int j = threadIdx.x; j < rows; j += blockDim.x) {
+            cr_forward_row(A, B, C, Dd, off, n, cr_row(2 * s - 1, s, j), s);
         }
         __syncthreads();
     }
@@ -628,8 +744,9 @@ extern "C" __global__ void pde_cr_block(int S, int n, int k, int lfrom, double* 
     __syncthreads();
     for (int l = k - 2; l >= lfrom; l--) {
         int s = 1 << l;
-        for (int i = s - 1 + 2 * s * threadIdx.x; i < n; i += 2 * s * blockDim.x) {
-            cr_backward_row(A, B, C, Dd, X, off, n, i, s);
+        int rows = rows_from(s - 1, s, n);
+        for (int j = threadIdx.x; j < rows; j += blockDim.x) {
+            cr_backward_row(A, B, C, Dd, X, off, n, cr_row(s - 1, s, j), s);
         }
         __syncthreads();
     }
@@ -754,32 +871,74 @@ extern "C" __global__ void pde_cn_finish(int S, int n, double* __restrict__ v, d
 
 /* ------------------------------------------------------------------------------------ benchmark pieces */
 
-extern "C" __global__ void pde_thomas_batch(int S, int n, const double* __restrict__ a, const double* __restrict__ b,
-                                            double* __restrict__ c, double* __restrict__ d) {
-    int s = blockIdx.x * blockDim.x + threadIdx.x;
-    if (s >= S) {
-        return;
-    }
+/* Where a batched Thomas keeps its intermediate c', d' (row i of the thread's system): in place in c and d (the
+ * global variant) or in shared memory. */
+struct ThomasInPlace {
+    double* c;
+    double* d;
+    i64 S;
+    int s;
+    __device__ double& cp(int i) { return c[(i64) i * S + s]; }
+    __device__ double& dp(int i) { return d[(i64) i * S + s]; }
+};
+
+struct ThomasShared {
+    double* cs;
+    double* ds;
+    int T;
+    int t;
+    __device__ double& cp(int i) { return cs[i * T + t]; }
+    __device__ double& dp(int i) { return ds[i * T + t]; }
+};
+
+/* Thomas for system s of the interleaved batch (row i at i S + s), the intermediate in q, the solution into d. */
+template <class Q>
+__device__ __forceinline__ void thomas_interleaved(int S, int n, int s, const double* __restrict__ a,
+                                                   const double* __restrict__ b, const double* c, double* d, Q q) {
     const i64 St = S;
     double m = b[s];
     double cprev = c[s] / m;
     double dprev = d[s] / m;
-    c[s] = cprev;
-    d[s] = dprev;
+    q.cp(0) = cprev;
+    q.dp(0) = dprev;
+#pragma unroll 8
     for (int i = 1; i < n; i++) {
         i64 e = (i64) i * St + s;
         double ai = a[e];
         m = b[e] - ai * cprev;
         cprev = c[e] / m;
         dprev = (d[e] - ai * dprev) / m;
-        c[e] = cprev;
-        d[e] = dprev;
+        q.cp(i) = cprev;
+        q.dp(i) = dprev;
     }
     double xn = dprev;
+    d[(i64) (n - 1) * St + s] = xn;
     for (int i = n - 2; i >= 0; i--) {
-        i64 e = (i64) i * St + s;
-        xn = d[e] - c[e] * xn;
-        d[e] = xn;
+        xn = q.dp(i) - q.cp(i) * xn;
+        d[(i64) i * St + s] = xn;
+    }
+}
+
+extern "C" __global__ void pde_thomas_batch(int S, int n, const double* __restrict__ a, const double* __restrict__ b,
+                                            double* __restrict__ c, double* __restrict__ d) {
+    int s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s < S) {
+        thomas_interleaved(S, n, s, a, b, c, d, ThomasInPlace {c, d, (i64) S, s});
+    }
+}
+
+/* pde_thomas_batch with the intermediate c', d' kept in shared memory (2 n doubles per thread, element i of thread t
+ * at i blockDim.x + t): a, b, c, d are read once and x written once (5 doubles per unknown against the global
+ * variant's 9), c is left as it was. The forward loop is unrolled so that several rows' loads are in flight per
+ * thread, which the few threads per SM (shared memory bounds them) need. Same arithmetic, same bits. */
+extern "C" __global__ void pde_thomas_batch_shared(int S, int n, const double* __restrict__ a,
+                                                   const double* __restrict__ b, const double* __restrict__ c,
+                                                   double* __restrict__ d) {
+    extern __shared__ double tsm[];
+    int s = blockIdx.x * blockDim.x + threadIdx.x;
+    if (s < S) {
+        thomas_interleaved(S, n, s, a, b, c, d, ThomasShared {tsm, tsm + n * blockDim.x, (int) blockDim.x,
+                                                              (int) threadIdx.x});
     }
 }
 

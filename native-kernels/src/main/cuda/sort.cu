@@ -626,3 +626,90 @@ sort_gather(const int *__restrict__ src, const int *__restrict__ idx, int n, int
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) dst[i] = __ldg(src + __ldg(idx + i));
 }
+
+/* ------------------------------------------------------------------------------------------ 64-bit pairs */
+
+/*
+ * Stable LSD radix sort of (64-bit unsigned key, int index) pairs already on the device, one 8-bit digit per pass at
+ * bit `shift` (io.sparkgpu.sort.PairRadixSort, whose CPU twin has the same passes; the host skips a pass whose digit
+ * is the same for every key). The general path for callers that build their keys on the device (isotonic's sort
+ * and pool). Per pass, tiles of TILE = 4096 pairs:
+ *   sort_p64_count    one block per tile: counts[d * tiles + t] = keys of tile t with digit d (a shared histogram).
+ *   sort_rowscan      (above) one block per digit: the row scanned over the tiles, its total to rowTotals[d].
+ *   sort_p64_scatter  one block per tile, thread = digit for the offsets: the first output position of (d, t) is
+ *                     the exclusive scan of the row totals at d plus the scanned counts[d * tiles + t]. Then
+ *                     SORT_ITEMS rounds of 256 consecutive pairs: ranks within a warp by __match_any_sync, per-warp
+ *                     digit counts scanned over the warps by thread = digit (order: round, warp, lane), so the
+ *                     scatter is stable; a stable pass has one result, which the CPU twin computes too.
+ */
+#define P64_DIGIT_BITS 8
+#define P64_DIGITS (1 << P64_DIGIT_BITS)
+
+static_assert(SORT_THREADS == P64_DIGITS, "sort_p64_* use thread d for digit d");
+
+extern "C" __global__ void __launch_bounds__(SORT_THREADS)
+sort_p64_count(const unsigned long long *__restrict__ keys, int len, int shift, int tiles,
+               unsigned *__restrict__ counts) {
+    __shared__ unsigned h[P64_DIGITS];
+    const int t = blockIdx.x;
+    h[threadIdx.x] = 0u;
+    __syncthreads();
+    const long long from = (long long) t * TILE;
+    for (int k = 0; k < SORT_ITEMS; k++) {
+        const long long i = from + (long long) k * SORT_THREADS + threadIdx.x;
+        if (i < len) atomicAdd(&h[(int) ((keys[i] >> shift) & (P64_DIGITS - 1))], 1u);
+    }
+    __syncthreads();
+    counts[(long long) threadIdx.x * tiles + t] = h[threadIdx.x];
+}
+
+extern "C" __global__ void __launch_bounds__(SORT_THREADS)
+sort_p64_scatter(const unsigned long long *__restrict__ keysIn, const int *__restrict__ idxIn,
+                 unsigned long long *__restrict__ keysOut, int *__restrict__ idxOut, int len, int shift, int tiles,
+                 const unsigned *__restrict__ counts, const unsigned *__restrict__ rowTotals) {
+    typedef cub::BlockScan<unsigned, SORT_THREADS> Scan;
+    __shared__ typename Scan::TempStorage scanTemp;
+    __shared__ int wcnt[SORT_WARPS][P64_DIGITS];
+    __shared__ int next[P64_DIGITS];
+    const int t = blockIdx.x;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    unsigned digitStart;
+    Scan(scanTemp).ExclusiveSum(rowTotals[threadIdx.x], digitStart);
+    next[threadIdx.x] = (int) (digitStart + counts[(long long) threadIdx.x * tiles + t]);
+    const unsigned below = (1u << lane) - 1u;
+    for (int k = 0; k < SORT_ITEMS; k++) {
+        const long long i = (long long) t * TILE + (long long) k * SORT_THREADS + threadIdx.x;
+        const bool valid = i < len;
+        unsigned long long key = 0;
+        int row = 0, d = P64_DIGITS; /* no digit */
+        if (valid) {
+            key = keysIn[i];
+            row = idxIn[i];
+            d = (int) ((key >> shift) & (P64_DIGITS - 1));
+        }
+#pragma unroll
+        for (int q = 0; q < SORT_WARPS; q++) wcnt[q][threadIdx.x] = 0;
+        __syncthreads();
+        const unsigned peers = __match_any_sync(FULL_MASK, d);
+        const int rank = __popc(peers & below);
+        if (valid && rank == 0) wcnt[warp][d] = __popc(peers);
+        __syncthreads();
+        { /* thread = digit: exclusive scan over the warps, continuing from the previous rounds */
+            int run = next[threadIdx.x];
+#pragma unroll
+            for (int q = 0; q < SORT_WARPS; q++) {
+                const int c = wcnt[q][threadIdx.x];
+                wcnt[q][threadIdx.x] = run;
+                run += c;
+            }
+            next[threadIdx.x] = run;
+        }
+        __syncthreads();
+        if (valid) {
+            const int dst = wcnt[warp][d] + rank;
+            keysOut[dst] = key;
+            idxOut[dst] = row;
+        }
+        __syncthreads();
+    }
+}

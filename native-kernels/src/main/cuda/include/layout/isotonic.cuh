@@ -14,18 +14,16 @@
  * launch). */
 #define ISO_MLS_ARGMIN_SHARED_BYTES(threads) (8 * ISO_RECORD_WORDS * (threads))
 
-/* Sort and pool (IsoPoolGpu): threads per block of every iso_sp_* kernel (THREADS; iso_sp_hist and iso_sp_scatter
- * use thread t for digit t, iso_sp_scan's cub::BlockScan needs it exact), keys per tile of the radix sort (TILE),
- * ints per block of iso_sp_scan (SCAN_TILE) and sorted rows per thread of iso_sp_pool (RUN). */
+/* Sort and pool (IsoPoolGpu): threads per block of every iso_sp_* kernel (THREADS; iso_sp_scan's cub::BlockScan
+ * needs it exact), ints per block of iso_sp_scan (SCAN_TILE) and sorted rows per thread of iso_sp_pool (RUN). The
+ * radix sort itself is the sort engine's (sort.cu, sort_p64_*; io.sparkgpu.sort.PairRadixSort). */
 #define ISO_SP_THREADS 256
-#define ISO_SP_ITEMS 16
-#define ISO_SP_TILE (ISO_SP_THREADS * ISO_SP_ITEMS)
 #define ISO_SP_SCAN_ITEMS 8
 #define ISO_SP_SCAN_TILE (ISO_SP_THREADS * ISO_SP_SCAN_ITEMS)
 #define ISO_SP_RUN 8
 
-/* Radix sort of 64-bit keys: 8 passes of 8-bit digits; digits int[ISO_SP_PASSES * ISO_SP_DIGITS] holds the digit
- * counts of every pass (IsoPoolGpu.PASSES, DIGITS). */
+/* Radix sort of 64-bit keys: 8 passes of 8-bit digits (PairRadixSort.PASSES, DIGITS); digits int[ISO_SP_PASSES *
+ * ISO_SP_DIGITS], computed by iso_sp_keys, holds the digit counts of every pass and decides which passes run. */
 #define ISO_SP_DIGIT_BITS 8
 #define ISO_SP_DIGITS (1 << ISO_SP_DIGIT_BITS)
 #define ISO_SP_PASSES (64 / ISO_SP_DIGIT_BITS)

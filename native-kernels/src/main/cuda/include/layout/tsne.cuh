@@ -36,6 +36,11 @@
  * TsneDeviceState.BLOCK): a hub block of tsne_attr_sell_d* needs exactly this. */
 #define TSNE_BLOCK 256
 
+/* S2G by boxes (include/tsne/boxes.cuh, GridRepulsionGpu.BOX_SCAN_THREADS/ITEMS): the one block of tsne_box_scan and
+ * the counts each of its threads scans per tile. */
+#define TSNE_BOX_SCAN_THREADS 1024
+#define TSNE_BOX_SCAN_ITEMS 4
+
 /* SELL-C-sigma slice height C of the attractive kernel (SellRows.C): one warp per slice. */
 #define TSNE_SELL_C 32
 

@@ -103,6 +103,7 @@ public final class CudaRuntime {
             throw new CudaException("GPU ordinal " + ordinal + " does not exist (" + s.deviceCount
                     + " device(s) visible); check the task's gpu resource or " + SparkGpuConf.DEVICE);
         }
+        DeviceFaults.strike(DeviceFaults.CONTEXT);
         return DEVICES.computeIfAbsent(ordinal, CudaDevice::open);
     }
 

@@ -34,6 +34,7 @@ public final class DeviceBuffer implements AutoCloseable {
         device.bind();
         CUdeviceptr p = new CUdeviceptr();
         try {
+            DeviceFaults.strike(DeviceFaults.ALLOC);
             cuMemAlloc(p, Math.max(bytes, 8));
         } catch (RuntimeException e) {
             throw new CudaException("cannot allocate " + bytes + " bytes on " + device + ": "
@@ -124,6 +125,7 @@ public final class DeviceBuffer implements AutoCloseable {
         }
         device.bind();
         try {
+            DeviceFaults.strike(DeviceFaults.COPY);
             cuMemcpyDtoDAsync(ptr.withByteOffset(dstByteOffset), src.ptr.withByteOffset(srcByteOffset), bytes,
                     stream.handle());
         } catch (RuntimeException e) {
@@ -163,8 +165,10 @@ public final class DeviceBuffer implements AutoCloseable {
         cuMemsetD8Async(ptr, (byte) 0, bytes, stream.handle());
     }
 
+    /** Every host/device copy of this class starts here. */
     private void checkRange(long end) {
         ensureOpen();
+        DeviceFaults.strike(DeviceFaults.COPY);
         if (end > bytes) {
             throw new IllegalArgumentException("copy of " + end + " bytes exceeds buffer of " + bytes + " bytes");
         }

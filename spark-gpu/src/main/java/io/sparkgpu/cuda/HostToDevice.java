@@ -101,6 +101,7 @@ public final class HostToDevice {
                 int m = Math.min(perChunk, count - done);
                 slot.buffer().put(src, from + done, m);
                 try {
+                    DeviceFaults.strike(DeviceFaults.COPY);
                     cuMemcpyHtoDAsync(dst.pointer().withByteOffset(dstByteOffset + (long) done * Sizeof.DOUBLE),
                             slot.buffer().pointer(), (long) m * Sizeof.DOUBLE, stream.handle());
                     slot.recordUse(stream.handle());

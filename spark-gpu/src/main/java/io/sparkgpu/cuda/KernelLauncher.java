@@ -43,6 +43,7 @@ public final class KernelLauncher {
             if (sharedBytes > 48 * 1024) {
                 cuFuncSetAttribute(f, CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, sharedBytes);
             }
+            DeviceFaults.strike(DeviceFaults.LAUNCH);
             cuLaunchKernel(f, grid, 1, 1, block, 1, 1, sharedBytes, stream.handle(), Pointer.to(marshal(args)), null);
         } catch (RuntimeException e) {
             throw new CudaException("launch of " + shape + " failed: " + CudaRuntime.describe(e), e);

@@ -63,10 +63,9 @@ final class SparkBridge {
             }
             String addr = gpu.get().addresses()[0].trim();
             try {
-                return OptionalInt.of(Integer.parseInt(addr));
-            } catch (NumberFormatException e) {
-                throw new CudaException("Spark assigned gpu resource address '" + addr
-                        + "' to this task; expected an integer CUDA device ordinal (check the GPU discovery script)");
+                return OptionalInt.of(SparkGpuConf.ordinalOfAddress(addr));
+            } catch (IllegalArgumentException e) {
+                throw new CudaException(e.getMessage());
             }
         }
     }

@@ -24,6 +24,15 @@ public final class SparkGpuConf {
      */
     public static final String UPLOAD_WHILE_PACKING = "spark.sparkgpu.ingest.uploadWhilePacking";
 
+    /**
+     * Maps the {@code gpu} resource addresses Spark hands to tasks onto CUDA ordinals, as
+     * {@code address:ordinal} pairs separated by commas (e.g. {@code 0:0,1:0}: two scheduled "GPUs" that are one
+     * device). Unset: an address is the ordinal. Lets a one-GPU host exercise the several-GPU scheduling (two
+     * executors, two addresses) and lets a site oversubscribe a device by address; an address missing from a set
+     * map is an error, never silently device 0.
+     */
+    public static final String ADDRESS_MAP = "spark.sparkgpu.gpu.addressMap";
+
     private static volatile Function<String, Optional<String>> sparkLookup;
 
     private SparkGpuConf() {
@@ -73,6 +82,55 @@ public final class SparkGpuConf {
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(DEVICE + " must be an integer GPU ordinal, got '" + v + "'", e);
         }
+    }
+
+    /**
+     * The CUDA ordinal of the task's {@code gpu} resource address under {@value #ADDRESS_MAP} (the address itself
+     * when the map is unset or blank).
+     */
+    public static int ordinalOfAddress(String address) {
+        return ordinalOfAddress(address, get(ADDRESS_MAP, ""));
+    }
+
+    static int ordinalOfAddress(String address, String map) {
+        String a = address.trim();
+        if (map == null || map.isBlank()) {
+            return parseOrdinal(a, "Spark assigned gpu resource address '" + a
+                    + "' to this task; expected an integer CUDA device ordinal (check the GPU discovery script, or map "
+                    + "addresses to ordinals with " + ADDRESS_MAP + ")");
+        }
+        java.util.Map<String, Integer> m = new java.util.HashMap<>();
+        for (String pair : map.split(",")) {
+            String[] kv = pair.trim().split(":", -1);
+            if (kv.length != 2 || kv[0].isBlank()) {
+                throw new IllegalArgumentException(ADDRESS_MAP + " must be address:ordinal pairs separated by commas "
+                        + "(e.g. 0:0,1:0), got '" + map + "'");
+            }
+            int ord = parseOrdinal(kv[1].trim(), ADDRESS_MAP + " must map each address to an ordinal >= 0, got '"
+                    + pair.trim() + "' in '" + map + "'");
+            if (m.put(kv[0].trim(), ord) != null) {
+                throw new IllegalArgumentException(ADDRESS_MAP + " must name each address once, got '" + kv[0].trim()
+                        + "' twice in '" + map + "'");
+            }
+        }
+        Integer o = m.get(a);
+        if (o == null) {
+            throw new IllegalArgumentException(ADDRESS_MAP + " must name every gpu address Spark assigns; address '" + a
+                    + "' is not in '" + map + "'");
+        }
+        return o;
+    }
+
+    private static int parseOrdinal(String v, String message) {
+        try {
+            int d = Integer.parseInt(v);
+            if (d >= 0) {
+                return d;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException(message);
     }
 
     public static double residentFraction() {

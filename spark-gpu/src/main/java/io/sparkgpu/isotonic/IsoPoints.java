@@ -1,6 +1,7 @@
 package io.sparkgpu.isotonic;
 
 import io.sparkgpu.common.FixedPoint;
+import io.sparkgpu.sort.PairRadixSort;
 import java.io.Serializable;
 
 /**
@@ -14,7 +15,8 @@ import java.io.Serializable;
  * For the L1 loss the rows are also kept, grouped by feature: labels of feature i are
  * {@code labels[groupStart[i] .. groupStart[i+1])} with weights {@code rowWeights[2r], rowWeights[2r+1]} (lo, hi).
  *
- * <p>Sorting is an LSD radix sort of the order-preserving bit patterns of the features (O(n), primitive arrays).
+ * <p>Sorting is the sort engine's LSD radix sort ({@link PairRadixSort}) of the order-preserving bit patterns of
+ * the features (O(n), primitive arrays).
  */
 public final class IsoPoints implements Serializable {
     private static final long serialVersionUID = 1L;
@@ -81,7 +83,7 @@ public final class IsoPoints implements Serializable {
                 idx[m++] = i;
             }
         }
-        radixSort(keys, idx, kept);
+        PairRadixSort.sort(keys, idx, kept);
 
         int distinct = 0;
         for (int r = 0; r < kept; r++) {
@@ -158,54 +160,5 @@ public final class IsoPoints implements Serializable {
     static long sortKey(double v) {
         long bits = Double.doubleToRawLongBits(v + 0.0);
         return bits ^ ((bits >> 63) | Long.MIN_VALUE);
-    }
-
-    /** Stable LSD radix sort by unsigned key, 8 bits per pass; passes where all keys share the digit are skipped. */
-    static void radixSort(long[] keys, int[] idx, int n) {
-        if (n < 2) {
-            return;
-        }
-        long[] k2 = new long[n];
-        int[] i2 = new int[n];
-        int[] count = new int[257];
-        long[] srcK = keys;
-        int[] srcI = idx;
-        long[] dstK = k2;
-        int[] dstI = i2;
-        for (int shift = 0; shift < 64; shift += 8) {
-            java.util.Arrays.fill(count, 0);
-            for (int r = 0; r < n; r++) {
-                count[(int) ((srcK[r] >>> shift) & 0xff) + 1]++;
-            }
-            boolean trivial = false;
-            for (int b = 1; b <= 256; b++) {
-                if (count[b] == n) {
-                    trivial = true;
-                    break;
-                }
-            }
-            if (trivial) {
-                continue;
-            }
-            for (int b = 0; b < 256; b++) {
-                count[b + 1] += count[b];
-            }
-            for (int r = 0; r < n; r++) {
-                int d = (int) ((srcK[r] >>> shift) & 0xff);
-                int to = count[d]++;
-                dstK[to] = srcK[r];
-                dstI[to] = srcI[r];
-            }
-            long[] tk = srcK;
-            srcK = dstK;
-            dstK = tk;
-            int[] ti = srcI;
-            srcI = dstI;
-            dstI = ti;
-        }
-        if (srcK != keys) {
-            System.arraycopy(srcK, 0, keys, 0, n);
-            System.arraycopy(srcI, 0, idx, 0, n);
-        }
     }
 }

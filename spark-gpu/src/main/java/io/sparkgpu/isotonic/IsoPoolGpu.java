@@ -5,6 +5,7 @@ import io.sparkgpu.cuda.DeviceBuffer;
 import io.sparkgpu.cuda.GpuStream;
 import io.sparkgpu.cuda.KernelLauncher;
 import io.sparkgpu.cuda.KernelTimer;
+import io.sparkgpu.sort.PairRadixSort;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -15,10 +16,9 @@ import java.util.List;
  *
  * <p>Steps ({@code isotonic.cu}, section "sort and pool"): a validation flag and the order-preserving 64-bit key
  * of every row ({@link IsoPoints#sortKey}; rows of weight 0 get a key above every finite one and so sort last);
- * a stable least-significant-digit radix sort of (key, row) pairs, 8 bits per pass (LSD radix sort: Knuth, TAOCP
- * vol. 3, 5.2.5; the GPU form, per-tile digit histograms, one exclusive scan of them and a stable scatter, follows
- * Merrill and Grimshaw, "High performance and scalable radix sorting", Parallel Processing Letters 21, 2011),
- * skipping the passes whose digit is the same for every key (one global histogram of all eight digits decides);
+ * the sort engine's stable LSD radix sort of (key, row) pairs on the device ({@link PairRadixSort#sortResident},
+ * kernels of {@code sort.cu}), skipping the passes whose digit is the same for every key (one global histogram of
+ * all eight digits, computed with the keys, decides);
  * group heads where the key changes and their exclusive scan (each sorted row's distinct-feature index); then per
  * distinct feature the exact 128-bit fixed-point sums of w*y and w ({@link io.sparkgpu.common.FixedPoint}, the
  * same quantization operation for operation), added with 128-bit atomics: integer sums do not depend on the
@@ -37,13 +37,12 @@ import java.util.List;
 final class IsoPoolGpu {
     // sizes the kernels share (include/layout/isotonic.cuh: ISO_SP_*; IsotonicKernelLayoutTest)
     static final int THREADS = 256;
-    static final int TILE = THREADS * 16;
     static final int SCAN_TILE = THREADS * 8;
     static final int RUN = 8;
-    /** Radix sort of 64-bit keys: PASSES passes of DIGIT_BITS-bit digits. */
-    static final int DIGIT_BITS = 8;
-    static final int DIGITS = 1 << DIGIT_BITS;
-    static final int PASSES = 64 / DIGIT_BITS;
+    /** Radix sort of 64-bit keys (the sort engine's): PASSES passes of DIGIT_BITS-bit digits. */
+    static final int DIGIT_BITS = PairRadixSort.DIGIT_BITS;
+    static final int DIGITS = PairRadixSort.DIGITS;
+    static final int PASSES = PairRadixSort.PASSES;
     /** The kernels' counters: invalid rows, rows of weight 0, distinct features, weights quantized to 0. */
     static final int C_INVALID = 0;
     static final int C_ZERO_WEIGHT = 1;
@@ -110,28 +109,9 @@ final class IsoPoolGpu {
         }
     }
 
-    /**
-     * Radix passes to run: pass k (bits 8k..8k+7) is skipped when one digit value holds all {@code len} keys, as
-     * {@link IsoPoints#radixSort} does.
-     *
-     * @param digits counts of digit d in pass k at [DIGITS k + d]
-     */
+    /** Radix passes to run ({@link PairRadixSort#passes}: a pass where one digit holds all keys is skipped). */
     static int[] passes(int[] digits, int len) {
-        int[] out = new int[PASSES];
-        int m = 0;
-        for (int k = 0; k < PASSES; k++) {
-            boolean trivial = false;
-            for (int d = 0; d < DIGITS; d++) {
-                if (digits[DIGITS * k + d] == len) {
-                    trivial = true;
-                    break;
-                }
-            }
-            if (!trivial) {
-                out[m++] = DIGIT_BITS * k;
-            }
-        }
-        return java.util.Arrays.copyOf(out, m);
+        return PairRadixSort.passes(digits, len);
     }
 
     /**
@@ -173,13 +153,13 @@ final class IsoPoolGpu {
                     wd.upload(w, 0, len, 0, s);
                 }
                 Object wArg = KernelLauncher.nullable(wd);
-                int tiles = (int) ((len + (long) TILE - 1) / TILE);
                 DeviceBuffer[] keys = {alloc(dev, 8L * len), alloc(dev, 8L * len)};
                 DeviceBuffer[] idx = {alloc(dev, 4L * len), alloc(dev, 4L * len)};
-                DeviceBuffer hist = alloc(dev, 4L * DIGITS * tiles);
+                DeviceBuffer counts = alloc(dev, PairRadixSort.countsBytes(len));
+                DeviceBuffer rowTotals = alloc(dev, PairRadixSort.rowTotalsBytes());
                 DeviceBuffer digits = alloc(dev, 4L * PASSES * DIGITS);
                 DeviceBuffer counters = alloc(dev, 4L * COUNTERS);
-                int[] sizes = scanLevels(Math.max((long) DIGITS * tiles, len));
+                int[] sizes = scanLevels(len);
                 levels = new DeviceBuffer[sizes.length];
                 for (int k = 0; k < sizes.length; k++) {
                     levels[k] = alloc(dev, 4L * sizes[k]);
@@ -207,14 +187,7 @@ final class IsoPoolGpu {
                     n = 0;
                     return;
                 }
-                int cur = 0;
-                for (int shift : passes(dc, len)) {
-                    KernelLauncher.launch(s, M, "iso_sp_hist", tiles, THREADS, 0, keys[cur], len, shift, tiles, hist);
-                    scan(hist, DIGITS * tiles, 0);
-                    KernelLauncher.launch(s, M, "iso_sp_scatter", tiles, THREADS, 0, keys[cur], idx[cur],
-                            keys[1 - cur], idx[1 - cur], len, shift, tiles, hist);
-                    cur = 1 - cur;
-                }
+                int cur = PairRadixSort.sortResident(s, keys, idx, len, passes(dc, len), counts, rowTotals);
                 DeviceBuffer g = idx[1 - cur]; // free after the sort
                 ux = alloc(dev, 8L * kept);
                 acc = alloc(dev, 32L * kept);

@@ -20,7 +20,7 @@ final class Spearman {
             keys[i] = IsoPoints.sortKey(v[i]);
             idx[i] = i;
         }
-        IsoPoints.radixSort(keys, idx, n);
+        io.sparkgpu.sort.PairRadixSort.sort(keys, idx, n);
         long[] r = new long[n];
         int a = 0;
         while (a < n) {

@@ -23,7 +23,7 @@ final class FhnAdaptive {
 
     static FhnResult run(FhnSetup s, FhnParams p) {
         FhnConfig cfg = s.config;
-        FhnSetup.checkExplicitStable(cfg, p.diffusion, null);
+        FhnSetup.checkExplicitStable(s, p, null);
         int big = s.n;
         double dx = s.dx;
         double dt = s.dt;

@@ -16,7 +16,8 @@ import java.util.List;
  * <p><b>Explicit (FTCS).</b> v' = v + dt (((D lap v + f(v)) - w) + (I s_k) p_i), w' = w + dt (eps (v - gamma w)),
  * lap v = ((v_{i-1} + v_{i+1}) - (v_i + v_i)) / dx^2 with f(v) = (v (a - v)) (v - 1). Neumann (no flux) uses the
  * ghost node v_{-1} = v_1 (second order, the central difference of v_x = 0 at the end node); periodic wraps; Dirichlet
- * holds the end nodes. First order in time, second in space; dt above dx^2 / (2 D) is refused.
+ * holds the end nodes. First order in time, second in space; dt above FhnSetup.explicitLimit (dx^2 / (2 D) lowered
+ * by the reaction) is refused.
  *
  * <p><b>Crank-Nicolson.</b> Both equations are averaged between t_k and t_{k+1}. The w equation is linear, so
  * w' = alpha w + beta (v + v') with h = dt eps gamma / 2, alpha = (1 - h) / (1 + h), beta = (dt eps / 2) / (1 + h);
@@ -215,7 +216,12 @@ final class FhnCpu {
 
     /** The explicit FTCS scheme for one axon (refuses dt above the stability limit). */
     public static FhnResult explicit(FhnSetup s, FhnParams p) {
-        FhnSetup.checkExplicitStable(s.config, p.diffusion, null);
+        FhnSetup.checkExplicitStable(s, p, null);
+        return explicitUnchecked(s, p);
+    }
+
+    /** The explicit scheme without the stability check (the tests' look at what the check prevents). */
+    static FhnResult explicitUnchecked(FhnSetup s, FhnParams p) {
         int n = s.n;
         double[] v = s.v0.clone();
         double[] w = new double[n];

@@ -10,7 +10,9 @@ import jcuda.Pointer;
 
 /**
  * GPU implementation of {@link FhnCpu} through the {@code pde} module ({@code pde.cu}; its header lists the
- * kernels). A batch of simulations on one grid runs as one launch series: explicit, one thread per cell and
+ * kernels). A batch of simulations on one grid runs as one launch series: explicit on axons of up to
+ * {@link #RESIDENT_MAX_CELLS} cells (a sweep's), whole axons resident in shared memory for every step of a launch
+ * (one launch for runs of up to {@link #RESIDENT_STEPS} steps); explicit on longer axons, one thread per cell and
  * {@link #EXPLICIT_STEPS_PER_LAUNCH} steps per launch (temporal blocking in shared memory); Crank-Nicolson with Thomas, one thread per axon and one launch per chunk of steps (Newton
  * iterations and their convergence test inside); Crank-Nicolson with cyclic reduction, one thread per cell, the
  * Newton test on the device (a per-system done flag turns the rest of the enqueued iterations into no-ops), the
@@ -51,15 +53,24 @@ final class FhnGpu {
 
     /** Simulations of {@code params} on the setup's grid with its scheme (not the adaptive one: CPU only). */
     public static FhnResult[] run(CudaDevice dev, FhnSetup s, FhnParams[] params) {
+        return run(dev, s, params, true);
+    }
+
+    /**
+     * As {@link #run(CudaDevice, FhnSetup, FhnParams[])}; without {@code withState} the explicit scheme on short
+     * axons leaves the final v and w on the device (results carry null v, w: a sweep needs only the observables).
+     */
+    public static FhnResult[] run(CudaDevice dev, FhnSetup s, FhnParams[] params, boolean withState) {
         if (params.length == 0) {
             return new FhnResult[0];
         }
         switch (s.config.scheme) {
             case FhnConfig.EXPLICIT:
                 for (FhnParams p : params) {
-                    FhnSetup.checkExplicitStable(s.config, p.diffusion, null);
+                    FhnSetup.checkExplicitStable(s, p, null);
                 }
-                return explicit(dev, s, params);
+                return s.n <= RESIDENT_MAX_CELLS ? explicitResident(dev, s, params, RESIDENT_STEPS, withState)
+                        : explicit(dev, s, params);
             case FhnConfig.CRANK_NICOLSON:
                 return FhnConfig.CYCLIC_REDUCTION.equals(s.config.solver) ? cnCr(dev, s, params)
                         : cnThomas(dev, s, params);
@@ -291,6 +302,93 @@ final class FhnGpu {
         }
     }
 
+    /** Axons up to this many cells run wholly in shared memory (pde_explicit_resident: a thread per cell). */
+    static final int RESIDENT_MAX_CELLS = 1024;
+    /** Steps per launch of pde_explicit_resident (the state goes through global memory once per launch). */
+    static final int RESIDENT_STEPS = 4096;
+
+    /**
+     * Axons per block of pde_explicit_resident for n cells: the count (at most 512 / n, at least 1) whose threads,
+     * rounded up to whole warps, waste the fewest lanes; the smaller count on a tie.
+     */
+    static int residentAxons(int n) {
+        int best = 1;
+        double bestUse = 0;
+        for (int a = 1; a <= Math.max(1, 512 / n); a++) {
+            double use = (double) (a * n) / residentThreads(n, a);
+            if (use > bestUse) {
+                best = a;
+                bestUse = use;
+            }
+        }
+        return best;
+    }
+
+    static int residentThreads(int n, int axons) {
+        return (axons * n + 31) / 32 * 32;
+    }
+
+    /**
+     * The explicit scheme with whole axons resident in shared memory ({@code n <= RESIDENT_MAX_CELLS}): the whole
+     * batch is one launch per {@code stepsPerLaunch} steps (one, for runs up to that many steps), the observables
+     * reduced on the device; the host uploads the signal once per launch and downloads the observables (and, with
+     * {@code withState}, the final state) once. Same bits as the twin.
+     */
+    static FhnResult[] explicitResident(CudaDevice dev, FhnSetup s, FhnParams[] ps, int stepsPerLaunch,
+                                        boolean withState) {
+        int S = ps.length;
+        int n = s.n;
+        if (n > RESIDENT_MAX_CELLS || stepsPerLaunch < 1) {
+            throw new IllegalArgumentException("resident axons hold at most " + RESIDENT_MAX_CELLS + " cells with >= 1"
+                    + " step per launch, got " + n + " cells, " + stepsPerLaunch + " steps");
+        }
+        long cells = (long) S * n;
+        int frames = checkedFrames(s, S);
+        int axons = residentAxons(n);
+        int threads = residentThreads(n, axons);
+        int blocks = grid(S, axons);
+        int every = s.config.recordEvery;
+        DeviceBuffer[] b = new DeviceBuffer[6];
+        try (GpuStream st = new GpuStream(dev);
+             Stats stats = new Stats(dev, st, S, FhnCpu.initialMax(s.v0), true)) {
+            b[0] = DeviceBuffer.ofDoubles(dev, cells);
+            b[1] = DeviceBuffer.ofDoubles(dev, cells);
+            b[2] = DeviceBuffer.ofDoubles(dev, 5L * S);
+            b[3] = DeviceBuffer.ofDoubles(dev, n);
+            b[4] = DeviceBuffer.ofDoubles(dev, (int) Math.min(stepsPerLaunch, Math.max(1, s.steps)));
+            b[5] = frames > 0 ? DeviceBuffer.ofDoubles(dev, cells * frames) : null;
+            b[0].upload(replicateMajor(s.v0, S), st);
+            b[1].zero(st);
+            b[2].upload(packParams(ps), st);
+            b[3].upload(s.profile, st);
+            if (b[5] != null) {
+                b[5].copyFrom(b[0], 0, 0, 8 * cells, st);
+            }
+            for (long k = 0; k < s.steps; ) {
+                int m = (int) Math.min(stepsPerLaunch, s.steps - k);
+                b[4].upload(s.signals(k, m), 0, m, 0, st);
+                KernelLauncher.launch(st, MODULE, "pde_explicit_resident", blocks, threads, 16 * axons * n, S, n,
+                        axons, m, b[0], b[1], b[2], b[3], b[4], s.dt, s.idx2, s.bc, s.probeNear, s.probeFar,
+                        s.threshold, k, stats.tNear, stats.tFar, stats.pulses, stats.max, KernelLauncher.nullable(b[5]),
+                        b[5] == null ? 0 : every);
+                k += m;
+            }
+            if (withState) {
+                return resultsMajor(s, st, stats, b[0], b[1], b[5], S, frames);
+            }
+            double[][] field = null;
+            if (b[5] != null) {
+                double[] f = new double[(int) (cells * frames)];
+                b[5].download(f, f.length, st);
+                st.synchronize("download of the space-time field");
+                field = fieldsMajor(f, frames, S, n);
+            }
+            return stats.results(s, st, true, new double[S][], new double[S][], field, frames);
+        } finally {
+            closeAll(b);
+        }
+    }
+
     // ------------------------------------------------------------------------------------------ CN + Thomas
 
     static double[] interleave(double[] v0, int S) {
@@ -402,48 +500,79 @@ final class FhnGpu {
         return 40L * n <= Math.min(SHARED_CAP, dev.maxSharedMemoryOptin());
     }
 
-    /** Solves every system not marked done (done may be null) by cyclic reduction (FhnCpu.cyclicReduction's bits). */
-    static void crSolve(GpuStream st, CrSystems sys, Object done) {
-        int S = sys.S;
-        int n = sys.n;
-        if (n > CR_GPU_MAX_UNKNOWNS) {
-            // one 10^7-unknown system failed with CUDA_ERROR_ILLEGAL_ADDRESS on the H100 (10^6 is verified against
-            // the twin): refused as a device problem, so backend=auto runs the CPU twin's cyclic reduction
-            throw new CudaException("cyclic reduction on the GPU is limited to " + CR_GPU_MAX_UNKNOWNS
-                    + " unknowns per system (got " + n + "); use solver=thomas, or the CPU");
+    /**
+     * The launch plan of {@link #crSolve} for systems of n unknowns: the whole reduction in shared memory (one block
+     * of {@link #sharedBlock} threads per system), or levels 0..lswitch-1 launched one by one (forward, then
+     * backward in reverse order; a thread per row of every system) with the remaining levels in one block of
+     * {@link #CR_TAIL_THREADS} threads per system, in global memory. The kernels enumerate a level's rows by row
+     * number j in [0, {@link #rows}), row index {@link #row}; FhnLaunchModelTest replays this plan on the CPU.
+     */
+    static final class CrPlan {
+        final int n;
+        /** Levels: the smallest k with 2^k - 1 >= n (FhnCpu.crLevels). */
+        final int k;
+        final boolean shared;
+        final int sharedBlock;
+        /** Levels launched one by one before the one-block tail (0 on the shared path). */
+        final int lswitch;
+
+        CrPlan(int n, boolean shared) {
+            this.n = n;
+            this.k = FhnCpu.crLevels(n);
+            this.shared = shared;
+            this.sharedBlock = Math.min(CR_BLOCK, Math.max(32, Integer.highestOneBit(Math.max(1, n / 2)) * 2));
+            int l = 0;
+            while (!shared && l < k - 1 && (n >> (l + 1)) > BLOCK_ROWS) {
+                l++;
+            }
+            this.lswitch = l;
         }
-        int k = FhnCpu.crLevels(n);
-        CudaDevice dev = st.device();
-        if (fitsShared(dev, n)) {
-            int block = Math.min(CR_BLOCK, Math.max(32, Integer.highestOneBit(Math.max(1, n / 2)) * 2));
-            KernelLauncher.launch(st, MODULE, "pde_cr_block", S, block, 40 * n, S, n, k, 0, sys.a, sys.b, sys.c,
-                    sys.d, sys.x, done, 1);
-            return;
+
+        /** Rows of level l: forward rows 2s-1 + 2s j, backward rows s-1 + 2s j (pde.cu's rows_from). */
+        long rows(int l, boolean forward) {
+            long s = 1L << l;
+            long first = forward ? 2 * s - 1 : s - 1;
+            return first < n ? (n - first + 2 * s - 1) / (2 * s) : 0;
         }
-        // levels launched one by one until a level has at most BLOCK_ROWS rows; the rest in one block per system
-        int lswitch = 0;
-        while (lswitch < k - 1 && (n >> (lswitch + 1)) > BLOCK_ROWS) {
-            lswitch++;
-        }
-        KernelLauncher.launch(st, MODULE, "pde_cr_ends", grid(S, THREADS), THREADS, 0, S, n, sys.a, sys.c, done);
-        for (int l = 0; l < lswitch; l++) {
-            int s = 1 << l;
-            long rows = n > 2 * s - 1 ? (n - (2L * s - 1) + 2L * s - 1) / (2L * s) : 0;
-            KernelLauncher.launch(st, MODULE, "pde_cr_forward", grid(rows * S, THREADS), THREADS, 0, S, n, s, sys.a,
-                    sys.b, sys.c, sys.d, done);
-        }
-        KernelLauncher.launch(st, MODULE, "pde_cr_block", S, 1024, 0, S, n, k, lswitch, sys.a, sys.b, sys.c, sys.d,
-                sys.x, done, 0);
-        for (int l = lswitch - 1; l >= 0; l--) {
-            int s = 1 << l;
-            long rows = n > s - 1 ? (n - (s - 1L) + 2L * s - 1) / (2L * s) : 0;
-            KernelLauncher.launch(st, MODULE, "pde_cr_backward", grid(rows * S, THREADS), THREADS, 0, S, n, s, sys.a,
-                    sys.b, sys.c, sys.d, sys.x, done);
+
+        /** Row j of level l (pde.cu's cr_row). */
+        long row(int l, boolean forward, long j) {
+            long s = 1L << l;
+            return (forward ? 2 * s - 1 : s - 1) + 2 * s * j;
         }
     }
 
-    /** The largest system the GPU's cyclic reduction takes (2^21; larger ones are refused, see crSolve). */
-    static final int CR_GPU_MAX_UNKNOWNS = 1 << 21;
+    /** Threads of the one-block tail of pde_cr_block. */
+    static final int CR_TAIL_THREADS = 1024;
+
+    /**
+     * Solves every system not marked done (done may be null) by cyclic reduction (FhnCpu.cyclicReduction's bits).
+     * Any n the arrays hold: there is no size cap (the 10^7-unknown crash was the kernel's 32-bit row stride, see
+     * pde.cu's rows_from); device memory is the caller's (five S n arrays, allocated before this call).
+     */
+    static void crSolve(GpuStream st, CrSystems sys, Object done) {
+        int S = sys.S;
+        int n = sys.n;
+        CudaDevice dev = st.device();
+        CrPlan plan = new CrPlan(n, fitsShared(dev, n));
+        int k = plan.k;
+        if (plan.shared) {
+            KernelLauncher.launch(st, MODULE, "pde_cr_block", S, plan.sharedBlock, 40 * n, S, n, k, 0, sys.a, sys.b,
+                    sys.c, sys.d, sys.x, done, 1);
+            return;
+        }
+        KernelLauncher.launch(st, MODULE, "pde_cr_ends", grid(S, THREADS), THREADS, 0, S, n, sys.a, sys.c, done);
+        for (int l = 0; l < plan.lswitch; l++) {
+            KernelLauncher.launch(st, MODULE, "pde_cr_forward", grid(plan.rows(l, true) * S, THREADS), THREADS, 0, S,
+                    n, 1 << l, sys.a, sys.b, sys.c, sys.d, done);
+        }
+        KernelLauncher.launch(st, MODULE, "pde_cr_block", S, CR_TAIL_THREADS, 0, S, n, k, plan.lswitch, sys.a, sys.b,
+                sys.c, sys.d, sys.x, done, 0);
+        for (int l = plan.lswitch - 1; l >= 0; l--) {
+            KernelLauncher.launch(st, MODULE, "pde_cr_backward", grid(plan.rows(l, false) * S, THREADS), THREADS, 0,
+                    S, n, 1 << l, sys.a, sys.b, sys.c, sys.d, sys.x, done);
+        }
+    }
 
     static FhnResult[] cnCr(CudaDevice dev, FhnSetup s, FhnParams[] ps) {
         int S = ps.length;

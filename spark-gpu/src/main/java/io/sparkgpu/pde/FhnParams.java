@@ -53,6 +53,11 @@ public final class FhnParams implements Serializable {
 
     /** Every rule; {@code where} (e.g. "row 12") prefixes the message, or null. */
     public FhnParams check(String where) {
+        return checkLazily(() -> where);
+    }
+
+    /** {@link #check(String)} with the prefix built only for an error (a sweep checks every row). */
+    public FhnParams checkLazily(java.util.function.Supplier<String> where) {
         try {
             checkA(a);
             checkEps(eps);
@@ -60,7 +65,8 @@ public final class FhnParams implements Serializable {
             checkCurrent(current);
             checkDiffusion(diffusion);
         } catch (IllegalArgumentException e) {
-            throw where == null ? e : new IllegalArgumentException(where + ": " + e.getMessage(), e);
+            String w = where.get();
+            throw w == null ? e : new IllegalArgumentException(w + ": " + e.getMessage(), e);
         }
         return this;
     }

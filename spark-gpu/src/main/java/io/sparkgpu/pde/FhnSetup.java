@@ -25,6 +25,9 @@ final class FhnSetup {
     public final double[] profile;
     /** Initial v (w starts at 0). */
     public final double[] v0;
+    /** min(0, min v0) and max(1, max v0): where the stability limit takes the reaction's slope. */
+    final double vLo;
+    final double vHi;
     public final int probeNear;
     public final int probeFar;
     public final double threshold;
@@ -55,6 +58,9 @@ final class FhnSetup {
                 v0[i] = c.pulseAmplitude * Math.exp(-(r * r));
             }
         }
+        double[] r = slopeRange(v0);
+        vLo = r[0];
+        vHi = r[1];
         probeNear = (int) Math.round(c.probeNear * (n - 1));
         probeFar = (int) Math.round(c.probeFar * (n - 1));
         threshold = c.threshold;
@@ -94,15 +100,92 @@ final class FhnSetup {
     }
 
     /**
-     * The explicit scheme's stability limit for diffusion D: dt <= dx^2 / (2 D) (refused above it, with the limit
-     * in the message; the adaptive scheme is held to the limit of its finest spacing, the underlying grid's).
+     * The explicit (FTCS) scheme's stability limit for one parameter set: the largest dt for which forward Euler
+     * does not amplify any Fourier mode that the linearised equations damp. dx^2 / (2 D) is the limit of diffusion
+     * alone; the reaction's damping f'(v) < 0 and the w coupling lower it: at rest (f'(0) = -a) and dt = dx^2 / (2 D)
+     * the checkerboard mode is multiplied by -1 - a dt per step and grows without bound.
+     *
+     * <p>Per mode of wave number k the linearised step is x <- (I + dt J) x with J = [[q - lam, -1], [eps,
+     * -eps gamma]], lam = (4 D / dx^2) sin^2(k dx / 2) in [0, 4 D / dx^2] (Dirichlet, Neumann and periodic
+     * alike), q = f'(v) = (2 (1 + a) - 3 v) v - a. An eigenvalue mu of J with Re mu < 0 is damped by the step iff
+     * |1 + dt mu| <= 1, i.e. dt <= -2 Re mu / |mu|^2 (eigenvalues with Re mu >= 0 grow in the equations themselves).
+     * q is taken at both ends of [min(0, min v0), max(1, max v0)] (rest, the excited branch and the initial state; f'
+     * is concave, so its most damping value on that range is at an end); the bound, a ratio of linear functions of
+     * lam on each piece where the eigenvalues stay real or complex, is evaluated at lam = 0, 4 D / dx^2 and the
+     * pieces' ends. The result is at most dx^2 / (2 D) and equal to it only without damping.
      */
-    public static void checkExplicitStable(FhnConfig c, double diffusion, String where) {
-        double dx = c.dx();
-        double limit = dx * dx / (2.0 * diffusion);
+    public static double explicitLimit(double dx, double[] v0, FhnParams p) {
+        double[] r = slopeRange(v0);
+        return explicitLimit(dx, r[0], r[1], p);
+    }
+
+    /** {min(0, min v0), max(1, max v0)}. */
+    static double[] slopeRange(double[] v0) {
+        double lo = 0.0;
+        double hi = 1.0;
+        for (double v : v0) {
+            lo = Math.min(lo, v);
+            hi = Math.max(hi, v);
+        }
+        return new double[] {lo, hi};
+    }
+
+    /** {@link #explicitLimit(double, double[], FhnParams)} with f' taken at v = lo and v = hi. */
+    static double explicitLimit(double dx, double lo, double hi, FhnParams p) {
+        double lamMax = 4.0 * p.diffusion / (dx * dx);
+        double eg = p.eps * p.gamma;
+        double limit = Double.POSITIVE_INFINITY;
+        for (double v : new double[] {lo, hi}) {
+            double q = ((2.0 * (1.0 + p.a)) - 3.0 * v) * v - p.a;
+            double root = 2.0 * Math.sqrt(p.eps);
+            for (double lam : new double[] {0.0, lamMax, q + eg - root, q + eg + root}) {
+                if (lam >= 0.0 && lam <= lamMax) {
+                    limit = Math.min(limit, modeLimit(q - lam, p.eps, eg));
+                }
+            }
+        }
+        return limit;
+    }
+
+    /** The largest dt with |1 + dt mu| <= 1 for every eigenvalue mu of [[c, -1], [eps, -eg]] with Re mu < 0. */
+    static double modeLimit(double c, double eps, double eg) {
+        double tr = c - eg;
+        double det = eps - c * eg;
+        double disc = tr * tr - 4.0 * det;
+        double limit = Double.POSITIVE_INFINITY;
+        if (disc >= 0.0) {
+            double r = Math.sqrt(disc);
+            for (double mu : new double[] {0.5 * (tr - r), 0.5 * (tr + r)}) {
+                if (mu < 0.0) {
+                    limit = Math.min(limit, -2.0 / mu);
+                }
+            }
+        } else if (tr < 0.0) {
+            limit = -tr / det; // mu = tr / 2 +- i sqrt(-disc) / 2, |mu|^2 = det
+        }
+        return limit;
+    }
+
+    /** The stability limit of {@link #explicitLimit} for this grid and initial state. */
+    public double explicitLimit(FhnParams p) {
+        return explicitLimit(dx, vLo, vHi, p);
+    }
+
+    /**
+     * Refuses a dt above {@link #explicitLimit} (explicit and adaptive schemes; the adaptive one is held to the
+     * limit of its finest spacing, the underlying grid's), with the limit and the diffusion-only bound in the message.
+     */
+    public static void checkExplicitStable(FhnSetup s, FhnParams p, String where) {
+        FhnConfig c = s.config;
+        double limit = s.explicitLimit(p);
+        if (c.dt <= limit) {
+            return; // the message below is built only for an error (a sweep checks every row)
+        }
         require(c.dt <= limit, (where == null ? "" : where + ": ") + "dt",
-                "<= dx^2 / (2 D) = " + limit + " for the " + c.scheme + " scheme (its stability limit with D = "
-                        + diffusion + ", dx = " + dx + "; lower dt, raise length / cells, or use crank-nicolson)",
+                "<= " + limit + " for the " + c.scheme + " scheme (its stability limit with D = " + p.diffusion
+                        + ", dx = " + s.dx + ": dx^2 / (2 D) = " + s.dx * s.dx / (2.0 * p.diffusion)
+                        + " for diffusion alone, lowered by the reaction's damping with a = " + p.a + ", eps = "
+                        + p.eps + ", gamma = " + p.gamma + "; lower dt, raise length / cells, or use crank-nicolson)",
                 c.dt);
     }
 }

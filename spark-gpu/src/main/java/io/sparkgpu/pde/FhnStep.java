@@ -26,12 +26,23 @@ public final class FhnStep {
      * the row). {@code cpuThreads}: threads of the CPU twin.
      */
     public static BackendChooser.Ran<FhnResult[]> run(FhnConfig config, FhnParams[] params, int cpuThreads) {
+        return run(config, params, cpuThreads, true);
+    }
+
+    /**
+     * As {@link #run(FhnConfig, FhnParams[], int)}; without {@code withState} the GPU may leave the final v and w on
+     * the device (the results' v and w are then null): a sweep that reports observables only.
+     */
+    public static BackendChooser.Ran<FhnResult[]> run(FhnConfig config, FhnParams[] params, int cpuThreads,
+                                                      boolean withState) {
         FhnConfig cfg = config.copy().validate();
         FhnSetup s = new FhnSetup(cfg);
         for (int j = 0; j < params.length; j++) {
-            params[j].check("row " + j);
-            if (!FhnConfig.CRANK_NICOLSON.equals(cfg.scheme)) {
-                FhnSetup.checkExplicitStable(cfg, params[j].diffusion, "row " + j + " (" + params[j] + ")");
+            final int row = j;
+            params[j].checkLazily(() -> "row " + row);
+            if (!FhnConfig.CRANK_NICOLSON.equals(cfg.scheme) && !(cfg.dt <= s.explicitLimit(params[j]))) {
+                // the row's text only for an error
+                FhnSetup.checkExplicitStable(s, params[j], "row " + j + " (" + params[j] + ")");
             }
         }
         FhnCpu.frames(s); // the field's size rule, before any work
@@ -49,7 +60,7 @@ public final class FhnStep {
                     FhnResult[] out = new FhnResult[params.length];
                     for (int from = 0; from < params.length; from += per) {
                         int to = Math.min(params.length, from + per);
-                        FhnResult[] part = FhnGpu.run(dev, s, Arrays.copyOfRange(params, from, to));
+                        FhnResult[] part = FhnGpu.run(dev, s, Arrays.copyOfRange(params, from, to), withState);
                         System.arraycopy(part, 0, out, from, part.length);
                     }
                     return out;

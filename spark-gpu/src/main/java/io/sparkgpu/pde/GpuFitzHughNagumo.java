@@ -137,7 +137,7 @@ public class GpuFitzHughNagumo extends Transformer
             for (int j = 0; j < ps.length; j++) {
                 ps[j] = rowParams(in.get(j), cols, colNames, values);
             }
-            var ran = FhnStep.run(cfg, ps, 1);
+            var ran = FhnStep.run(cfg, ps, 1, false); // observables only: the final state stays on the device
             List<Row> res = new ArrayList<>(in.size());
             for (int j = 0; j < ps.length; j++) {
                 FhnResult r = ran.value[j];
@@ -179,7 +179,7 @@ public class GpuFitzHughNagumo extends Transformer
                 v[q] = ((Number) row.get(cols[q])).doubleValue();
             }
         }
-        return new FhnParams(v[0], v[1], v[2], v[3], v[4]).check("row " + row);
+        return new FhnParams(v[0], v[1], v[2], v[3], v[4]).checkLazily(() -> "row " + row);
     }
 
     @Override

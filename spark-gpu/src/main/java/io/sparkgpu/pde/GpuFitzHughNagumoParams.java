@@ -26,7 +26,8 @@ public interface GpuFitzHughNagumoParams<T extends GpuFitzHughNagumoParams<T>> e
     }
 
     default DoubleParam dt() {
-        return slot("dt", o -> new DoubleParam(o, "dt", "Time step (> 0; explicit and adaptive: <= dx^2 / (2 D)).",
+        return slot("dt", o -> new DoubleParam(o, "dt", "Time step (> 0; explicit and adaptive: <= the FTCS limit, "
+                + "dx^2 / (2 D) lowered by the reaction).",
                 ParamChecks.doubleValidator(FhnConfig::checkDt)));
     }
 

@@ -51,10 +51,18 @@ public final class PdeEngine {
 
     /** Batched Thomas on the interleaved layout (element i of system j at i S + j): the solutions, same layout. */
     public static double[] thomasBatch(CudaDevice dev, int S, int n, double[][] sys) {
+        return thomasBatch(dev, S, n, sys, false);
+    }
+
+    /**
+     * {@link #thomasBatch(CudaDevice, int, int, double[][])}; {@code shared}: the variant with the intermediate in
+     * shared memory (pde_thomas_batch_shared; n up to {@link #thomasSharedMaxUnknowns}). Same bits.
+     */
+    public static double[] thomasBatch(CudaDevice dev, int S, int n, double[][] sys, boolean shared) {
         try (GpuStream st = new GpuStream(dev)) {
             DeviceBuffer[] b = upload(dev, st, sys, 0);
             try {
-                launchThomas(st, S, n, b);
+                launchThomas(st, S, n, b, shared);
                 double[] x = new double[S * n];
                 b[3].download(x, x.length, st);
                 st.synchronize("batched Thomas " + S + " x " + n);
@@ -65,9 +73,27 @@ public final class PdeEngine {
         }
     }
 
-    private static void launchThomas(GpuStream st, int S, int n, DeviceBuffer[] b) {
-        KernelLauncher.launch(st, FhnGpu.MODULE, "pde_thomas_batch", FhnGpu.grid(S, FhnGpu.AXON_THREADS),
-                FhnGpu.AXON_THREADS, 0, S, n, b[0], b[1], b[2], b[3]);
+    /** Threads per block of pde_thomas_batch_shared (each holds 2 n doubles of shared memory). */
+    static final int THOMAS_SHARED_THREADS = 32;
+
+    /** The largest system pde_thomas_batch_shared takes on {@code dev}. */
+    public static int thomasSharedMaxUnknowns(CudaDevice dev) {
+        return dev.maxSharedMemoryOptin() / (16 * THOMAS_SHARED_THREADS);
+    }
+
+    private static void launchThomas(GpuStream st, int S, int n, DeviceBuffer[] b, boolean shared) {
+        if (!shared) {
+            KernelLauncher.launch(st, FhnGpu.MODULE, "pde_thomas_batch", FhnGpu.grid(S, FhnGpu.AXON_THREADS),
+                    FhnGpu.AXON_THREADS, 0, S, n, b[0], b[1], b[2], b[3]);
+            return;
+        }
+        int max = thomasSharedMaxUnknowns(st.device());
+        if (n > max) {
+            throw new IllegalArgumentException("the shared-memory Thomas takes at most " + max + " unknowns on this "
+                    + "device, got " + n);
+        }
+        KernelLauncher.launch(st, FhnGpu.MODULE, "pde_thomas_batch_shared", FhnGpu.grid(S, THOMAS_SHARED_THREADS),
+                THOMAS_SHARED_THREADS, 16 * n * THOMAS_SHARED_THREADS, S, n, b[0], b[1], b[2], b[3]);
     }
 
     /** Cyclic reduction of S systems stored system-major: the solutions, same layout. */
@@ -88,17 +114,27 @@ public final class PdeEngine {
 
     /** Milliseconds of each of {@code reps} batched Thomas solves (the input restored outside the interval). */
     public static double[] thomasBatchMillis(CudaDevice dev, int S, int n, int reps) {
-        double[][] sys = randomSystems(S, n, 1);
-        return timeSolve(dev, S, n, sys, reps, true);
+        return thomasBatchMillis(dev, S, n, reps, false);
     }
+
+    /** {@link #thomasBatchMillis(CudaDevice, int, int, int)}, optionally of the shared-memory variant. */
+    public static double[] thomasBatchMillis(CudaDevice dev, int S, int n, int reps, boolean shared) {
+        double[][] sys = randomSystems(S, n, 1);
+        return timeSolve(dev, S, n, sys, reps, shared ? SOLVE_THOMAS_SHARED : SOLVE_THOMAS);
+    }
+
+    private static final int SOLVE_THOMAS = 0;
+    private static final int SOLVE_THOMAS_SHARED = 1;
+    private static final int SOLVE_CR = 2;
 
     /** Milliseconds of each of {@code reps} cyclic reductions of S systems of n unknowns. */
     public static double[] cyclicReductionMillis(CudaDevice dev, int S, int n, int reps) {
         double[][] sys = randomSystems(S, n, 2);
-        return timeSolve(dev, S, n, sys, reps, false);
+        return timeSolve(dev, S, n, sys, reps, SOLVE_CR);
     }
 
-    private static double[] timeSolve(CudaDevice dev, int S, int n, double[][] sys, int reps, boolean thomas) {
+    private static double[] timeSolve(CudaDevice dev, int S, int n, double[][] sys, int reps, int solver) {
+        boolean thomas = solver != SOLVE_CR;
         double[] ms = new double[reps];
         long bytes = 8L * S * n;
         try (GpuStream st = new GpuStream(dev); KernelTimer t = new KernelTimer(dev)) {
@@ -113,7 +149,7 @@ public final class PdeEngine {
                     }
                     t.start(st);
                     if (thomas) {
-                        launchThomas(st, S, n, b);
+                        launchThomas(st, S, n, b, solver == SOLVE_THOMAS_SHARED);
                     } else {
                         FhnGpu.crSolve(st, new FhnGpu.CrSystems(b[0], b[1], b[2], b[3], b[4], S, n), new Pointer());
                     }
@@ -227,6 +263,14 @@ public final class PdeEngine {
     /** The runs of {@code params} under the validated {@code config} by the CPU twin on {@code threads} threads. */
     public static FhnResult[] runCpu(FhnConfig config, FhnParams[] params, int threads) {
         return FhnCpu.run(new FhnSetup(config), params, threads);
+    }
+
+    /**
+     * The runs of {@code params} under the validated {@code config} as one GPU batch without Spark (the sweep's
+     * device side: upload, every step, the observables back; the final state stays on the device).
+     */
+    public static FhnResult[] runGpuObservables(CudaDevice dev, FhnConfig config, FhnParams[] params) {
+        return FhnGpu.run(dev, new FhnSetup(config), params, false);
     }
 
     /** The number of time steps a run under the validated {@code config} takes. */

@@ -5,6 +5,7 @@ import io.sparkgpu.cuda.BackendChooser;
 import java.io.Serializable;
 import java.util.Locale;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.SpecializedGetters;
 import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.ByteType;
 import org.apache.spark.sql.types.DataType;
@@ -96,31 +97,36 @@ final class SortKeys {
 
         /** The key of a non-null value of the row (complemented when descending). */
         public long key(InternalRow row) {
+            return key(row, ordinal);
+        }
+
+        /** The key of the non-null value at {@code i} of a row or an array (complemented when descending). */
+        public long key(SpecializedGetters row, int i) {
             long k;
             switch (kind) {
                 case BOOLEAN:
-                    k = row.getBoolean(ordinal) ? 1L : 0L;
+                    k = row.getBoolean(i) ? 1L : 0L;
                     break;
                 case BYTE:
-                    k = signed(row.getByte(ordinal));
+                    k = signed(row.getByte(i));
                     break;
                 case SHORT:
-                    k = signed(row.getShort(ordinal));
+                    k = signed(row.getShort(i));
                     break;
                 case INT:
-                    k = signed(row.getInt(ordinal));
+                    k = signed(row.getInt(i));
                     break;
                 case LONG:
-                    k = signed(row.getLong(ordinal));
+                    k = signed(row.getLong(i));
                     break;
                 case FLOAT:
-                    k = ofDouble(row.getFloat(ordinal));
+                    k = ofDouble(row.getFloat(i));
                     break;
                 case DOUBLE:
-                    k = ofDouble(row.getDouble(ordinal));
+                    k = ofDouble(row.getDouble(i));
                     break;
                 case DECIMAL:
-                    k = signed(row.getDecimal(ordinal, precision, scale).toUnscaledLong());
+                    k = signed(row.getDecimal(i, precision, scale).toUnscaledLong());
                     break;
                 default:
                     throw new IllegalStateException("unknown key kind " + kind);
@@ -159,6 +165,15 @@ final class SortKeys {
      * ties in index order. Counting sort when max - min < 2^24, radix sort otherwise.
      */
     public static Ordered order(Backend backend, long[] keys) {
+        return order(backend, keys, SortCpu.MAX_RANGE);
+    }
+
+    /**
+     * {@link #order} with the counting sort only for a key range of at most {@code countingMaxRange} (<= 2^24)
+     * keys, e.g. a few times n for a small array, whose histogram should not cost more than its sort. The order is
+     * the same on either path.
+     */
+    public static Ordered order(Backend backend, long[] keys, int countingMaxRange) {
         int n = keys.length;
         if (n < 2) {
             return new Ordered(n == 0 ? new int[0] : new int[] {0}, "none", "none");
@@ -174,7 +189,7 @@ final class SortKeys {
             }
         }
         long range = max - min; // unsigned, max >= min
-        if (Long.compareUnsigned(range, SortCpu.MAX_RANGE - 1) <= 0) {
+        if (Long.compareUnsigned(range, Math.min(SortCpu.MAX_RANGE, countingMaxRange) - 1) <= 0) {
             int[] small = new int[n];
             for (int i = 0; i < n; i++) {
                 small[i] = (int) (keys[i] - min);

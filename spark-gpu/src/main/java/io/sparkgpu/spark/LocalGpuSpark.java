@@ -38,6 +38,12 @@ import org.apache.spark.sql.SparkSession;
  * must be set (the worker reads it from the environment only; without it the worker would use the current
  * directory).
  *
+ * <p><b>Several executors: {@code local-cluster[W,C,M]}</b> ({@link #executors(int)}): W workers, each with one
+ * executor of C cores, M MiB and {@code GPUs/W} GPUs that no other worker has (the discovery script claims them),
+ * the layout of a multi-GPU cluster node with one executor per GPU. With {@code spark.sparkgpu.gpu.addressMap}
+ * (e.g. {@code 0:0,1:0}) two scheduled addresses can be one device, so a one-GPU host (or CI, without a GPU)
+ * runs the same several-executor code path.
+ *
  * <p>Executor JVM logs go to {@code $SPARK_HOME/work/app-.../0/stderr}. Extra executor JVM options (e.g. a
  * class-load trace) come from the system property {@value #EXECUTOR_JAVA_OPTIONS} or the environment
  * variable {@code SPARKGPU_EXECUTOR_JAVA_OPTS}.
@@ -56,6 +62,7 @@ public final class LocalGpuSpark {
     private final long executorMemoryMb;
     private final Map<String, String> conf = new LinkedHashMap<>();
     private String appName = "spark-gpu";
+    private int executors = 1;
 
     private LocalGpuSpark(int cores, int tasksPerGpu, List<String> addresses, long executorMemoryMb) {
         this.cores = cores;
@@ -106,6 +113,33 @@ public final class LocalGpuSpark {
         return a;
     }
 
+    /**
+     * Runs {@code n} workers, each with one executor of {@link #cores()} cores, {@code addresses/n} GPUs and the
+     * executor memory (default 1: one executor with every GPU). With one GPU per executor this is the usual
+     * multi-GPU layout of a cluster (one executor per GPU); the GPUs are split between the workers by the
+     * discovery script, which hands each worker addresses no other worker took.
+     */
+    public LocalGpuSpark executors(int n) {
+        if (n < 1) {
+            throw new IllegalArgumentException("executors must be >= 1, got " + n);
+        }
+        if (addresses.size() % n != 0) {
+            throw new IllegalArgumentException("executors must divide the " + addresses.size() + " GPU address(es) "
+                    + addresses + " evenly, got " + n);
+        }
+        this.executors = n;
+        return this;
+    }
+
+    public int executors() {
+        return executors;
+    }
+
+    /** GPUs of one executor. */
+    public int gpusPerExecutor() {
+        return addresses.size() / executors;
+    }
+
     public LocalGpuSpark appName(String name) {
         this.appName = name;
         return this;
@@ -129,9 +163,9 @@ public final class LocalGpuSpark {
         return addresses;
     }
 
-    /** The master URL: one worker with all cores and the executor's memory. */
+    /** The master URL: {@link #executors()} workers, each with the executor's cores and memory. */
     public String master() {
-        return "local-cluster[1," + cores + "," + executorMemoryMb + "]";
+        return "local-cluster[" + executors + "," + cores + "," + executorMemoryMb + "]";
     }
 
     /** The GPU share of one task, as Spark wants it written. */
@@ -149,11 +183,11 @@ public final class LocalGpuSpark {
         s.put("spark.driver.host", "127.0.0.1");
         s.put("spark.driver.bindAddress", "127.0.0.1");
         s.put("spark.executor.memory", executorMemoryMb + "m");
-        s.put("spark.default.parallelism", Integer.toString(cores));
-        s.put("spark.sql.shuffle.partitions", Integer.toString(cores));
-        s.put("spark.worker.resource.gpu.amount", Integer.toString(addresses.size()));
+        s.put("spark.default.parallelism", Integer.toString(cores * executors));
+        s.put("spark.sql.shuffle.partitions", Integer.toString(cores * executors));
+        s.put("spark.worker.resource.gpu.amount", Integer.toString(gpusPerExecutor()));
         s.put("spark.worker.resource.gpu.discoveryScript", discoveryScript.toString());
-        s.put("spark.executor.resource.gpu.amount", Integer.toString(addresses.size()));
+        s.put("spark.executor.resource.gpu.amount", Integer.toString(gpusPerExecutor()));
         s.put(TASK_GPU_AMOUNT, taskAmount());
         s.put("spark.executor.extraClassPath", absoluteClassPath(System.getProperty("java.class.path")));
         String extra = executorJavaOptions();
@@ -208,7 +242,8 @@ public final class LocalGpuSpark {
      */
     public SparkSession getOrCreate() {
         Path home = sparkHome();
-        Path script = writeDiscoveryScript(home.resolve("conf"), addresses);
+        Path script = executors == 1 ? writeDiscoveryScript(home.resolve("conf"), addresses)
+                : writeClaimingDiscoveryScript(home.resolve("conf"), addresses, gpusPerExecutor());
         SparkSession.Builder b = SparkSession.builder();
         settings(script).forEach(b::config);
         return b.getOrCreate();
@@ -258,6 +293,36 @@ public final class LocalGpuSpark {
     }
 
     /**
+     * Writes a discovery script for several workers on one host: each run claims {@code perWorker} addresses no
+     * earlier run claimed (an atomic {@code mkdir} per address in a fresh claims directory) and prints them, so
+     * the workers of one local-cluster get disjoint GPUs; a run that finds too few free addresses fails with a
+     * message, which Spark reports as the worker's start failure.
+     */
+    public static Path writeClaimingDiscoveryScript(Path dir, List<String> addresses, int perWorker) {
+        try {
+            Files.createDirectories(dir);
+            Path claims = Files.createTempDirectory(dir, "gpu-claims");
+            StringBuilder text = new StringBuilder("#!/bin/sh\n# GPU discovery script written by "
+                    + "io.sparkgpu.spark.LocalGpuSpark: each worker claims " + perWorker + " of the addresses\n");
+            text.append("claims='").append(claims).append("'\nout=''\nn=0\n");
+            text.append("for a in ").append(String.join(" ", addresses)).append("; do\n");
+            text.append("  [ $n -ge ").append(perWorker).append(" ] && break\n");
+            text.append("  if mkdir \"$claims/$a\" 2>/dev/null; then\n");
+            text.append("    if [ -z \"$out\" ]; then out=\"\\\"$a\\\"\"; else out=\"$out,\\\"$a\\\"\"; fi\n");
+            text.append("    n=$((n + 1))\n  fi\ndone\n");
+            text.append("if [ $n -lt ").append(perWorker).append(" ]; then\n");
+            text.append("  echo \"no free GPU address left for this worker (claimed in $claims)\" >&2\n  exit 1\nfi\n");
+            text.append("echo \"{\\\"name\\\":\\\"gpu\\\",\\\"addresses\\\":[$out]}\"\n");
+            Path tmp = Files.createTempFile(dir, "gpu-discovery", ".sh");
+            Files.writeString(tmp, text.toString(), StandardCharsets.UTF_8);
+            Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
+            return tmp;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write a GPU discovery script in " + dir, e);
+        }
+    }
+
+    /**
      * Fails fast on a setting that would hang: a {@code local} master with {@code spark.task.resource.gpu.amount}
      * set (local mode never offers custom resources, so such tasks are never scheduled).
      */
@@ -276,7 +341,7 @@ public final class LocalGpuSpark {
 
     @Override
     public String toString() {
-        return master() + " with GPU(s) " + addresses + ", " + tasksPerGpu + " task(s) per GPU (amount " + taskAmount()
-                + ")";
+        return master() + " with GPU(s) " + addresses + (executors > 1 ? " over " + executors + " executors" : "") + ", "
+                + tasksPerGpu + " task(s) per GPU (amount " + taskAmount() + ")";
     }
 }

@@ -18,7 +18,7 @@ final class SplineGpu {
     public static final String PROBE_KERNEL = "spline_eval";
 
     static final int THREADS = 256;
-    static final int GUIDE = 2048;
+    static final int GUIDE = 4096;
     static final int NO_BAD = Integer.MAX_VALUE;
 
     private SplineGpu() {

@@ -16,7 +16,9 @@ public final class SparkGpuFunctions {
             // spline (issue 15)
             SplineEvalFunction.spec(),
             SplineCdfFunction.cdfSpec(),
-            SplineCdfFunction.quantileSpec()
+            SplineCdfFunction.quantileSpec(),
+            // sort (issue 16)
+            SortArrayFunction.spec()
     );
 
     private SparkGpuFunctions() {

@@ -22,7 +22,6 @@ class IsotonicKernelLayoutTest {
                     "argminSharedBytes(" + threads + ")");
         }
         h.assertValue("ISO_SP_THREADS", IsoPoolGpu.THREADS);
-        h.assertValue("ISO_SP_TILE", IsoPoolGpu.TILE);
         h.assertValue("ISO_SP_SCAN_TILE", IsoPoolGpu.SCAN_TILE);
         h.assertValue("ISO_SP_RUN", IsoPoolGpu.RUN);
         h.assertValue("ISO_SP_DIGIT_BITS", IsoPoolGpu.DIGIT_BITS);

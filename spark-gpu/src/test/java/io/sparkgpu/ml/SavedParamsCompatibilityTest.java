@@ -9,6 +9,13 @@ import io.sparkgpu.isotonic.GpuIsotonicRegressionModel;
 import io.sparkgpu.kmeans.GpuKMeans;
 import io.sparkgpu.kmeans.GpuKMeansModel;
 import io.sparkgpu.scan.GpuScanStatistic;
+import io.sparkgpu.spline.GpuMonotoneCdf;
+import io.sparkgpu.spline.GpuMonotoneCdfModel;
+import io.sparkgpu.spline.GpuMonotoneSpline;
+import io.sparkgpu.spline.GpuMonotoneSplineModel;
+import io.sparkgpu.spline.SplineCdf;
+import io.sparkgpu.spline.SplineConfig;
+import io.sparkgpu.spline.SplineEngine;
 import io.sparkgpu.tsne.GpuTsne;
 import org.apache.spark.ml.param.Params;
 import org.junit.jupiter.api.Test;
@@ -87,5 +94,58 @@ class SavedParamsCompatibilityTest {
         assertEquals("distributed", tsne.toConfig().validate().mode);
         assertEquals(40, tsne.getGridMaxIntervals());
         assertEquals("auto", tsne.getRepulsion(), "saved before the repulsion param: the default");
+    }
+
+    /** The spline's and the CDF's saved names and defaults (as their first release wrote them) still apply. */
+    @Test
+    void splineAndCdfEstimatorsAndModels() {
+        String splineDefaults = "{\"xCol\":\"x\",\"yCol\":\"y\",\"kind\":\"schumaker\",\"smoothing\":\"none\","
+                + "\"extrapolate\":\"clip\",\"predictionCol\":\"prediction\"}";
+        GpuMonotoneSpline e = new GpuMonotoneSpline("spline_old");
+        apply(e, "{\"xCol\":\"t\",\"yCol\":\"v\",\"slopeCol\":\"dv\",\"weightCol\":\"w\",\"kind\":\"rational\","
+                + "\"smoothing\":\"isotonic\",\"backend\":\"cpu\"}", splineDefaults);
+        assertEquals("t", e.getXCol());
+        assertEquals("v", e.getYCol());
+        assertEquals("dv", e.getSlopeCol());
+        assertEquals("w", e.getWeightCol());
+        assertEquals(SplineConfig.Kind.RATIONAL, e.toConfig().validate().kind);
+        assertEquals(SplineConfig.Smoothing.ISOTONIC, e.toConfig().validate().smoothing);
+        assertEquals("cpu", e.getBackend());
+        assertEquals("clip", e.getExtrapolate());
+
+        GpuMonotoneSplineModel m = new GpuMonotoneSplineModel("spline_m", SplineEngine.buildCpu(
+                SplineConfig.Kind.SCHUMAKER, new double[] {0, 1, 2}, new double[] {0, 1, 3}, null));
+        apply(m, "{\"xCol\":\"t\",\"extrapolate\":\"nan\",\"derivativeCol\":\"slope\"}", splineDefaults);
+        assertEquals("t", m.getXCol());
+        assertEquals("slope", m.getDerivativeCol());
+        assertTrue(Double.isNaN(m.predict(5.0)), "the loaded extrapolate applies");
+        assertEquals(3.0, m.predict(2.0));
+        assertFalse(m.isSet(m.backend()), "no saved backend: the setting decides");
+
+        GpuMonotoneCdf c = new GpuMonotoneCdf("cdf_old");
+        apply(c, "{\"inputCol\":\"latency\",\"numKnots\":257,\"sampleSize\":100000,\"kind\":\"schumaker\","
+                + "\"densityCol\":\"pdf\",\"weightCol\":\"w\"}",
+                "{\"inputCol\":\"value\",\"numKnots\":1025,\"sampleSize\":0,\"kind\":\"rational\","
+                        + "\"outputCol\":\"cdf\",\"seed\":12345}");
+        assertEquals("latency", c.getInputCol());
+        assertEquals(257, c.getNumKnots());
+        assertEquals(100000L, c.getSampleSize());
+        assertEquals("schumaker", c.getKind());
+        assertEquals("pdf", c.getDensityCol());
+        assertEquals("cdf", c.getOutputCol());
+        assertEquals(12345L, c.getSeed());
+        assertFalse(c.isSet(c.seed()), "a saved default is not a setting");
+
+        double[] q = {0, 1, 2};
+        GpuMonotoneCdfModel cm = new GpuMonotoneCdfModel("cdf_m", SplineCdf.build(q, SplineConfig.Kind.RATIONAL,
+                io.sparkgpu.cuda.Backend.CPU, "value"), q);
+        apply(cm, "{\"inputCol\":\"latency\",\"outputCol\":\"F\",\"backend\":\"cpu\"}",
+                "{\"inputCol\":\"value\",\"numKnots\":1025,\"sampleSize\":0,\"kind\":\"rational\","
+                        + "\"outputCol\":\"cdf\",\"seed\":12345}");
+        assertEquals("latency", cm.getInputCol());
+        assertEquals("F", cm.getOutputCol());
+        assertEquals("cpu", cm.getBackend());
+        assertEquals(2.0, cm.quantile(1.0));
+        assertEquals(0.0, cm.quantile(0.0));
     }
 }

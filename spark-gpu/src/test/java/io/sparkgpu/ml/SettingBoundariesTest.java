@@ -13,6 +13,15 @@ import io.sparkgpu.scan.GpuScanStatistic;
 import io.sparkgpu.scan.ScanConfig;
 import io.sparkgpu.scan.ScanInput;
 import io.sparkgpu.scan.ScanSpec;
+import io.sparkgpu.spline.GpuMonotoneCdf;
+import io.sparkgpu.spline.GpuMonotoneCdfModel;
+import io.sparkgpu.spline.GpuMonotoneSpline;
+import io.sparkgpu.spline.GpuMonotoneSplineModel;
+import io.sparkgpu.spline.Spline;
+import io.sparkgpu.spline.SplineCdf;
+import io.sparkgpu.spline.SplineConfig;
+import io.sparkgpu.spline.SplineEngine;
+import io.sparkgpu.spline.SplineRangePartitioner;
 import io.sparkgpu.tsne.GpuTsne;
 import io.sparkgpu.tsne.TsneConfig;
 import java.util.function.Consumer;
@@ -411,6 +420,71 @@ class SettingBoundariesTest {
         assertNull(error(() -> new TsneConfig().validate(50)));
     }
 
+    // ------------------------------------------------------------------ spline and CDF
+
+    private static void spline(String param, Object value, boolean ok, Consumer<SplineConfig> onConfig) {
+        param(param, value, ok, GpuMonotoneSpline::new, e -> e.toConfig().validate(), () -> {
+            SplineConfig c = new SplineConfig();
+            onConfig.accept(c);
+            c.validate();
+        });
+    }
+
+    @Test
+    void splineSettings() {
+        for (String v : new String[] {"schumaker", "RATIONAL", "gregory-delbourgo", "cubic", ""}) {
+            boolean ok = !v.equals("cubic") && !v.isEmpty();
+            spline("kind", v, ok, c -> c.kind = SplineConfig.parseKind(v));
+            // the CDF's kind has the same rule (its default is rational)
+            same("kind", v + " (CDF)", ok, () -> new GpuMonotoneCdf().setKind(v), () -> SplineConfig.parseKind(v));
+        }
+        for (String v : new String[] {"none", "ISOTONIC", "lowess"}) {
+            spline("smoothing", v, !v.equals("lowess"), c -> c.smoothing = SplineConfig.parseSmoothing(v));
+        }
+        for (String v : new String[] {"clip", "Linear", "nan", "error", "wrap"}) {
+            spline("extrapolate", v, !v.equals("wrap"), c -> c.extrapolate = SplineConfig.parseExtrapolate(v));
+            // a fitted model may change it: the same rule
+            same("extrapolate", v + " (model)", !v.equals("wrap"),
+                () -> new GpuMonotoneSplineModel("m", SplineEngine.buildCpu(SplineConfig.Kind.SCHUMAKER,
+                        new double[] {0, 1}, new double[] {0, 1}, null)).setExtrapolate(v),
+                () -> SplineConfig.parseExtrapolate(v));
+        }
+    }
+
+    @Test
+    void cdfSettings() {
+        // numKnots: the param, and the entry of the quantiles' computation (an array of values here)
+        int max = SplineConfig.MAX_CDF_KNOTS;
+        for (int v : new int[] {1, 2, max + 1}) {
+            same("numKnots", v, v >= 2 && v <= max, () -> new GpuMonotoneCdf().setNumKnots(v),
+                () -> SplineCdf.quantileKnots(new double[] {0, 1, 2}, null, v, "value", null));
+        }
+        same("numKnots", max, true, () -> new GpuMonotoneCdf().setNumKnots(max),
+            () -> SplineConfig.checkNumKnots(max));
+        for (long v : new long[] {-1, 0, 1, 2}) {
+            same("sampleSize", v, v == 0 || v >= 2, () -> new GpuMonotoneCdf().setSampleSize(v),
+                () -> SplineConfig.checkSampleSize(v));
+        }
+        // p of quantile(p): the model's array and single calls, and the per-row path of SQL (SplineCdf.quantileAt)
+        Spline s = SplineCdf.build(new double[] {0, 1, 2}, SplineConfig.Kind.RATIONAL, io.sparkgpu.cuda.Backend.CPU,
+                "value");
+        GpuMonotoneCdfModel m = new GpuMonotoneCdfModel("cdf", s, new double[] {0, 1, 2}).setBackend("cpu");
+        for (double p : new double[] {-Double.MIN_VALUE, 0, 0.5, 1, Math.nextUp(1.0), Double.NaN}) {
+            boolean ok = p >= 0 && p <= 1;
+            same("p", p, ok, () -> m.quantile(p), () -> SplineCdf.quantileAt(s, p));
+            same("p", p + " (array)", ok, () -> m.quantile(new double[] {0.5, p}), () -> SplineCdf.quantileAt(s, p));
+        }
+        // numPartitions of the quantile partitioner: from a fitted CDF, and the rule itself
+        for (int v : new int[] {0, 1, 1 << 20, (1 << 20) + 1}) {
+            boolean ok = v >= 1 && v <= (1 << 20);
+            same("numPartitions", v, ok, () -> {
+                if (!ok || v <= 2) { // the largest valid count costs 2^20 quantiles: the rule alone says yes
+                    SplineRangePartitioner.fromCdf(m, v);
+                }
+            }, () -> SplineConfig.checkNumPartitions(v));
+        }
+    }
+
     // ------------------------------------------------------------------ shared params
 
     /** Explicit param, else spark.sparkgpu.backend (here a system property: no SparkEnv), else auto: everywhere. */
@@ -486,5 +560,22 @@ class SettingBoundariesTest {
                 "outputCol", "pcaDimension", "perplexity", "qualitySampleSize", "repulsion", "seed", "singleModeMaxEntries",
                 "srcCol", "weightCol", "lateExaggeration", "lateExaggerationIter", "transformMaxIter",
                 "transformLearningRate")), names, "GpuTsne's param names are part of the saved format");
+        assertEquals(new java.util.TreeSet<>(java.util.List.of("backend", "derivativeCol", "extrapolate", "kind",
+                "predictionCol", "slopeCol", "smoothing", "weightCol", "xCol", "yCol")),
+                paramNames(new GpuMonotoneSpline()), "GpuMonotoneSpline's param names are part of the saved format");
+        assertEquals(paramNames(new GpuMonotoneSpline()), paramNames(new GpuMonotoneSplineModel("m",
+                SplineEngine.buildCpu(SplineConfig.Kind.SCHUMAKER, new double[] {0, 1}, new double[] {0, 1}, null))),
+                "the spline model saves the estimator's params");
+        assertEquals(new java.util.TreeSet<>(java.util.List.of("backend", "densityCol", "inputCol", "kind",
+                "numKnots", "outputCol", "sampleSize", "seed", "weightCol")), paramNames(new GpuMonotoneCdf()),
+                "GpuMonotoneCdf's param names are part of the saved format");
+    }
+
+    private static java.util.Set<String> paramNames(Params p) {
+        java.util.Set<String> names = new java.util.TreeSet<>();
+        for (Param<?> q : p.params()) {
+            names.add(q.name());
+        }
+        return names;
     }
 }

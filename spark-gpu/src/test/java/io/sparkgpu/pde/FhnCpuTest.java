@@ -336,13 +336,57 @@ class FhnCpuTest {
 
     @Test
     void explicitRefusesATimeStepAboveItsStabilityLimit() {
-        FhnConfig c = smooth(FhnConfig.EXPLICIT, FhnConfig.NEUMANN, 81, 0.04, 1.0); // limit 0.25^2 / 2 = 0.03125
+        FhnConfig c = smooth(FhnConfig.EXPLICIT, FhnConfig.NEUMANN, 81, 0.04, 1.0); // dx^2 / (2 D) = 0.03125
+        double limit = new FhnSetup(c.validate()).explicitLimit(P);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> solve(c));
-        assertTrue(e.getMessage().startsWith("dt must be <= dx^2 / (2 D) = 0.03125"), e.getMessage());
+        assertTrue(e.getMessage().startsWith("dt must be <= " + limit + " for the explicit scheme"), e.getMessage());
+        assertTrue(e.getMessage().contains("dx^2 / (2 D) = 0.03125 for diffusion alone"), e.getMessage());
         c.scheme = FhnConfig.ADAPTIVE;
         assertThrows(IllegalArgumentException.class, () -> solve(c));
         c.scheme = FhnConfig.CRANK_NICOLSON; // unconditionally stable
         solve(c);
+    }
+
+    /**
+     * At exactly dt = dx^2 / (2 D) the checkerboard mode at rest is multiplied by -1 - a dt per step: the run blows up
+     * (shown without the check), so that dt is refused; at the limit that counts the reaction (a hair lower) the same
+     * run stays bounded. The limit matches the closed form of the fastest mode at rest and on the excited branch.
+     */
+    @Test
+    void theStabilityLimitCountsTheReactionAtItsBoundary() {
+        FhnParams p = new FhnParams(0.1, 0.01, 0.5, 0.0, 1.0);
+        double dx = 0.25;
+        double diffusionOnly = dx * dx / 2.0;
+        FhnConfig c = smooth(FhnConfig.EXPLICIT, FhnConfig.PERIODIC, 80, diffusionOnly, 400.0);
+        c.stimulus = FhnConfig.NONE;
+        c.pulseAmplitude = 1e-3; // sub-threshold: decays to rest, where the reaction damps at rate a
+        FhnSetup at = new FhnSetup(c.validate());
+        double limit = at.explicitLimit(p);
+        // closed form: the fastest mode, J = [[q - 4 D / dx^2, -1], [eps, -eps gamma]], at rest (q = f'(0) = -a) and
+        // on the excited branch (q = f'(1) = a - 1), its faster real eigenvalue mu, dt <= -2 / mu
+        double expect = Double.POSITIVE_INFINITY;
+        for (double q : new double[] {-p.a, p.a - 1}) {
+            double cc = q - 4 * p.diffusion / (dx * dx);
+            double eg = p.eps * p.gamma;
+            double mu = 0.5 * ((cc - eg) - Math.sqrt((cc - eg) * (cc - eg) - 4 * (p.eps - cc * eg)));
+            expect = Math.min(expect, -2.0 / mu);
+        }
+        assertEquals(expect, limit, 1e-15 * expect);
+        assertTrue(limit < diffusionOnly && limit > 0.98 * diffusionOnly, limit + " vs " + diffusionOnly);
+        String msg = assertThrows(IllegalArgumentException.class, () -> FhnCpu.explicit(at, p)).getMessage();
+        assertTrue(msg.startsWith("dt must be <= " + limit), msg);
+        double[] blown = FhnCpu.explicitUnchecked(at, p).v;
+        double bad = 0;
+        for (double v : blown) {
+            bad = Double.isNaN(v) ? Double.POSITIVE_INFINITY : Math.max(bad, Math.abs(v));
+        }
+        // the checkerboard grows by 1 + a dt per step: the 10^-3 bump ends 100 times larger instead of decaying
+        assertTrue(bad > 100 * c.pulseAmplitude, "dx^2 / (2 D) itself is unstable: max |v| " + bad);
+        c.dt = limit;
+        FhnResult ok = FhnCpu.explicit(new FhnSetup(c.validate()), p);
+        for (double v : ok.v) {
+            assertTrue(Math.abs(v) < 1e-3, "bounded at the limit: " + v);
+        }
     }
 
     static String error(Runnable r) {

@@ -32,6 +32,18 @@ class FhnGpuTest {
         assertEquals(c.unconvergedSteps, g.unconvergedSteps, what + ": unconverged steps");
     }
 
+    /** An explicit run on {@code cells} cells 0.3 apart, dt 0.02 to t = 5.5, a Gaussian start, frames every 40 steps. */
+    static FhnSetup explicitSetup(int cells, String bc, String st) {
+        FhnConfig c = FhnTestData.small(FhnConfig.EXPLICIT, FhnConfig.THOMAS, bc, st);
+        c.cells = cells;
+        c.length = cells * 0.3;
+        c.dt = 0.02;
+        c.tEnd = 5.5;
+        c.initial = FhnConfig.GAUSSIAN;
+        c.recordEvery = 40;
+        return new FhnSetup(c.validate());
+    }
+
     /**
      * The explicit scheme with 1 (a launch per step), 7, 16 and 32 steps per launch of the temporally blocked kernel:
      * one tile and several (the last one partial), every boundary and stimulus, frames every 40 steps.
@@ -43,14 +55,7 @@ class FhnGpuTest {
         for (int cells : new int[] {37, 600}) {
             for (String bc : new String[] {FhnConfig.DIRICHLET, FhnConfig.NEUMANN, FhnConfig.PERIODIC}) {
                 for (String st : new String[] {FhnConfig.NONE, FhnConfig.CONSTANT, FhnConfig.SERIES}) {
-                    FhnConfig c = FhnTestData.small(FhnConfig.EXPLICIT, FhnConfig.THOMAS, bc, st);
-                    c.cells = cells;
-                    c.length = cells * 0.3;
-                    c.dt = 0.02;
-                    c.tEnd = 5.5;
-                    c.initial = FhnConfig.GAUSSIAN;
-                    c.recordEvery = 40;
-                    FhnSetup s = new FhnSetup(c.validate());
+                    FhnSetup s = explicitSetup(cells, bc, st);
                     FhnResult[] cpu = FhnCpu.run(s, ps, 2);
                     for (int k : new int[] {1, 7, 16, 32}) {
                         FhnResult[] gpu = FhnGpu.explicit(dev, s, ps, k);
@@ -113,7 +118,7 @@ class FhnGpuTest {
     void batchedThomasAndLongCyclicReductionEqualTheTwin() {
         CudaDevice dev = GpuTestSupport.deviceOrSkip();
         Random r = new Random(3);
-        for (int[] shape : new int[][] {{1000, 129}, {7, 4096}, {1, 3}}) {
+        for (int[] shape : new int[][] {{1000, 129}, {33, 400}, {7, 4096}, {1, 3}}) {
             int S = shape[0];
             int n = shape[1];
             double[][] sys = PdeEngine.randomSystems(S, n, r.nextLong());
@@ -123,6 +128,9 @@ class FhnGpuTest {
             double[] d = sys[3].clone();
             FhnCpu.thomasInterleaved(S, n, a, b, c, d);
             assertArrayEquals(d, PdeEngine.thomasBatch(dev, S, n, sys), "thomas " + S + "x" + n);
+            if (n <= PdeEngine.thomasSharedMaxUnknowns(dev)) {
+                assertArrayEquals(d, PdeEngine.thomasBatch(dev, S, n, sys, true), "shared thomas " + S + "x" + n);
+            }
         }
         for (int n : new int[] {5, 1000, 5000, 100_000, 1_000_003}) {
             double[][] sys = PdeEngine.randomSystems(1, n, n);
@@ -135,5 +143,61 @@ class FhnGpuTest {
         FhnCpu.cyclicReductionBatch(3, 3000, two[0].clone(), two[1].clone(), two[2].clone(), two[3].clone(), x);
         assertArrayEquals(x, PdeEngine.cyclicReduction(dev, 3, 3000, two), "batched cr");
         assertTrue(PdeEngine.copyMillis(dev, 1 << 20, 2)[1] > 0);
+    }
+    /**
+     * One system of 10^7 unknowns (the size that failed with CUDA_ERROR_ILLEGAL_ADDRESS before the kernels'
+     * 32-bit row stride was fixed; FhnLaunchModelTest models it): the GPU's cyclic reduction equals the twin's bit for
+     * bit, and the twin's cyclic reduction agrees with Thomas to 1e-12. Also 2^21 (the former cap, itself unsafe).
+     */
+    @Test
+    void tenMillionUnknownsByCyclicReductionEqualTheTwin() {
+        CudaDevice dev = GpuTestSupport.deviceOrSkip();
+        for (int n : new int[] {1 << 21, 10_000_000}) {
+            double[][] sys = PdeEngine.randomSystems(1, n, 17);
+            double[] gpu = PdeEngine.cyclicReduction(dev, 1, n, sys);
+            double[] x = new double[n];
+            FhnCpu.cyclicReduction(sys[0].clone(), sys[1].clone(), sys[2].clone(), sys[3].clone(), x, n);
+            assertArrayEquals(x, gpu, "cr n=" + n);
+            double[] th = new double[n];
+            FhnCpu.thomas(sys[0], sys[1], sys[2], sys[3], th, n, new double[n]);
+            double worst = 0;
+            for (int i = 0; i < n; i++) {
+                worst = Math.max(worst, Math.abs(th[i] - x[i]));
+            }
+            assertTrue(worst < 1e-12, "thomas vs cr n=" + n + ": " + worst);
+        }
+    }
+    /**
+     * The sweep's kernel (whole axons resident in shared memory, several per block): every boundary and stimulus,
+     * axons of 3 .. 1024 cells (one to many per block, the last block partial), frames, one launch for the run and
+     * 37 steps per launch; without the state the observables are the same.
+     */
+    @Test
+    void residentAxonsKeepTheTwinsBits() {
+        CudaDevice dev = GpuTestSupport.deviceOrSkip();
+        FhnParams[] ps = FhnTestData.sweep(11);
+        for (int cells : new int[] {3, 37, 101, 1024}) {
+            for (String bc : new String[] {FhnConfig.DIRICHLET, FhnConfig.NEUMANN, FhnConfig.PERIODIC}) {
+                for (String st : new String[] {FhnConfig.NONE, FhnConfig.CONSTANT, FhnConfig.SERIES}) {
+                    FhnSetup s = explicitSetup(cells, bc, st);
+                    FhnResult[] cpu = FhnCpu.run(s, ps, 2);
+                    for (int per : new int[] {FhnGpu.RESIDENT_STEPS, 37}) {
+                        FhnResult[] gpu = FhnGpu.explicitResident(dev, s, ps, per, true);
+                        FhnResult[] obs = FhnGpu.explicitResident(dev, s, ps, per, false);
+                        for (int j = 0; j < ps.length; j++) {
+                            String what = "resident " + cells + "/" + bc + "/" + st + ", " + per + " steps/launch, row "
+                                    + j;
+                            assertSame(cpu[j], gpu[j], what);
+                            assertEquals(Double.doubleToLongBits(cpu[j].maxV), Double.doubleToLongBits(obs[j].maxV),
+                                    what);
+                            assertEquals(cpu[j].pulseCount, obs[j].pulseCount, what);
+                            assertEquals(Double.doubleToLongBits(cpu[j].tFar), Double.doubleToLongBits(obs[j].tFar),
+                                    what);
+                            assertArrayEquals(cpu[j].field, obs[j].field, what);
+                        }
+                    }
+                }
+            }
+        }
     }
 }

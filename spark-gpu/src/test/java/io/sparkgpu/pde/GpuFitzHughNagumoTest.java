@@ -137,6 +137,6 @@ class GpuFitzHughNagumoTest {
         while (s.getCause() != null && !(s instanceof IllegalArgumentException)) {
             s = s.getCause();
         }
-        assertTrue(s.getMessage().contains("dt must be <= dx^2 / (2 D)"), s.getMessage());
+        assertTrue(s.getMessage().contains("dx^2 / (2 D) = "), s.getMessage());
     }
 }

@@ -217,6 +217,35 @@ class SparkGpuResourceGpuTest {
         assertSameBits(gpu, cpu, GPU + " vs cpu");
     }
 
+    /**
+     * Two executors, one GPU each (issue 20): on a host with two or more GPUs the first two devices; on a one-GPU
+     * host two scheduled addresses mapped to the one device ({@code spark.sparkgpu.gpu.addressMap=0:0,1:0}), the
+     * same code path. Each executor's tasks see only their own address, and the fit equals the one-executor fit
+     * and the CPU twin bit for bit.
+     */
+    @Test
+    @Order(5)
+    void twoExecutorsWithAGpuEachGiveTheOneExecutorBits() {
+        GpuKMeansModel one = fit(session(8), GPU);
+        boolean real = !DRY && addresses.size() >= 2;
+        LocalGpuSpark spec = LocalGpuSpark.of(CORES / 2, 4, real ? addresses.subList(0, 2) : List.of("0", "1"), MEMORY_MB)
+                .executors(2);
+        if (!real) {
+            spec.config(io.sparkgpu.cuda.SparkGpuConf.ADDRESS_MAP, "0:0,1:0");
+        }
+        SparkSession spark = LocalGpuSessions.start(spec);
+        Map<String, java.util.Set<String>> perExecutor = SparkGpuResourceTest.addressesPerExecutor(spark, 4 * CORES);
+        System.err.println("[spark-gpu] two executors (" + (real ? "two GPUs" : "one GPU, two mapped addresses") + "): "
+                + perExecutor);
+        assertEquals(2, perExecutor.size(), "tasks ran on both executors: " + perExecutor);
+        for (java.util.Set<String> a : perExecutor.values()) {
+            assertEquals(1, a.size(), "each executor has one GPU: " + perExecutor);
+        }
+        GpuKMeansModel two = fit(spark, GPU);
+        assertSameBits(one, two, "two executors vs one");
+        assertSameBits(two, fit(spark, "cpu"), "two executors: " + GPU + " vs cpu");
+    }
+
     /** Per GPU address: {allocatedBytes, resident usedBytes, free, total} as seen by the executor. */
     static Map<String, long[]> memory(SparkSession spark) {
         JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());

@@ -128,6 +128,77 @@ class SparkGpuResourceTest {
         }
     }
 
+    /** Executor id -> the gpu addresses its tasks were given (and, checked here, ordinals under the address map). */
+    static Map<String, java.util.Set<String>> addressesPerExecutor(SparkSession spark, int tasks) {
+        JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
+        List<Integer> ids = IntStream.range(0, tasks).boxed().collect(Collectors.toList());
+        List<String[]> seen = jsc.parallelize(ids, tasks).map(i -> {
+            scala.Option<ResourceInformation> gpu = TaskContext.get().resources().get("gpu");
+            Thread.sleep(100);
+            return new String[] {org.apache.spark.SparkEnv.get().executorId(),
+                    gpu.isDefined() ? String.join(",", gpu.get().addresses()) : "",
+                    Integer.toString(CudaRuntime.selectDeviceOrdinal())};
+        }).collect();
+        Map<String, java.util.Set<String>> out = new java.util.TreeMap<>();
+        for (String[] s : seen) {
+            out.computeIfAbsent(s[0], e -> new java.util.TreeSet<>()).add(s[1] + "->" + s[2]);
+        }
+        return out;
+    }
+
+    /**
+     * Issue 20's plumbing without several GPUs: two executors (one worker each) split two fake GPU addresses, the
+     * address map sends both to ordinal 0, and a fit gives the one-executor bits.
+     */
+    @Test
+    void twoExecutorsSplitTheGpusAndTheAddressMapPicksTheDevice() {
+        final long n = 20_000;
+        final int d = 4;
+        final int k = 5;
+        double[][] init = GeneratedBlobs.firstRows(k, d, k, 5);
+        SparkSession spark = LocalGpuSessions.start(LocalGpuSpark.of(1, 1, List.of("0", "1"), 1024).executors(2)
+                .config(io.sparkgpu.cuda.SparkGpuConf.ADDRESS_MAP, "0:0,1:0"));
+        assertEquals("local-cluster[2,1,1024]", spark.sparkContext().master());
+        Map<String, java.util.Set<String>> per = addressesPerExecutor(spark, 8);
+        assertEquals(2, per.size(), "both executors ran tasks: " + per);
+        java.util.Set<String> all = new java.util.TreeSet<>();
+        for (java.util.Set<String> a : per.values()) {
+            assertEquals(1, a.size(), "one address per executor: " + per);
+            all.addAll(a);
+        }
+        assertEquals(java.util.Set.of("0->0", "1->0"), all, "disjoint addresses, both mapped to ordinal 0: " + per);
+        GpuKMeansModel two = new GpuKMeans().setK(k).setMaxIter(4).setTol(0).setInitialCenters(init).setBackend("cpu")
+                .fit(GeneratedBlobs.frame(spark, n, d, k, 6, 5));
+        SparkSession single = LocalGpuSessions.start(2, 1, List.of("0"), 1024);
+        GpuKMeansModel one = new GpuKMeans().setK(k).setMaxIter(4).setTol(0).setInitialCenters(init).setBackend("cpu")
+                .fit(GeneratedBlobs.frame(single, n, d, k, 6, 5));
+        for (int c = 0; c < k; c++) {
+            assertArrayEquals(one.clusterCenters()[c], two.clusterCenters()[c], 0.0, "centre " + c + ", 2 executors vs 1");
+        }
+        assertEquals(one.summary().trainingCost(), two.summary().trainingCost(), 0.0);
+    }
+
+    @Test
+    void claimingDiscoveryScriptHandsEachWorkerDisjointAddresses() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("sparkgpu-claims");
+        java.nio.file.Path script = LocalGpuSpark.writeClaimingDiscoveryScript(dir, List.of("0", "1", "2", "3"), 2);
+        String[] outs = new String[3];
+        int[] rcs = new int[3];
+        for (int i = 0; i < 3; i++) {
+            Process p = new ProcessBuilder(script.toString()).redirectErrorStream(true).start();
+            outs[i] = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
+            rcs[i] = p.waitFor();
+        }
+        assertEquals("{\"name\":\"gpu\",\"addresses\":[\"0\",\"1\"]}", outs[0]);
+        assertEquals(0, rcs[0]);
+        assertEquals("{\"name\":\"gpu\",\"addresses\":[\"2\",\"3\"]}", outs[1]);
+        assertEquals(0, rcs[1]);
+        assertTrue(rcs[2] != 0 && outs[2].contains("no free GPU address"), outs[2]);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> LocalGpuSpark.of(2, 1, List.of("0", "1", "2"), 1024).executors(2));
+        assertTrue(e.getMessage().contains("executors must divide"), e.getMessage());
+    }
+
     @Test
     void localMasterWithTaskGpuAmountIsRefusedInsteadOfHanging() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,

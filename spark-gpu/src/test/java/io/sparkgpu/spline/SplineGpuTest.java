@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 /** The kernels against the CPU twin, bit for bit, on awkward sizes (around the guide and block sizes). */
 @Tag("gpu")
 class SplineGpuTest {
-    private static final int[] SIZES = {2, 3, 4, 255, 256, 257, 2047, 2048, 2049, 4097, 100_003};
+    private static final int[] SIZES = {2, 3, 4, 255, 256, 257, 2047, 2048, 2049, 4095, 4096, 4097, 8193, 100_003};
 
     /** Monotone data with flats, steps and uneven spacing; direction by sign. */
     static double[][] data(int n, long seed, double sign) {
@@ -78,6 +78,9 @@ class SplineGpuTest {
                         SplineGpu.eval(dev, gpu, z, mode, gv, gd);
                         assertArrayEquals(cv, gv, 0.0, what + " " + mode + ": values");
                         assertArrayEquals(cd, gd, 0.0, what + " " + mode + ": derivatives");
+                        double[] gvOnly = new double[k];
+                        SplineGpu.eval(dev, gpu, z, mode, gvOnly, null); // the value-only kernel path
+                        assertArrayEquals(cv, gvOnly, 0.0, what + " " + mode + ": values without derivatives");
                         double[] ci = new double[k];
                         double[] gi = new double[k];
                         SplineCpu.inverse(cpu, cv, mode, ci);

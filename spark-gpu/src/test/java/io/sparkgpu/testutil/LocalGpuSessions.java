@@ -21,9 +21,13 @@ public final class LocalGpuSessions {
      * time; reused when the last call asked for the same.
      */
     public static synchronized SparkSession start(int cores, int tasksPerGpu, List<String> addresses, long memoryMb) {
-        LocalGpuSpark lgs = LocalGpuSpark.of(cores, tasksPerGpu, addresses, memoryMb).appName("spark-gpu-tests-gpu-resources")
-                .config("spark.sql.codegen.wholeStage", "false");
-        String key = lgs.toString();
+        return start(LocalGpuSpark.of(cores, tasksPerGpu, addresses, memoryMb));
+    }
+
+    /** A session as {@code lgs} describes it (e.g. several executors); reused when the last call asked for the same. */
+    public static synchronized SparkSession start(LocalGpuSpark spec) {
+        LocalGpuSpark lgs = spec.appName("spark-gpu-tests-gpu-resources").config("spark.sql.codegen.wholeStage", "false");
+        String key = lgs.toString() + lgs.settings(java.nio.file.Paths.get("discovery")); // conf included
         if (current != null && !current.sparkContext().isStopped() && key.equals(currentKey)) {
             return current;
         }

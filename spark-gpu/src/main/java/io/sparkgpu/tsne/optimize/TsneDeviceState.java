@@ -65,6 +65,8 @@ final class TsneDeviceState implements TsneOptimizer.State {
     private final DeviceBuffer prm;
     private final DeviceBuffer zacc;
     private DeviceBuffer acc;
+    /** S2G by boxes: the points' counting sort by box, reused every iteration. */
+    private final io.sparkgpu.tsne.repulsion.S2GBoxes boxes = new io.sparkgpu.tsne.repulsion.S2GBoxes();
     private DeviceBuffer q;
     private DeviceBuffer phi;
     private long gridNodesAllocated;
@@ -179,7 +181,7 @@ final class TsneDeviceState implements TsneOptimizer.State {
         acc.zero(s);
         prm.upload(GridRepulsionGpu.s2gParams(g, n), s);
         BackendChooser.faultPoint(AttractiveForces.MODULE, GridRepulsion.S2G_PHASE);
-        GridRepulsionGpu.launchS2G(s, g, n, y, prm, acc);
+        GridRepulsionGpu.launchS2GPreferred(s, g, n, y, prm, acc, boxes);
         KernelLauncher.launch(s, AttractiveForces.MODULE, "tsne_fixed_to_double", blocks((long) c * nodes), BLOCK, 0,
                 acc, nodes, c, sh[0], sh[1], sh[2], sh[3], sh[4], q);
         s.synchronize("t-SNE S2G (" + n + " points, " + nodes + " nodes)");
@@ -335,6 +337,7 @@ final class TsneDeviceState implements TsneOptimizer.State {
             b.close();
         }
         owned.clear();
+        boxes.close();
     }
 
     /** Frees the state's buffers and stream and P's resident copy. */

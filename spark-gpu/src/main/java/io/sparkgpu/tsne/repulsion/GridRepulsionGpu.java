@@ -81,6 +81,35 @@ public final class GridRepulsionGpu {
                 y, rows, g.p, g.nodesPerDim(), g.nodes(), prm, phi, force, z, g.dof, KernelLauncher.nullable(zRows));
     }
 
+    /**
+     * Queues S2G of {@code rows} points by boxes (include/tsne/boxes.cuh: count, scan, scatter, one warp per box, no
+     * atomics on the charges) into acc, added to what it holds: the plain S2G's bits, since the fixed-point sums are
+     * exact in any order. {@code boxes} holds the per-call index buffers and grows as needed.
+     */
+    public static void launchS2GByBoxes(GpuStream s, InterpGrid g, int rows, DeviceBuffer y, DeviceBuffer prm,
+            DeviceBuffer acc, S2GBoxes boxes) {
+        int nb = boxes.ensure(s.device(), g, rows);
+        boxes.counts().zero(s);
+        KernelLauncher.launch(s, GridRepulsion.MODULE, "tsne_box_count_d" + g.dim, grid(rows), BLOCK, 0,
+                y, rows, g.p, g.nodesPerDim(), prm, boxes.boxOf(), boxes.counts());
+        KernelLauncher.launch(s, GridRepulsion.MODULE, "tsne_box_scan", 1, S2GBoxes.SCAN_THREADS, 0,
+                boxes.counts(), nb, boxes.offsets(), boxes.cursor());
+        KernelLauncher.launch(s, GridRepulsion.MODULE, "tsne_box_scatter", grid(rows), BLOCK, 0,
+                boxes.boxOf(), rows, boxes.cursor(), boxes.order());
+        KernelLauncher.launch(s, GridRepulsion.MODULE, gridKernel("tsne_s2g_box", g), grid(32L * nb), BLOCK, 0,
+                y, boxes.order(), boxes.offsets(), nb, g.p, g.nodesPerDim(), g.nodes(), prm, acc);
+    }
+
+    /** S2G by boxes or by point ({@link S2GBoxes#enabled()}), queued on s into acc (added to). */
+    public static void launchS2GPreferred(GpuStream s, InterpGrid g, int rows, DeviceBuffer y, DeviceBuffer prm,
+            DeviceBuffer acc, S2GBoxes boxes) {
+        if (boxes != null && S2GBoxes.enabled()) {
+            launchS2GByBoxes(s, g, rows, y, prm, acc, boxes);
+        } else {
+            launchS2G(s, g, rows, y, prm, acc);
+        }
+    }
+
     static long[] s2g(CudaDevice dev, InterpGrid g, long nTotal, double[] y, int rows) {
         long[] acc = new long[GridRepulsion.chargesLength(g)];
         double[] prm = s2gParams(g, nTotal);
@@ -93,6 +122,8 @@ public final class GridRepulsionGpu {
             pb.buffer().upload(prm, s);
             DeviceBuffer a = ab.buffer();
             a.zero(s);
+            // the per-call path (distributed mode's slices) keeps the plain kernel: by boxes it would allocate its
+            // index buffers per call; the device-resident iteration (TsneDeviceState) goes by boxes
             timer.start(s);
             launchS2G(s, g, rows, yb.buffer(), pb.buffer(), a);
             timer.stop(s);
@@ -136,7 +167,7 @@ public final class GridRepulsionGpu {
         return new Repulsion(force, z, zShift, zRows);
     }
 
-    private static int grid(long items) {
+    static int grid(long items) {
         return (int) Math.max(1, (items + BLOCK - 1) / BLOCK);
     }
 }

@@ -29,6 +29,8 @@ public final class RepulsionKernelLayout {
         h.assertValue("TSNE_PRM_H", GridRepulsionGpu.PRM_H);
         h.assertValue("TSNE_PRM_ZMAX", GridRepulsionGpu.PRM_ZMAX);
         h.assertValue("TSNE_PRM_MULT", GridRepulsionGpu.PRM_MULT);
+        h.assertValue("TSNE_BOX_SCAN_THREADS", S2GBoxes.SCAN_THREADS);
+        h.assertValue("TSNE_BOX_SCAN_ITEMS", S2GBoxes.SCAN_ITEMS);
         h.assertValue("TSNE_G2G_TILE", G2GGpu.DIRECT_TILE);
         for (int m : new int[] {1, 8, 60, 4096}) {
             for (int lines : new int[] {1, 2, 16}) {

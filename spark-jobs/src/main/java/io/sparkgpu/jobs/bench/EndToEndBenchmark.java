@@ -65,11 +65,13 @@ public final class EndToEndBenchmark {
                 "  --k K              clusters (also the number of generated blobs)      [64]",
                 "  --iters I          Lloyd iterations, fixed (tol 0)                    [10]",
                 "  --cores C          local[C], or the executor's cores with --tasks-per-gpu [16]",
-                "  --partitions P     input partitions                                   [C]",
+                "  --partitions P     input partitions                                   [C x W]",
                 "  --tasks-per-gpu T  0: plain local[C] (device from spark.sparkgpu.device); T>0: local-cluster",
                 "                     with the GPUs as task resources, T tasks sharing a GPU  [0]",
                 "  --gpu-addresses L  with --tasks-per-gpu: GPU addresses (default: CUDA's devices 0..n-1)",
                 "  --executor-memory M  with --tasks-per-gpu: executor heap in MiB            [65536]",
+                "  --executors W      with --tasks-per-gpu: W executors, GPUs split evenly (one per GPU: W = GPUs) [1]",
+                "  --address-map M    spark.sparkgpu.gpu.addressMap, e.g. 0:0,1:0 (two addresses, one device)",
                 "  --impls LIST       any of ours-gpu,ours-cpu,mllib-row,mllib-block     [all]",
                 "  --gpu-backend B    backend of the ours-gpu row: gpu, or auto (CPU twin if no GPU) [gpu]",
                 "  --warmup-n N       rows of an untimed warm-up fit per implementation (0: none) [100000]",
@@ -86,6 +88,8 @@ public final class EndToEndBenchmark {
         int tasksPerGpu;
         List<String> gpuAddresses;
         long executorMemoryMb = 65536;
+        int executors = 1;
+        String addressMap;
         Set<String> impls = new LinkedHashSet<>(ALL_IMPLS);
         Set<String> capabilities = new LinkedHashSet<>(ALL_CAPABILITIES);
         long isoN = 10_000_000L;
@@ -120,6 +124,8 @@ public final class EndToEndBenchmark {
                         o.gpuAddresses = Arrays.stream(v.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
                         break;
                     case "--executor-memory": o.executorMemoryMb = KMeansBenchmark.Options.count(v); break;
+                    case "--executors": o.executors = (int) KMeansBenchmark.Options.count(v); break;
+                    case "--address-map": o.addressMap = v.trim(); break;
                     case "--impls": o.impls = new LinkedHashSet<>(BenchArgs.choices("--impls", v, ALL_IMPLS)); break;
                     case "--capabilities":
                         o.capabilities = new LinkedHashSet<>(BenchArgs.choices("--capabilities", v, ALL_CAPABILITIES));
@@ -143,7 +149,7 @@ public final class EndToEndBenchmark {
                 }
             });
             if (o.partitions == 0) {
-                o.partitions = o.cores;
+                o.partitions = o.cores * Math.max(1, o.executors);
             }
             if (o.n < 1 || o.d < 1 || o.k < 2 || o.iters < 1 || o.cores < 1 || o.partitions < 1 || o.tasksPerGpu < 0
                     || o.warmupN < 0) {
@@ -168,6 +174,9 @@ public final class EndToEndBenchmark {
             }
             if (o.gpuAddresses != null && o.tasksPerGpu == 0) {
                 throw new IllegalArgumentException("--gpu-addresses needs --tasks-per-gpu");
+            }
+            if ((o.executors != 1 || o.addressMap != null) && o.tasksPerGpu == 0) {
+                throw new IllegalArgumentException("--executors and --address-map need --tasks-per-gpu");
             }
             return o;
         }
@@ -226,7 +235,10 @@ public final class EndToEndBenchmark {
     SparkSession startSpark() {
         if (o.tasksPerGpu > 0) {
             LocalGpuSpark lgs = LocalGpuSpark.of(o.cores, o.tasksPerGpu, o.gpuAddresses, o.executorMemoryMb)
-                    .appName("spark-gpu end-to-end k-means benchmark");
+                    .executors(o.executors).appName("spark-gpu end-to-end k-means benchmark");
+            if (o.addressMap != null) {
+                lgs.config(io.sparkgpu.cuda.SparkGpuConf.ADDRESS_MAP, o.addressMap);
+            }
             log.println("[e2e] starting " + lgs);
             SparkSession s = lgs.getOrCreate();
             s.sparkContext().setLogLevel("WARN");

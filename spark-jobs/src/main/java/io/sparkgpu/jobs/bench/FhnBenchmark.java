@@ -36,7 +36,7 @@ public final class FhnBenchmark {
             "  --steps K          explicit steps per timed run                [200]",
             "  --per-launch K     explicit: steps per launch of the temporally blocked kernel, also timed (1 skips) [16]",
             "  --tridiag LIST     batched Thomas SxN shapes                   [10000x128,10000x4096,100000x128,1000000x128,100000x1024]",
-            "  --long N           one system by cyclic reduction (0 skips)    [1e6]",
+            "  --long N           one system by cyclic reduction (0 skips)    [1e7]",
             "  --adi N            2-D ADI on N x N nodes, GPU vs twin (0 skips)[1024]",
             "  --adi-steps K      2-D ADI steps                               [100]",
             "  --sweep R          Spark sweep rows, GPU vs CPU twin (0 skips) [1e5]",
@@ -56,7 +56,7 @@ public final class FhnBenchmark {
         int perLaunch = 16;
         List<int[]> tridiag = List.of(new int[] {10_000, 128}, new int[] {10_000, 4096}, new int[] {100_000, 128},
                 new int[] {1_000_000, 128}, new int[] {100_000, 1024});
-        long longN = 1_000_000L; // the GPU cyclic reduction takes at most 2^21 unknowns (FhnGpu.CR_GPU_MAX_UNKNOWNS)
+        long longN = 10_000_000L;
         int adi = 1024;
         int adiSteps = 100;
         int sweep = 100_000;
@@ -192,10 +192,14 @@ public final class FhnBenchmark {
             }
         }
         for (int[] sh : o.tridiag) {
-            double ms = medianAfterWarmup(PdeEngine.thomasBatchMillis(dev, sh[0], sh[1], o.reps + 1));
             double u = (double) sh[0] * sh[1];
-            out.add(row("batched Thomas", sh[0] + " x " + sh[1], ms, u / (ms / 1e3), "unknowns/s",
-                    40.0 * u / (ms / 1e3) / 1e9 / bw));
+            // the shared-memory variant (intermediate on chip) where a system fits it
+            for (boolean shared : sh[1] <= PdeEngine.thomasSharedMaxUnknowns(dev) ? new boolean[] {false, true}
+                    : new boolean[] {false}) {
+                double ms = medianAfterWarmup(PdeEngine.thomasBatchMillis(dev, sh[0], sh[1], o.reps + 1, shared));
+                out.add(row(shared ? "batched Thomas, c' d' in shared memory" : "batched Thomas", sh[0] + " x "
+                        + sh[1], ms, u / (ms / 1e3), "unknowns/s", 40.0 * u / (ms / 1e3) / 1e9 / bw));
+            }
         }
         if (o.longN > 0) {
             double ms = medianAfterWarmup(PdeEngine.cyclicReductionMillis(dev, 1, (int) o.longN, o.reps + 1));
@@ -258,6 +262,7 @@ public final class FhnBenchmark {
     }
 
     static int sweep(Options o, List<String> out) {
+        int mismatches = 0;
         FhnParams[] ps = sweepParams(o.sweep);
         GpuFitzHughNagumo t = new GpuFitzHughNagumo().setCells(o.sweepCells).setLength(0.2 * (o.sweepCells - 1))
                 .setDt(0.01).setTEnd(o.sweepTEnd).setBackend("gpu");
@@ -275,10 +280,23 @@ public final class FhnBenchmark {
         }
         Dataset<Row> in = spark.createDataFrame(rows, schema).repartition(o.partitions).cache();
         in.count();
+        // warm-up: the same job on a slice (Spark's code generation, the JIT, the module load), untimed
+        t.transform(in.limit(Math.min(1000, ps.length))).select("id", "maxV").collectAsList();
         long g0 = System.nanoTime();
         List<Row> res = t.transform(in).select("id", "maxV", "newtonIterations", "pulseCount").collectAsList();
         double gpuS = (System.nanoTime() - g0) / 1e9;
-        int mismatches = 0;
+        // breakdown: the device batch alone (what one task does on the GPU: upload, every step, observables back)
+        CudaDevice dev = CudaRuntime.device(o.device);
+        PdeEngine.runGpuObservables(dev, cfg, Arrays.copyOf(ps, Math.min(1000, ps.length)));
+        long d0 = System.nanoTime();
+        FhnResult[] dgpu = PdeEngine.runGpuObservables(dev, cfg, ps);
+        double devS = (System.nanoTime() - d0) / 1e9;
+        for (int j = 0; j < ps.length; j++) {
+            if (Double.doubleToLongBits(cpu[j].maxV) != Double.doubleToLongBits(dgpu[j].maxV)
+                    || cpu[j].pulseCount != dgpu[j].pulseCount) {
+                mismatches++;
+            }
+        }
         for (Row r : res) {
             FhnResult c = cpu[r.getInt(0)];
             if (Double.doubleToLongBits(c.maxV) != Double.doubleToLongBits(r.getDouble(1))
@@ -291,6 +309,9 @@ public final class FhnBenchmark {
         out.add(String.format(Locale.ROOT, "| sweep, Spark job (gpu, %d partitions) | %d rows x %d cells x %d steps "
                 + "| %.1f | %.3g cell updates/s | |", o.partitions, ps.length, o.sweepCells, steps, gpuS * 1e3,
                 updates / gpuS));
+        out.add(String.format(Locale.ROOT, "| sweep, device batch alone (no Spark; upload, steps, observables back) "
+                + "| same | %.1f | %.3g cell updates/s (%.1fx the CPU twin; Spark's share of the job: %.1f ms) | |",
+                devS * 1e3, updates / devS, cpuS / devS, (gpuS - devS) * 1e3));
         out.add(String.format(Locale.ROOT, "| sweep, CPU twin (%d threads) | same | %.1f | %.3g cell updates/s "
                 + "(GPU job: %.1fx) | |", o.threads, cpuS * 1e3, updates / cpuS, cpuS / gpuS));
         out.add("");

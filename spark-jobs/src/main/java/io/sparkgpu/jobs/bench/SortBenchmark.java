@@ -58,6 +58,8 @@ public final class SortBenchmark {
                 "  --threads T         CPU threads                                        [available cores]",
                 "  --cpu-max-n N       run the CPU twin only up to N keys                  [1e8]",
                 "  --seed S            data seed                                          [42]",
+                "  --max-seconds S     start no new case after S seconds (its rows say so), so one call of",
+                "                      the GPU host's 600 s limit always ends with a table; 0: no limit     [540]",
                 "  --device G          CUDA device ordinal                                [0]",
                 "  --markdown FILE     also write the report to FILE",
                 "  --help");
@@ -74,6 +76,7 @@ public final class SortBenchmark {
         int threads = Runtime.getRuntime().availableProcessors();
         long cpuMaxN = 100_000_000L;
         long seed = 42;
+        double maxSeconds = 540;
         int device = 0;
         String markdown;
         boolean help;
@@ -122,6 +125,12 @@ public final class SortBenchmark {
                         break;
                     case "--seed":
                         o.seed = Long.parseLong(v.trim());
+                        break;
+                    case "--max-seconds":
+                        o.maxSeconds = Double.parseDouble(v.trim());
+                        if (!(o.maxSeconds >= 0)) {
+                            throw new IllegalArgumentException("--max-seconds must be >= 0, got " + v);
+                        }
                         break;
                     case "--device":
                         o.device = Integer.parseInt(v.trim());
@@ -339,14 +348,28 @@ public final class SortBenchmark {
                 + "(rank r to key r * 0x9E3779B1 mod m for power-of-two m), or one key holding half; seed %d; CPU "
                 + "threads T = %d; stable order with %s indices", o.zipfS, o.seed, o.threads,
                 o.longIndex ? "long" : "int"));
+        long start = System.nanoTime();
         for (int n : o.ns) {
             for (int m : o.ms) {
                 for (String dist : o.dists) {
-                    runOne(n, m, dist, dev, gpuWhy, rep);
+                    if (o.maxSeconds > 0 && (System.nanoTime() - start) / 1e9 > o.maxSeconds) {
+                        skipped(n, m, dist, rep);
+                    } else {
+                        runOne(n, m, dist, dev, gpuWhy, rep);
+                    }
                 }
             }
         }
         return rep;
+    }
+
+    /** The rows of a case not started because --max-seconds had passed. */
+    private void skipped(int n, int m, String dist, Report rep) {
+        for (String op : o.ops) {
+            String opName = op.equals("kv") ? "kv (stable order, " + (o.longIndex ? "long" : "int") + ")" : "keys only";
+            rep.rows.add(new Row(n, rangeName(m), describe(dist, o.zipfS), opName, "all", Double.NaN,
+                    "skipped: --max-seconds " + o.maxSeconds + " reached"));
+        }
     }
 
     /** Median of the timed runs after one warm-up, in seconds. */

@@ -34,6 +34,11 @@ public final class SplineBenchmark {
             "  --n LIST           knots of the construction and evaluation cases   [1e6,1e7,1e8]",
             "  --queries Q        queries per evaluation case                      [1e8]",
             "  --backends LIST    gpu,cpu                                          [gpu,cpu]",
+            "  --ops LIST         any of build,value,inverse                       [all]",
+            "  --orders LIST      query orders of value/inverse: random,sorted     [all]",
+            "  --cpu-max-size N   time the CPU twin only up to N knots and N queries; above, the GPU bits are",
+            "                     still checked: the twin builds once untimed and evaluates the first 10^6",
+            "                     queries                                          [1e7]",
             "  --cdf-rows N       rows of the CDF and partitioner cases (0 skips)  [1e7]",
             "  --partitions P     partitions of the partitioner case               [64]",
             "  --reps R           timed runs (best)                                [5]",
@@ -42,11 +47,18 @@ public final class SplineBenchmark {
             "  --help");
 
     static final List<String> BACKENDS = List.of("gpu", "cpu");
+    static final List<String> OPS = List.of("build", "value", "inverse");
+    static final List<String> ORDERS = List.of("random", "sorted");
+    /** Queries the CPU twin evaluates to check the GPU's bits in a case above --cpu-max-size. */
+    static final int CHECK_QUERIES = 1_000_000;
 
     static final class Options {
         List<Long> n = List.of(1_000_000L, 10_000_000L, 100_000_000L);
         long queries = 100_000_000L;
         List<String> backends = BACKENDS;
+        List<String> ops = OPS;
+        List<String> orders = ORDERS;
+        long cpuMaxSize = 10_000_000L;
         long cdfRows = 10_000_000L;
         int partitions = 64;
         int reps = 5;
@@ -73,6 +85,15 @@ public final class SplineBenchmark {
                         break;
                     case "--backends":
                         o.backends = BenchArgs.choices("--backends", v, BACKENDS);
+                        break;
+                    case "--ops":
+                        o.ops = BenchArgs.choices("--ops", v, OPS);
+                        break;
+                    case "--orders":
+                        o.orders = BenchArgs.choices("--orders", v, ORDERS);
+                        break;
+                    case "--cpu-max-size":
+                        o.cpuMaxSize = KMeansBenchmark.Options.count(v);
                         break;
                     case "--cdf-rows":
                         o.cdfRows = KMeansBenchmark.Options.count(v);
@@ -103,6 +124,9 @@ public final class SplineBenchmark {
             }
             if (o.cdfRows != 0 && (o.cdfRows < 2 || o.cdfRows > Integer.MAX_VALUE - 8)) {
                 throw new IllegalArgumentException("--cdf-rows must be 0 or in [2, 2^31 - 9], got " + o.cdfRows);
+            }
+            if (o.cpuMaxSize < 0) {
+                throw new IllegalArgumentException("--cpu-max-size must be >= 0, got " + o.cpuMaxSize);
             }
             if (o.reps < 1 || o.partitions < 1) {
                 throw new IllegalArgumentException("--reps and --partitions must be >= 1");
@@ -174,18 +198,22 @@ public final class SplineBenchmark {
         out.add("| section | case | size | backend | ms | rate | notes |");
         out.add("| --- | --- | --- | --- | ---: | ---: | --- |");
         int mismatches = 0;
+        boolean build = o.ops.contains("build");
         for (long nl : o.n) {
             int n = (int) nl;
             double[][] d = data(n, 7 + n);
+            boolean timeCpu = cpu && n <= o.cpuMaxSize;
             for (SplineConfig.Kind kind : SplineConfig.Kind.values()) {
                 Spline ref = null;
-                if (cpu) {
+                if (timeCpu && build) {
                     Spline[] s = new Spline[1];
                     double ms = bestMillis(o.reps, () -> s[0] = SplineEngine.buildCpu(kind, d[0], d[1], null));
                     ref = s[0];
                     out.add(row("build", kind.id(), n + " points", "cpu", ms, rate(n, ms, "points/s"), ""));
+                } else if (cpu) {
+                    ref = SplineEngine.buildCpu(kind, d[0], d[1], null); // untimed: the reference bits
                 }
-                if (gpu) {
+                if (gpu && build) {
                     double[] ms = new double[1];
                     Spline g = SplineEngine.buildTimed(dev, kind, d[0], d[1], o.reps, ms);
                     boolean same = ref == null || ref.sameBits(g);
@@ -193,8 +221,10 @@ public final class SplineBenchmark {
                     out.add(row("build", kind.id(), n + " points", "gpu", ms[0], rate(n, ms[0], "points/s"),
                             ref == null ? "" : same ? "= CPU bits" : "DIFFERS from CPU"));
                 }
-                Spline s = ref != null ? ref : SplineEngine.buildTimed(dev, kind, d[0], d[1], 0, null);
-                mismatches += queries(o, dev, s, n, out);
+                if (o.ops.contains("value") || o.ops.contains("inverse")) {
+                    Spline s = ref != null ? ref : SplineEngine.buildTimed(dev, kind, d[0], d[1], 0, null);
+                    mismatches += queries(o, dev, s, n, out);
+                }
             }
         }
         if (o.cdfRows > 0) {
@@ -216,40 +246,51 @@ public final class SplineBenchmark {
     /** Evaluation and inverse, random and sorted queries; returns the mismatches. */
     static int queries(Options o, CudaDevice dev, Spline s, int n, List<String> out) {
         int q = (int) o.queries;
+        boolean cpu = o.backends.contains("cpu");
+        boolean timeCpu = cpu && n <= o.cpuMaxSize && q <= o.cpuMaxSize;
         int bad = 0;
-        for (boolean sorted : new boolean[] {false, true}) {
-            double[] z = queries(q, s.xMin(), s.xMax(), sorted, 11);
-            double[] v = queries(q, s.yMin(), s.yMax(), sorted, 13);
-            String order = sorted ? "sorted" : "random";
+        for (String order : o.orders) {
+            boolean sorted = order.equals("sorted");
             for (boolean inverse : new boolean[] {false, true}) {
-                double[] in = inverse ? v : z;
+                if (!o.ops.contains(inverse ? "inverse" : "value")) {
+                    continue;
+                }
+                double[] in = inverse ? queries(q, s.yMin(), s.yMax(), sorted, 13)
+                        : queries(q, s.xMin(), s.xMax(), sorted, 11);
                 String c = s.kind.id() + (inverse ? " inverse, " : " value, ") + order;
                 double[] ref = null;
-                if (o.backends.contains("cpu")) {
+                if (timeCpu) {
                     double[] res = new double[q];
-                    double ms = bestMillis(o.reps, () -> {
-                        if (inverse) {
-                            SplineEngine.inverseCpu(s, in, SplineConfig.Extrapolate.CLIP, res);
-                        } else {
-                            SplineEngine.evalCpu(s, in, SplineConfig.Extrapolate.CLIP, res, null);
-                        }
-                    });
+                    double ms = bestMillis(o.reps, () -> cpuQueries(s, in, inverse, res));
                     ref = res;
                     out.add(row("eval", c, n + " points, " + q + " queries", "cpu", ms, rate(q, ms, "queries/s"),
                             ""));
+                } else if (cpu) {
+                    ref = new double[Math.min(q, CHECK_QUERIES)]; // untimed: the reference bits of a prefix
+                    cpuQueries(s, Arrays.copyOf(in, ref.length), inverse, ref);
                 }
                 if (dev != null) {
                     double[] res = new double[q];
                     double[] ms = new double[1];
                     SplineEngine.queriesTimed(dev, s, in, inverse, res, o.reps, ms);
-                    boolean same = ref == null || Arrays.equals(ref, res);
+                    boolean same = ref == null || Arrays.equals(ref, Arrays.copyOf(res, ref.length));
                     bad += same ? 0 : 1;
+                    String note = ref == null ? "" : (same ? "= CPU bits" : "DIFFERS from CPU")
+                            + (ref.length < q ? " (first " + ref.length + " queries)" : "");
                     out.add(row("eval", c, n + " points, " + q + " queries", "gpu", ms[0],
-                            rate(q, ms[0], "queries/s"), ref == null ? "" : same ? "= CPU bits" : "DIFFERS from CPU"));
+                            rate(q, ms[0], "queries/s"), note));
                 }
             }
         }
         return bad;
+    }
+
+    private static void cpuQueries(Spline s, double[] in, boolean inverse, double[] res) {
+        if (inverse) {
+            SplineEngine.inverseCpu(s, in, SplineConfig.Extrapolate.CLIP, res);
+        } else {
+            SplineEngine.evalCpu(s, in, SplineConfig.Extrapolate.CLIP, res, null);
+        }
     }
 
     static final double[] PROBS = {0.001, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 0.999};

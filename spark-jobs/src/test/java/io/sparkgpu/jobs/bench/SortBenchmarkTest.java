@@ -57,4 +57,24 @@ class SortBenchmarkTest {
         assertTrue(md.contains("| 10000 | 2^20 | zipf-1.2 | kv (stable order, int) | ours CPU, 2 threads |"), md);
         assertTrue(md.contains("| n | m | keys | op | implementation | ms | G keys/s | notes |"), md);
     }
+
+    @Test
+    void maxSecondsEndsTheRunWithSkippedRows() {
+        SortBenchmark.Options o = SortBenchmark.Options.parse(new String[] {"--n", "1000", "--m", "2^4,2^8",
+                "--dists", "uniform", "--impls", "cpu", "--max-seconds", "1e-9", "--reps", "1", "--cpu-reps", "1"});
+        SortBenchmark.Report rep = new SortBenchmark(o).run();
+        String md = rep.markdown();
+        // past the limit before the first case: every case's keys and kv rows say so, nothing runs
+        assertEquals(4, rep.rows.size(), md);
+        assertTrue(md.contains("| 1000 | 2^4 | uniform | kv (stable order, int) | all | n/a | n/a | skipped"), md);
+        assertTrue(md.contains("| 1000 | 2^8 | uniform | keys only | all | n/a | n/a | skipped: --max-seconds"), md);
+        // 0: no limit
+        o = SortBenchmark.Options.parse(new String[] {"--n", "1000", "--m", "2^4", "--dists", "uniform", "--impls",
+            "cpu", "--max-seconds", "0", "--reps", "1", "--cpu-reps", "1"});
+        md = new SortBenchmark(o).run().markdown();
+        assertTrue(md.contains("| 1000 | 2^4 | uniform | kv (stable order, int) | ours CPU,") && !md.contains("skipped"),
+                md);
+        assertThrows(IllegalArgumentException.class, () -> SortBenchmark.Options.parse(new String[] {"--max-seconds",
+                "-1"}));
+    }
 }

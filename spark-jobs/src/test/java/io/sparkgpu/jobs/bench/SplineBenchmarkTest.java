@@ -54,4 +54,24 @@ class SplineBenchmarkTest {
                 md);
         assertTrue(md.contains("SplineRangePartitioner, zipf") && md.contains("repartitionByRange, bimodal"), md);
     }
+
+    @Test
+    void opsOrdersAndCpuMaxSizeSelectTheCases() {
+        SplineBenchmark.Options o = SplineBenchmark.Options.parse(new String[] {"--n", "3000", "--queries", "2000",
+                "--backends", "cpu", "--cdf-rows", "0", "--ops", "value", "--orders", "random", "--reps", "1"});
+        String md = SplineBenchmark.run(o).markdown();
+        assertEquals(0, md.split("\\| build \\|").length - 1, md);
+        assertEquals(2, md.split("\\| eval \\|").length - 1, md); // 2 kinds x value x random
+        assertTrue(md.contains("schumaker value, random") && !md.contains("inverse"), md);
+        // above --cpu-max-size the twin is not timed (no row without a GPU)
+        o = SplineBenchmark.Options.parse(new String[] {"--n", "3000", "--queries", "2000", "--backends", "cpu",
+                "--cdf-rows", "0", "--cpu-max-size", "2500", "--reps", "1"});
+        md = SplineBenchmark.run(o).markdown();
+        assertEquals(0, md.split("\\| build \\|").length - 1, md);
+        assertEquals(0, md.split("\\| eval \\|").length - 1, md);
+        assertThrows(IllegalArgumentException.class, () -> SplineBenchmark.Options.parse(new String[] {"--ops",
+                "sort"}));
+        assertThrows(IllegalArgumentException.class, () -> SplineBenchmark.Options.parse(new String[] {"--orders",
+                "reversed"}));
+    }
 }

@@ -1,0 +1,140 @@
+package io.sparkgpu.spark;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.sparkgpu.cuda.SparkGpuConf;
+import io.sparkgpu.isotonic.GpuIsotonicRegression;
+import io.sparkgpu.isotonic.GpuIsotonicRegressionModel;
+import io.sparkgpu.scan.GpuScanModel;
+import io.sparkgpu.scan.GpuScanStatistic;
+import io.sparkgpu.scan.ScanCluster;
+import io.sparkgpu.testutil.GpuTestSupport;
+import io.sparkgpu.testutil.LocalGpuSessions;
+import io.sparkgpu.tsne.GpuTsne;
+import io.sparkgpu.tsne.GpuTsneModel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.apache.spark.ml.linalg.SQLDataTypes;
+import org.apache.spark.ml.linalg.Vectors;
+import org.apache.spark.ml.param.ParamMap;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 20 on what a one-GPU host allows: isotonic, a scan with replicas and t-SNE's distributed mode fitted on
+ * two executors with a GPU each (the host's first two GPUs when it has two, else two scheduled addresses mapped to
+ * the one device by {@code spark.sparkgpu.gpu.addressMap}), every Spark job spread over both executors (the
+ * driver-local shortcuts are off), give the CPU twin's bits. k-means is in
+ * {@link SparkGpuResourceGpuTest#twoExecutorsWithAGpuEachGiveTheOneExecutorBits}.
+ */
+@Tag("gpu")
+class TwoExecutorFitsGpuTest {
+    static SparkSession spark;
+    static String layout;
+
+    @BeforeAll
+    static void start() {
+        GpuTestSupport.deviceOrSkip();
+        List<String> all = LocalGpuSpark.cudaAddresses();
+        boolean real = all.size() >= 2;
+        LocalGpuSpark spec = LocalGpuSpark.of(4, 4, real ? all.subList(0, 2) : List.of("0", "1"), 4096).executors(2)
+                .config("spark.sparkgpu.isotonic.localRows", "0").config("spark.sparkgpu.scan.localWork", "0")
+                .config("spark.sparkgpu.kmeans.localValues", "0");
+        if (!real) {
+            spec.config(SparkGpuConf.ADDRESS_MAP, "0:0,1:0");
+        }
+        layout = real ? "two GPUs" : "one GPU as two mapped addresses";
+        spark = LocalGpuSessions.start(spec);
+        System.err.println("[spark-gpu] two executors (" + layout + "): "
+                + SparkGpuResourceTest.addressesPerExecutor(spark, 16));
+    }
+
+    @AfterAll
+    static void stop() {
+        LocalGpuSessions.stopAll();
+    }
+
+    @Test
+    void isotonicOnTwoExecutorsGivesTheCpuBits() {
+        StructType schema = new StructType().add("label", DataTypes.DoubleType).add("features", DataTypes.DoubleType)
+                .add("w", DataTypes.DoubleType);
+        SplittableRandom r = new SplittableRandom(3);
+        List<Row> rows = new ArrayList<>();
+        for (int i = 0; i < 200_000; i++) {
+            double x = r.nextDouble(0, 10);
+            rows.add(RowFactory.create(Math.log1p(x) + r.nextGaussian() * 0.3, x, r.nextDouble(0.5, 2)));
+        }
+        Dataset<Row> df = spark.createDataFrame(rows, schema).repartition(8);
+        GpuIsotonicRegression iso = new GpuIsotonicRegression().setWeightCol("w");
+        GpuIsotonicRegressionModel gpu = iso.copy(ParamMap.empty()).setBackend("gpu").fit(df);
+        GpuIsotonicRegressionModel cpu = iso.copy(ParamMap.empty()).setBackend("cpu").fit(df);
+        System.err.println("[spark-gpu] isotonic on two executors (" + layout + "): " + gpu.boundaryArray().length
+                + " boundaries");
+        assertArrayEquals(cpu.boundaryArray(), gpu.boundaryArray(), "boundaries");
+        assertArrayEquals(cpu.predictionArray(), gpu.predictionArray(), "predictions");
+    }
+
+    @Test
+    void scanWithReplicasOnTwoExecutorsGivesTheCpuBits() {
+        StructType schema = new StructType().add("x", DataTypes.IntegerType).add("y", DataTypes.IntegerType)
+                .add("cases", DataTypes.DoubleType).add("pop", DataTypes.DoubleType);
+        SplittableRandom r = new SplittableRandom(5);
+        List<Row> rows = new ArrayList<>();
+        for (int x = 0; x < 48; x++) {
+            for (int y = 0; y < 48; y++) {
+                double pop = 50 + r.nextInt(200);
+                double rate = (x >= 10 && x < 16 && y >= 20 && y < 25) ? 0.05 : 0.02;
+                rows.add(RowFactory.create(x, y, (double) Math.round(pop * rate + r.nextGaussian()), pop));
+            }
+        }
+        Dataset<Row> df = spark.createDataFrame(rows, schema).repartition(8);
+        GpuScanStatistic scan = new GpuScanStatistic().setCoordinateCols("x", "y").setCasesCol("cases")
+                .setBaselineCol("pop").setStatistic("poisson").setNumReplicas(99).setSeed(7L);
+        GpuScanModel gpu = scan.copy(ParamMap.empty()).setBackend("gpu").fit(df);
+        GpuScanModel cpu = scan.copy(ParamMap.empty()).setBackend("cpu").fit(df);
+        System.err.println("[spark-gpu] scan on two executors (" + layout + "): " + gpu.clusters().get(0)
+                + ", phases " + gpu.phaseBackends());
+        assertArrayEquals(cpu.replicaLlrs(), gpu.replicaLlrs(), "replica LLRs");
+        assertEquals(cpu.clusters().size(), gpu.clusters().size());
+        for (int i = 0; i < cpu.clusters().size(); i++) {
+            ScanCluster a = cpu.clusters().get(i);
+            ScanCluster b = gpu.clusters().get(i);
+            assertEquals(a.toString(), b.toString(), "cluster " + i);
+            assertEquals(a.llr(), b.llr(), 0.0, "cluster " + i);
+        }
+    }
+
+    @Test
+    void distributedTsneOnTwoExecutorsGivesTheCpuBits() {
+        StructType schema = new StructType().add("id", DataTypes.LongType)
+                .add("features", SQLDataTypes.VectorType(), false);
+        SplittableRandom r = new SplittableRandom(9);
+        List<Row> rows = new ArrayList<>();
+        for (int i = 0; i < 1200; i++) {
+            double[] v = new double[10];
+            for (int j = 0; j < v.length; j++) {
+                v[j] = (i % 4) * 8 * ((j + i % 4) % 3 == 0 ? 1 : 0) + r.nextGaussian();
+            }
+            rows.add(RowFactory.create((long) i, Vectors.dense(v)));
+        }
+        Dataset<Row> df = spark.createDataFrame(rows, schema).repartition(4);
+        GpuTsne e = new GpuTsne().setIdCol("id").setPerplexity(15).setMaxIter(150).setExaggerationIterations(60)
+                .setSeed(4).setLearningRate(100).setInit("random").setQualitySampleSize(0);
+        GpuTsneModel cpu = e.copy(ParamMap.empty()).setBackend("cpu").setMode("single").fit(df);
+        GpuTsneModel gpu = e.copy(ParamMap.empty()).setBackend("gpu").setMode("distributed").fit(df);
+        System.err.println("[spark-gpu] t-SNE distributed on two executors (" + layout + "): timings "
+                + gpu.summary().timings());
+        assertEquals("distributed", gpu.summary().mode());
+        assertArrayEquals(cpu.embeddingArray(), gpu.embeddingArray(), "embedding");
+    }
+}
