@@ -12,6 +12,7 @@
  *             hubPtr; col int32 global; val double. Hub rows (more than SellRows.HUB_LEN entries) are padding
  *             slots in the SELL part and stored after it in CSR order: hub h = row hubRow[h], entries
  *             [hubPtr[h], hubPtr[h+1]) of col/val.
+ *   dof       degrees of freedom of the kernel (1: standard t-SNE): the term is p_ij (y_i - y_j) / (1 + d2 / dof).
  *   out       double[rows*dim], the slice's rows.
  *
  * Determinism: every double operation is an explicitly rounded intrinsic in the order of the Java twin (nvcc
@@ -26,14 +27,15 @@
 
 #include "common.cuh"
 #include "layout/tsne.cuh"
+#include "tsne/kernel.cuh"
 
 static_assert(TSNE_SELL_C == 32, "one warp per SELL slice: slot s is lane s & 31 of slice s >> 5");
 
 #define TSNE_ATTR_BATCH 8
 
-/* f += p_ij (y_i - y_j) / (1 + |y_i - y_j|^2): ExactTsne.attractive's operations for one entry. */
+/* f += p_ij (y_i - y_j) / (1 + |y_i - y_j|^2 / dof): ExactTsne.attractive's operations for one entry. */
 template <int DIM>
-__device__ __forceinline__ void tsne_attr_term(const double *yi, const double *yj, double v, double *f) {
+__device__ __forceinline__ void tsne_attr_term(const double *yi, const double *yj, double v, double dof, double *f) {
     double diff[DIM];
     double d2 = 0.0;
 #pragma unroll
@@ -41,7 +43,7 @@ __device__ __forceinline__ void tsne_attr_term(const double *yi, const double *y
         diff[a] = __dsub_rn(yi[a], yj[a]);
         d2 = __dadd_rn(d2, __dmul_rn(diff[a], diff[a]));
     }
-    const double pw = __ddiv_rn(v, __dadd_rn(1.0, d2));
+    const double pw = __ddiv_rn(v, tsne_kernel_base(d2, dof));
 #pragma unroll
     for (int a = 0; a < DIM; a++) f[a] = __dadd_rn(f[a], __dmul_rn(pw, diff[a]));
 }
@@ -53,7 +55,7 @@ __device__ __forceinline__ void tsne_attr_term(const double *yi, const double *y
 template <int DIM>
 __device__ __forceinline__ void tsne_attr_hub(const int *__restrict__ meta, int nSlices, int nHubs, int h,
         const double *__restrict__ val, const int *__restrict__ col, int rowOffset,
-        const double *__restrict__ y, double *__restrict__ out) {
+        const double *__restrict__ y, double dof, double *__restrict__ out) {
     __shared__ double terms[2][DIM][TSNE_HUB_CHUNK];
     const int slots = nSlices * 32;
     const int *hubRow = meta + nSlices + 1 + 2 * slots;
@@ -80,7 +82,7 @@ __device__ __forceinline__ void tsne_attr_hub(const int *__restrict__ meta, int 
                     diff[a] = __dsub_rn(yi[a], y[(long long) j * DIM + a]);
                     d2 = __dadd_rn(d2, __dmul_rn(diff[a], diff[a]));
                 }
-                const double pw = __ddiv_rn(v, __dadd_rn(1.0, d2));
+                const double pw = __ddiv_rn(v, tsne_kernel_base(d2, dof));
 #pragma unroll
                 for (int a = 0; a < DIM; a++) terms[k & 1][a][t - 32] = __dmul_rn(pw, diff[a]);
             }
@@ -98,9 +100,9 @@ __device__ __forceinline__ void tsne_attr_hub(const int *__restrict__ meta, int 
 template <int DIM>
 __device__ __forceinline__ void tsne_attr_body(const int *__restrict__ meta, int nSlices, int nHubs,
         const double *__restrict__ val, const int *__restrict__ col, int rowOffset,
-        const double *__restrict__ y, double *__restrict__ out) {
+        const double *__restrict__ y, double dof, double *__restrict__ out) {
     if ((int) blockIdx.x < nHubs) {
-        tsne_attr_hub<DIM>(meta, nSlices, nHubs, blockIdx.x, val, col, rowOffset, y, out);
+        tsne_attr_hub<DIM>(meta, nSlices, nHubs, blockIdx.x, val, col, rowOffset, y, dof, out);
         return;
     }
     const int slots = nSlices * 32;
@@ -135,7 +137,7 @@ __device__ __forceinline__ void tsne_attr_body(const int *__restrict__ meta, int
             for (int a = 0; a < DIM; a++) yb[u][a] = y[(long long) jb[u] * DIM + a];
         }
 #pragma unroll
-        for (int u = 0; u < TSNE_ATTR_BATCH; u++) tsne_attr_term<DIM>(yi, yb[u], vb[u], f);
+        for (int u = 0; u < TSNE_ATTR_BATCH; u++) tsne_attr_term<DIM>(yi, yb[u], vb[u], dof, f);
     }
     for (; e < len; e++) {
         const int at = base + 32 * e;
@@ -143,7 +145,7 @@ __device__ __forceinline__ void tsne_attr_body(const int *__restrict__ meta, int
         double yj[DIM];
 #pragma unroll
         for (int a = 0; a < DIM; a++) yj[a] = y[(long long) j * DIM + a];
-        tsne_attr_term<DIM>(yi, yj, val[at], f);
+        tsne_attr_term<DIM>(yi, yj, val[at], dof, f);
     }
 #pragma unroll
     for (int a = 0; a < DIM; a++) out[(long long) r * DIM + a] = f[a];
@@ -151,8 +153,9 @@ __device__ __forceinline__ void tsne_attr_body(const int *__restrict__ meta, int
 
 #define TSNE_ATTR_KERNEL(DIM)                                                                                   \
     extern "C" __global__ void __launch_bounds__(TSNE_BLOCK) tsne_attr_sell_d##DIM(const int *meta, int nSlices, \
-            int nHubs, const double *val, const int *col, int rowOffset, const double *y, double *out) {      \
-        tsne_attr_body<DIM>(meta, nSlices, nHubs, val, col, rowOffset, y, out);                               \
+            int nHubs, const double *val, const int *col, int rowOffset, const double *y, double dof,         \
+            double *out) {                                                                                    \
+        tsne_attr_body<DIM>(meta, nSlices, nHubs, val, col, rowOffset, y, dof, out);                          \
     }
 TSNE_ATTR_KERNEL(1)
 TSNE_ATTR_KERNEL(2)

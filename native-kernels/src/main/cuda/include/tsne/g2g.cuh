@@ -34,21 +34,29 @@
 
 #include "common.cuh"
 #include "layout/tsne.cuh"
+#include "tsne/kernel.cuh"
 
 static_assert(TSNE_G2G_FUSED_MAX_RADIX == 5, "g2g_axis_body's switch runs radices 2..5");
 
-__device__ __forceinline__ double g2g_kval(double h2, long long d2) {
-    double t = __dadd_rn(1.0, __dmul_rn(h2, __ll2double_rn(d2)));
-    return __ddiv_rn(1.0, __dmul_rn(t, t));
+/* The repulsive force kernel (1 + h2 d2 / dof)^-(dof + 1) at lattice offset d2 (G2GPlan.kernelValue; dof == 1: the
+ * Cauchy kernel squared, 1 / (t t)). */
+__device__ __forceinline__ double g2g_kval(double h2, long long d2, double dof) {
+    if (dof == 1.0) {
+        double t = __dadd_rn(1.0, __dmul_rn(h2, __ll2double_rn(d2)));
+        return __ddiv_rn(1.0, __dmul_rn(t, t));
+    }
+    const double t = tsne_kernel_base(__dmul_rn(h2, __ll2double_rn(d2)), dof);
+    return tsne_kernel_pow(t, __dadd_rn(dof, 1.0));
 }
 
-extern "C" __global__ void tsne_g2g_kernel_table(double *__restrict__ kt, int dim, int n, double h2, int nodes) {
+extern "C" __global__ void tsne_g2g_kernel_table(double *__restrict__ kt, int dim, int n, double h2, int nodes,
+                                                 double dof) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= nodes) return;
     long long x = i % n;
     long long y = dim >= 2 ? (i / n) % n : 0;
     long long z = dim >= 3 ? i / (n * n) : 0;
-    kt[i] = g2g_kval(h2, x * x + y * y + z * z);
+    kt[i] = g2g_kval(h2, x * x + y * y + z * z, dof);
 }
 
 extern "C" __global__ void tsne_g2g_direct(const double *__restrict__ q, const double *__restrict__ kt,

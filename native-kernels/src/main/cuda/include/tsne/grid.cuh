@@ -138,7 +138,7 @@ __device__ __forceinline__ void tsne_s2g_body(const double *__restrict__ y, int 
 template <int DIM, int PC>
 __device__ __forceinline__ void tsne_g2s_body(const double *__restrict__ y, int rows, int pRun, int npd, int nodes,
         const double *__restrict__ prm, const double *__restrict__ phi, double *__restrict__ force,
-        u64 *__restrict__ zacc) {
+        u64 *__restrict__ zacc, double dof, double *__restrict__ zrow) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     Fx128 z = {0ull, 0ull};
     if (i < rows) {
@@ -160,9 +160,14 @@ __device__ __forceinline__ void tsne_g2s_body(const double *__restrict__ y, int 
             dot = __dadd_rn(dot, __dmul_rn(u, s[1 + a]));
             force[(long long) i * DIM + a] = __dsub_rn(__dmul_rn(u, s[0]), s[1 + a]);
         }
-        double zi = __dadd_rn(__dsub_rn(__dmul_rn(__dadd_rn(1.0, sq), s[0]), __dmul_rn(2.0, dot)), s[DIM + 1]);
+        /* z_i = sum_j K(d2) (1 + d2 / dof) with d2 = sq - 2 u.y_j + |y_j|^2 (K the force kernel of G2G) */
+        double zi = dof == 1.0
+                ? __dadd_rn(__dsub_rn(__dmul_rn(__dadd_rn(1.0, sq), s[0]), __dmul_rn(2.0, dot)), s[DIM + 1])
+                : __dadd_rn(s[0], __ddiv_rn(__dadd_rn(__dsub_rn(__dmul_rn(sq, s[0]), __dmul_rn(2.0, dot)), s[DIM + 1]),
+                        dof));
         const double zMax = prm[TSNE_PRM_ZMAX];
         zi = zi > zMax ? zMax : (zi < 0.0 ? 0.0 : zi);
+        if (zrow != nullptr) zrow[i] = zi; /* per point (the transform of new points) */
         fx_quantize(zi, prm[TSNE_PRM_MULT], prm[TSNE_PRM_MULT + 1], z.lo, z.hi);
     }
     /* exact block sum of the 128-bit z_i (integer adds: any order gives the same bits), one atomic per block */
@@ -177,8 +182,9 @@ __device__ __forceinline__ void tsne_g2s_body(const double *__restrict__ y, int 
         tsne_s2g_body<DIM, PC>(y, rows, p, npd, nodes, prm, acc);                                                      \
     }                                                                                                                  \
     extern "C" __global__ void __launch_bounds__(TSNE_BLOCK) tsne_g2s_##SUFFIX(const double *y, int rows,              \
-            int p, int npd, int nodes, const double *prm, const double *phi, double *force, u64 *zacc) {               \
-        tsne_g2s_body<DIM, PC>(y, rows, p, npd, nodes, prm, phi, force, zacc);                                         \
+            int p, int npd, int nodes, const double *prm, const double *phi, double *force, u64 *zacc, double dof,     \
+            double *zrow) {                                                                                            \
+        tsne_g2s_body<DIM, PC>(y, rows, p, npd, nodes, prm, phi, force, zacc, dof, zrow);                              \
     }
 TSNE_GRID_KERNELS(d1, 1, 0)
 TSNE_GRID_KERNELS(d2, 2, 0)

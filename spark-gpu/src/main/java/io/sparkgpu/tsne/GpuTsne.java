@@ -1,5 +1,7 @@
 package io.sparkgpu.tsne;
 
+import io.sparkgpu.tsne.optimize.TsneTransform;
+
 import io.sparkgpu.ml.HasFeaturesCol;
 import io.sparkgpu.ml.ParamSlots;
 import io.sparkgpu.ml.ParamsIO;
@@ -76,6 +78,12 @@ public class GpuTsne extends Estimator<GpuTsneModel> implements GpuTsneParams<Gp
         setDefault(k(), d.k);
         setDefault(earlyExaggeration(), d.earlyExaggeration);
         setDefault(exaggerationIterations(), d.exaggerationIterations);
+        setDefault(lateExaggeration(), d.lateExaggeration);
+        setDefault(lateExaggerationIter(), d.lateExaggerationIter);
+        TsneTransform.Settings ts = new TsneTransform.Settings(); // the params shared with the model
+        setDefault(dof(), new TsneConfig().dof);
+        setDefault(transformMaxIter(), ts.maxIter);
+        setDefault(transformLearningRate(), ts.learningRate);
         setDefault(learningRate(), d.learningRate);
         setDefault(initialMomentum(), d.initialMomentum);
         setDefault(finalMomentum(), d.finalMomentum);
@@ -146,6 +154,7 @@ public class GpuTsne extends Estimator<GpuTsneModel> implements GpuTsneParams<Gp
             model.setIdCol(idName);
         }
         model.setSummary(GpuTsneSummary.from(f));
+        model.setReference(f.reference);
         model.setTrainingFit(f);
         return model.setParent(this);
     }

@@ -1,5 +1,7 @@
 package io.sparkgpu.tsne;
 
+import io.sparkgpu.tsne.optimize.TsneTransform;
+
 import io.sparkgpu.common.SchemaColumns;
 import io.sparkgpu.ml.ParamSlots;
 import io.sparkgpu.ml.ParamsIO;
@@ -30,11 +32,17 @@ import org.apache.spark.sql.types.StructType;
 /**
  * A fitted t-SNE embedding (see {@link GpuTsne}): one point of {@code dimension} coordinates per training row,
  * keyed by the row's id. {@link #embedding()} is the (id, embedding) DataFrame; {@link #transform} joins the
- * embedding to rows of fitted ids (an id that was not fitted is an error: t-SNE has no out-of-sample map).
+ * embedding to rows of fitted ids and places rows of other ids into the fixed map from their featuresCol
+ * ({@link TsneTransform}, openTSNE's transform: kNN into the fit's features, the fit's perplexity and dof, only the new
+ * points optimised, each independently of the others) when the model has the fit's {@link TsneReference} (feature
+ * mode); without one (graph mode, or a model built from coordinates) such ids are an error.
  *
- * <p>Saved as {@code path/metadata} (MLlib layout, plus numPoints and dimension), {@code path/data} (Parquet rows
- * {@code index: int, id, embedding: array<double>}) and {@code path/summary} (Parquet, one row). The embedding is
- * held on the driver (n * dimension doubles and n ids).
+ * <p>Saved as {@code path/metadata} (MLlib layout, plus numPoints and dimension, and with a reference its
+ * referenceDim, inputDim, perplexity and k), {@code path/data} (Parquet rows {@code index: int, id,
+ * embedding: array<double>}), {@code path/summary} (Parquet, one row), with a reference {@code path/reference}
+ * (Parquet rows {@code index: int, features: array<float>}) and, after a PCA, {@code path/pca} (one row
+ * {@code basis: array<double>}); every file is sealed by {@link ParamsIO#seal}. The embedding and the reference are
+ * held on the driver (n * dimension doubles, n ids, n * referenceDim floats).
  */
 public class GpuTsneModel extends Model<GpuTsneModel> implements GpuTsneModelParams<GpuTsneModel>, MLWritable {
     private static final long serialVersionUID = 1L;
@@ -50,6 +58,8 @@ public class GpuTsneModel extends Model<GpuTsneModel> implements GpuTsneModelPar
     /** What the fit returned (not saved): null for a loaded or built model. */
     private transient TsneFit trainingFit;
     private transient volatile Lookup lookup;
+    /** The fit's features for new rows, or null (graph mode, built from coordinates). */
+    private TsneReference reference;
 
     /**
      * A model for the given ids (numbers or strings, unique) and row-major n x dimension coordinates (copied).
@@ -70,6 +80,11 @@ public class GpuTsneModel extends Model<GpuTsneModel> implements GpuTsneModelPar
         this.dimension = dimension;
         setDefault(idCol(), GENERATED_ID);
         setDefault(outputCol(), DEFAULT_OUTPUT);
+        setDefault(featuresCol(), io.sparkgpu.ml.HasFeaturesCol.DEFAULT);
+        TsneTransform.Settings ts = new TsneTransform.Settings();
+        setDefault(dof(), new TsneConfig().dof);
+        setDefault(transformMaxIter(), ts.maxIter);
+        setDefault(transformLearningRate(), ts.learningRate);
     }
 
     @Override
@@ -139,8 +154,10 @@ public class GpuTsneModel extends Model<GpuTsneModel> implements GpuTsneModelPar
     }
 
     /**
-     * The rows of {@code dataset} with outputCol appended: the embedding of each row's idCol value. Ids that were
-     * not fitted are an {@link IllegalArgumentException} naming one of them; NULL ids too.
+     * The rows of {@code dataset} with outputCol appended: the fitted embedding of each row's idCol value; rows of
+     * ids that were not fitted are placed into the map from their featuresCol ({@link TsneTransform}) when the model
+     * has a reference ({@link #hasReference()}), else they are an {@link IllegalArgumentException} naming one of
+     * them; NULL ids are an error. Row order is not kept (fitted rows first).
      */
     @Override
     public Dataset<Row> transform(Dataset<?> dataset) {
@@ -153,17 +170,150 @@ public class GpuTsneModel extends Model<GpuTsneModel> implements GpuTsneModelPar
         }
         Dataset<Row> emb = embedding(dataset.sparkSession()).withColumnRenamed(getIdCol(), JOIN_KEY);
         Column key = df.col(id).cast(idType);
-        List<Row> unknown = df.join(emb, key.equalTo(emb.col(JOIN_KEY)), "left_anti").select(id).limit(3)
-                .collectAsList();
-        if (!unknown.isEmpty()) {
-            List<Object> names = new ArrayList<>();
-            for (Row r : unknown) {
-                names.add(r.get(0));
+        Dataset<Row> known = df.join(emb, key.equalTo(emb.col(JOIN_KEY)), "inner").drop(JOIN_KEY);
+        Dataset<Row> fresh = df.join(emb, key.equalTo(emb.col(JOIN_KEY)), "left_anti");
+        if (reference == null) {
+            List<Row> unknown = fresh.select(id).limit(3).collectAsList();
+            if (!unknown.isEmpty()) {
+                List<Object> names = new ArrayList<>();
+                for (Row r : unknown) {
+                    names.add(r.get(0));
+                }
+                throw new IllegalArgumentException("idCol '" + id + "' holds ids that were not fitted, e.g. " + names
+                        + "; this model has no reference features to place new rows (graph mode, or built from "
+                        + "coordinates): fit again with these rows, or fit in feature mode");
             }
-            throw new IllegalArgumentException("idCol '" + id + "' holds ids that were not fitted, e.g. " + names
-                    + "; t-SNE embeds only the training rows (fit again with these rows to embed them)");
+            return known;
         }
-        return df.join(emb, key.equalTo(emb.col(JOIN_KEY)), "inner").drop(JOIN_KEY);
+        if (fresh.isEmpty()) {
+            return known;
+        }
+        return known.unionByName(placeNew(fresh));
+    }
+
+    /**
+     * What placing new rows needs, serializable (to broadcast; e.g. the SQL function): the fitted points' lookup, and
+     * with a reference the embedding, reference, {@link #transformConfig()} and {@link #transformSettings()}.
+     */
+    public Placer placer() {
+        return new Placer(lookup(), embedding, reference, reference == null ? null : transformConfig(),
+                transformSettings());
+    }
+
+    /** See {@link #placer()}. */
+    public static final class Placer implements Serializable {
+        private static final long serialVersionUID = 1L;
+        private final Lookup lookup;
+        private final double[] embedding;
+        private final TsneReference reference;
+        private final TsneConfig config;
+        private final TsneTransform.Settings settings;
+
+        Placer(Lookup lookup, double[] embedding, TsneReference reference, TsneConfig config,
+                TsneTransform.Settings settings) {
+            this.lookup = lookup;
+            this.embedding = embedding;
+            this.reference = reference;
+            this.config = config;
+            this.settings = settings;
+        }
+
+        /** The fitted points. */
+        public Lookup lookup() {
+            return lookup;
+        }
+
+        /** Whether new rows can be placed (the model kept its reference features). */
+        public boolean canPlace() {
+            return reference != null;
+        }
+
+        /**
+         * Places new rows (each inputDim finite features; {@code what} names their column in errors) into the map:
+         * nq x dimension coordinates, each row independent of the others ({@link TsneTransform}).
+         */
+        public double[] place(List<double[]> rows, String what) {
+            if (reference == null) {
+                throw new IllegalArgumentException("this model has no reference features to place new rows (graph "
+                        + "mode, or built from coordinates)");
+            }
+            TsneReference ref = reference;
+            int nq = rows.size();
+            float[] x = new float[nq * ref.d];
+            for (int r = 0; r < nq; r++) {
+                double[] v = rows.get(r).clone();
+                if (v.length != ref.inputDim) {
+                    throw new IllegalArgumentException(what + " has vectors of size " + v.length + ", but the model "
+                            + "was fitted on " + ref.inputDim + " features");
+                }
+                for (int a = 0; a < v.length; a++) {
+                    if (!Double.isFinite(v[a])) {
+                        throw new IllegalArgumentException(what + " contains " + v[a] + " (index " + a + "); t-SNE "
+                                + "needs finite features");
+                    }
+                    v[a] += 0.0; // as the fit: -0.0 becomes 0.0
+                }
+                ref.encode(v, x, r * ref.d);
+            }
+            return TsneTransform.embed(embedding, ref.features, ref.n, ref.d, x, nq, ref.k, config, settings, null);
+        }
+    }
+
+    /** The settings of the transform of new rows: the fit's dimension, perplexity and dof, this model's backend. */
+    TsneConfig transformConfig() {
+        TsneConfig cfg = new TsneConfig();
+        cfg.dimension = dimension;
+        cfg.perplexity = reference.perplexity;
+        cfg.k = reference.k;
+        cfg.dof = getDof();
+        cfg.backend = io.sparkgpu.cuda.SparkGpuConf.backend(backendSetting());
+        return cfg;
+    }
+
+    /** The transform's optimisation settings (transformMaxIter, transformLearningRate). */
+    TsneTransform.Settings transformSettings() {
+        TsneTransform.Settings st = new TsneTransform.Settings();
+        st.maxIter = getTransformMaxIter();
+        st.learningRate = getTransformLearningRate();
+        return st;
+    }
+
+    /**
+     * Rows of ids that were not fitted, placed by {@link TsneTransform} partition by partition (each new row depends
+     * only on the reference, so the partitioning does not change a bit); featuresCol must hold the fit's inputDim
+     * finite numbers.
+     */
+    private Dataset<Row> placeNew(Dataset<Row> fresh) {
+        String featuresCol = getFeaturesCol();
+        StructType in = fresh.schema();
+        int fIdx = io.sparkgpu.common.Features.checkFeatures(in, featuresCol);
+        StructType out = GpuTsneModelParams.appendOutput(in, getOutputCol());
+        SparkSession spark = fresh.sparkSession();
+        org.apache.spark.broadcast.Broadcast<Placer> bp = org.apache.spark.api.java.JavaSparkContext
+                .fromSparkContext(spark.sparkContext()).broadcast(placer());
+        org.apache.spark.api.java.JavaRDD<Row> rows = fresh.javaRDD().mapPartitions(it -> {
+            List<Row> buf = new ArrayList<>();
+            it.forEachRemaining(buf::add);
+            int nq = buf.size();
+            List<double[]> xs = new ArrayList<>(nq);
+            for (Row row : buf) {
+                xs.add(io.sparkgpu.common.Features.read(row, fIdx, featuresCol));
+            }
+            double[] y = bp.value().place(xs, "featuresCol '" + featuresCol + "'");
+            int dim = dimension;
+            List<Row> res = new ArrayList<>(nq);
+            for (int r = 0; r < nq; r++) {
+                Row row = buf.get(r);
+                Object[] vals = new Object[row.size() + 1];
+                for (int c = 0; c < row.size(); c++) {
+                    vals[c] = row.get(c);
+                }
+                vals[row.size()] = Vectors.dense(java.util.Arrays.copyOfRange(y, r * dim, (r + 1) * dim));
+                res.add(RowFactory.create(vals));
+            }
+            return res.iterator();
+        });
+        return spark.createDataFrame(rows, out);
     }
 
     /** Checks idCol exists and appends outputCol (vector). */
@@ -178,6 +328,7 @@ public class GpuTsneModel extends Model<GpuTsneModel> implements GpuTsneModelPar
         GpuTsneModel c = copyValues(new GpuTsneModel(uid, ids, idType, embedding, dimension), extra);
         c.summary = summary;
         c.trainingFit = trainingFit;
+        c.reference = reference;
         return hasParent() ? c.setParent(parent()) : c;
     }
 
@@ -192,6 +343,25 @@ public class GpuTsneModel extends Model<GpuTsneModel> implements GpuTsneModelPar
                     + "by GpuTsne.fit (or loaded from one) have one; check hasSummary() first");
         }
         return summary;
+    }
+
+    /** Whether rows of ids that were not fitted can be placed ({@link #transform}): the fit's features are kept. */
+    public boolean hasReference() {
+        return reference != null;
+    }
+
+    /** The fit's reference features for new rows, or null. */
+    public TsneReference reference() {
+        return reference;
+    }
+
+    /** Sets the reference (n rows in training order, as the embedding); null: new rows are an error. */
+    public GpuTsneModel setReference(TsneReference r) {
+        if (r != null && r.n != ids.length) {
+            throw new IllegalArgumentException("reference holds " + r.n + " rows for " + ids.length + " points");
+        }
+        this.reference = r;
+        return this;
     }
 
     GpuTsneModel setSummary(GpuTsneSummary s) {
@@ -288,7 +458,13 @@ public class GpuTsneModel extends Model<GpuTsneModel> implements GpuTsneModelPar
         @Override
         public void saveImpl(String path) {
             SparkSession spark = sparkSession();
-            ParamsIO.saveMetadata(m, path, spark, Map.of("numPoints", m.ids.length, "dimension", m.dimension));
+            Map<String, Object> extra = new HashMap<>(Map.of("numPoints", m.ids.length, "dimension", m.dimension));
+            TsneReference ref = m.reference;
+            if (ref != null) {
+                extra.putAll(Map.of("referenceDim", ref.d, "inputDim", ref.inputDim, "perplexity", ref.perplexity,
+                        "k", ref.k));
+            }
+            ParamsIO.saveMetadata(m, path, spark, extra);
             List<Row> rows = new ArrayList<>(m.ids.length);
             for (int i = 0; i < m.ids.length; i++) {
                 List<Double> c = new ArrayList<>(m.dimension);
@@ -304,6 +480,29 @@ public class GpuTsneModel extends Model<GpuTsneModel> implements GpuTsneModelPar
             if (m.summary != null) {
                 spark.createDataFrame(List.of(m.summary.toRow()), GpuTsneSummary.SCHEMA).coalesce(1)
                         .write().parquet(ParamsIO.child(path, "summary"));
+            }
+            if (ref != null) {
+                List<Row> fr = new ArrayList<>(ref.n);
+                for (int i = 0; i < ref.n; i++) {
+                    List<Float> v = new ArrayList<>(ref.d);
+                    for (int a = 0; a < ref.d; a++) {
+                        v.add(ref.features[i * ref.d + a]);
+                    }
+                    fr.add(RowFactory.create(i, v));
+                }
+                StructType fs = new StructType().add("index", DataTypes.IntegerType, false)
+                        .add("features", DataTypes.createArrayType(DataTypes.FloatType, false), false);
+                spark.createDataFrame(fr, fs).coalesce(1).write().parquet(ParamsIO.child(path, "reference"));
+                if (ref.pca != null) {
+                    List<Double> b = new ArrayList<>(ref.pca.length);
+                    for (double v : ref.pca) {
+                        b.add(v);
+                    }
+                    StructType ps = new StructType().add("basis",
+                            DataTypes.createArrayType(DataTypes.DoubleType, false), false);
+                    spark.createDataFrame(List.of(RowFactory.create(b)), ps).coalesce(1).write()
+                            .parquet(ParamsIO.child(path, "pca"));
+                }
             }
             ParamsIO.seal(m, path, spark);
         }
@@ -354,6 +553,10 @@ public class GpuTsneModel extends Model<GpuTsneModel> implements GpuTsneModelPar
             }
             GpuTsneModel model = new GpuTsneModel(md.uid(), ids, idType, emb, dim);
             md.applyTo(model);
+            if (md.field("referenceDim") != null && !md.field("referenceDim").isMissingNode()
+                    && !md.field("referenceDim").isNull()) {
+                model.setReference(loadReference(spark, path, md, n));
+            }
             String summaryPath = ParamsIO.child(path, "summary");
             try {
                 Path hp = new Path(summaryPath);
@@ -368,6 +571,54 @@ public class GpuTsneModel extends Model<GpuTsneModel> implements GpuTsneModelPar
                 throw new IllegalArgumentException("cannot access " + summaryPath + ": " + e.getMessage(), e);
             }
             return model;
+        }
+    }
+
+    /** The reference of a saved model: n rows of referenceDim finite floats, indices 0..n-1 once each, the PCA basis. */
+    private static TsneReference loadReference(SparkSession spark, String path, ParamsIO.Metadata md, int n) {
+        int d = md.field("referenceDim").asInt(0);
+        int inputDim = md.field("inputDim").asInt(0);
+        if (d < 1 || inputDim < d) {
+            throw new IllegalArgumentException("model at " + path + ": metadata has referenceDim=" + d + ", inputDim="
+                    + inputDim + "; expected 1 <= referenceDim <= inputDim");
+        }
+        List<Row> rows = spark.read().parquet(ParamsIO.child(path, "reference")).select("index", "features")
+                .collectAsList();
+        if (rows.size() != n) {
+            throw new IllegalArgumentException("model at " + path + ": reference/ holds " + rows.size() + " rows for "
+                    + n + " points");
+        }
+        float[] x = new float[n * d];
+        boolean[] seen = new boolean[n];
+        for (Row r : rows) {
+            int i = r.getInt(0);
+            List<Float> v = r.getList(1);
+            if (i < 0 || i >= n || seen[i] || v.size() != d) {
+                throw new IllegalArgumentException("model at " + path + ": reference/ has a bad or repeated row index "
+                        + i + " or a row of " + v.size() + " features (expected " + d + ")");
+            }
+            seen[i] = true;
+            for (int a = 0; a < d; a++) {
+                x[i * d + a] = v.get(a);
+            }
+        }
+        double[] pca = null;
+        if (inputDim != d) {
+            List<Row> b = spark.read().parquet(ParamsIO.child(path, "pca")).collectAsList();
+            if (b.size() != 1) {
+                throw new IllegalArgumentException("model at " + path + ": pca/ must hold one row");
+            }
+            List<Double> v = b.get(0).getList(0);
+            pca = new double[v.size()];
+            for (int t = 0; t < pca.length; t++) {
+                pca[t] = v.get(t);
+            }
+        }
+        try {
+            return new TsneReference(x, n, d, inputDim, pca, md.field("perplexity").asDouble(Double.NaN),
+                    md.field("k").asInt(0));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("model at " + path + ": " + e.getMessage(), e);
         }
     }
 

@@ -58,6 +58,18 @@ public interface GpuTsneParams<T extends GpuTsneParams<T>>
                 + "exaggeration and initial momentum (>= 0).", intValidator(TsneConfig::checkExaggerationIterations)));
     }
 
+    default DoubleParam lateExaggeration() {
+        return slot("lateExaggeration", o -> new DoubleParam(o, "lateExaggeration", "Factor on P from iteration "
+                + "lateExaggerationIter on, after the early phase (>= 1; 1: off).",
+                doubleValidator(TsneConfig::checkLateExaggeration)));
+    }
+
+    default IntParam lateExaggerationIter() {
+        return slot("lateExaggerationIter", o -> new IntParam(o, "lateExaggerationIter", "First iteration (0-based) "
+                + "of the late exaggeration (>= 0; iterations of the early phase keep earlyExaggeration).",
+                intValidator(TsneConfig::checkLateExaggerationIter)));
+    }
+
     default DoubleParam learningRate() {
         return slot("learningRate", o -> new DoubleParam(o, "learningRate", "Gradient step (finite, > 0); 0 means "
                 + "auto = max(n / earlyExaggeration, 200).", doubleValidator(TsneConfig::checkLearningRate)));
@@ -193,6 +205,10 @@ public interface GpuTsneParams<T extends GpuTsneParams<T>>
     default T setK(int v) { return with(k(), v); }
     default T setEarlyExaggeration(double v) { return with(earlyExaggeration(), v); }
     default T setExaggerationIterations(int v) { return with(exaggerationIterations(), v); }
+    default T setLateExaggeration(double v) { return with(lateExaggeration(), v); }
+    default T setLateExaggerationIter(int v) { return with(lateExaggerationIter(), v); }
+    default double getLateExaggeration() { return (Double) getOrDefault(lateExaggeration()); }
+    default int getLateExaggerationIter() { return (Integer) getOrDefault(lateExaggerationIter()); }
     default T setLearningRate(double v) { return with(learningRate(), v); }
     default T setInitialMomentum(double v) { return with(initialMomentum(), v); }
     default T setFinalMomentum(double v) { return with(finalMomentum(), v); }
@@ -228,6 +244,9 @@ public interface GpuTsneParams<T extends GpuTsneParams<T>>
         c.k = getK();
         c.earlyExaggeration = getEarlyExaggeration();
         c.exaggerationIterations = getExaggerationIterations();
+        c.dof = getDof();
+        c.lateExaggeration = getLateExaggeration();
+        c.lateExaggerationIter = getLateExaggerationIter();
         c.learningRate = getLearningRate();
         c.initialMomentum = getInitialMomentum();
         c.finalMomentum = getFinalMomentum();

@@ -90,6 +90,15 @@ public final class TsneConfig implements Serializable {
     public int k;
     public double earlyExaggeration = 12;
     public int exaggerationIterations = 250;
+    /**
+     * Degrees of freedom of the similarity kernel (1 + d^2 / dof)^-dof ({@link io.sparkgpu.tsne.repulsion.TsneKernel}):
+     * 1 is standard t-SNE, smaller values give heavier tails (finer clusters; Kobak et al. 2019).
+     */
+    public double dof = 1;
+    /** Exaggeration of P from iteration {@link #lateExaggerationIter} on (after the early phase); 1: off. */
+    public double lateExaggeration = 1;
+    /** First (0-based) iteration of the late exaggeration; iterations of the early phase keep earlyExaggeration. */
+    public int lateExaggerationIter;
     public double initialMomentum = 0.5;
     public double finalMomentum = 0.8;
     /** Gains floor of the delta-bar-delta rule (Jacobs 1988), as in van der Maaten's implementations. */
@@ -132,6 +141,9 @@ public final class TsneConfig implements Serializable {
         c.k = k;
         c.earlyExaggeration = earlyExaggeration;
         c.exaggerationIterations = exaggerationIterations;
+        c.dof = dof;
+        c.lateExaggeration = lateExaggeration;
+        c.lateExaggerationIter = lateExaggerationIter;
         c.initialMomentum = initialMomentum;
         c.finalMomentum = finalMomentum;
         c.minGain = minGain;
@@ -183,6 +195,31 @@ public final class TsneConfig implements Serializable {
 
     public static void checkExaggerationIterations(int v) {
         require(v >= 0, "exaggerationIterations", ">= 0", v);
+    }
+
+    /**
+     * dof: finite, in (0, 2]. Above 2 the KL's per-pair term dof ln(1 + d^2 / dof) could leave the range of its exact
+     * fixed-point sum ({@code TsneKl}); heavy tails are dof below 1.
+     */
+    public static double checkDof(double v) {
+        require(v > 0 && v <= MAX_DOF, "dof", "in (0, " + (int) MAX_DOF + "]", v);
+        return v;
+    }
+
+    /** Largest dof (see {@link #checkDof}). */
+    public static final double MAX_DOF = 2;
+
+    public static void checkLateExaggeration(double v) {
+        require(v >= 1 && !Double.isInfinite(v), "lateExaggeration", "a finite number >= 1 (1: off)", v);
+    }
+
+    public static void checkLateExaggerationIter(int v) {
+        require(v >= 0, "lateExaggerationIter", ">= 0", v);
+    }
+
+    /** The exaggeration of iteration {@code it} (0-based): early, then late from lateExaggerationIter, else 1. */
+    public double exaggeration(int it) {
+        return it < exaggerationIterations ? earlyExaggeration : it >= lateExaggerationIter ? lateExaggeration : 1.0;
     }
 
     public static void checkInitialMomentum(double v) {
@@ -336,6 +373,9 @@ public final class TsneConfig implements Serializable {
         checkKAbovePerplexity(k, perplexity);
         checkEarlyExaggeration(earlyExaggeration);
         checkExaggerationIterations(exaggerationIterations);
+        checkDof(dof);
+        checkLateExaggeration(lateExaggeration);
+        checkLateExaggerationIter(lateExaggerationIter);
         checkInitialMomentum(initialMomentum);
         checkFinalMomentum(finalMomentum);
         checkMinGain(minGain);

@@ -22,10 +22,24 @@ public final class TsneFit implements Serializable {
     public final String input;
     public final double learningRate;
     public final String backend;
+    /**
+     * Feature mode: the reference for embedding new rows ({@link GpuTsneModel#transform}): the features the kNN used
+     * (n x numFeatures floats, after the optional PCA), the PCA basis applied to the input (null: none), the
+     * perplexity and k of the fit; null in graph mode.
+     */
+    public final TsneReference reference;
 
     TsneFit(TsneResult result, Object[] ids, DataType idType, int numFeatures, double trustworthiness,
             double knnPreservation, int qualitySample, int qualityK, String input, double learningRate,
             String backend) {
+        this(result, ids, idType, numFeatures, trustworthiness, knnPreservation, qualitySample, qualityK, input,
+                learningRate, backend, null);
+    }
+
+    TsneFit(TsneResult result, Object[] ids, DataType idType, int numFeatures, double trustworthiness,
+            double knnPreservation, int qualitySample, int qualityK, String input, double learningRate,
+            String backend, TsneReference reference) {
+        this.reference = reference;
         this.result = result;
         this.ids = ids;
         this.idType = idType;

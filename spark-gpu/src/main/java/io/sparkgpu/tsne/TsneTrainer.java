@@ -180,10 +180,13 @@ public final class TsneTrainer {
                 throw new IllegalArgumentException("idCol '" + idCol + "' must identify rows, but has duplicate values");
             }
             int d = (int) shape[1];
+            final int inputDim = d;
+            double[] pcaBasis = null;
             if (pcaDimension > 0 && pcaDimension < d) {
                 jsc.setJobDescription("spark-gpu t-SNE: PCA to " + pcaDimension + " dimensions");
                 double[][] sample = sample(points, n, TsneInit.PCA_SAMPLE, cfg.seed);
                 double[] pc = TsneInit.principalComponents(jsc, sample, pcaDimension);
+                pcaBasis = pc;
                 Broadcast<double[]> bpc = jsc.broadcast(pc);
                 final int dIn = d;
                 JavaRDD<Point> reduced = points.map(p -> new Point(p.index, p.id, TsneInit.project(p.x, bpc.value(), dIn,
@@ -201,8 +204,9 @@ public final class TsneTrainer {
             boolean single = TsneConfig.MODE_SINGLE.equals(cfg.mode)
                     || (TsneConfig.MODE_AUTO.equals(cfg.mode) && entries <= cfg.singleModeMaxEntries);
             TsneResult r;
+            float[] x = null;
             if (single) {
-                float[] x = gatherFeatures(jsc, points, nn, d);
+                x = gatherFeatures(jsc, points, nn, d);
                 timings.add(TsneTimings.Phase.PREPARE, System.nanoTime() - start);
                 SparseRows p = affinities(x, nn, d, cfg, timings, featuresCol);
                 r = SparkOptimizer.runSingle(jsc, p, y0, cfg, timings, progress);
@@ -237,8 +241,12 @@ public final class TsneTrainer {
             LOG.info("spark-gpu t-SNE done: n={} KL={} (exact: {}), on a sample of {} points (k={}): trustworthiness={} "
                     + "kNN preservation={}; timings: {}", n, r.finalKl(), cfg.exactFinalKl(n), m, qk, trust, keep,
                     r.timings);
+            if (x == null) { // distributed mode: the reference for new rows is gathered once, at the end
+                x = gatherFeatures(jsc, points, nn, d);
+            }
+            TsneReference ref = new TsneReference(x, nn, d, inputDim, pcaBasis, cfg.perplexity, cfg.effectiveK(n));
             return new TsneFit(r, ids, idType, d, trust, keep, m, qk, "features", cfg.effectiveLearningRate(n),
-                    cfg.backend.id());
+                    cfg.backend.id(), ref);
         } finally {
             points.unpersist(false);
         }

@@ -277,6 +277,15 @@ class SettingBoundariesTest {
         for (int v : new int[] {0, 1, 3, 4}) {
             tsne("dimension", v, v >= 1 && v <= 3, c -> c.dimension = v);
         }
+        for (double v : new double[] {0, Math.nextUp(0.0), 0.5, 1, 2, Math.nextUp(2.0), Double.NaN}) {
+            tsne("dof", v, v > 0 && v <= 2, c -> c.dof = v);
+        }
+        for (double v : new double[] {0.5, Math.nextDown(1.0), 1, 4, Double.POSITIVE_INFINITY, Double.NaN}) {
+            tsne("lateExaggeration", v, v >= 1 && v < Double.POSITIVE_INFINITY, c -> c.lateExaggeration = v);
+        }
+        for (int v : new int[] {-1, 0, 500}) {
+            tsne("lateExaggerationIter", v, v >= 0, c -> c.lateExaggerationIter = v);
+        }
         // perplexity calibration needs 1 < perplexity (entropy ln 1 = 0 needs an infinite bandwidth)
         for (double v : new double[] {0.5, 1.0, Math.nextUp(1.0), 30, Double.POSITIVE_INFINITY, Double.NaN}) {
             tsne("perplexity", v, v > 1 && v < Double.POSITIVE_INFINITY, c -> c.perplexity = v);
@@ -545,11 +554,12 @@ class SettingBoundariesTest {
             names.add(p.name());
         }
         assertEquals(new java.util.TreeSet<>(java.util.List.of("backend", "convolution", "dimension",
-                "distributedPartitions", "dstCol", "earlyExaggeration", "exaggerationIterations", "featuresCol",
+                "distributedPartitions", "dof", "dstCol", "earlyExaggeration", "exaggerationIterations", "featuresCol",
                 "finalMomentum", "gridIntervalsPerUnit", "gridMaxIntervals", "gridMinIntervals", "gridNodesPerInterval",
                 "idCol", "init", "initialMomentum", "k", "klEvery", "learningRate", "maxIter", "minGain", "mode",
                 "outputCol", "pcaDimension", "perplexity", "qualitySampleSize", "repulsion", "seed", "singleModeMaxEntries",
-                "srcCol", "weightCol")), names, "GpuTsne's param names are part of the saved format");
+                "srcCol", "weightCol", "lateExaggeration", "lateExaggerationIter", "transformMaxIter",
+                "transformLearningRate")), names, "GpuTsne's param names are part of the saved format");
         assertEquals(new java.util.TreeSet<>(java.util.List.of("backend", "derivativeCol", "extrapolate", "kind",
                 "predictionCol", "slopeCol", "smoothing", "weightCol", "xCol", "yCol")),
                 paramNames(new GpuMonotoneSpline()), "GpuMonotoneSpline's param names are part of the saved format");

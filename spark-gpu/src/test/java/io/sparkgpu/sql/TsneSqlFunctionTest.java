@@ -68,4 +68,48 @@ class TsneSqlFunctionTest {
         assertThrows(AnalysisException.class, () -> spark.sql("SELECT sparkgpu_tsne_embedding('" + path
                 + "', array(1))").collect());
     }
+
+    @Test
+    void placesRowsOfNewIdsAsTheModelsTransform(@TempDir Path dir) throws Exception {
+        SparkSession spark = sessionWithFunction();
+        java.util.Random rnd = new java.util.Random(2);
+        List<Row> rows = new java.util.ArrayList<>();
+        for (int i = 0; i < 66; i++) {
+            double[] x = new double[5];
+            for (int a = 0; a < 5; a++) {
+                x[a] = (i % 3) * 6 * (a == i % 3 ? 1 : 0) + rnd.nextGaussian();
+            }
+            rows.add(org.apache.spark.sql.RowFactory.create((long) i, org.apache.spark.ml.linalg.Vectors.dense(x)));
+        }
+        org.apache.spark.sql.types.StructType schema = new org.apache.spark.sql.types.StructType()
+                .add("id", DataTypes.LongType, false)
+                .add("features", org.apache.spark.ml.linalg.SQLDataTypes.VectorType(), false);
+        org.apache.spark.sql.Dataset<Row> all = spark.createDataFrame(rows, schema);
+        GpuTsneModel m = new io.sparkgpu.tsne.GpuTsne().setBackend("cpu").setIdCol("id").setPerplexity(5)
+                .setMaxIter(100).setQualitySampleSize(0).setTransformMaxIter(50).fit(all.filter("id < 60"));
+        String path = dir.resolve("tsne-new").toString();
+        m.write().save(path);
+        java.util.Map<Long, List<Double>> viaModel = new java.util.HashMap<>();
+        for (Row r : m.transform(all.filter("id >= 58")).collectAsList()) {
+            double[] e = ((org.apache.spark.ml.linalg.Vector) r.getAs("embedding")).toArray();
+            viaModel.put(r.getLong(0), java.util.Arrays.stream(e).boxed().toList());
+        }
+        all.filter("id >= 58").withColumn("arr", org.apache.spark.ml.functions.vector_to_array(
+                org.apache.spark.sql.functions.col("features"), "float64")).createOrReplaceTempView("tsne_new_rows");
+        List<Row> viaSql = spark.sql("SELECT id, sparkgpu_tsne_embedding('" + path + "', id, features) AS e, "
+                + "sparkgpu_tsne_embedding('" + path + "', id, arr) AS a FROM tsne_new_rows")
+                .collectAsList();
+        assertEquals(8, viaSql.size());
+        for (Row r : viaSql) { // fitted ids 58, 59 and new ids 60..65: the model's transform, bit for bit
+            assertEquals(viaModel.get(r.getLong(0)), r.getList(1), "id " + r.getLong(0));
+            assertEquals(viaModel.get(r.getLong(0)), r.getList(2), "id " + r.getLong(0));
+        }
+        Exception e = assertThrows(Exception.class, () -> spark.sql("SELECT sparkgpu_tsne_embedding('" + path
+                + "', id) FROM tsne_new_rows").collectAsList());
+        Throwable t = e;
+        while (t.getCause() != null) {
+            t = t.getCause();
+        }
+        assertTrue(t.getMessage().contains("pass the row's features as a third argument"), t.getMessage());
+    }
 }

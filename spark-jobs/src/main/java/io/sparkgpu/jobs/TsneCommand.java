@@ -46,7 +46,9 @@ final class TsneCommand extends SparkCommand implements EstimatorDefaults.Source
             Map.entry("--distributed-partitions", "distributedPartitions"),
             Map.entry("--grid-per-unit", "gridIntervalsPerUnit"), Map.entry("--grid-min-intervals", "gridMinIntervals"),
             Map.entry("--grid-max-intervals", "gridMaxIntervals"), Map.entry("--quality-sample", "qualitySampleSize"),
-            Map.entry("--backend", "backend"), Map.entry("--repulsion", "repulsion"));
+            Map.entry("--backend", "backend"), Map.entry("--repulsion", "repulsion"), Map.entry("--dof", "dof"),
+            Map.entry("--late-exaggeration", "lateExaggeration"),
+            Map.entry("--late-exaggeration-iter", "lateExaggerationIter"));
     enum OutputFormat { parquet, csv }
 
     @Option(names = "--input", required = true, paramLabel = "PATH",
@@ -102,6 +104,21 @@ final class TsneCommand extends SparkCommand implements EstimatorDefaults.Source
     @Option(names = "--exaggeration-iter", paramLabel = "N",
             description = "Iterations with early exaggeration. Default: ${DEFAULT-VALUE}.")
     int exaggerationIter;
+
+    @Option(names = "--dof", paramLabel = "A",
+            description = "Degrees of freedom of the kernel (1 + d^2/A)^-A, in (0, 2]: 1 is standard t-SNE, smaller "
+                    + "values give heavier tails (finer clusters). Default: ${DEFAULT-VALUE}.")
+    double dof;
+
+    @Option(names = "--late-exaggeration", paramLabel = "A",
+            description = "Exaggeration factor from --late-exaggeration-iter on (>= 1; 1: off). "
+                    + "Default: ${DEFAULT-VALUE}.")
+    double lateExaggeration;
+
+    @Option(names = "--late-exaggeration-iter", paramLabel = "N",
+            description = "First (0-based) iteration of the late exaggeration, after the early phase. "
+                    + "Default: ${DEFAULT-VALUE}.")
+    int lateExaggerationIter;
 
     @Option(names = "--init", paramLabel = "INIT",
             description = "pca or random. Default: ${DEFAULT-VALUE}.")
@@ -195,6 +212,9 @@ final class TsneCommand extends SparkCommand implements EstimatorDefaults.Source
         option("--max-iter", () -> est.setMaxIter(maxIter));
         option("--early-exaggeration", () -> est.setEarlyExaggeration(earlyExaggeration));
         option("--exaggeration-iter", () -> est.setExaggerationIterations(exaggerationIter));
+        option("--dof", () -> est.setDof(dof));
+        option("--late-exaggeration", () -> est.setLateExaggeration(lateExaggeration));
+        option("--late-exaggeration-iter", () -> est.setLateExaggerationIter(lateExaggerationIter));
         option("--init", () -> est.setInit(init));
         option("--pca", () -> est.setPcaDimension(pcaDimension));
         option("--seed", () -> est.setSeed(seed));

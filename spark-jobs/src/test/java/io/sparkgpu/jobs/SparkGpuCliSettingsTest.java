@@ -204,6 +204,13 @@ class SparkGpuCliSettingsTest {
         same(TSNE, "--early-exaggeration", () -> e.get().setEarlyExaggeration(0), false, "--early-exaggeration", "0");
         same(TSNE, "--exaggeration-iter", () -> e.get().setExaggerationIterations(-1), false, "--exaggeration-iter",
                 "-1");
+        same(TSNE, "--dof", () -> e.get().setDof(0), false, "--dof", "0");
+        same(TSNE, "--dof", () -> e.get().setDof(2), true, "--dof", "2");
+        same(TSNE, "--dof", () -> e.get().setDof(2.5), false, "--dof", "2.5");
+        same(TSNE, "--late-exaggeration", () -> e.get().setLateExaggeration(0.5), false, "--late-exaggeration", "0.5");
+        same(TSNE, "--late-exaggeration", () -> e.get().setLateExaggeration(1), true, "--late-exaggeration", "1");
+        same(TSNE, "--late-exaggeration-iter", () -> e.get().setLateExaggerationIter(-1), false,
+                "--late-exaggeration-iter", "-1");
         same(TSNE, "--init", () -> e.get().setInit("spectral"), false, "--init", "spectral");
         same(TSNE, "--init", () -> e.get().setInit("RANDOM"), true, "--init", "RANDOM");
         same(TSNE, "--pca", () -> e.get().setPcaDimension(-1), false, "--pca", "-1");

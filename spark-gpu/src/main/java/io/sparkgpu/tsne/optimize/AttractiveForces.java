@@ -5,6 +5,7 @@ import io.sparkgpu.cuda.BackendChooser;
 import io.sparkgpu.cuda.BackendUsage;
 import io.sparkgpu.tsne.affinity.SparseRows;
 import io.sparkgpu.tsne.repulsion.GridRepulsion;
+import io.sparkgpu.tsne.repulsion.TsneKernel;
 
 /**
  * Attractive term of t-SNE, on the GPU ({@code tsne} module, section "attractive") or on its CPU twin
@@ -60,17 +61,28 @@ public final class AttractiveForces {
     /** {@link #attractive(SparseRows, String, double[], int, Backend)}, recording where it ran (null: not recorded). */
     public static double[] attractive(SparseRows p, String residencyKey, double[] y, int dim, Backend backend,
             BackendUsage usage) {
+        return attractive(p, residencyKey, y, dim, TsneKernel.STANDARD, backend, usage);
+    }
+
+    /**
+     * {@link #attractive(SparseRows, String, double[], int, Backend, BackendUsage)} for the heavy-tailed kernel of
+     * {@code dof} ({@link TsneKernel}): F_i = sum_j P_ij (y_i - y_j) / (1 + |y_i - y_j|^2 / dof).
+     */
+    public static double[] attractive(SparseRows p, String residencyKey, double[] y, int dim, double dof,
+            Backend backend, BackendUsage usage) {
         GridRepulsion.checkDim(dim);
+        io.sparkgpu.tsne.TsneConfig.checkDof(dof);
         if (y == null || y.length != (long) p.n * dim) {
             throw new IllegalArgumentException("y must hold n * dim = " + ((long) p.n * dim) + " coordinates, got "
                     + (y == null ? "null" : y.length));
         }
         GridRepulsion.checkFinite(y, y.length, "y");
         if (p.rows == 0) {
-            return attractiveCpu(p, y, dim);
+            return attractiveCpu(p, y, dim, dof);
         }
         BackendChooser.Ran<double[]> r = BackendChooser.run(backend, MODULE, PROBE_KERNEL, ATTRACTIVE_PHASE,
-                dev -> AttractiveForcesGpu.attractive(dev, p, residencyKey, y, dim), () -> attractiveCpu(p, y, dim));
+                dev -> AttractiveForcesGpu.attractive(dev, p, residencyKey, y, dim, dof),
+                () -> attractiveCpu(p, y, dim, dof));
         BackendUsage.recordIfAny(usage, ATTRACTIVE_PHASE, r);
         return r.value;
     }
@@ -105,6 +117,11 @@ public final class AttractiveForces {
      * d2 += diff^2, pw = p / (1 + d2), f += pw diff) the kernel repeats with explicitly rounded operations.
      */
     static double[] attractiveCpu(SparseRows p, double[] y, int dim) {
-        return ExactTsne.attractive(p, y, dim);
+        return attractiveCpu(p, y, dim, TsneKernel.STANDARD);
+    }
+
+    /** The twin for the kernel of {@code dof}. */
+    static double[] attractiveCpu(SparseRows p, double[] y, int dim, double dof) {
+        return ExactTsne.attractive(p, y, dim, dof);
     }
 }

@@ -141,17 +141,17 @@ final class AttractiveForcesGpu {
     }
 
     /** Queues the attractive kernel: out (slice rows x dim) from y (all n points x dim), both on the device. */
-    static void launchAttractive(GpuStream s, DeviceP dp, int dim, DeviceBuffer y, DeviceBuffer out) {
+    static void launchAttractive(GpuStream s, DeviceP dp, int dim, double dof, DeviceBuffer y, DeviceBuffer out) {
         // hub blocks first: they run longest, so they start while the SELL blocks fill the rest of the device
         long blocks = (long) dp.nHubs + grid((long) dp.nSlices * SellRows.C);
         if (blocks > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("attractive launch too large: " + blocks + " blocks");
         }
         KernelLauncher.launch(s, AttractiveForces.MODULE, "tsne_attr_sell_d" + dim, (int) blocks,
-                BLOCK, 0, dp.meta, dp.nSlices, dp.nHubs, dp.val, dp.col, dp.p.rowOffset, y, out);
+                BLOCK, 0, dp.meta, dp.nSlices, dp.nHubs, dp.val, dp.col, dp.p.rowOffset, y, dof, out);
     }
 
-    static double[] attractive(CudaDevice dev, SparseRows p, String callerKey, double[] y, int dim) {
+    static double[] attractive(CudaDevice dev, SparseRows p, String callerKey, double[] y, int dim, double dof) {
         double[] out = new double[p.rows * dim];
         try (GpuStream s = new GpuStream(dev);
              DeviceP dp = deviceP(dev, p, callerKey, s);
@@ -160,7 +160,7 @@ final class AttractiveForcesGpu {
              ScratchBuffers.Lease ob = ScratchBuffers.borrow(dev, 8L * out.length)) {
             yb.buffer().upload(y, s);
             timer.start(s);
-            launchAttractive(s, dp, dim, yb.buffer(), ob.buffer());
+            launchAttractive(s, dp, dim, dof, yb.buffer(), ob.buffer());
             timer.stop(s);
             ob.buffer().download(out, out.length, s);
             s.synchronize("t-SNE attractive term (rows " + p.rows + ", nnz " + p.nnz() + ", dim " + dim + ")");

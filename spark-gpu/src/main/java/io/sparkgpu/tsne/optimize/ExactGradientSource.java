@@ -12,11 +12,23 @@ import io.sparkgpu.tsne.affinity.SparseRows;
 final class ExactGradientSource implements GradientSource {
     private final SparseRows p;
     private final int dim;
+    private final double dof;
 
     ExactGradientSource(SparseRows p, int dim) {
+        this(p, dim, io.sparkgpu.tsne.repulsion.TsneKernel.STANDARD);
+    }
+
+    /** With the kernel of {@code dof}. */
+    ExactGradientSource(SparseRows p, int dim, double dof) {
         ExactTsne.requireWhole(p);
         this.p = p;
         this.dim = dim;
+        this.dof = dof;
+    }
+
+    @Override
+    public double dof() {
+        return dof;
     }
 
     @Override
@@ -32,16 +44,16 @@ final class ExactGradientSource implements GradientSource {
     @Override
     public Forces forces(double[] y, boolean withKl, TsneTimings timings) {
         long t0 = System.nanoTime();
-        double[] attr = ExactTsne.attractive(p, y, dim);
+        double[] attr = ExactTsne.attractive(p, y, dim, dof);
         long t1 = System.nanoTime();
-        double[] rep = ExactTsne.repulsive(y, p.n, dim);
-        double z = ExactTsne.z(y, p.n, dim);
+        double[] rep = ExactTsne.repulsive(y, p.n, dim, dof);
+        double z = ExactTsne.z(y, p.n, dim, dof);
         long t2 = System.nanoTime();
         timings.add(TsneTimings.Phase.ATTRACTIVE, t1 - t0);
         timings.add(TsneTimings.Phase.G2S, t2 - t1);
         long[] kl = null;
         if (withKl) {
-            kl = TsneKl.partial(p, y, dim);
+            kl = TsneKl.partial(p, y, dim, dof);
             timings.add(TsneTimings.Phase.KL, System.nanoTime() - t2);
         }
         return new Forces(attr, rep, z, kl);

@@ -33,6 +33,11 @@ interface GradientSource extends AutoCloseable {
         return Backend.CPU;
     }
 
+    /** Degrees of freedom of the kernel its forces use ({@link io.sparkgpu.tsne.repulsion.TsneKernel}). */
+    default double dof() {
+        return io.sparkgpu.tsne.repulsion.TsneKernel.STANDARD;
+    }
+
     @Override
     default void close() {
     }

@@ -28,6 +28,8 @@ final class LocalGradientSource implements GradientSource {
     private final GridConvolution.Method method;
     private final Backend backend;
     private final boolean exact;
+    /** Degrees of freedom of the kernel ({@link io.sparkgpu.tsne.repulsion.TsneKernel}). */
+    private final double dof;
 
     /** The interpolated repulsion. */
     LocalGradientSource(SparseRows p, int dim, TsneGridOptions gridOptions, GridConvolution.Method method,
@@ -37,13 +39,20 @@ final class LocalGradientSource implements GradientSource {
 
     /** The repulsion of {@code cfg}'s rule for P's n points ({@link TsneConfig#exactRepulsion}). */
     LocalGradientSource(SparseRows p, TsneConfig cfg, Backend backend) {
-        this(p, cfg.dimension, cfg.grid, cfg.convolution, backend, cfg.exactRepulsion(p.n));
+        this(p, cfg.dimension, cfg.grid, cfg.convolution, backend, cfg.exactRepulsion(p.n), cfg.dof);
     }
 
     /** {@code exact}: the exact O(n^2) repulsion, else the interpolated one. */
     LocalGradientSource(SparseRows p, int dim, TsneGridOptions gridOptions, GridConvolution.Method method,
             Backend backend, boolean exact) {
+        this(p, dim, gridOptions, method, backend, exact, io.sparkgpu.tsne.repulsion.TsneKernel.STANDARD);
+    }
+
+    /** {@code exact}: the exact O(n^2) repulsion, else the interpolated one; kernel of {@code dof}. */
+    LocalGradientSource(SparseRows p, int dim, TsneGridOptions gridOptions, GridConvolution.Method method,
+            Backend backend, boolean exact, double dof) {
         ExactTsne.requireWhole(p);
+        this.dof = TsneConfig.checkDof(dof);
         this.exact = exact;
         this.p = p;
         this.dim = dim;
@@ -67,17 +76,17 @@ final class LocalGradientSource implements GradientSource {
         int n = p.n;
         BackendUsage usage = timings.backends();
         long t0 = System.nanoTime();
-        double[] attr = AttractiveForces.attractive(p, null, y, dim, backend, usage);
+        double[] attr = AttractiveForces.attractive(p, null, y, dim, dof, backend, usage);
         long t1 = System.nanoTime();
         timings.add(TsneTimings.Phase.ATTRACTIVE, t1 - t0);
         if (exact) {
             bounds(y, n, dim); // a diverged run fails here as on the grid path
-            Repulsion rep = ExactRepulsion.repulsion(y, n, dim, 0, n, backend, usage);
+            Repulsion rep = ExactRepulsion.repulsion(y, n, dim, 0, n, dof, backend, usage);
             long t2 = System.nanoTime();
             timings.add(TsneTimings.Phase.EXACT, t2 - t1);
             return new Forces(attr, rep.force, z(rep.zFixed, rep.zShift, n), withKl ? kl(y, timings) : null);
         }
-        InterpGrid grid = plan(y, n, dim, gridOptions);
+        InterpGrid grid = plan(y, n, dim, gridOptions, dof);
         long[] charges = GridRepulsion.s2g(grid, n, y, n, backend, usage);
         long t2 = System.nanoTime();
         double[] potentials = potentials(grid, n, charges, method, backend, usage);
@@ -92,7 +101,7 @@ final class LocalGradientSource implements GradientSource {
 
     private long[] kl(double[] y, TsneTimings timings) {
         long t0 = System.nanoTime();
-        long[] kl = TsneKl.partial(p, y, dim);
+        long[] kl = TsneKl.partial(p, y, dim, dof);
         timings.add(TsneTimings.Phase.KL, System.nanoTime() - t0);
         return kl;
     }
@@ -102,6 +111,11 @@ final class LocalGradientSource implements GradientSource {
         return backend;
     }
 
+    @Override
+    public double dof() {
+        return dof;
+    }
+
     /** Frees P's device copy (kept resident across iterations by the attractive kernel). */
     @Override
     public void close() {
@@ -109,9 +123,9 @@ final class LocalGradientSource implements GradientSource {
     }
 
     /** The grid for positions y: exact per-axis min and max (comparisons only), then {@link GridRepulsion#plan}. */
-    static InterpGrid plan(double[] y, int n, int dim, TsneGridOptions options) {
+    static InterpGrid plan(double[] y, int n, int dim, TsneGridOptions options, double dof) {
         double[][] b = bounds(y, n, dim);
-        return GridRepulsion.plan(b[0], b[1], dim, options);
+        return GridRepulsion.plan(b[0], b[1], dim, options, dof);
     }
 
     /**

@@ -44,6 +44,8 @@ final class SparkGradientSource implements GradientSource {
     private final GridConvolution.Method method;
     private final Backend backend;
     private final boolean exact;
+    /** Degrees of freedom of the kernel ({@link io.sparkgpu.tsne.repulsion.TsneKernel}). */
+    private final double dof;
     private final String residencyKey = "tsne-fit-" + java.util.UUID.randomUUID();
     private String phase = "";
 
@@ -53,8 +55,9 @@ final class SparkGradientSource implements GradientSource {
      * @param exact  the exact O(n^2) repulsion (one Spark job per evaluation, no grid), else the interpolated one
      */
     SparkGradientSource(JavaSparkContext jsc, JavaRDD<SparseRows> slices, int n, int dim, TsneGridOptions gridOptions,
-            GridConvolution.Method method, Backend backend, boolean exact) {
+            GridConvolution.Method method, Backend backend, boolean exact, double dof) {
         this.jsc = jsc;
+        this.dof = dof;
         this.exact = exact;
         this.slices = slices;
         this.n = n;
@@ -79,6 +82,11 @@ final class SparkGradientSource implements GradientSource {
         return backend;
     }
 
+    @Override
+    public double dof() {
+        return dof;
+    }
+
     /** Prefix of the Spark job descriptions of the next evaluation (e.g. "iteration 7/1000"). */
     void setPhase(String phase) {
         this.phase = phase;
@@ -90,6 +98,7 @@ final class SparkGradientSource implements GradientSource {
         final long nTotal = n;
         final Backend backend = this.backend;
         final String key = residencyKey;
+        final double dof = this.dof;
         long t0 = System.nanoTime();
         Broadcast<double[]> by = jsc.broadcast(y);
         try {
@@ -99,10 +108,10 @@ final class SparkGradientSource implements GradientSource {
                 timings.add(TsneTimings.Phase.UPDATE, t1 - t0);
                 jsc.setJobDescription("spark-gpu t-SNE " + phase + ": attractive + exact repulsion per slice");
                 List<SliceForces> parts = slices.map(s -> SliceForces.of(s, key, by.value(), null, nTotal, null, dim,
-                        backend, withKl)).collect();
+                        dof, backend, withKl)).collect();
                 return merge(parts, withKl, timings, System.nanoTime() - t1, TsneTimings.Phase.EXACT);
             }
-            final InterpGrid grid = LocalGradientSource.plan(y, n, dim, gridOptions);
+            final InterpGrid grid = LocalGradientSource.plan(y, n, dim, gridOptions, dof);
             long t1 = System.nanoTime();
             timings.add(TsneTimings.Phase.UPDATE, t1 - t0);
             jsc.setJobDescription("spark-gpu t-SNE " + phase + ": S2G partial grids");
@@ -132,7 +141,7 @@ final class SparkGradientSource implements GradientSource {
             try {
                 jsc.setJobDescription("spark-gpu t-SNE " + phase + ": attractive + G2S per slice");
                 List<SliceForces> parts = slices.map(s -> SliceForces.of(s, key, by.value(), grid, nTotal, bp.value(),
-                        dim, backend, withKl)).collect();
+                        dim, dof, backend, withKl)).collect();
                 return merge(parts, withKl, timings, System.nanoTime() - t3, TsneTimings.Phase.G2S);
             } finally {
                 bp.destroy();
@@ -191,6 +200,7 @@ final class SparkGradientSource implements GradientSource {
     @Override
     public void close() {
         final String key = residencyKey;
+        final double dof = this.dof;
         String old = jsc.getLocalProperty("spark.job.description");
         jsc.setJobDescription("spark-gpu t-SNE: release device copies of P");
         try {
@@ -238,17 +248,18 @@ final class SparkGradientSource implements GradientSource {
         long klNs;
 
         static SliceForces of(SparseRows s, String residencyKey, double[] y, InterpGrid grid, long nTotal,
-                double[] potentials, int dim, Backend backend, boolean withKl) {
+                double[] potentials, int dim, double dof, Backend backend, boolean withKl) {
             SliceForces f = new SliceForces();
             f.rowOffset = s.rowOffset;
             long t0 = System.nanoTime();
-            f.attr = AttractiveForces.attractive(s, residencyKey, y, dim, backend, f.usage);
+            f.attr = AttractiveForces.attractive(s, residencyKey, y, dim, dof, backend, f.usage);
             long t1 = System.nanoTime();
-            f.rep = grid == null ? ExactRepulsion.repulsion(y, (int) nTotal, dim, s.rowOffset, s.rows, backend, f.usage)
+            f.rep = grid == null ? ExactRepulsion.repulsion(y, (int) nTotal, dim, s.rowOffset, s.rows, dof, backend,
+                    f.usage)
                     : GridRepulsion.g2s(grid, nTotal, potentials, rowsOf(y, s, dim), s.rows, backend, f.usage);
             long t2 = System.nanoTime();
             if (withKl) {
-                f.kl = TsneKl.partial(s, y, dim);
+                f.kl = TsneKl.partial(s, y, dim, dof);
             }
             f.attrNs = t1 - t0;
             f.g2sNs = t2 - t1;

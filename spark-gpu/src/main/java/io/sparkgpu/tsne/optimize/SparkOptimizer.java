@@ -92,7 +92,7 @@ public final class SparkOptimizer {
         JavaRDD<SparseRows> slices = cfg.distributedPartitions > 0 && rdd.getNumPartitions() > cfg.distributedPartitions
                 ? rdd.coalesce(cfg.distributedPartitions) : rdd;
         try (SparkGradientSource s = new SparkGradientSource(jsc, slices, n, cfg.dimension, cfg.grid, cfg.convolution,
-                cfg.backend, cfg.exactRepulsion(n))) {
+                cfg.backend, cfg.exactRepulsion(n), cfg.dof)) {
             return TsneOptimizer.run(s, y0, cfg, withKl, timings, TsneConfig.MODE_DISTRIBUTED,
                     (it, max) -> s.setPhase("iteration " + it + "/" + max + lastKl[0]));
         }

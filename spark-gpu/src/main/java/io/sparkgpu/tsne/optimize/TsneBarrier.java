@@ -212,6 +212,7 @@ final class TsneBarrier {
         private final GridConvolution.Method method;
         private final Backend backend;
         private final boolean exact;
+        private final double dof;
         private final String key;
 
         Source(BarrierExchange ex, List<SparseRows> mine, int n, TsneConfig cfg, String key) {
@@ -223,6 +224,7 @@ final class TsneBarrier {
             this.method = cfg.convolution;
             this.backend = cfg.backend;
             this.exact = cfg.exactRepulsion(n);
+            this.dof = cfg.dof;
             this.key = key;
         }
 
@@ -242,12 +244,17 @@ final class TsneBarrier {
         }
 
         @Override
+        public double dof() {
+            return dof;
+        }
+
+        @Override
         public Forces forces(double[] y, boolean withKl, TsneTimings timings) {
             io.sparkgpu.cuda.BackendUsage usage = timings.backends();
             long t0 = System.nanoTime();
             // the grid path: S2G over all points and G2G here; the exact path needs neither (each row sums over all Y)
             double[][] bounds = LocalGradientSource.bounds(y, n, dim); // a diverged run fails here, either method
-            InterpGrid grid = exact ? null : GridRepulsion.plan(bounds[0], bounds[1], dim, gridOptions);
+            InterpGrid grid = exact ? null : GridRepulsion.plan(bounds[0], bounds[1], dim, gridOptions, dof);
             long[] charges = exact ? null : GridRepulsion.s2g(grid, n, y, n, backend, usage);
             long t1 = System.nanoTime();
             double[] potentials = exact ? null
@@ -261,14 +268,14 @@ final class TsneBarrier {
             out.putInt(mine.size());
             List<double[]> attrs = new ArrayList<>();
             for (SparseRows s : mine) {
-                attrs.add(AttractiveForces.attractive(s, key, y, dim, backend, usage));
+                attrs.add(AttractiveForces.attractive(s, key, y, dim, dof, backend, usage));
             }
             long t3 = System.nanoTime();
             long[] z = new long[2];
             int zShift = GridRepulsion.zShift(n);
             for (int i = 0; i < mine.size(); i++) {
                 SparseRows s = mine.get(i);
-                Repulsion rep = exact ? ExactRepulsion.repulsion(y, n, dim, s.rowOffset, s.rows, backend, usage)
+                Repulsion rep = exact ? ExactRepulsion.repulsion(y, n, dim, s.rowOffset, s.rows, dof, backend, usage)
                         : GridRepulsion.g2s(grid, n, potentials, SparkGradientSource.rowsOf(y, s, dim), s.rows,
                                 backend, usage);
                 if (rep.zShift != zShift) {
@@ -290,7 +297,7 @@ final class TsneBarrier {
             if (withKl) {
                 kl = TsneKl.empty();
                 for (SparseRows s : mine) {
-                    TsneKl.add(kl, TsneKl.partial(s, y, dim));
+                    TsneKl.add(kl, TsneKl.partial(s, y, dim, dof));
                 }
                 out.put((byte) 1);
                 for (long v : kl) {

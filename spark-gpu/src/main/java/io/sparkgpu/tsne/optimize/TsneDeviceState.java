@@ -51,6 +51,8 @@ final class TsneDeviceState implements TsneOptimizer.State {
     private final GridConvolution.Method method;
     /** The exact O(n^2) repulsion ({@link TsneConfig#exactRepulsion}) instead of the grid. */
     private final boolean exact;
+    /** Degrees of freedom of the kernel ({@link io.sparkgpu.tsne.repulsion.TsneKernel}). */
+    private final double dof;
     private final GpuStream s;
     private final List<DeviceBuffer> owned = new ArrayList<>();
     private final AttractiveForcesGpu.DeviceP dp;
@@ -81,6 +83,7 @@ final class TsneDeviceState implements TsneOptimizer.State {
         this.gridOptions = cfg.grid;
         this.method = cfg.convolution;
         this.exact = cfg.exactRepulsion(n);
+        this.dof = cfg.dof;
         this.keyInit = new long[2 * dim];
         this.keyOut = new long[2 * dim];
         java.util.Arrays.fill(keyInit, 0, dim, -1L); // min keys start at the largest unsigned key, max keys at 0
@@ -139,7 +142,7 @@ final class TsneDeviceState implements TsneOptimizer.State {
         double z = repulsion(timings, t0);
         long t3 = System.nanoTime();
         BackendChooser.faultPoint(AttractiveForces.MODULE, AttractiveForces.ATTRACTIVE_PHASE);
-        AttractiveForcesGpu.launchAttractive(s, dp, dim, y, attr);
+        AttractiveForcesGpu.launchAttractive(s, dp, dim, dof, y, attr);
         s.synchronize("t-SNE attractive term (n " + n + ", nnz " + p.nnz() + ")");
         long t4 = System.nanoTime();
         timings.add(TsneTimings.Phase.ATTRACTIVE, t4 - t3);
@@ -147,7 +150,7 @@ final class TsneDeviceState implements TsneOptimizer.State {
         CompletableFuture<long[]> kl = null;
         if (withKl) {
             double[] snapshot = positions();
-            kl = CompletableFuture.supplyAsync(() -> TsneKl.partial(p, snapshot, dim));
+            kl = CompletableFuture.supplyAsync(() -> TsneKl.partial(p, snapshot, dim, dof));
         }
         int len = n * dim;
         BackendChooser.faultPoint(AttractiveForces.MODULE, TsneOptimizer.PHASE);
@@ -206,7 +209,7 @@ final class TsneDeviceState implements TsneOptimizer.State {
         int zShift = GridRepulsion.zShift(n);
         zacc.zero(s);
         BackendChooser.faultPoint(AttractiveForces.MODULE, ExactRepulsion.PHASE);
-        ExactRepulsionGpu.launch(s, dim, y, n, 0, n, zShift, rep, zacc);
+        ExactRepulsionGpu.launch(s, dim, y, n, 0, n, zShift, dof, rep, zacc);
         zacc.download(zOut, 2, s);
         s.synchronize("t-SNE exact repulsion (" + n + " points)");
         return LocalGradientSource.z(zOut, zShift, n);
@@ -215,7 +218,7 @@ final class TsneDeviceState implements TsneOptimizer.State {
     /** The grid of the current positions: exact per-axis bounds on the device, then {@link GridRepulsion#plan}. */
     private InterpGrid plan() {
         double[][] b = bounds();
-        return GridRepulsion.plan(b[0], b[1], dim, gridOptions);
+        return GridRepulsion.plan(b[0], b[1], dim, gridOptions, dof);
     }
 
     /**
@@ -301,7 +304,7 @@ final class TsneDeviceState implements TsneOptimizer.State {
         checkPositions(pos);
         y.upload(pos, s);
         double z = repulsion(new TsneTimings(), System.nanoTime());
-        return new GradientSource.Forces(null, null, z, TsneKl.partial(p, pos, dim));
+        return new GradientSource.Forces(null, null, z, TsneKl.partial(p, pos, dim, dof));
     }
 
     /**

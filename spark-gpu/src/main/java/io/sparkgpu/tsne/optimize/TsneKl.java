@@ -31,14 +31,19 @@ final class TsneKl {
      * rows may run on several threads in any order.
      */
     static long[] partial(SparseRows p, double[] y, int dim) {
+        return partial(p, y, dim, io.sparkgpu.tsne.repulsion.TsneKernel.STANDARD);
+    }
+
+    /** {@link #partial(SparseRows, double[], int)} for the kernel of {@code dof}: -log w = dof log(1 + d2 / dof). */
+    static long[] partial(SparseRows p, double[] y, int dim, double dof) {
         int chunks = (p.rows + CHUNK - 1) / CHUNK;
         if (chunks <= 1) {
-            return rows(p, y, dim, 0, p.rows);
+            return rows(p, y, dim, 0, p.rows, dof);
         }
         // each chunk its own accumulator, summed afterwards: add() mutates its first argument, so it must not be
         // a parallel reduce's shared identity (that made KL wrong and run-dependent beyond one chunk)
         long[][] parts = java.util.stream.IntStream.range(0, chunks).parallel()
-                .mapToObj(c -> rows(p, y, dim, c * CHUNK, Math.min(p.rows, (c + 1) * CHUNK)))
+                .mapToObj(c -> rows(p, y, dim, c * CHUNK, Math.min(p.rows, (c + 1) * CHUNK), dof))
                 .toArray(long[][]::new);
         long[] acc = empty();
         for (long[] part : parts) {
@@ -47,7 +52,7 @@ final class TsneKl {
         return acc;
     }
 
-    private static long[] rows(SparseRows p, double[] y, int dim, int r0, int r1) {
+    private static long[] rows(SparseRows p, double[] y, int dim, int r0, int r1, double dof) {
         long[] acc = empty();
         for (int r = r0; r < r1; r++) {
             int i = p.rowOffset + r;
@@ -62,7 +67,8 @@ final class TsneKl {
                         double diff = y[i * dim + t] - y[j * dim + t];
                         d2 += diff * diff;
                     }
-                    a += pij * Math.log(pij * (1.0 + d2));
+                    a += dof == 1.0 ? pij * Math.log(pij * (1.0 + d2))
+                            : pij * (Math.log(pij) + io.sparkgpu.tsne.repulsion.TsneKernel.negLogWeight(d2, dof));
                     s += pij;
                 }
             }

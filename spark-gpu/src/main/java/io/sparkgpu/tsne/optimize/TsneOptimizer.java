@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * Gradient descent of t-SNE (L. van der Maaten, G. Hinton, "Visualizing Data using t-SNE", JMLR 9:2579-2605, 2008):
  * with the unnormalised terms attr_i = sum_j p_ij w_ij (y_i - y_j) and rep_i = sum_j w_ij^2 (y_i - y_j),
  * w_ij = 1 / (1 + |y_i - y_j|^2), the gradient is g = 4 (alpha attr - rep / Z), alpha the early exaggeration during
- * the first {@code exaggerationIterations} iterations and 1 after. The step uses per-coordinate gains (delta-bar-delta:
+ * the first {@code exaggerationIterations} iterations, {@code lateExaggeration} from {@code lateExaggerationIter} on
+ * (after the early phase), 1 otherwise. The step uses per-coordinate gains (delta-bar-delta:
  * gain + 0.2 when the gradient's sign differs from the previous update's, gain * 0.8 otherwise, floored at
  * {@code minGain}) and momentum (initialMomentum, then finalMomentum once the exaggeration ends):
  * u = mu u - eta gain g, y = y + u. After the last iteration the exact mean (128-bit fixed-point sums) is subtracted.
@@ -114,7 +115,7 @@ public final class TsneOptimizer {
     public static TsneResult optimizeExact(SparseRows p, double[] y0, TsneConfig cfg, TsneProgress progress) {
         cfg.validate();
         TsneConfig.checkPoints(p.n);
-        try (GradientSource src = new ExactGradientSource(p, cfg.dimension)) {
+        try (GradientSource src = new ExactGradientSource(p, cfg.dimension, cfg.dof)) {
             return run(src, y0, cfg, progress, new TsneTimings(), TsneConfig.MODE_SINGLE, null);
         }
     }
@@ -213,7 +214,7 @@ public final class TsneOptimizer {
 
         @Override
         public double exactZ(double[] pos) {
-            return ExactRepulsion.z(pos, src.n(), src.dim(), src.backend(), null);
+            return ExactRepulsion.z(pos, src.n(), src.dim(), src.dof(), src.backend(), null);
         }
 
         @Override
@@ -257,7 +258,7 @@ public final class TsneOptimizer {
                 hook.before(it + 1, cfg.maxIter);
             }
             boolean exaggerate = it < cfg.exaggerationIterations;
-            double alpha = exaggerate ? cfg.earlyExaggeration : 1.0;
+            double alpha = cfg.exaggeration(it);
             double mu = exaggerate ? cfg.initialMomentum : cfg.finalMomentum;
             // the KL after the last iteration is the final one (below), not a periodic one at the same number
             boolean withKl = cfg.klEvery > 0 && (it + 1) % cfg.klEvery == 0 && it + 1 < cfg.maxIter;

@@ -21,7 +21,22 @@ final class ExactRepulsionCpu {
 
     /** Forces of rows [rowOffset, rowOffset + rows) (rows x dim) and the fixed-point sum of their z_i at zShift. */
     static Repulsion repulsion(double[] y, int n, int dim, int rowOffset, int rows, int zShift) {
+        return repulsion(y, n, dim, rowOffset, rows, zShift, TsneKernel.STANDARD);
+    }
+
+    /** As above for the kernel of {@code dof} (dof != 1: {@link #rowHeavy}). */
+    static Repulsion repulsion(double[] y, int n, int dim, int rowOffset, int rows, int zShift, double dof) {
+        return repulsion(y, n, dim, rowOffset, rows, zShift, dof, false);
+    }
+
+    /**
+     * As above; {@code perRow}: each row's z_i as well (the kernel's zrow). Rows may lie past n (y holding them):
+     * they sum over the n points only.
+     */
+    static Repulsion repulsion(double[] y, int n, int dim, int rowOffset, int rows, int zShift, double dof,
+            boolean perRow) {
         double[] force = new double[rows * dim];
+        double[] zRows = perRow ? new double[rows] : null;
         double[] zm = FixedPoint.multipliers(zShift);
         int chunks = (rows + CHUNK - 1) / CHUNK;
         IntStream range = IntStream.range(0, chunks);
@@ -29,7 +44,11 @@ final class ExactRepulsionCpu {
             long[] z = new long[2];
             double[] lanes = new double[LANES * 4];
             for (int r = c * CHUNK; r < Math.min(rows, (c + 1) * CHUNK); r++) {
-                double zi = row(y, n, dim, rowOffset + r, lanes, force, r * dim);
+                double zi = dof == 1.0 ? row(y, n, dim, rowOffset + r, lanes, force, r * dim)
+                        : rowHeavy(y, n, dim, rowOffset + r, dof, lanes, force, r * dim);
+                if (zRows != null) {
+                    zRows[r] = zi;
+                }
                 FixedPoint.add(z, 0, zi, zm[0], zm[1]);
             }
             return z;
@@ -38,7 +57,7 @@ final class ExactRepulsionCpu {
         for (long[] part : parts) {
             FixedPoint.addPair(z, 0, part[0], part[1]);
         }
-        return new Repulsion(force, z, zShift);
+        return new Repulsion(force, z, zShift, zRows);
     }
 
     /** Row i: writes its force at out[at..at + dim), returns z_i. {@code lanes}: scratch of 4 x 32 doubles. */
@@ -54,6 +73,11 @@ final class ExactRepulsionCpu {
                 lanes3(y, n, i, lanes);
                 break;
         }
+        return reduceLanes(dim, lanes, out, at);
+    }
+
+    /** The warp's butterfly over the 32 lane sums of f and z; writes the force, returns z_i. */
+    private static double reduceLanes(int dim, double[] lanes, double[] out, int at) {
         // the warp butterfly read in lane 0: v[l] = v[l] + v[l ^ h] equals v[l] + v[l + h] for l < h
         for (int h = LANES / 2; h >= 1; h >>= 1) {
             for (int v = 0; v <= dim; v++) {
@@ -67,6 +91,38 @@ final class ExactRepulsionCpu {
             out[at + a] = lanes[a * LANES];
         }
         return lanes[dim * LANES];
+    }
+
+    /**
+     * Row i for the heavy-tailed kernel of {@code dof != 1} (include/tsne/exact.cuh's other branch): per pair
+     * t = 1 + d2 / dof, w = t^-dof, f += (w / t) diff, z += w; the lanes and their tree as in {@link #row}.
+     */
+    static double rowHeavy(double[] y, int n, int dim, int i, double dof, double[] lanes, double[] out, int at) {
+        double[] diff = new double[dim];
+        for (int l = 0; l < LANES; l++) {
+            double[] f = new double[dim];
+            double z = 0;
+            for (int j = l; j < n; j += LANES) {
+                double d2 = 0;
+                for (int a = 0; a < dim; a++) {
+                    diff[a] = y[i * dim + a] - y[j * dim + a];
+                    double sq = diff[a] * diff[a];
+                    d2 = a == 0 ? sq : d2 + sq;
+                }
+                double t = TsneKernel.base(d2, dof);
+                double w = TsneKernel.pow(t, dof);
+                double w2 = w / t;
+                for (int a = 0; a < dim; a++) {
+                    f[a] += w2 * diff[a];
+                }
+                z += w;
+            }
+            for (int a = 0; a < dim; a++) {
+                lanes[a * LANES + l] = f[a];
+            }
+            lanes[dim * LANES + l] = z;
+        }
+        return reduceLanes(dim, lanes, out, at);
     }
 
     // lanes layout: [f_0 of lanes 0..31 | f_1 ... | z of lanes 0..31] (dim + 1 blocks of 32)

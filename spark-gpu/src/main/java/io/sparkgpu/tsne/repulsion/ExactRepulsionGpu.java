@@ -25,27 +25,41 @@ public final class ExactRepulsionGpu {
      * (rows x dim) and their z_i added to the fixed-point pair zacc at {@code zShift}.
      */
     public static void launch(GpuStream s, int dim, DeviceBuffer y, int n, int rowOffset, int rows, int zShift,
-            DeviceBuffer force, DeviceBuffer zacc) {
+            double dof, DeviceBuffer force, DeviceBuffer zacc) {
+        launch(s, dim, y, n, rowOffset, rows, zShift, dof, force, zacc, null);
+    }
+
+    /** As above; {@code zRows} (rows doubles, or null) receives each row's z_i as well. */
+    public static void launch(GpuStream s, int dim, DeviceBuffer y, int n, int rowOffset, int rows, int zShift,
+            double dof, DeviceBuffer force, DeviceBuffer zacc, DeviceBuffer zRows) {
         double[] m = FixedPoint.multipliers(zShift);
         KernelLauncher.launch(s, GridRepulsion.MODULE, "tsne_exact_d" + dim,
                 (int) Math.max(1, ((long) rows + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK), BLOCK, 0,
-                y, n, rowOffset, rows, m[0], m[1], force, zacc);
+                y, n, rowOffset, rows, m[0], m[1], dof, force, zacc, KernelLauncher.nullable(zRows));
     }
 
-    static Repulsion repulsion(CudaDevice dev, double[] y, int n, int dim, int rowOffset, int rows, int zShift) {
+    static Repulsion repulsion(CudaDevice dev, double[] y, int n, int dim, int rowOffset, int rows, int zShift,
+            double dof, boolean perRow) {
         double[] force = new double[rows * dim];
+        double[] zRows = perRow ? new double[rows] : null;
+        int points = Math.max(n, rowOffset + rows); // the rows may lie past the n points they sum over
         long[] z = new long[2];
         try (GpuStream s = new GpuStream(dev);
-             ScratchBuffers.Lease yb = ScratchBuffers.borrow(dev, 8L * n * dim);
+             ScratchBuffers.Lease yb = ScratchBuffers.borrow(dev, 8L * points * dim);
+             ScratchBuffers.Lease zrb = ScratchBuffers.borrow(dev, 8L * Math.max(1, rows));
              ScratchBuffers.Lease fb = ScratchBuffers.borrow(dev, 8L * Math.max(1, force.length));
              ScratchBuffers.Lease zb = ScratchBuffers.borrow(dev, 16)) {
-            yb.buffer().upload(y, 0, n * dim, 0, s);
+            yb.buffer().upload(y, 0, points * dim, 0, s);
             zb.buffer().upload(z, s);
-            launch(s, dim, yb.buffer(), n, rowOffset, rows, zShift, fb.buffer(), zb.buffer());
+            launch(s, dim, yb.buffer(), n, rowOffset, rows, zShift, dof, fb.buffer(), zb.buffer(),
+                    perRow ? zrb.buffer() : null);
             fb.buffer().download(force, force.length, s);
             zb.buffer().download(z, 2, s);
+            if (perRow) {
+                zrb.buffer().download(zRows, rows, s);
+            }
             s.synchronize("t-SNE exact repulsion (rows " + rows + " of " + n + ", dim " + dim + ")");
         }
-        return new Repulsion(force, z, zShift);
+        return new Repulsion(force, z, zShift, zRows);
     }
 }

@@ -18,11 +18,11 @@ final class G2GCpu {
      * Direct summation: phi_c(a) = sum over b ascending of kt[|a - b|] * q_c(b), starting from 0.0.
      * O(charges * nodes^2), exact up to the rounding of each product and sum.
      */
-    static double[] direct(G2GPlan plan, double h2, double[] q, int charges) {
+    static double[] direct(G2GPlan plan, double h2, double dof, double[] q, int charges) {
         final int n = plan.n;
         final int dim = plan.dim;
         final int nodes = plan.gridNodes;
-        final double[] kt = G2GPlan.kernelTable(dim, n, h2);
+        final double[] kt = G2GPlan.kernelTable(dim, n, h2, dof);
         final double[] phi = new double[charges * nodes];
         final int[] cx = new int[nodes];
         final int[] cy = new int[nodes];
@@ -51,9 +51,9 @@ final class G2GCpu {
     }
 
     /** FFT method without zero-padding (see {@link G2GPlan}); O(2^dim * ceil(charges/2) * m^dim * log m): two real charges share one complex transform. */
-    static double[] fft(G2GPlan plan, double h2, double[] q, int charges) {
+    static double[] fft(G2GPlan plan, double h2, double dof, double[] q, int charges) {
         final int fn = plan.fftNodes;
-        final double[] kt = G2GPlan.kernelTable(plan.dim, plan.n, h2);
+        final double[] kt = G2GPlan.kernelTable(plan.dim, plan.n, h2, dof);
         final double[] acc = new double[charges * plan.gridNodes];
         final double[] phi = new double[charges * plan.gridNodes];
         final int slots = G2GPlan.slots(charges);

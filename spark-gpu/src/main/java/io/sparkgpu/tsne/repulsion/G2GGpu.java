@@ -34,8 +34,8 @@ public final class G2GGpu {
     }
 
     /** Host arrays in and out; {@code kernelMillis}, if not null, gets the device time without transfers. */
-    static double[] convolve(CudaDevice dev, G2GPlan plan, double h2, double[] q, int charges, boolean fft,
-                             double[] kernelMillis) {
+    static double[] convolve(CudaDevice dev, G2GPlan plan, double h2, double dof, double[] q, int charges,
+                             boolean fft, double[] kernelMillis) {
         int nodes = plan.gridNodes;
         dev.bind(); // a reused workspace allocates nothing, and copies need this thread's current context
         String key = key(dev, plan, fft);
@@ -48,7 +48,7 @@ public final class G2GGpu {
                 ws.stream.synchronize("G2G upload");
                 t0 = System.nanoTime();
             }
-            launches(ws, plan, h2, charges, fft, ws.q, ws.phi);
+            launches(ws, plan, h2, dof, charges, fft, ws.q, ws.phi);
             if (kernelMillis != null) {
                 ws.stream.synchronize("G2G kernels");
                 kernelMillis[0] = (System.nanoTime() - t0) / 1e6;
@@ -86,7 +86,7 @@ public final class G2GGpu {
         boolean ok = false;
         try {
             stream.synchronize("G2G inputs");
-            launches(ws, plan, h * h, c, fft, charges, potentials);
+            launches(ws, plan, h * h, grid.dof, c, fft, charges, potentials);
             ws.stream.synchronize("G2G");
             ok = true;
         } finally {
@@ -94,12 +94,12 @@ public final class G2GGpu {
         }
     }
 
-    private static void launches(Workspace ws, G2GPlan plan, double h2, int charges, boolean fft, DeviceBuffer q,
-                                 DeviceBuffer phi) {
+    private static void launches(Workspace ws, G2GPlan plan, double h2, double dof, int charges, boolean fft,
+                                 DeviceBuffer q, DeviceBuffer phi) {
         GpuStream s = ws.stream;
         int nodes = plan.gridNodes;
         KernelLauncher.launch(s, MODULE, "tsne_g2g_kernel_table", grid(nodes), BLOCK, 0,
-                ws.kt, plan.dim, plan.n, h2, nodes);
+                ws.kt, plan.dim, plan.n, h2, nodes, dof);
         if (!fft) {
             KernelLauncher.launch(s, MODULE, "tsne_g2g_direct", (nodes + DIRECT_TILE - 1) / DIRECT_TILE, DIRECT_TILE,
                     0, q, ws.kt, phi, plan.dim, plan.n, nodes, charges);

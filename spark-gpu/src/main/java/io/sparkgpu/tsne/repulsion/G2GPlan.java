@@ -175,7 +175,7 @@ final class G2GPlan {
      * K(delta) for delta in [0, n)^dim, laid out like the grid (x fastest): 1 / (t * t), t = 1 + h^2 |delta|^2,
      * each operation rounded once (the GPU computes the same with __dmul_rn / __dadd_rn / __ddiv_rn).
      */
-    static double[] kernelTable(int dim, int n, double h2) {
+    static double[] kernelTable(int dim, int n, double h2, double dof) {
         double[] kt = new double[pow(n, dim)];
         int ny = dim >= 2 ? n : 1;
         int nz = dim >= 3 ? n : 1;
@@ -183,16 +183,20 @@ final class G2GPlan {
         for (int z = 0; z < nz; z++) {
             for (int y = 0; y < ny; y++) {
                 for (int x = 0; x < n; x++) {
-                    kt[i++] = kernelValue(h2, (long) x * x + (long) y * y + (long) z * z);
+                    kt[i++] = kernelValue(h2, (long) x * x + (long) y * y + (long) z * z, dof);
                 }
             }
         }
         return kt;
     }
 
-    static double kernelValue(double h2, long d2) {
-        double t = 1.0 + h2 * (double) d2;
-        return 1.0 / (t * t);
+    /** The force kernel (1 + h2 d2 / dof)^-(dof + 1) (g2g_kval; dof == 1: 1 / (t t) as before the option). */
+    static double kernelValue(double h2, long d2, double dof) {
+        if (dof == 1.0) {
+            double t = 1.0 + h2 * (double) d2;
+            return 1.0 / (t * t);
+        }
+        return TsneKernel.pow(TsneKernel.base(h2 * (double) d2, dof), dof + 1.0);
     }
 
     /** Complex arrays that carry the real charges, two per array (q_{2s} + i q_{2s+1}). */

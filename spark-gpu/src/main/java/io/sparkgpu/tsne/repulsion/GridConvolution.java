@@ -113,9 +113,9 @@ public final class GridConvolution {
         // DIRECT and FFT agree only to rounding -- never depends on the backend or on a fallback to the CPU twin.
         boolean fft = useFft(plan, c, method, true);
         if (dev != null) {
-            return G2GGpu.convolve(dev, plan, h2, charges, c, fft, kernelMillis);
+            return G2GGpu.convolve(dev, plan, h2, grid.dof, charges, c, fft, kernelMillis);
         }
-        return fft ? G2GCpu.fft(plan, h2, charges, c) : G2GCpu.direct(plan, h2, charges, c);
+        return fft ? G2GCpu.fft(plan, h2, grid.dof, charges, c) : G2GCpu.direct(plan, h2, grid.dof, charges, c);
     }
 
     /**

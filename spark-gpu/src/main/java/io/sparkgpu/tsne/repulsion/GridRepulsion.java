@@ -76,6 +76,11 @@ public final class GridRepulsion {
      * same inputs give the same grid on every machine (the driver computes it from the exact global min and max).
      */
     public static InterpGrid plan(double[] min, double[] max, int dim, TsneGridOptions options) {
+        return plan(min, max, dim, options, TsneKernel.STANDARD);
+    }
+
+    /** {@link #plan(double[], double[], int, TsneGridOptions)} with the kernel of {@code dof} ({@link TsneKernel}). */
+    public static InterpGrid plan(double[] min, double[] max, int dim, TsneGridOptions options, double dof) {
         checkDim(dim);
         if (min == null || max == null || min.length != dim || max.length != dim) {
             throw new IllegalArgumentException("min and max must have dim = " + dim + " entries");
@@ -105,7 +110,7 @@ public final class GridRepulsion {
             double mid = min[a] + 0.5 * (max[a] - min[a]);
             lo[a] = mid - 0.5 * (boxWidth * intervals);
         }
-        return new InterpGrid(dim, intervals, options.p, lo, boxWidth);
+        return new InterpGrid(dim, intervals, options.p, lo, boxWidth, dof);
     }
 
     /** The grid centre c (charges use u = y - c): lo + intervals * boxWidth / 2 per axis. */
@@ -248,6 +253,21 @@ public final class GridRepulsion {
     /** {@link #g2s(InterpGrid, long, double[], double[], int, Backend)}, recording where it ran (null: not recorded). */
     public static Repulsion g2s(InterpGrid grid, long nTotal, double[] potentials, double[] yRows, int rows,
             Backend backend, BackendUsage usage) {
+        return g2s(grid, nTotal, potentials, yRows, rows, false, backend, usage);
+    }
+
+    /**
+     * {@link #g2s(InterpGrid, long, double[], double[], int, Backend, BackendUsage)} with each row's z_i as well
+     * ({@link Repulsion#zRows}): the transform of new points against a fixed reference, whose normalisation is per
+     * point. The potentials are those of the reference's charges ({@code nTotal} reference points).
+     */
+    public static Repulsion g2sRows(InterpGrid grid, long nTotal, double[] potentials, double[] yRows, int rows,
+            Backend backend, BackendUsage usage) {
+        return g2s(grid, nTotal, potentials, yRows, rows, true, backend, usage);
+    }
+
+    private static Repulsion g2s(InterpGrid grid, long nTotal, double[] potentials, double[] yRows, int rows,
+            boolean perRow, Backend backend, BackendUsage usage) {
         checkRows(grid, yRows, rows);
         if (potentials == null || potentials.length != (long) grid.charges() * grid.nodes()) {
             throw new IllegalArgumentException("potentials must have charges * nodes = "
@@ -256,11 +276,11 @@ public final class GridRepulsion {
         }
         int zs = zShift(nTotal);
         if (rows == 0) {
-            return GridRepulsionCpu.g2s(grid, nTotal, zs, potentials, yRows, rows);
+            return GridRepulsionCpu.g2s(grid, nTotal, zs, potentials, yRows, rows, perRow);
         }
         BackendChooser.Ran<Repulsion> r = BackendChooser.run(backend, MODULE, PROBE_KERNEL, G2S_PHASE,
-                dev -> GridRepulsionGpu.g2s(dev, grid, nTotal, zs, potentials, yRows, rows),
-                () -> GridRepulsionCpu.g2s(grid, nTotal, zs, potentials, yRows, rows));
+                dev -> GridRepulsionGpu.g2s(dev, grid, nTotal, zs, potentials, yRows, rows, perRow),
+                () -> GridRepulsionCpu.g2s(grid, nTotal, zs, potentials, yRows, rows, perRow));
         BackendUsage.recordIfAny(usage, G2S_PHASE, r);
         return r.value;
     }

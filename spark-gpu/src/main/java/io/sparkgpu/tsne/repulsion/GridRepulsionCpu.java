@@ -43,7 +43,13 @@ final class GridRepulsionCpu {
 
     /** CPU twin of tsne_g2s_d{1,2,3}. */
     static Repulsion g2s(InterpGrid g, long nTotal, int zShift, double[] phi, double[] y, int rows) {
+        return g2s(g, nTotal, zShift, phi, y, rows, false);
+    }
+
+    /** CPU twin of tsne_g2s_d{1,2,3}; {@code perRow}: each row's z_i as well (the kernel's zrow). */
+    static Repulsion g2s(InterpGrid g, long nTotal, int zShift, double[] phi, double[] y, int rows, boolean perRow) {
         final int dim = g.dim;
+        final double[] zRows = perRow ? new double[rows] : null;
         final int nodes = g.nodes();
         final int charges = g.charges();
         double[] force = new double[rows * dim];
@@ -72,11 +78,16 @@ final class GridRepulsionCpu {
                 dot += u[a] * s[1 + a];
                 force[i * dim + a] = u[a] * s[0] - s[1 + a];
             }
-            double zi = ((1.0 + sq) * s[0] - 2.0 * dot) + s[dim + 1];
+            // z_i = sum_j K(d2) (1 + d2 / dof), d2 = sq - 2 u.y_j + |y_j|^2 (K: G2G's force kernel)
+            double zi = g.dof == 1.0 ? ((1.0 + sq) * s[0] - 2.0 * dot) + s[dim + 1]
+                    : s[0] + (((sq * s[0]) - 2.0 * dot) + s[dim + 1]) / g.dof;
             zi = zi > zMax ? zMax : zi < 0 ? 0 : zi; // true z_i lies in [1, n]: bounds interpolation garbage
+            if (zRows != null) {
+                zRows[i] = zi;
+            }
             FixedPoint.add(z, 0, zi, zm[0], zm[1]);
         }
-        return new Repulsion(force, z, zShift);
+        return new Repulsion(force, z, zShift, zRows);
     }
 
     /**

@@ -71,8 +71,14 @@ public final class GridRepulsionGpu {
     /** Queues G2S + Phi2Force of {@code rows} points: force (rows x dim) and z (fixed-point pair, added to). */
     public static void launchG2S(GpuStream s, InterpGrid g, int rows, DeviceBuffer y, DeviceBuffer prm, DeviceBuffer phi,
             DeviceBuffer force, DeviceBuffer z) {
+        launchG2S(s, g, rows, y, prm, phi, force, z, null);
+    }
+
+    /** As above; {@code zRows} (rows doubles, or null) receives each row's z_i as well. */
+    public static void launchG2S(GpuStream s, InterpGrid g, int rows, DeviceBuffer y, DeviceBuffer prm, DeviceBuffer phi,
+            DeviceBuffer force, DeviceBuffer z, DeviceBuffer zRows) {
         KernelLauncher.launch(s, GridRepulsion.MODULE, gridKernel("tsne_g2s", g), grid(rows), BLOCK, 0,
-                y, rows, g.p, g.nodesPerDim(), g.nodes(), prm, phi, force, z);
+                y, rows, g.p, g.nodesPerDim(), g.nodes(), prm, phi, force, z, g.dof, KernelLauncher.nullable(zRows));
     }
 
     /**
@@ -128,8 +134,10 @@ public final class GridRepulsionGpu {
         return acc;
     }
 
-    static Repulsion g2s(CudaDevice dev, InterpGrid g, long nTotal, int zShift, double[] phi, double[] y, int rows) {
+    static Repulsion g2s(CudaDevice dev, InterpGrid g, long nTotal, int zShift, double[] phi, double[] y, int rows,
+            boolean perRow) {
         double[] force = new double[rows * g.dim];
+        double[] zRows = perRow ? new double[rows] : null;
         long[] z = new long[2];
         double[] prm = g2sParams(g, nTotal, zShift);
         try (GpuStream s = new GpuStream(dev);
@@ -138,20 +146,25 @@ public final class GridRepulsionGpu {
              ScratchBuffers.Lease pb = ScratchBuffers.borrow(dev, 8L * prm.length);
              ScratchBuffers.Lease phb = ScratchBuffers.borrow(dev, 8L * phi.length);
              ScratchBuffers.Lease fb = ScratchBuffers.borrow(dev, 8L * force.length);
-             ScratchBuffers.Lease zb = ScratchBuffers.borrow(dev, 16)) {
+             ScratchBuffers.Lease zb = ScratchBuffers.borrow(dev, 16);
+             ScratchBuffers.Lease zrb = ScratchBuffers.borrow(dev, 8L * Math.max(1, rows))) {
             yb.buffer().upload(y, 0, rows * g.dim, 0, s);
             pb.buffer().upload(prm, s);
             phb.buffer().upload(phi, s);
             zb.buffer().upload(z, s);
             timer.start(s);
-            launchG2S(s, g, rows, yb.buffer(), pb.buffer(), phb.buffer(), fb.buffer(), zb.buffer());
+            launchG2S(s, g, rows, yb.buffer(), pb.buffer(), phb.buffer(), fb.buffer(), zb.buffer(),
+                    perRow ? zrb.buffer() : null);
             timer.stop(s);
             fb.buffer().download(force, force.length, s);
             zb.buffer().download(z, 2, s);
+            if (perRow) {
+                zrb.buffer().download(zRows, rows, s);
+            }
             s.synchronize("t-SNE G2S (rows " + rows + ", " + g.nodes() + " nodes, dim " + g.dim + ")");
             LAST_KERNEL_MS.get()[0] = timer.millis();
         }
-        return new Repulsion(force, z, zShift);
+        return new Repulsion(force, z, zShift, zRows);
     }
 
     static int grid(long items) {

@@ -26,8 +26,18 @@ public final class InterpGrid implements Serializable {
     public final double[] lo;
     /** Edge length of one box (the same on every axis). */
     public final double boxWidth;
+    /**
+     * Degrees of freedom of the similarity kernel ({@link TsneKernel}; 1: standard t-SNE): G2G convolves with the
+     * force kernel (1 + d2 / dof)^-(dof + 1) and G2S forms z_i = sum_j K (1 + d2 / dof).
+     */
+    public final double dof;
 
     public InterpGrid(int dim, int intervals, int p, double[] lo, double boxWidth) {
+        this(dim, intervals, p, lo, boxWidth, TsneKernel.STANDARD);
+    }
+
+    /** A grid whose repulsion uses the heavy-tailed kernel of {@code dof}. */
+    public InterpGrid(int dim, int intervals, int p, double[] lo, double boxWidth, double dof) {
         if (dim < 1 || dim > 3) {
             throw new IllegalArgumentException("embedding dimension must be 1, 2 or 3, got " + dim);
         }
@@ -41,6 +51,7 @@ public final class InterpGrid implements Serializable {
         this.p = p;
         this.lo = lo.clone();
         this.boxWidth = boxWidth;
+        this.dof = TsneConfig.checkDof(dof);
     }
 
     /** Nodes per axis. */

@@ -11,10 +11,17 @@ public final class Repulsion implements Serializable {
     /** Exact 128-bit fixed-point sum of z_i over the slice's rows: {lo, hi}; scale 2^zShift. */
     public final long[] zFixed;
     public final int zShift;
+    /** Each row's z_i (rows), when asked for ({@link GridRepulsion#g2sRows}, {@link ExactRepulsion#againstReference}); else null. */
+    public final double[] zRows;
 
     public Repulsion(double[] force, long[] zFixed, int zShift) {
+        this(force, zFixed, zShift, null);
+    }
+
+    public Repulsion(double[] force, long[] zFixed, int zShift, double[] zRows) {
         this.force = force;
         this.zFixed = zFixed;
         this.zShift = zShift;
+        this.zRows = zRows;
     }
 }

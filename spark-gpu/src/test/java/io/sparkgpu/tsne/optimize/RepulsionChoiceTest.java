@@ -98,8 +98,8 @@ class RepulsionChoiceTest {
         for (int i = 0; i < 10_000; i++) {
             System.arraycopy(few, 2 * (i % 10), many, 2 * i, 2);
         }
-        InterpGrid a = LocalGradientSource.plan(few, 10, 2, d);
-        InterpGrid b = LocalGradientSource.plan(many, 10_000, 2, d);
+        InterpGrid a = LocalGradientSource.plan(few, 10, 2, d, 1.0);
+        InterpGrid b = LocalGradientSource.plan(many, 10_000, 2, d, 1.0);
         assertEquals(a.intervals, b.intervals);
         assertEquals(a.boxWidth, b.boxWidth, 0.0);
     }

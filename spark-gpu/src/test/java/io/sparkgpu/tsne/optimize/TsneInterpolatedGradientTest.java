@@ -104,7 +104,7 @@ class TsneInterpolatedGradientTest {
                 List<SparseRows> slices = SparseRowsOps.split(p, parts);
                 JavaRDD<SparseRows> rdd = jsc.parallelize(slices, slices.size()).cache();
                 TsneResult dist = TsneOptimizer.run(new SparkGradientSource(jsc, rdd, data.n, 2, cfg.grid,
-                        cfg.convolution, cfg.backend, cfg.exactRepulsion(data.n)), y0, cfg, null, new TsneTimings(),
+                        cfg.convolution, cfg.backend, cfg.exactRepulsion(data.n), cfg.dof), y0, cfg, null, new TsneTimings(),
                         TsneConfig.MODE_DISTRIBUTED, null);
                 rdd.unpersist();
                 assertArrayEquals(single.embedding, dist.embedding, parts + " slices, " + repulsion);
