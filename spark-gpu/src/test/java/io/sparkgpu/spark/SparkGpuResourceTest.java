@@ -121,7 +121,7 @@ class SparkGpuResourceTest {
             assertEquals("cpu", m.summary().backend());
             assertEquals(5, m.summary().numIter());
             assertEquals(n, java.util.Arrays.stream(m.summary().clusterSizes()).sum());
-            centres.add(m.clusterCenters());
+            centres.add(m.clusterCentersArray());
         }
         for (int c = 0; c < k; c++) {
             assertArrayEquals(centres.get(0)[c], centres.get(1)[c], 0.0, "centre " + c + ", 1 vs 4 tasks per GPU");

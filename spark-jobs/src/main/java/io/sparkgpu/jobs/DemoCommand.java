@@ -121,7 +121,7 @@ final class DemoCommand extends SparkCommand {
         KMeansReport.Sample s = new KMeansReport.Sample(px, py, cluster);
         Path clusters = plot("iris-kmeans.png", KMeansReport.clustersChart(
                 "Iris: k-means clusters (k=3, all four measurements)", "petal length (cm)", "petal width (cm)",
-                s, r.clusterCenters(), 2, 3));
+                s, r.clusterCentersArray(), 2, 3));
         XYChart bySpecies = Plots.scatter("Iris: species", "petal length (cm)", "petal width (cm)", px, py, species,
                 Arrays.asList(DemoData.IRIS_SPECIES));
         Path speciesPlot = plot("iris-species.png", bySpecies);
@@ -146,7 +146,7 @@ final class DemoCommand extends SparkCommand {
         for (int b = 0; b < DemoData.BLOBS; b++) {
             double[] t = DemoData.blobCentre(b);
             double best = Double.POSITIVE_INFINITY;
-            for (double[] c : r.clusterCenters()) {
+            for (double[] c : r.clusterCentersArray()) {
                 best = Math.min(best, Math.hypot(c[0] - t[0], c[1] - t[1]));
             }
             worst = Math.max(worst, best);
@@ -159,7 +159,7 @@ final class DemoCommand extends SparkCommand {
         KMeansReport.Sample s = KMeansReport.sample(blobs, r, plotPoints, seed, 0, 1);
         Path clusters = plot("blobs-kmeans.png", KMeansReport.clustersChart(
                 String.format(Locale.ROOT, "Gaussian blobs: k-means clusters (k=%d, %,d of %,d points shown)",
-                        r.getK(), s.x.length, r.summary().numPoints()), "x", "y", s, r.clusterCenters(), 0, 1));
+                        r.getK(), s.x.length, r.summary().numPoints()), "x", "y", s, r.clusterCentersArray(), 0, 1));
         Path cost = plot("blobs-cost.png", KMeansReport.costChart("Gaussian blobs: k-means cost per iteration",
                 r.summary()));
         out.println("  plots         " + clusters + ", " + cost);

@@ -218,7 +218,7 @@ final class KMeansCommand extends SparkCommand implements EstimatorDefaults.Sour
                         KMeansReport.Sample s = KMeansReport.sample(data, model, plotPoints, est.getSeed(), 0, 1);
                         plotTarget.writePng(KMeansReport.clustersChart(String.format(Locale.ROOT, "k-means, k=%d (%s, %s distance)",
                                 est.getK(), input, distance), feats.axisName(0), feats.axisName(1), s,
-                                model.clusterCenters(), 0, 1));
+                                model.clusterCentersArray(), 0, 1));
                         out.println("  plot          " + plot + " (" + s.x.length + " points)");
                     }
                 }

@@ -119,7 +119,7 @@ class SparkGpuCliKMeansTest {
             io.sparkgpu.kmeans.GpuKMeansModel loaded = io.sparkgpu.kmeans.GpuKMeansModel.load(model.toString());
             assertEquals(3, loaded.summary().k(), "the saved model carries its training summary");
             assertArrayEquals(new long[] {100, 100, 100}, java.util.Arrays.stream(loaded.summary().clusterSizes()).sorted().toArray());
-            double[][] centres = loaded.clusterCenters();
+            double[][] centres = loaded.clusterCentersArray();
             assertEquals(3, centres.length);
             for (int c = 0; c < 3; c++) {
                 List<Double> centre = new java.util.ArrayList<>();
