@@ -138,7 +138,7 @@ final class ScanTrainer {
         }
 
         @Override
-        public double[] replicaMaxima(ScanSpec spec, long seed, int count) {
+        public double[] replicaMaxima(ScanSpec spec, long seed, int from, int count) {
             final Broadcast<ScanTables> bt = tables;
             final Backend be = backend;
             final int p = Math.max(1, Math.min(parts, count));
@@ -147,8 +147,8 @@ final class ScanTrainer {
             try {
                 outs = jsc.parallelize(ids, p).map(i -> {
                     long[] sh = ScanShape.share(count, i, p);
-                    BackendChooser.Ran<double[]> mx = ScanStep.replicaMaxima(be, bt.value(), spec, seed, (int) sh[0],
-                            (int) sh[1], null);
+                    BackendChooser.Ran<double[]> mx = ScanStep.replicaMaxima(be, bt.value(), spec, seed,
+                            from + (int) sh[0], from + (int) sh[1], null);
                     return new TaskOut(null, (int) sh[0], mx.value, mx.backend(), mx.gpuSeconds());
                 }).collect();
             } catch (Exception e) {

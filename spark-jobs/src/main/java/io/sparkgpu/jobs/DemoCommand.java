@@ -88,7 +88,7 @@ final class DemoCommand extends SparkCommand {
         out.printf(Locale.ROOT, "%n== Iris (Fisher 1936): 150 flowers, 4 measurements, k=3 ==%n");
         long t0 = System.nanoTime();
         Dataset<Row> iris = DemoData.iris(spark).cache();
-        GpuKMeansModel r = estimator(3).setProgress(KMeansReport.progress(out)).fit(iris);
+        GpuKMeansModel r = estimator(3).fit(iris);
         double trainSeconds = secondsSince(t0);
         List<Row> rows = r.transform(iris)
                 .select("petal_length", "petal_width", "species", "prediction").collectAsList();
@@ -134,7 +134,7 @@ final class DemoCommand extends SparkCommand {
                 points, DemoData.BLOBS, DemoData.BLOB_RADIUS, DemoData.BLOB_SIGMA, DemoData.BLOBS);
         long t0 = System.nanoTime();
         Dataset<Row> blobs = DemoData.blobs(spark, points, seed, partitions);
-        GpuKMeansModel r = estimator(DemoData.BLOBS).setProgress(KMeansReport.progress(out)).fit(blobs);
+        GpuKMeansModel r = estimator(DemoData.BLOBS).fit(blobs);
         double trainSeconds = secondsSince(t0);
 
         List<Row> counts = r.transform(blobs).groupBy("prediction", "blob").count().collectAsList();

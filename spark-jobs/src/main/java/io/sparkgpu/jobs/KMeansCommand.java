@@ -179,8 +179,7 @@ final class KMeansCommand extends SparkCommand implements EstimatorDefaults.Sour
             SafeOutput plotTarget = checkFile(spark, plot, "--plot", overwrite, input);
             // without --output the prediction column is never written: any free name passes the estimator's check
             est.setFeaturesCol(feats.column).setWeightCol(weightCol)
-                    .setPredictionCol(output != null ? predictionCol : InputData.freshName(feats.df.schema(), predictionCol))
-                    .setProgress(KMeansReport.progress(out));
+                    .setPredictionCol(output != null ? predictionCol : InputData.freshName(feats.df.schema(), predictionCol));
 
             out.printf(Locale.ROOT, "k-means: input %s, features %s, k=%d, distance %s, init %s, backend %s, master %s%n",
                     input, feats.names != null ? String.join(",", feats.names) : feats.column, est.getK(), distance,

@@ -248,8 +248,7 @@ final class TsneCommand extends SparkCommand implements EstimatorDefaults.Source
             String labelCol = label == null ? null
                     : InputData.field(raw.schema(), label.trim(), "--label", commandLine()).name();
             // the CLI writes the embedding itself: any free name passes the estimator's check of its output column
-            est.setIdCol(idCol).setOutputCol(InputData.freshName(raw.schema(), est.getOutputCol()))
-                    .setProgress(new TsneProgressPrinter(out));
+            est.setIdCol(idCol).setOutputCol(InputData.freshName(raw.schema(), est.getOutputCol()));
             GpuTsneModel model;
             Object[] labels = null;
             if (graph != null) {
@@ -303,21 +302,6 @@ final class TsneCommand extends SparkCommand implements EstimatorDefaults.Source
             printSummary(out, fit, secondsSince(t0));
         }
         return SparkGpuCli.EXIT_OK;
-    }
-
-    /** Prints the KL reports as they come. */
-    static final class TsneProgressPrinter implements io.sparkgpu.tsne.TsneProgress {
-        private final PrintWriter out;
-
-        TsneProgressPrinter(PrintWriter out) {
-            this.out = out;
-        }
-
-        @Override
-        public void onKl(int iteration, double kl) {
-            out.printf(Locale.ROOT, "  iteration %5d  KL %.6f%n", iteration, kl);
-            out.flush();
-        }
     }
 
     static void printSummary(PrintWriter out, TsneFit fit, double seconds) {

@@ -69,7 +69,8 @@ class SparkGpuCliKMeansTest {
         assertEquals(0, r.exitCode, r::toString);
 
         // console: one progress line per iteration and the summary
-        Matcher it = Pattern.compile("iteration +(\\d+) +cost ([0-9.e+-]+) +max centre shift ([0-9.e+-]+)").matcher(r.out);
+        Matcher it = Pattern.compile(
+                "k-means: iteration (\\d+)/\\d+ \\(cost ([0-9.e+-]+), max centre shift ([0-9.e+-]+)\\), [0-9.]+ s elapsed").matcher(r.out);
         int lines = 0;
         while (it.find()) {
             lines++;

@@ -51,7 +51,8 @@ class SparkGpuCliTsneTest {
                 png.toString(), "--master", "local[2]");
         assertEquals(0, r.exitCode, r::toString);
         assertTrue(r.out.contains("t-SNE finished"), r::toString);
-        assertTrue(r.out.contains("iteration   200  KL"), r::toString);
+        assertTrue(r.out.contains("t-SNE: iteration 200/200 (KL"), r::toString);
+        assertTrue(r.out.contains("t-SNE: final embedding, iteration 200/200 (KL"), r::toString);
         assertTrue(r.out.contains("trustworthiness"), r::toString);
 
         List<String> lines;
