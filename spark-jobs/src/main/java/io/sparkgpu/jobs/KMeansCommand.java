@@ -32,7 +32,7 @@ import picocli.CommandLine.Option;
         description = {"Cluster the rows of a CSV or Parquet file with k-means (GPU when usable, else CPU).",
                 "Prints per-iteration progress and a summary; optionally writes predictions, the model and a plot."},
         footer = {"", "Example:",
-                "  sparkgpu kmeans --input points.csv --features x,y -k 8 \\",
+                "  sparkgpu kmeans --input examples/points.csv --features x,y -k 8 \\",
                 "      --output pred.parquet --model-out model --plot clusters.png"})
 final class KMeansCommand extends SparkCommand implements EstimatorDefaults.Source {
     /** The options that are params of {@link GpuKMeans}: their defaults and rules are the estimator's. */
@@ -53,7 +53,9 @@ final class KMeansCommand extends SparkCommand implements EstimatorDefaults.Sour
     InputData.Format format;
 
     @Option(names = "--features", required = true, paramLabel = "COLS",
-            description = "Comma-separated numeric columns (assembled into one array<double>), or one vector/array column.")
+            description = "Comma-separated numeric columns (assembled into one array<double>), or one vector/array column. "
+                    + "An item FROM..TO is every column from FROM through TO in the input's order (e.g. p0..p63); "
+                    + "PREFIX* every column whose name starts with PREFIX.")
     String features;
 
     @Option(names = "--weight", paramLabel = "COL", description = "Numeric column of non-negative point weights.")

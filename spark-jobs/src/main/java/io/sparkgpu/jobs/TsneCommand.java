@@ -34,7 +34,7 @@ import picocli.CommandLine.Option;
                 + "else CPU).", "Prints the KL divergence every 50 iterations, quality on a sample and the time per "
                 + "phase; optionally writes the embedding, the model and a scatter plot."},
         footer = {"", "Example:",
-                "  sparkgpu tsne --input digits.csv --features p0,p1,...,p63 --label digit \\",
+                "  sparkgpu tsne --input examples/digits.csv --features p0..p63 --label digit \\",
                 "      --output embedding.parquet --plot digits.png"})
 final class TsneCommand extends SparkCommand implements EstimatorDefaults.Source {
     /** The options that are params of {@link GpuTsne}: their defaults and rules are the estimator's. */
