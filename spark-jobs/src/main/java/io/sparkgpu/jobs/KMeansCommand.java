@@ -99,7 +99,9 @@ final class KMeansCommand extends SparkCommand implements EstimatorDefaults.Sour
     String predictionCol;
 
     @Option(names = "--model-out", paramLabel = "DIR",
-            description = "Write the model: DIR/centers (Parquet: cluster, center) and DIR/summary.json.")
+            description = "Write the model: a GpuKMeansModel in Spark ML's layout (DIR/metadata, DIR/data, "
+                    + "DIR/summary; GpuKMeansModel.load(DIR) and sparkgpu_kmeans_predict(DIR, ...) read it) plus "
+                    + "DIR/summary.json, a readable record of the run.")
     String modelOut;
 
     @Option(names = "--overwrite", description = "Replace --output, --model-out and --plot if they exist (only "

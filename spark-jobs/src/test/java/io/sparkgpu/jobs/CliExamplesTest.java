@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
- * Every command-line example of README.md and of each command's {@code --help} runs (issue 21 item 2), on the
+ * Every command-line example of README.md, spark-jobs/README.md and of each command's {@code --help} runs (issue 21 item 2), on the
  * shipped inputs of {@code examples/}: the examples are read from the README and from the help text themselves, so
  * they cannot drift. Outputs go to a temporary directory; the only changes are {@code --master local[2]} and, for
  * time, fewer iterations or replicas ({@link #FASTER}: given again at the end, picocli keeps the last); an example
@@ -45,9 +45,13 @@ class CliExamplesTest {
         return Paths.get(System.getProperty("sparkgpu.root", "..")).toAbsolutePath().normalize();
     }
 
-    /** The README's example command lines: indented or fenced lines starting with bin/sparkgpu, joined over "\". */
+    /** The READMEs' example command lines: indented or fenced lines starting with bin/sparkgpu, joined over "\". */
     static List<String> readmeExamples() throws Exception {
-        return examples(Files.readAllLines(root().resolve("README.md"), StandardCharsets.UTF_8), "bin/sparkgpu ");
+        List<String> out = new ArrayList<>();
+        for (String readme : new String[] {"README.md", "spark-jobs/README.md"}) {
+            out.addAll(examples(Files.readAllLines(root().resolve(readme), StandardCharsets.UTF_8), "bin/sparkgpu "));
+        }
+        return out;
     }
 
     static List<String> examples(List<String> lines, String start) {
@@ -77,7 +81,6 @@ class CliExamplesTest {
         StringWriter err = new StringWriter();
         CommandLine cl = SparkGpuCli.commandLine();
         cl.setOverwrittenOptionsAllowed(true);
-        cl.setUsageHelpWidth(200); // the examples' lines unwrapped
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
         int code;
@@ -102,6 +105,11 @@ class CliExamplesTest {
             }
             CliRun help = run(List.of(name, "--help"));
             assertEquals(0, help.exitCode, name + " --help\n" + help);
+            // picocli wraps at 80 columns: a longer example line would reach the user (and this test) broken
+            for (String line : SparkGpuCli.commandLine().getSubcommands().get(name).getCommandSpec().usageMessage()
+                    .footer()) {
+                assertTrue(line.length() < 80, name + " --help: an example line of 80 characters or more: " + line);
+            }
             for (String e : examples(Arrays.asList(help.out.split("\n")), "sparkgpu ")) {
                 examples.putIfAbsent(e, name + " --help");
                 helpExamples++;
