@@ -26,13 +26,6 @@ public final class Progress {
     private final LongSupplier nanos;
     private final long t0;
 
-    private Progress(String task, long total, LongSupplier nanos) {
-        this.task = task;
-        this.total = total;
-        this.nanos = nanos;
-        this.t0 = nanos.getAsLong();
-    }
-
     /**
      * Sends every progress line of this JVM to {@code to} instead of the logger ({@code line -> { }} silences them);
      * null restores the logger. The CLI uses it for its console and {@code --quiet}.
@@ -45,20 +38,22 @@ public final class Progress {
      * Starts reporting {@code task} (e.g. "k-means") of {@code total} steps (0: unknown) from now.
      */
     public static Progress start(String task, long total) {
-        return new Progress(task, total, System::nanoTime);
+        return start(task, total, System::nanoTime);
     }
 
     /** {@link #start} with a given clock, for tests. */
     static Progress start(String task, long total, LongSupplier nanos) {
-        return new Progress(task, total, nanos);
+        return new Progress(task, total, nanos, nanos.getAsLong());
     }
 
     /**
-     * Reports that {@code done} of the steps are finished; {@code what} names the step (e.g. "iteration 3",
-     * "phase sort"), {@code detail} adds numbers (may be empty). Returns the line (also logged at INFO).
+     * Reports that {@code done} of the steps are finished; {@code what} names the kind of step (e.g. "iteration",
+     * "phase"), {@code detail} adds what was done or its numbers (may be empty). Returns the line, also sent to the
+     * sink, else logged at INFO: {@code task: what done/total (detail), E elapsed, about L left} (", done" at the
+     * last step; neither without a total).
      */
     public String step(long done, String what, String detail) {
-        double elapsed = (nanos.getAsLong() - t0) / 1e9;
+        double elapsed = elapsedSeconds();
         StringBuilder sb = new StringBuilder(task).append(": ").append(what);
         if (total > 0) {
             sb.append(' ').append(done).append('/').append(total);
@@ -82,12 +77,7 @@ public final class Progress {
 
     /** This reporter with {@code total} steps (when the number becomes known after a start); same start time. */
     public Progress withTotal(long total) {
-        Progress p = new Progress(task, total, nanos);
-        return p.startedAt(t0);
-    }
-
-    private Progress startedAt(long start) {
-        return new Progress(task, total, nanos, start);
+        return new Progress(task, total, nanos, t0);
     }
 
     private Progress(String task, long total, LongSupplier nanos, long t0) {
@@ -103,7 +93,7 @@ public final class Progress {
     }
 
     static String seconds(double s) {
-        if (s < 60) {
+        if (s < 59.95) { // what %.1f would print as 60.0 is a minute
             return String.format(Locale.ROOT, "%.1f s", s);
         }
         long m = (long) (s / 60);
