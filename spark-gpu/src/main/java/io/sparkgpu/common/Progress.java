@@ -50,13 +50,15 @@ public final class Progress {
      * Reports that {@code done} of the steps are finished; {@code what} names the kind of step (e.g. "iteration",
      * "phase"), {@code detail} adds what was done or its numbers (may be empty). Returns the line, also sent to the
      * sink, else logged at INFO: {@code task: what done/total (detail), E elapsed, about L left} (", done" at the
-     * last step; neither without a total).
+     * last step; without a total: {@code task: what done (detail), E elapsed}).
      */
     public String step(long done, String what, String detail) {
         double elapsed = elapsedSeconds();
         StringBuilder sb = new StringBuilder(task).append(": ").append(what);
         if (total > 0) {
             sb.append(' ').append(done).append('/').append(total);
+        } else if (done > 0) {
+            sb.append(' ').append(done);
         }
         if (detail != null && !detail.isEmpty()) {
             sb.append(" (").append(detail).append(')');

@@ -50,7 +50,7 @@ class ProgressTest {
         assertEquals("isotonic: phase 2/4, 1 min 30 s elapsed, about 1 min 30 s left", q.step(2, "phase", ""));
         // unknown total: no estimate; withTotal keeps the start
         Progress u = Progress.start("t", 0, () -> now[0]);
-        assertEquals("t: replicas (x), 0.0 s elapsed", u.step(3, "replicas", "x"));
+        assertEquals("t: replicas 3 (x), 0.0 s elapsed", u.step(3, "replicas", "x"));
         now[0] += 1_000_000_000L;
         assertEquals("t: replicas 1/2, 1.0 s elapsed, about 1.0 s left", u.withTotal(2).step(1, "replicas", ""));
     }
