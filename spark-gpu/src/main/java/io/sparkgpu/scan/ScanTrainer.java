@@ -120,7 +120,9 @@ final class ScanTrainer {
             final long m = bt.value().shape.ranges();
             List<Integer> ids = IntStream.range(0, p).boxed().collect(Collectors.toList());
             List<TaskOut> outs;
+            String desc = jsc.getLocalProperty("spark.job.description");
             try {
+                jsc.setJobDescription("spark-gpu scan: " + m + " ranges in " + p + (p == 1 ? " task" : " tasks"));
                 outs = jsc.parallelize(ids, p).map(i -> {
                     long[] sh = ScanShape.share(m, i, p);
                     BackendChooser.Ran<ScanBest> b = ScanStep.best(be, bt.value(), spec, sh[0], sh[1]);
@@ -128,6 +130,8 @@ final class ScanTrainer {
                 }).collect();
             } catch (Exception e) {
                 throw SparkErrors.unwrap(e);
+            } finally {
+                jsc.setJobDescription(desc);
             }
             ScanBest best = ScanBest.NONE;
             for (TaskOut o : outs) {
@@ -144,7 +148,9 @@ final class ScanTrainer {
             final int p = Math.max(1, Math.min(parts, count));
             List<Integer> ids = IntStream.range(0, p).boxed().collect(Collectors.toList());
             List<TaskOut> outs;
+            String desc = jsc.getLocalProperty("spark.job.description");
             try {
+                jsc.setJobDescription("spark-gpu scan: Monte Carlo replicas " + (from + 1) + ".." + (from + count));
                 outs = jsc.parallelize(ids, p).map(i -> {
                     long[] sh = ScanShape.share(count, i, p);
                     BackendChooser.Ran<double[]> mx = ScanStep.replicaMaxima(be, bt.value(), spec, seed,
@@ -153,6 +159,8 @@ final class ScanTrainer {
                 }).collect();
             } catch (Exception e) {
                 throw SparkErrors.unwrap(e);
+            } finally {
+                jsc.setJobDescription(desc);
             }
             double[] all = new double[count];
             for (TaskOut o : outs) {
