@@ -221,6 +221,33 @@ public final class BackendChooser {
         }
     }
 
+    /**
+     * The driver-side check of {@code backend=gpu} made when a fit starts, before any Spark job: throws a
+     * {@link CudaException} naming {@code what} and the reason when no device of this JVM loads {@code module}.
+     * While test faults are armed they decide: an unusable fault on {@code module} fails the check, anything else
+     * passes it (the phases' own checks then fire the faults); the check consumes none of them.
+     */
+    public static void checkGpuUsable(String module, String probeKernel, String what) {
+        Map<String, Injection> f = faults;
+        Injection inj = f == null ? null : f.get(module);
+        if (f != null && (inj == null || inj.fault != Fault.UNUSABLE)) {
+            return; // tests simulating a device (or a fault in one phase): the phases' own checks decide
+        }
+        try {
+            if (inj != null) {
+                throw new CudaException("injected fault: no usable GPU for " + module);
+            }
+            device(module, probeKernel);
+        } catch (RuntimeException | LinkageError e) {
+            if (!isDeviceFailure(e)) {
+                throw e;
+            }
+            throw new CudaException("backend=gpu but no GPU is usable for " + what + " (checked on the driver before "
+                    + "any Spark job): " + why(e) + "; set backend to auto or cpu, or run where a GPU is visible "
+                    + "(or give executors GPUs with spark.executor.resource.gpu.amount)", e);
+        }
+    }
+
     /** Records (once per reason) that {@code module} runs on the CPU twin. */
     public static void fallback(String module, String reason) {
         if (WARNED.add(module + "|" + reason)) {

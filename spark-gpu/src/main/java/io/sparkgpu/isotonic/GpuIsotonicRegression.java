@@ -1,5 +1,7 @@
 package io.sparkgpu.isotonic;
 
+import io.sparkgpu.cuda.SparkGpuConf;
+import io.sparkgpu.spark.GpuTasks;
 import io.sparkgpu.ml.HasFeaturesCol;
 import io.sparkgpu.ml.HasPredictionCol;
 import io.sparkgpu.ml.ParamSlots;
@@ -99,12 +101,15 @@ public class GpuIsotonicRegression extends Estimator<GpuIsotonicRegressionModel>
 
     /**
      * Fits: checks the columns, then runs {@link IsotonicTrainer#train} on {@link #toConfig()}, whose
-     * {@link IsotonicConfig#validate()} checks every setting (errors name the param or column).
+     * {@link IsotonicConfig#validate()} checks every setting (errors name the param or column). With {@code backend=gpu}
+     * and no usable GPU it fails on the driver before any Spark job ({@link GpuTasks#checkGpuBackend}).
      */
     @Override
     public GpuIsotonicRegressionModel fit(Dataset<?> dataset) {
         IsotonicConfig cfg = toConfig();
         transformSchema(dataset.schema());
+        GpuTasks.checkGpuBackend(dataset.sparkSession().sparkContext(), SparkGpuConf.backend(cfg.backend),
+                IsotonicGpu.MODULE, IsotonicGpu.PROBE_KERNEL, "isotonic regression");
         IsotonicResult r = IsotonicTrainer.train(dataset, getFeaturesCol(), getFeatureIndex(), getLabelCol(),
                 weightColOrNull(), cfg);
         GpuIsotonicRegressionModel m = copyValues(new GpuIsotonicRegressionModel(uid, r.boundaries, r.predictions,

@@ -289,11 +289,26 @@ final class IsotonicTrainer {
         final java.util.LinkedHashMap<String, Double> phases = new java.util.LinkedHashMap<>();
         final java.util.LinkedHashMap<String, String> backends = new java.util.LinkedHashMap<>();
         private long t = System.nanoTime();
+        /** One progress line per phase ({@link io.sparkgpu.common.Progress}); the total is set once the path is known. */
+        private io.sparkgpu.common.Progress progress = io.sparkgpu.common.Progress.start("spark-gpu isotonic", 0);
+        private int laps;
+        private int expected;
+
+        /**
+         * The number of phases this fit will lap at most (pack, then the path's own), for the estimate of what
+         * remains; "model" is always the last.
+         */
+        void expect(int phaseCount) {
+            expected = phaseCount;
+            progress = progress.withTotal(phaseCount);
+        }
 
         void lap(String phase) {
             long now = System.nanoTime();
             phases.merge(phase, (now - t) / 1e9, Double::sum);
             t = now;
+            laps = "model".equals(phase) ? Math.max(laps + 1, expected) : laps + 1;
+            progress.step(laps, "phase", phase + " done");
         }
 
         /** Seconds since the last lap, starting a new lap (for a job whose parts are split by task times). */
@@ -378,6 +393,7 @@ final class IsotonicTrainer {
             }
         }
         IsoBlock all = IsoBlock.concat(blocks);
+        clock.expect(c.direction == IsotonicConfig.Direction.AUTO ? 5 : 4); // pack, collect, [spearman], solve, model
         clock.lap("collect");
         boolean isotonic = c.direction == IsotonicConfig.Direction.AUTO ? Spearman.increasing(all.x, all.y, all.n)
                 : c.direction == IsotonicConfig.Direction.INCREASING;
@@ -552,6 +568,8 @@ final class IsotonicTrainer {
                 : parts == 1 ? "cpu (coalesce, no shuffle)" : "cpu (" + parts + " ranges)";
         boolean splitDone = false;
         JavaRDD<Solved> solved = null;
+        // pack, split+shuffle, [spearman], solve, merge+collect, model
+        clock.expect(c.direction == IsotonicConfig.Direction.AUTO ? 6 : 5);
         try {
             final boolean isotonic;
             if (c.direction == IsotonicConfig.Direction.AUTO) {

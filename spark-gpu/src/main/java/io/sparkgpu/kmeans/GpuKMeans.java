@@ -1,9 +1,11 @@
 package io.sparkgpu.kmeans;
 
+import io.sparkgpu.cuda.SparkGpuConf;
 import io.sparkgpu.ml.HasFeaturesCol;
 import io.sparkgpu.ml.HasPredictionCol;
 import io.sparkgpu.ml.ParamSlots;
 import io.sparkgpu.ml.ParamsIO;
+import io.sparkgpu.spark.GpuTasks;
 import org.apache.spark.ml.Estimator;
 import org.apache.spark.ml.param.ParamMap;
 import org.apache.spark.ml.util.Identifiable;
@@ -66,6 +68,8 @@ public class GpuKMeans extends Estimator<GpuKMeansModel> implements GpuKMeansPar
         setDefault(initMode(), d.initMode);
         setDefault(initSteps(), d.initSteps);
         setDefault(distanceMeasure(), KMeansConfig.EUCLIDEAN);
+        setDefault(solver(), "auto");
+        setDefault(maxBlockSizeInMB(), 0.0);
         setDefault(featuresCol(), HasFeaturesCol.DEFAULT);
         setDefault(predictionCol(), HasPredictionCol.DEFAULT);
     }
@@ -95,16 +99,20 @@ public class GpuKMeans extends Estimator<GpuKMeansModel> implements GpuKMeansPar
     /**
      * Trains on {@code dataset}: checks the columns ({@link IllegalArgumentException} naming the column), then runs
      * {@link KMeansTrainer#train} on {@link #toConfig()}, whose {@link KMeansConfig#validate()} checks every setting
-     * (errors name the param); the model gets this estimator as parent, the shared param values and a
+     * (errors name the param). With {@code backend=gpu} and no usable GPU it fails on the driver before any Spark job
+     * ({@link GpuTasks#checkGpuBackend}). The model gets this estimator as parent, the shared param values and a
      * {@link GpuKMeansSummary}.
      */
     @Override
     public GpuKMeansModel fit(Dataset<?> dataset) {
         KMeansConfig cfg = toConfig();
         transformSchema(dataset.schema());
+        GpuTasks.checkGpuBackend(dataset.sparkSession().sparkContext(), SparkGpuConf.backend(cfg.backend),
+                KMeansGpu.MODULE, KMeansGpu.PROBE_KERNEL, "k-means");
         KMeansResult r = KMeansTrainer.train(dataset, getFeaturesCol(), weightColOrNull(), cfg, progress);
         GpuKMeansModel model = copyValues(new GpuKMeansModel(uid, r.centers), ParamMap.empty());
-        model.setSummary(GpuKMeansSummary.from(r));
+        model.setSummary(GpuKMeansSummary.from(r).withPredictions(model.transform(dataset), getFeaturesCol(),
+                getPredictionCol()));
         return model.setParent(this);
     }
 

@@ -16,6 +16,7 @@ import org.apache.spark.ml.Model;
 import org.apache.spark.ml.linalg.Vector;
 import org.apache.spark.ml.linalg.Vectors;
 import org.apache.spark.ml.param.ParamMap;
+import org.apache.spark.ml.util.Identifiable;
 import org.apache.spark.ml.util.MLReader;
 import org.apache.spark.ml.util.MLWritable;
 import org.apache.spark.ml.util.MLWriter;
@@ -91,18 +92,24 @@ public class GpuKMeansModel extends Model<GpuKMeansModel>
 
     // ------------------------------------------------------------------ centres and prediction
 
-    /** A copy of the k x d centres. */
-    public double[][] clusterCenters() {
-        return DoubleMatrixParam.copy(centers);
-    }
-
-    /** The centres as dense ml vectors. */
-    public Vector[] clusterCenterVectors() {
+    /** The k centres as dense ml vectors (copies), as MLlib's {@code KMeansModel.clusterCenters()}. */
+    public Vector[] clusterCenters() {
         Vector[] v = new Vector[centers.length];
         for (int i = 0; i < v.length; i++) {
             v[i] = Vectors.dense(centers[i].clone());
         }
         return v;
+    }
+
+    /** A copy of the k x d centres as arrays. */
+    public double[][] clusterCentersArray() {
+        return DoubleMatrixParam.copy(centers);
+    }
+
+    /** @deprecated the centres as vectors are {@link #clusterCenters()}, as in MLlib. */
+    @Deprecated
+    public Vector[] clusterCenterVectors() {
+        return clusterCenters();
     }
 
     /** Number of clusters. */
@@ -152,11 +159,26 @@ public class GpuKMeansModel extends Model<GpuKMeansModel>
         return hasParent() ? c.setParent(parent()) : c;
     }
 
+    // ------------------------------------------------------------------ MLlib conversion (one naming with isotonic)
+
     /**
-     * The model as an RDD-based {@code org.apache.spark.mllib.clustering.KMeansModel} (same centres and
+     * This model as MLlib's {@code org.apache.spark.ml.clustering.KMeansModel} (same uid, centres, distance measure,
+     * featuresCol and predictionCol; it predicts what this model predicts). Its constructor
+     * {@code (String, mllib KMeansModel)} is {@code private[ml]} in Scala, i.e. public in bytecode. It has no
+     * training summary (MLlib builds one only in its own fit).
+     */
+    public org.apache.spark.ml.clustering.KMeansModel toMLlib() {
+        org.apache.spark.ml.clustering.KMeansModel m = new org.apache.spark.ml.clustering.KMeansModel(uid, toOldMLlib());
+        m = m.copy(new ParamMap().put(m.distanceMeasure(), getDistanceMeasure()));
+        m.setFeaturesCol(getFeaturesCol()).setPredictionCol(getPredictionCol());
+        return m;
+    }
+
+    /**
+     * This model as the RDD-based {@code org.apache.spark.mllib.clustering.KMeansModel} (same centres and
      * distance measure; training cost and iterations from the summary when there is one).
      */
-    public org.apache.spark.mllib.clustering.KMeansModel toMLlibModel() {
+    public org.apache.spark.mllib.clustering.KMeansModel toOldMLlib() {
         org.apache.spark.mllib.linalg.Vector[] v = new org.apache.spark.mllib.linalg.Vector[centers.length];
         for (int i = 0; i < v.length; i++) {
             v[i] = org.apache.spark.mllib.linalg.Vectors.dense(centers[i].clone());
@@ -166,6 +188,38 @@ public class GpuKMeansModel extends Model<GpuKMeansModel>
                     summary.numIter());
         }
         return new org.apache.spark.mllib.clustering.KMeansModel(v, getDistanceMeasure());
+    }
+
+    /** @deprecated named {@link #toOldMLlib()} now ({@link #toMLlib()} gives the DataFrame-based model). */
+    @Deprecated
+    public org.apache.spark.mllib.clustering.KMeansModel toMLlibModel() {
+        return toOldMLlib();
+    }
+
+    /** A model with MLlib's uid, centres, distance measure, featuresCol and predictionCol (no summary). */
+    public static GpuKMeansModel fromMLlib(org.apache.spark.ml.clustering.KMeansModel m) {
+        GpuKMeansModel g = fromOldMLlib(m.uid(), m.clusterCenters(), m.getDistanceMeasure());
+        return g.setFeaturesCol(m.getFeaturesCol()).setPredictionCol(m.getPredictionCol());
+    }
+
+    /** A model with the RDD-based model's centres and distance measure (a new uid, default columns). */
+    public static GpuKMeansModel fromOldMLlib(org.apache.spark.mllib.clustering.KMeansModel m) {
+        org.apache.spark.mllib.linalg.Vector[] c = m.clusterCenters();
+        Vector[] v = new Vector[c.length];
+        for (int i = 0; i < c.length; i++) {
+            v[i] = Vectors.dense(c[i].toArray());
+        }
+        return fromOldMLlib(Identifiable.randomUID("gpukmeans"), v, m.distanceMeasure());
+    }
+
+    private static GpuKMeansModel fromOldMLlib(String uid, Vector[] centres, String distanceMeasure) {
+        double[][] c = new double[centres.length][];
+        for (int i = 0; i < c.length; i++) {
+            c[i] = centres[i].toArray();
+        }
+        GpuKMeansModel g = new GpuKMeansModel(uid, c);
+        g.set(g.distanceMeasure(), distanceMeasure);
+        return g;
     }
 
     // ------------------------------------------------------------------ summary

@@ -10,7 +10,8 @@ import org.apache.spark.ml.param.Param;
 
 /**
  * The params of {@link GpuKMeans}: MLlib's KMeans names and defaults (k, maxIter, tol, seed, initMode, initSteps,
- * distanceMeasure, weightCol, featuresCol, predictionCol) plus backend and initialCenters. Each validator is the rule
+ * distanceMeasure, weightCol, featuresCol, predictionCol; solver and maxBlockSizeInMB accepted and ignored) plus
+ * backend and initialCenters. Each validator is the rule
  * of {@link KMeansConfig}; the defaults are {@link KMeansConfig}'s initial values.
  */
 public interface GpuKMeansParams<T extends GpuKMeansParams<T>>
@@ -51,6 +52,36 @@ public interface GpuKMeansParams<T extends GpuKMeansParams<T>>
     default DoubleMatrixParam initialCenters() {
         return slot("initialCenters", o -> new DoubleMatrixParam(o, "initialCenters", "Optional k x d starting "
                 + "centres; when set, initMode and initSteps are not used."));
+    }
+
+    /** MLlib's solver (auto|row|block, default auto): accepted for porting and ignored ({@link KMeansConfig#checkSolver}). */
+    default Param<String> solver() {
+        return slot("solver", o -> new Param<>(o, "solver", "MLlib's solver (auto|row|block), accepted for porting and "
+                + "ignored: every value runs the same packed-block engine with the same result.",
+                ParamChecks.validator(KMeansConfig::checkSolver)));
+    }
+
+    /** MLlib's maxBlockSizeInMB (&gt;= 0, default 0): accepted for porting and ignored. */
+    default DoubleParam maxBlockSizeInMB() {
+        return slot("maxBlockSizeInMB", o -> new DoubleParam(o, "maxBlockSizeInMB", "MLlib's block size limit (finite, "
+                + ">= 0; 0: automatic), accepted for porting and ignored: sizes come from the spark.sparkgpu.* "
+                + "settings and do not change the result.", ParamChecks.doubleValidator(KMeansConfig::checkMaxBlockSizeInMB)));
+    }
+
+    default String getSolver() {
+        return getOrDefault(solver());
+    }
+
+    default double getMaxBlockSizeInMB() {
+        return (Double) getOrDefault(maxBlockSizeInMB());
+    }
+
+    default T setSolver(String value) {
+        return with(solver(), value);
+    }
+
+    default T setMaxBlockSizeInMB(double value) {
+        return with(maxBlockSizeInMB(), value);
     }
 
     default int getK() {

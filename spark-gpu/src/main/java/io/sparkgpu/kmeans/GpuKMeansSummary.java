@@ -6,14 +6,18 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * Numbers describing one {@link GpuKMeans#fit} run. Unlike MLlib's {@code KMeansSummary} it keeps no
- * reference to the training data, so it is small, serializable, and saved with the model.
+ * Numbers describing one {@link GpuKMeans#fit} run, and, like MLlib's {@code KMeansSummary}, the training data
+ * with its predictions ({@link #predictions()}, {@link #cluster()}, {@link #featuresCol()},
+ * {@link #predictionCol()}). The numbers are small, serializable, and saved with the model; the predictions are a
+ * lazy {@code Dataset} (no Spark job until used) that is neither serialized nor saved, so a loaded model's
+ * summary has none ({@link #hasPredictions()}).
  */
 public final class GpuKMeansSummary implements Serializable {
     private static final long serialVersionUID = 1L;
@@ -32,6 +36,10 @@ public final class GpuKMeansSummary implements Serializable {
     private String mode = "";
     private Map<String, Double> timings = new LinkedHashMap<>();
     private double[] iterationSeconds = new double[0];
+    /** The training data with predictionCol appended, as MLlib's summary; null when loaded or deserialized. */
+    private transient Dataset<Row> predictions;
+    private String featuresCol = "";
+    private String predictionCol = "";
 
     /**
      * @param trainingCost    cost of the last Lloyd iteration's assignment (MLlib's {@code trainingCost})
@@ -74,6 +82,48 @@ public final class GpuKMeansSummary implements Serializable {
         s.timings = new LinkedHashMap<>(r.timings);
         s.iterationSeconds = r.iterationSeconds.clone();
         return s;
+    }
+
+    /** Attaches the training data's predictions (called by {@link GpuKMeans#fit}); returns this summary. */
+    GpuKMeansSummary withPredictions(Dataset<Row> predictions, String featuresCol, String predictionCol) {
+        this.predictions = predictions;
+        this.featuresCol = featuresCol;
+        this.predictionCol = predictionCol;
+        return this;
+    }
+
+    /** Whether {@link #predictions()} is available: true after a fit, false for a loaded model's summary. */
+    public boolean hasPredictions() {
+        return predictions != null;
+    }
+
+    /**
+     * The training data with {@link #predictionCol()} appended (MLlib's {@code KMeansSummary.predictions}); lazy,
+     * computed when used.
+     *
+     * @throws IllegalStateException for a loaded model's summary (predictions are not saved)
+     */
+    public Dataset<Row> predictions() {
+        if (predictions == null) {
+            throw new IllegalStateException("this k-means summary has no predictions: they are not saved with the "
+                    + "model; call model.transform(data) instead (check hasPredictions() first)");
+        }
+        return predictions;
+    }
+
+    /** The predicted cluster of every training row: {@link #predictions()}' predictionCol (as MLlib). */
+    public Dataset<Row> cluster() {
+        return predictions().select(predictionCol);
+    }
+
+    /** The features column of the fit; empty for a loaded model's summary. */
+    public String featuresCol() {
+        return featuresCol;
+    }
+
+    /** The prediction column of {@link #predictions()}; empty for a loaded model's summary. */
+    public String predictionCol() {
+        return predictionCol;
     }
 
     /**

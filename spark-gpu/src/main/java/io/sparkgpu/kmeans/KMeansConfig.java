@@ -61,6 +61,25 @@ public final class KMeansConfig implements Serializable {
         ParamChecks.oneOf("distanceMeasure", EUCLIDEAN, COSINE).check(distanceMeasure);
     }
 
+    /** MLlib's solver values, accepted for porting; every value runs the same engine (packed blocks). */
+    public static final String[] SOLVERS = {"auto", "row", "block"};
+
+    /**
+     * solver: {@code auto|row|block} as MLlib. Accepted and ignored: this engine always packs rows into blocks
+     * (GPU or CPU twin), and every value gives the same bits.
+     */
+    public static void checkSolver(String solver) {
+        ParamChecks.oneOf("solver", SOLVERS).check(solver);
+    }
+
+    /**
+     * maxBlockSizeInMB: finite, &gt;= 0 as MLlib (0: automatic). Accepted and ignored: block and memory sizes come
+     * from the engine settings ({@code spark.sparkgpu.*}), and the result does not depend on them.
+     */
+    public static void checkMaxBlockSizeInMB(double mb) {
+        require(mb >= 0 && !Double.isInfinite(mb), "maxBlockSizeInMB", "a finite number >= 0", mb);
+    }
+
     /** initialCenters: non-empty, rectangular, finite ({@link DoubleMatrixParam#check}). */
     public static void checkInitialCenters(double[][] centers) {
         DoubleMatrixParam.check(centers, "initialCenters");

@@ -15,6 +15,7 @@ import io.sparkgpu.cuda.DeviceResidentCache;
 import io.sparkgpu.cuda.SparkGpuConf;
 import io.sparkgpu.spark.BarrierStages;
 import io.sparkgpu.spark.FeatureIngest;
+import io.sparkgpu.common.Progress;
 import io.sparkgpu.spark.GpuTasks;
 import io.sparkgpu.spark.ResidentBlockSink;
 import java.util.LinkedHashMap;
@@ -248,6 +249,11 @@ final class KMeansTrainer {
         }
     }
 
+    /** The numbers of a progress line of one Lloyd iteration. */
+    static String iterationDetail(double cost, double shift) {
+        return String.format(java.util.Locale.ROOT, "cost %.6e, max centre shift %.4e", cost, shift);
+    }
+
     /** Where the Lloyd iterations of a fit run. */
     enum Mode {
         /** Small data: the driver's threads over blocks collected from the packing job, no further Spark job. */
@@ -393,6 +399,7 @@ final class KMeansTrainer {
             KMeansLloyd.Spec spec = new KMeansLloyd.Spec(k, d, cfg.maxIter, cfg.tol, cosine, scales);
             KMeansLloyd.Outcome o;
             long l0 = System.nanoTime();
+            Progress prog = Progress.start("spark-gpu k-means", cfg.maxIter);
             o = null;
             if (mode == Mode.SINGLE_STAGE) {
                 jsc.setJobDescription("spark-gpu k-means: " + cfg.maxIter + " iterations in one stage ("
@@ -427,7 +434,7 @@ final class KMeansTrainer {
             if (o != null) {
                 for (int i = 0; i < o.iterations; i++) {
                     double[] h = o.history.get(i);
-                    LOG.info("spark-gpu k-means iteration {}: cost {} max centre shift {}", i + 1, h[0], h[1]);
+                    prog.step(i + 1, "iteration", iterationDetail(h[0], h[1]));
                     if (progress != null) {
                         progress.onIteration(i + 1, h[0], h[1]);
                     }
@@ -437,7 +444,7 @@ final class KMeansTrainer {
                 jsc.setJobDescription(cfg.maxIter > 0 ? "spark-gpu k-means: iteration 1/" + cfg.maxIter
                         : "spark-gpu k-means: cluster sizes");
                 o = KMeansLloyd.run(spec, centres, bl::pass, (i, cost, shift) -> {
-                    LOG.info("spark-gpu k-means iteration {}: cost {} max centre shift {}", i, cost, shift);
+                    prog.step(i, "iteration", iterationDetail(cost, shift));
                     if (progress != null) {
                         progress.onIteration(i, cost, shift);
                     }

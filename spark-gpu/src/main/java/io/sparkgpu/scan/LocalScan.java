@@ -71,8 +71,8 @@ public final class LocalScan implements ScanResult.Runner {
     }
 
     @Override
-    public double[] replicaMaxima(ScanSpec spec, long seed, int count) {
-        return record(ScanStep.replicaMaxima(backend, t, spec, seed, 0, count, pool));
+    public double[] replicaMaxima(ScanSpec spec, long seed, int from, int count) {
+        return record(ScanStep.replicaMaxima(backend, t, spec, seed, from, from + count, pool));
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.sparkgpu.scan;
 
+import io.sparkgpu.common.Progress;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -18,13 +19,18 @@ import java.util.Map;
 public final class ScanResult implements Serializable {
     private static final long serialVersionUID = 1L;
 
+    /** Monte Carlo replicas are drawn in at most this many batches, each reported by a progress line. */
+    static final int PROGRESS_BATCHES = 10;
+    /** Fewest replicas per batch, so that a batch still keeps every task and GPU of a Spark scan busy. */
+    static final int MIN_BATCH = 64;
+
     /** Executes full scans and replica batches (on local threads, a GPU or Spark tasks). */
     public interface Runner {
         /** The best range over all ranges [0, M) under {@code spec}. */
         ScanBest best(ScanSpec spec);
 
-        /** Maximum LLR of replicas 0 .. count-1 of {@code seed}. */
-        double[] replicaMaxima(ScanSpec spec, long seed, int count);
+        /** Maximum LLR of replicas from .. from+count-1 of {@code seed}. */
+        double[] replicaMaxima(ScanSpec spec, long seed, int from, int count);
 
         /** "gpu", "cpu" or "mixed": where the work ran so far. */
         String backend();
@@ -178,7 +184,16 @@ public final class ScanResult implements Serializable {
         }
         double[] reps = new double[0];
         if (numReplicas > 0) {
-            reps = runner.replicaMaxima(spec, seed, numReplicas);
+            // in up to PROGRESS_BATCHES batches, one progress line each (replica r depends only on (seed, r), so the
+            // batches give the bits of one call)
+            reps = new double[numReplicas];
+            int batch = Math.max(MIN_BATCH, (numReplicas + PROGRESS_BATCHES - 1) / PROGRESS_BATCHES);
+            Progress progress = Progress.start("spark-gpu scan", numReplicas);
+            for (int from = 0; from < numReplicas; from += batch) {
+                int count = Math.min(batch, numReplicas - from);
+                System.arraycopy(runner.replicaMaxima(spec, seed, from, count), 0, reps, from, count);
+                progress.step(from + count, "replicas", "");
+            }
             clock = lap(times, where, REPLICAS, clock, runner);
         }
         List<ScanCluster> withP = new ArrayList<>();

@@ -120,7 +120,9 @@ final class ScanTrainer {
             final long m = bt.value().shape.ranges();
             List<Integer> ids = IntStream.range(0, p).boxed().collect(Collectors.toList());
             List<TaskOut> outs;
+            String desc = jsc.getLocalProperty("spark.job.description");
             try {
+                jsc.setJobDescription("spark-gpu scan: " + m + " ranges in " + p + (p == 1 ? " task" : " tasks"));
                 outs = jsc.parallelize(ids, p).map(i -> {
                     long[] sh = ScanShape.share(m, i, p);
                     BackendChooser.Ran<ScanBest> b = ScanStep.best(be, bt.value(), spec, sh[0], sh[1]);
@@ -128,6 +130,8 @@ final class ScanTrainer {
                 }).collect();
             } catch (Exception e) {
                 throw SparkErrors.unwrap(e);
+            } finally {
+                jsc.setJobDescription(desc);
             }
             ScanBest best = ScanBest.NONE;
             for (TaskOut o : outs) {
@@ -138,21 +142,25 @@ final class ScanTrainer {
         }
 
         @Override
-        public double[] replicaMaxima(ScanSpec spec, long seed, int count) {
+        public double[] replicaMaxima(ScanSpec spec, long seed, int from, int count) {
             final Broadcast<ScanTables> bt = tables;
             final Backend be = backend;
             final int p = Math.max(1, Math.min(parts, count));
             List<Integer> ids = IntStream.range(0, p).boxed().collect(Collectors.toList());
             List<TaskOut> outs;
+            String desc = jsc.getLocalProperty("spark.job.description");
             try {
+                jsc.setJobDescription("spark-gpu scan: Monte Carlo replicas " + (from + 1) + ".." + (from + count));
                 outs = jsc.parallelize(ids, p).map(i -> {
                     long[] sh = ScanShape.share(count, i, p);
-                    BackendChooser.Ran<double[]> mx = ScanStep.replicaMaxima(be, bt.value(), spec, seed, (int) sh[0],
-                            (int) sh[1], null);
+                    BackendChooser.Ran<double[]> mx = ScanStep.replicaMaxima(be, bt.value(), spec, seed,
+                            from + (int) sh[0], from + (int) sh[1], null);
                     return new TaskOut(null, (int) sh[0], mx.value, mx.backend(), mx.gpuSeconds());
                 }).collect();
             } catch (Exception e) {
                 throw SparkErrors.unwrap(e);
+            } finally {
+                jsc.setJobDescription(desc);
             }
             double[] all = new double[count];
             for (TaskOut o : outs) {

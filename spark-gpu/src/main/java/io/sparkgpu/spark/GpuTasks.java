@@ -64,4 +64,22 @@ public final class GpuTasks {
         }
         return sc.getConf().getDouble("spark.executor.resource.gpu.amount", 0) > 0;
     }
+
+    /**
+     * The rule of {@code backend=gpu} at {@code fit}, on the driver, before any Spark job: passes when the backend is
+     * not {@code gpu}, when executors of a cluster are given GPUs ({@code spark.executor.resource.gpu.amount > 0};
+     * they are checked by their tasks), or when the driver's JVM loads the module (local mode runs the tasks there,
+     * and a GPU host's driver sees its GPUs); otherwise a {@link io.sparkgpu.cuda.CudaException} says why and what
+     * to set.
+     */
+    public static void checkGpuBackend(SparkContext sc, Backend backend, String module, String probeKernel,
+                                       String what) {
+        if (backend != Backend.GPU) {
+            return;
+        }
+        if (!sc.isLocal() && sc.getConf().getDouble("spark.executor.resource.gpu.amount", 0) > 0) {
+            return;
+        }
+        BackendChooser.checkGpuUsable(module, probeKernel, what);
+    }
 }

@@ -139,6 +139,7 @@ public class GpuTsne extends Estimator<GpuTsneModel> implements GpuTsneParams<Gp
         TsneConfig cfg = toConfig();
         transformSchema(dataset.schema());
         TsneFit f;
+        TsneProgress progress = TsneProgress.logged(this.progress, cfg.maxIter); // one progress line per checkpoint
         if (graphMode()) {
             if (getDstCol() == null) {
                 throw new IllegalArgumentException("dstCol must be set in graph mode (srcCol is set)");

@@ -65,8 +65,8 @@ class GpuKMeansPersistenceTest {
         GpuKMeansModel loaded = GpuKMeansModel.load(path);
 
         assertEquals(model.uid(), loaded.uid());
-        double[][] a = model.clusterCenters();
-        double[][] b = loaded.clusterCenters();
+        double[][] a = model.clusterCentersArray();
+        double[][] b = loaded.clusterCentersArray();
         assertEquals(a.length, b.length);
         for (int c = 0; c < a.length; c++) {
             assertArrayEquals(a[c], b[c], 0.0, "centre " + c + " must be bit-identical");
@@ -94,6 +94,9 @@ class GpuKMeansPersistenceTest {
         assertArrayEquals(s.clusterSizes(), t.clusterSizes());
         assertArrayEquals(s.costHistory(), t.costHistory());
         assertArrayEquals(s.maxShiftHistory(), t.maxShiftHistory());
+        assertTrue(s.hasPredictions());
+        assertFalse(t.hasPredictions(), "predictions are not saved");
+        assertTrue(assertThrows(IllegalStateException.class, t::predictions).getMessage().contains("transform"));
 
         Map<Integer, Integer> before = predictions(model.transform(blobs), "cluster");
         Map<Integer, Integer> after = predictions(loaded.transform(blobs), "cluster");
@@ -139,7 +142,7 @@ class GpuKMeansPersistenceTest {
         GpuKMeansModel loaded = GpuKMeansModel.load(path);
         assertEquals("m2", loaded.uid());
         assertEquals(3, loaded.getK());
-        assertArrayEquals(new double[] {5, 5}, loaded.clusterCenters()[2], 0.0);
+        assertArrayEquals(new double[] {5, 5}, loaded.clusterCentersArray()[2], 0.0);
     }
 
     @Test
@@ -193,7 +196,7 @@ class GpuKMeansPersistenceTest {
             assertArrayEquals(init[c], back[c], 0.0);
         }
         // same params, same model
-        assertArrayEquals(est.fit(blobs).clusterCenters()[2], loaded.fit(blobs).clusterCenters()[2], 0.0);
+        assertArrayEquals(est.fit(blobs).clusterCentersArray()[2], loaded.fit(blobs).clusterCentersArray()[2], 0.0);
 
         // an estimator with defaults only keeps them as defaults
         String path2 = dir("estimator-defaults");

@@ -165,7 +165,7 @@ class GpuKMeansTest {
             est.setWeightCol("w");
         }
         GpuKMeansModel model = est.fit(blobs);
-        double[][] centres = model.clusterCenters();
+        double[][] centres = model.clusterCentersArray();
         assertEquals(3, centres.length);
         assertEquals(2, model.numFeatures());
 
@@ -232,7 +232,7 @@ class GpuKMeansTest {
             assertEquals(seen == null ? r.getInt(2) : seen, r.getInt(2));
         }
         assertNotEquals(labelOfDir.get(0), labelOfDir.get(1));
-        for (double[] c : m.clusterCenters()) {
+        for (double[] c : m.clusterCentersArray()) {
             assertEquals(1.0, Math.hypot(c[0], c[1]), 1e-12, "cosine centres are unit vectors");
         }
     }
@@ -268,7 +268,7 @@ class GpuKMeansTest {
         List<Integer> iterations = new ArrayList<>();
         GpuKMeansModel m0 = new GpuKMeans().setK(3).setMaxIter(0).setInitialCenters(init).fit(blobs);
         for (int c = 0; c < 3; c++) {
-            assertArrayEquals(init[c], m0.clusterCenters()[c], 0.0);
+            assertArrayEquals(init[c], m0.clusterCentersArray()[c], 0.0);
         }
         assertEquals(0, m0.summary().numIter());
         GpuKMeansModel m = new GpuKMeans().setK(3).setInitialCenters(init).setFeaturesCol("vec")
@@ -277,19 +277,19 @@ class GpuKMeansTest {
         assertEquals(1, iterations.get(0));
         // initial centre c lies nearest to blob c, so cluster c ends on blob c's mean
         for (int b = 0; b < 3; b++) {
-            assertArrayEquals(KMeansTestData.mean(b, false), m.clusterCenters()[b], 1e-9);
+            assertArrayEquals(KMeansTestData.mean(b, false), m.clusterCentersArray()[b], 1e-9);
         }
     }
 
     @Test
     void singlePointPredictionAndMLlibModelAgreeWithTransform() {
         GpuKMeansModel m = new GpuKMeans().setK(3).setFeaturesCol("vec").fit(blobs);
-        org.apache.spark.mllib.clustering.KMeansModel old = m.toMLlibModel();
-        Vector[] vecs = m.clusterCenterVectors();
+        org.apache.spark.mllib.clustering.KMeansModel old = m.toOldMLlib();
+        Vector[] vecs = m.clusterCenters();
         assertEquals(3, old.k());
         for (int c = 0; c < 3; c++) {
-            assertArrayEquals(m.clusterCenters()[c], vecs[c].toArray(), 0.0);
-            assertArrayEquals(m.clusterCenters()[c], old.clusterCenters()[c].toArray(), 0.0);
+            assertArrayEquals(m.clusterCentersArray()[c], vecs[c].toArray(), 0.0);
+            assertArrayEquals(m.clusterCentersArray()[c], old.clusterCenters()[c].toArray(), 0.0);
         }
         for (Row r : m.transform(blobs).select("vec", "prediction").collectAsList()) {
             Vector v = r.getAs(0);
@@ -298,13 +298,61 @@ class GpuKMeansTest {
         }
     }
 
+    /** Porting from MLlib (issue 21): Vector centres, toMLlib/fromMLlib both ways, summary predictions, solver. */
+    @Test
+    void mllibParityConversionsSummaryPredictionsAndIgnoredParams() {
+        GpuKMeansModel m = new GpuKMeans().setK(3).setFeaturesCol("vec").setPredictionCol("c")
+                .setDistanceMeasure("cosine").setSolver("block").setMaxBlockSizeInMB(4.0).fit(blobs);
+        org.apache.spark.ml.clustering.KMeansModel ml = m.toMLlib();
+        assertEquals(m.uid(), ml.uid());
+        assertEquals("cosine", ml.getDistanceMeasure());
+        assertEquals("vec", ml.getFeaturesCol());
+        Vector[] ours = m.clusterCenters();
+        Vector[] theirs = ml.clusterCenters();
+        assertEquals(ours.length, theirs.length);
+        for (int c = 0; c < ours.length; c++) {
+            assertArrayEquals(ours[c].toArray(), theirs[c].toArray(), 0.0);
+        }
+        List<Row> a = m.transform(blobs).select("c").collectAsList();
+        List<Row> b = ml.transform(blobs).select("c").collectAsList();
+        assertEquals(a, b, "MLlib's model predicts what ours predicts");
+        GpuKMeansModel back = GpuKMeansModel.fromMLlib(ml);
+        assertEquals("cosine", back.getDistanceMeasure());
+        assertEquals("c", back.getPredictionCol());
+        assertArrayEquals(m.clusterCentersArray(), back.clusterCentersArray());
+        GpuKMeansModel fromOld = GpuKMeansModel.fromOldMLlib(m.toOldMLlib());
+        assertArrayEquals(m.clusterCentersArray(), fromOld.clusterCentersArray());
+        assertEquals("cosine", fromOld.getDistanceMeasure());
+
+        GpuKMeansSummary s = m.summary();
+        assertTrue(s.hasPredictions());
+        assertEquals("c", s.predictionCol());
+        assertEquals("vec", s.featuresCol());
+        assertEquals(blobs.count(), s.predictions().count());
+        assertEquals(a, s.cluster().collectAsList(), "the summary's predictions are the model's");
+        GpuKMeansModel copy = m.copy(new ParamMap());
+        assertSame(s, copy.summary());
+
+        GpuKMeansModel plain = new GpuKMeans().setK(3).setFeaturesCol("vec").fit(blobs);
+        assertArrayEquals(plain.clusterCentersArray(),
+                new GpuKMeans().setK(3).setFeaturesCol("vec").setSolver("row").fit(blobs).clusterCentersArray(),
+                "solver is ignored");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new GpuKMeans().setSolver("x"));
+        assertTrue(e.getMessage().contains("solver"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> new GpuKMeans().setMaxBlockSizeInMB(-1));
+        assertTrue(e.getMessage().contains("maxBlockSizeInMB"), e.getMessage());
+        KMeans mllib = new KMeans();
+        assertEquals(mllib.getSolver(), new GpuKMeans().getSolver());
+        assertEquals(mllib.getMaxBlockSizeInMB(), new GpuKMeans().getMaxBlockSizeInMB());
+    }
+
     @Test
     void modelCopyKeepsCentresAndSummary() {
         GpuKMeansModel m = new GpuKMeans().setK(3).setPredictionCol("c").fit(blobs);
         GpuKMeansModel c = m.copy(new ParamMap().put(m.predictionCol(), "c2"));
         assertEquals("c2", c.getPredictionCol());
         assertEquals("c", m.getPredictionCol());
-        assertArrayEquals(m.clusterCenters()[1], c.clusterCenters()[1], 0.0);
+        assertArrayEquals(m.clusterCentersArray()[1], c.clusterCentersArray()[1], 0.0);
         assertSame(m.summary(), c.summary());
         assertSame(m.parent(), c.parent());
     }

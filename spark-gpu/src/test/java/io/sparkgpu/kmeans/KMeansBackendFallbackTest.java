@@ -138,8 +138,8 @@ class KMeansBackendFallbackTest {
         try (BackendFaults f = BackendFaults.midCall(KMeansStep.PHASE)) {
             GpuKMeansModel auto = est.copy(new org.apache.spark.ml.param.ParamMap()).setBackend("auto").fit(blobs);
             assertTrue(f.fired() > 0);
-            double[][] a = auto.clusterCenters();
-            double[][] c = cpu.clusterCenters();
+            double[][] a = auto.clusterCentersArray();
+            double[][] c = cpu.clusterCentersArray();
             for (int i = 0; i < c.length; i++) {
                 assertArrayEquals(c[i], a[i], "centre " + i);
             }

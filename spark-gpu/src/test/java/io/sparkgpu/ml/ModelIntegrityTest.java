@@ -89,7 +89,7 @@ class ModelIntegrityTest {
         assertTrue(files.stream().anyMatch(f -> f.startsWith("metadata/part-")), files.toString());
         assertTrue(files.stream().noneMatch(f -> f.contains("/.") || f.contains("/_")), "no .crc, no _SUCCESS");
         GpuKMeansModel back = GpuKMeansModel.load(dir.toString());
-        assertArrayEquals(CENTRES, back.clusterCenters());
+        assertArrayEquals(CENTRES, back.clusterCentersArray());
         assertEquals("cluster", back.getPredictionCol());
         // no Java serialization in the saved data: no file starts with its stream magic 0xACED
         for (String f : files) {
@@ -183,7 +183,7 @@ class ModelIntegrityTest {
                 .replace("\"" + ParamsIO.CAPABILITY_FIELD + "\":\"kmeans model\",", "");
         assertTrue(!old.contains(ParamsIO.FORMAT_FIELD) && !old.contains(ParamsIO.CAPABILITY_FIELD), old);
         replace(md, old.getBytes());
-        assertArrayEquals(CENTRES, GpuKMeansModel.load(dir.toString()).clusterCenters());
+        assertArrayEquals(CENTRES, GpuKMeansModel.load(dir.toString()).clusterCentersArray());
     }
 
     @Test

@@ -29,6 +29,17 @@ class ScanResultTest {
         assertEquals(0.5, ScanResult.pValue(1, new double[] {Double.NEGATIVE_INFINITY}));
     }
 
+    /** Replicas drawn in progress batches (issue 21) are those of one call: 150 = 64 + 64 + 22. */
+    @Test
+    void replicasInProgressBatchesEqualOneCall() {
+        ScanGrid g = ScanTestData.grid(ScanModel.POISSON, new ScanShape(6, 5), 7);
+        ScanTables t = ScanTables.of(g);
+        ScanSpec spec = new ScanSpec(ScanDirection.HIGH, 1, Long.MAX_VALUE, 0.5);
+        int n = 2 * ScanResult.MIN_BATCH + 22;
+        ScanResult r = LocalScan.run(t, spec, 1, n, 11, Backend.CPU, 2);
+        assertArrayEquals(ScanCpu.replicaMaxima(t, spec, 11, 0, n, null), r.replicaLlrs());
+    }
+
     @Test
     void secondaryClustersAreTheBestNonOverlappingRanges() {
         long seed = 1;

@@ -125,7 +125,7 @@ class SparkGpuResourceGpuTest {
 
     static void assertSameBits(GpuKMeansModel a, GpuKMeansModel b, String what) {
         for (int c = 0; c < K; c++) {
-            assertArrayEquals(a.clusterCenters()[c], b.clusterCenters()[c], 0.0, what + ": centre " + c);
+            assertArrayEquals(a.clusterCentersArray()[c], b.clusterCentersArray()[c], 0.0, what + ": centre " + c);
         }
         assertEquals(a.summary().trainingCost(), b.summary().trainingCost(), 0.0, what + ": training cost");
         assertArrayEquals(a.summary().clusterSizes(), b.summary().clusterSizes(), what + ": cluster sizes");

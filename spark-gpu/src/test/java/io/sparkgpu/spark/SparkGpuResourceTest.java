@@ -121,7 +121,7 @@ class SparkGpuResourceTest {
             assertEquals("cpu", m.summary().backend());
             assertEquals(5, m.summary().numIter());
             assertEquals(n, java.util.Arrays.stream(m.summary().clusterSizes()).sum());
-            centres.add(m.clusterCenters());
+            centres.add(m.clusterCentersArray());
         }
         for (int c = 0; c < k; c++) {
             assertArrayEquals(centres.get(0)[c], centres.get(1)[c], 0.0, "centre " + c + ", 1 vs 4 tasks per GPU");
@@ -173,7 +173,7 @@ class SparkGpuResourceTest {
         GpuKMeansModel one = new GpuKMeans().setK(k).setMaxIter(4).setTol(0).setInitialCenters(init).setBackend("cpu")
                 .fit(GeneratedBlobs.frame(single, n, d, k, 6, 5));
         for (int c = 0; c < k; c++) {
-            assertArrayEquals(one.clusterCenters()[c], two.clusterCenters()[c], 0.0, "centre " + c + ", 2 executors vs 1");
+            assertArrayEquals(one.clusterCentersArray()[c], two.clusterCentersArray()[c], 0.0, "centre " + c + ", 2 executors vs 1");
         }
         assertEquals(one.summary().trainingCost(), two.summary().trainingCost(), 0.0);
     }

@@ -24,7 +24,8 @@ import picocli.CommandLine.Option;
                 "at each row, the model (loadable by GpuMonotoneCdfModel.load, sparkgpu_cdf and sparkgpu_quantile) and",
                 "a PNG plot of the empirical CDF, the spline CDF and the density."},
         footer = {"", "Example:",
-                "  sparkgpu cdf --input latency.parquet --column ms --quantiles 0.5,0.99,0.999 \\",
+                "  sparkgpu cdf --input examples/latency.csv --column ms \\",
+                "      --quantiles 0.5,0.99,0.999 \\",
                 "      --model-out latency-cdf --plot latency.png"})
 final class CdfCommand extends SparkCommand implements EstimatorDefaults.Source {
     /** The options that are params of {@link GpuMonotoneCdf}: their defaults and rules are the estimator's. */

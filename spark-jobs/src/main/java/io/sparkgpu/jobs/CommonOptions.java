@@ -9,9 +9,15 @@ public final class CommonOptions {
                     + "else local[*].")
     String master;
 
-    @Option(names = "--ui", order = 101, description = "Enable the Spark web UI (off by default).")
-    boolean ui;
+    @Option(names = "--ui", negatable = true, defaultValue = "true", fallbackValue = "true", order = 101,
+            description = "The Spark web UI, with a description of every job: on by default (as Spark's); --no-ui "
+                    + "turns it off.")
+    boolean ui = true;
 
-    @Option(names = "--verbose", order = 102, description = "Print stack traces of errors and keep Spark's task-failure logs.")
+    @Option(names = "--quiet", order = 102, description = "No progress output: neither Spark's console progress bar "
+            + "nor the per-phase progress lines (iterations, phases, replicas, with elapsed time and time left).")
+    boolean quiet;
+
+    @Option(names = "--verbose", order = 103, description = "Print stack traces of errors and keep Spark's task-failure logs.")
     boolean verbose;
 }

@@ -105,4 +105,83 @@ final class DemoData {
         }, Encoders.row(schema));
         return df.withColumn("features", functions.array(functions.col("x"), functions.col("y")));
     }
+
+    // ------------------------------------------------------------------ small CSV inputs of the other demos
+
+    /** Iris as CSV (the shipped resource as it is). */
+    static String irisCsv() {
+        try (InputStream in = DemoData.class.getResourceAsStream(IRIS_RESOURCE)) {
+            if (in == null) {
+                throw new IllegalStateException("resource " + IRIS_RESOURCE + " is missing from the classpath");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** {@code n} rows {@code dose,response}: a logistic dose-response curve plus Gaussian noise (sd 0.1). */
+    static String doseCsv(int n, long seed) {
+        SplittableRandom r = new SplittableRandom(seed);
+        StringBuilder sb = new StringBuilder("dose,response\n");
+        for (int i = 0; i < n; i++) {
+            double x = Math.round(r.nextDouble(0, 10) * 100) / 100.0;
+            double y = 1 / (1 + Math.exp(-(x - 5))) + 0.1 * r.nextGaussian();
+            sb.append(x).append(',').append(Math.round(y * 1e4) / 1e4).append('\n');
+        }
+        return sb.toString();
+    }
+
+    /**
+     * A 32 x 24 grid {@code x,y,cases,pop}: populations of 200..399 per cell, cases Poisson with a rate of 2%, and
+     * 6% in the hot rectangle x 20..23, y 4..7 that the scan should find.
+     */
+    static String cellsCsv(long seed) {
+        SplittableRandom r = new SplittableRandom(seed);
+        StringBuilder sb = new StringBuilder("x,y,cases,pop\n");
+        for (int x = 0; x < 32; x++) {
+            for (int y = 0; y < 24; y++) {
+                int pop = 200 + r.nextInt(200);
+                boolean hot = x >= 20 && x <= 23 && y >= 4 && y <= 7;
+                sb.append(x).append(',').append(y).append(',').append(poisson(r, pop * (hot ? 0.06 : 0.02)))
+                        .append(',').append(pop).append('\n');
+            }
+        }
+        return sb.toString();
+    }
+
+    /** The hot rectangle of {@link #cellsCsv}: x0, x1, y0, y1. */
+    static final int[] HOT = {20, 23, 4, 7};
+
+    private static int poisson(SplittableRandom r, double mean) {
+        double l = Math.exp(-mean);
+        double p = r.nextDouble();
+        int c = 0;
+        while (p > l) {
+            p *= r.nextDouble();
+            c++;
+        }
+        return c;
+    }
+
+    /** {@code n} rows {@code hour,amount}: hours of a day (busier in the afternoon) and amounts. */
+    static String hoursCsv(int n, long seed) {
+        SplittableRandom r = new SplittableRandom(seed);
+        StringBuilder sb = new StringBuilder("hour,amount\n");
+        for (int i = 0; i < n; i++) {
+            int h = (int) Math.floorMod(Math.round(15 + 4 * r.nextGaussian()), 24);
+            sb.append(h).append(',').append(Math.round(r.nextDouble(1, 100) * 100) / 100.0).append('\n');
+        }
+        return sb.toString();
+    }
+
+    /** {@code n} rows {@code latency}: log-normal response times (median 20 ms). */
+    static String latencyCsv(int n, long seed) {
+        SplittableRandom r = new SplittableRandom(seed);
+        StringBuilder sb = new StringBuilder("latency\n");
+        for (int i = 0; i < n; i++) {
+            sb.append(Math.round(20 * Math.exp(0.5 * r.nextGaussian()) * 1000) / 1000.0).append('\n');
+        }
+        return sb.toString();
+    }
 }

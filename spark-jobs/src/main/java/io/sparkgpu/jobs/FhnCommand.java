@@ -34,7 +34,8 @@ import picocli.CommandLine.Option;
                 "plus waveSpeed, pulseCount, maxV, propagated, finalTime and solver statistics."},
         footer = {"", "Examples:",
                 "  sparkgpu fhn --initial gaussian --stimulus none --plot pulses.png",
-                "  sparkgpu fhn --input params.csv --output results.parquet --scheme crank-nicolson"})
+                "  sparkgpu fhn --input examples/params.csv --output results.parquet \\",
+                "      --scheme crank-nicolson"})
 final class FhnCommand extends SparkCommand implements EstimatorDefaults.Source {
     /** The options that are params of {@link GpuFitzHughNagumo}: their defaults and rules are the transformer's. */
     static final Map<String, String> PARAMS = params();

@@ -203,21 +203,23 @@ final class InputData {
 
     /**
      * Resolves {@code --features}: one vector or numeric-array column is used as it is; otherwise every listed
-     * column must be numeric and they are assembled (as doubles) into a new array column.
+     * column (items may be ranges {@code FROM..TO} or prefixes {@code PREFIX*}, see {@link #expand}) must be numeric and they are assembled (as doubles) into a new array column.
      */
     static Features features(Dataset<Row> df, String spec, String option, CommandLine cl) {
+        StructType schema = df.schema();
         List<String> names = new ArrayList<>();
         for (String s : spec.split(",", -1)) {
             String t = s.trim();
             if (t.isEmpty()) {
                 throw new ParameterException(cl, option + ": empty column name in '" + spec + "'");
             }
-            if (names.contains(t)) {
-                throw new ParameterException(cl, option + ": column '" + t + "' is listed twice");
+            for (String n : expand(schema, t, option, cl)) {
+                if (names.contains(n)) {
+                    throw new ParameterException(cl, option + ": column '" + n + "' is listed twice");
+                }
+                names.add(n);
             }
-            names.add(t);
         }
-        StructType schema = df.schema();
         if (names.size() == 1) {
             StructField f = field(schema, names.get(0), option, cl);
             DataType t = f.dataType();
@@ -240,6 +242,48 @@ final class InputData {
         }
         String col = freshName(schema, "features");
         return new Features(df.withColumn(col, functions.array(cols.toArray(new Column[0]))), col, resolved, true);
+    }
+
+    /**
+     * One item of a column list: {@code FROM..TO} is every column from FROM through TO in the input's order (e.g.
+     * {@code p0..p63}), {@code PREFIX*} every column whose name starts with PREFIX, in the input's order; anything
+     * else is one column's name (checked later).
+     */
+    static List<String> expand(StructType schema, String item, String option, CommandLine cl) {
+        String[] all = schema.fieldNames();
+        List<String> out = new ArrayList<>();
+        int dots = item.indexOf("..");
+        if (dots >= 0) {
+            String from = item.substring(0, dots).trim();
+            String to = item.substring(dots + 2).trim();
+            int a = java.util.Arrays.asList(all).indexOf(from);
+            int b = java.util.Arrays.asList(all).indexOf(to);
+            if (from.isEmpty() || to.isEmpty() || a < 0 || b < 0) {
+                throw new ParameterException(cl, option + ": the range '" + item + "' must name two columns of the "
+                        + "input (FROM..TO)" + (a < 0 && !from.isEmpty() ? "; no column '" + from + "'"
+                        : b < 0 && !to.isEmpty() ? "; no column '" + to + "'" : ""));
+            }
+            if (b < a) {
+                throw new ParameterException(cl, option + ": the range '" + item + "' must go forwards: '" + to
+                        + "' comes before '" + from + "' in the input");
+            }
+            out.addAll(java.util.Arrays.asList(all).subList(a, b + 1));
+            return out;
+        }
+        if (item.endsWith("*")) {
+            String prefix = item.substring(0, item.length() - 1);
+            for (String n : all) {
+                if (n.startsWith(prefix)) {
+                    out.add(n);
+                }
+            }
+            if (out.isEmpty()) {
+                throw new ParameterException(cl, option + ": no column of the input starts with '" + prefix + "'");
+            }
+            return out;
+        }
+        out.add(item);
+        return out;
     }
 
     static StructField field(StructType schema, String name, String option, CommandLine cl) {

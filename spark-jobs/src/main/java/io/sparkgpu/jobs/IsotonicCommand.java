@@ -27,7 +27,8 @@ import picocli.CommandLine.Option;
                 "Prints a summary; optionally writes predictions, the model (loadable by GpuIsotonicRegressionModel.load",
                 "and sparkgpu_isotonic_predict) and a PNG plot of the data and the fit."},
         footer = {"", "Example:",
-                "  sparkgpu isotonic --input scores.csv --feature score --label clicked \\",
+                "  sparkgpu isotonic --input examples/scores.csv --feature score \\",
+                "      --label clicked \\",
                 "      --output calibrated.parquet --model-out iso-model --plot fit.png"})
 final class IsotonicCommand extends SparkCommand implements EstimatorDefaults.Source {
     /** The options that are params of {@link GpuIsotonicRegression}: their defaults and rules are the estimator's. */

@@ -32,7 +32,7 @@ import picocli.CommandLine.Option;
         description = {"Cluster the rows of a CSV or Parquet file with k-means (GPU when usable, else CPU).",
                 "Prints per-iteration progress and a summary; optionally writes predictions, the model and a plot."},
         footer = {"", "Example:",
-                "  sparkgpu kmeans --input points.csv --features x,y -k 8 \\",
+                "  sparkgpu kmeans --input examples/points.csv --features x,y -k 8 \\",
                 "      --output pred.parquet --model-out model --plot clusters.png"})
 final class KMeansCommand extends SparkCommand implements EstimatorDefaults.Source {
     /** The options that are params of {@link GpuKMeans}: their defaults and rules are the estimator's. */
@@ -53,7 +53,9 @@ final class KMeansCommand extends SparkCommand implements EstimatorDefaults.Sour
     InputData.Format format;
 
     @Option(names = "--features", required = true, paramLabel = "COLS",
-            description = "Comma-separated numeric columns (assembled into one array<double>), or one vector/array column.")
+            description = "Comma-separated numeric columns (assembled into one array<double>), or one vector/array column. "
+                    + "An item FROM..TO is every column from FROM through TO in the input's order (e.g. p0..p63); "
+                    + "PREFIX* every column whose name starts with PREFIX.")
     String features;
 
     @Option(names = "--weight", paramLabel = "COL", description = "Numeric column of non-negative point weights.")
@@ -97,7 +99,9 @@ final class KMeansCommand extends SparkCommand implements EstimatorDefaults.Sour
     String predictionCol;
 
     @Option(names = "--model-out", paramLabel = "DIR",
-            description = "Write the model: DIR/centers (Parquet: cluster, center) and DIR/summary.json.")
+            description = "Write the model: a GpuKMeansModel in Spark ML's layout (DIR/metadata, DIR/data, "
+                    + "DIR/summary; GpuKMeansModel.load(DIR) and sparkgpu_kmeans_predict(DIR, ...) read it) plus "
+                    + "DIR/summary.json, a readable record of the run.")
     String modelOut;
 
     @Option(names = "--overwrite", description = "Replace --output, --model-out and --plot if they exist (only "
@@ -179,8 +183,7 @@ final class KMeansCommand extends SparkCommand implements EstimatorDefaults.Sour
             SafeOutput plotTarget = checkFile(spark, plot, "--plot", overwrite, input);
             // without --output the prediction column is never written: any free name passes the estimator's check
             est.setFeaturesCol(feats.column).setWeightCol(weightCol)
-                    .setPredictionCol(output != null ? predictionCol : InputData.freshName(feats.df.schema(), predictionCol))
-                    .setProgress(KMeansReport.progress(out));
+                    .setPredictionCol(output != null ? predictionCol : InputData.freshName(feats.df.schema(), predictionCol));
 
             out.printf(Locale.ROOT, "k-means: input %s, features %s, k=%d, distance %s, init %s, backend %s, master %s%n",
                     input, feats.names != null ? String.join(",", feats.names) : feats.column, est.getK(), distance,
@@ -218,7 +221,7 @@ final class KMeansCommand extends SparkCommand implements EstimatorDefaults.Sour
                         KMeansReport.Sample s = KMeansReport.sample(data, model, plotPoints, est.getSeed(), 0, 1);
                         plotTarget.writePng(KMeansReport.clustersChart(String.format(Locale.ROOT, "k-means, k=%d (%s, %s distance)",
                                 est.getK(), input, distance), feats.axisName(0), feats.axisName(1), s,
-                                model.clusterCenters(), 0, 1));
+                                model.clusterCentersArray(), 0, 1));
                         out.println("  plot          " + plot + " (" + s.x.length + " points)");
                     }
                 }

@@ -20,14 +20,6 @@ final class KMeansReport {
     private KMeansReport() {
     }
 
-    /** Prints one line per Lloyd iteration. */
-    static KMeansProgress progress(PrintWriter out) {
-        return (iteration, cost, maxShift) -> {
-            out.printf(Locale.ROOT, "  iteration %3d   cost %.6e   max centre shift %.4e%n", iteration, cost, maxShift);
-            out.flush();
-        };
-    }
-
     /** The summary of a fitted model (k, iterations, cost, sizes, backend) and the times. */
     static void summary(PrintWriter out, GpuKMeansModel model, double trainSeconds, double wallSeconds) {
         GpuKMeansSummary r = model.summary();

@@ -41,7 +41,7 @@ final class ModelOutput {
         summary.put("cost", r.finalCost());
         summary.put("clusterSizes", r.clusterSizes());
         summary.put("backend", r.backend());
-        summary.put("centers", model.clusterCenters());
+        summary.put("centers", model.clusterCentersArray());
         write(target, model, summary);
     }
 

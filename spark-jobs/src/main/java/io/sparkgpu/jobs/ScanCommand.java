@@ -26,9 +26,11 @@ import picocli.CommandLine.Option;
                 "Input: one row per grid cell (integer coordinates, cases, baseline) or one row per point (real "
                         + "coordinates binned onto --grid bins, a case flag or count)."},
         footer = {"", "Examples:",
-                "  sparkgpu scan --input cells.csv --coords x,y --cases cases --baseline pop \\",
+                "  sparkgpu scan --input examples/cells.csv --coords x,y \\",
+                "      --cases cases --baseline pop \\",
                 "      --report scan.json --csv clusters.csv --heatmap grid.png",
-                "  sparkgpu scan --input points.parquet --input-type points --coords lon,lat --grid 128,128 \\",
+                "  sparkgpu scan --input examples/cases.csv --input-type points \\",
+                "      --coords lon,lat --grid 32,32 \\",
                 "      --cases sick --statistic bernoulli --replicas 999 --heatmap map.png"})
 final class ScanCommand extends SparkCommand implements EstimatorDefaults.Source {
     /** The options that are params of {@link GpuScanStatistic} with the estimator's defaults. */

@@ -32,7 +32,7 @@ import picocli.CommandLine.Option;
         description = {"Sort the rows of a CSV or Parquet file by one column (GPU when usable, else CPU).",
                 "Equal keys keep their input order. Writes the sorted rows; optionally a PNG of the key histogram."},
         footer = {"", "Example:",
-                "  sparkgpu sort --input events.parquet --key hour --descending \\",
+                "  sparkgpu sort --input examples/events.csv --key hour --descending \\",
                 "      --output sorted.parquet --plot hours.png"})
 final class SortCommand extends SparkCommand {
     enum OutputFormat { parquet, csv }

@@ -95,7 +95,12 @@ abstract class SparkCommand implements Callable<Integer> {
         if (!common.verbose) {
             Logs.quietTaskFailures();
         }
-        return SparkSessions.builder(appName).master(common.master).ui(common.ui).getOrCreate();
+        PrintWriter console = out();
+        io.sparkgpu.common.Progress.setSink(common.quiet ? line -> { } : line -> {
+            console.println("  " + line);
+            console.flush();
+        });
+        return SparkSessions.builder(appName).master(common.master).ui(common.ui).quiet(common.quiet).getOrCreate();
     }
 
     /** The CSV inputs this run read (explained by {@link SparkGpuCli} when a malformed row fails the job). */

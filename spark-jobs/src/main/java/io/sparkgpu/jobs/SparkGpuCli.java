@@ -61,6 +61,7 @@ public final class SparkGpuCli implements Callable<Integer> {
         try {
             return cl.execute(args);
         } finally {
+            io.sparkgpu.common.Progress.setSink(null); // a command's console is not the next caller's
             out.flush();
             err.flush();
         }

@@ -9,8 +9,9 @@ import org.apache.spark.sql.SparkSession;
  * Builds the SparkSession of a job the same way for every command.
  *
  * <p>Settings that spark-submit (or spark-defaults.conf) already made are kept: the master is only defaulted
- * to {@code local[*]} when {@code spark.master} is unset, the web UI is switched off unless asked for, and the
- * spark-gpu SQL extensions are registered only when their class is on the classpath.
+ * to {@code local[*]} when {@code spark.master} is unset, the web UI is Spark's (on unless configured off or
+ * {@code --no-ui}), Spark's console progress bar is on unless configured or {@code --quiet}, and the spark-gpu SQL
+ * extensions are registered only when their class is on the classpath.
  */
 public final class SparkSessions {
     public static final String DEFAULT_MASTER = "local[*]";
@@ -44,7 +45,8 @@ public final class SparkSessions {
     public static final class Builder {
         private final String appName;
         private String master;
-        private boolean ui;
+        private boolean ui = true;
+        private boolean quiet;
         private final Map<String, String> conf = new LinkedHashMap<>();
 
         private Builder(String appName) {
@@ -57,9 +59,15 @@ public final class SparkSessions {
             return this;
         }
 
-        /** Enables the Spark web UI (off by default). */
+        /** false turns the Spark web UI off; true (default) leaves it as configured (Spark's default: on). */
         public Builder ui(boolean ui) {
             this.ui = ui;
+            return this;
+        }
+
+        /** true turns Spark's console progress bar off (default: on unless configured). */
+        public Builder quiet(boolean quiet) {
+            this.quiet = quiet;
             return this;
         }
 
@@ -76,14 +84,14 @@ public final class SparkSessions {
             if (m != null) {
                 s.put("spark.master", m);
             }
-            if (ui) {
-                s.put("spark.ui.enabled", "true");
-            } else if (!existing.contains("spark.ui.enabled")) {
+            if (!ui) {
                 s.put("spark.ui.enabled", "false");
             }
-            // The CLI prints its own per-iteration progress; Spark's stage bar would garble it.
-            if (!existing.contains("spark.ui.showConsoleProgress")) {
+            // Spark's stage bar (stderr) is off by default outside its shells: on here, as issue 21 asks
+            if (quiet) {
                 s.put("spark.ui.showConsoleProgress", "false");
+            } else if (!existing.contains("spark.ui.showConsoleProgress")) {
+                s.put("spark.ui.showConsoleProgress", "true");
             }
             if (!existing.contains("spark.sql.extensions") && extensionsAvailable()) {
                 s.put("spark.sql.extensions", EXTENSIONS_CLASS);

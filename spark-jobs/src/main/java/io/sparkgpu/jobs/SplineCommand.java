@@ -24,8 +24,9 @@ import picocli.CommandLine.Option;
                 "(loadable by GpuMonotoneSplineModel.load and sparkgpu_spline_eval) and a PNG plot of the data, the",
                 "spline and its derivative."},
         footer = {"", "Example:",
-                "  sparkgpu spline --input dose.csv --x dose --y response --smoothing isotonic \\",
-                "      --output fitted.csv --output-format csv --model-out spline-model --plot spline.png"})
+                "  sparkgpu spline --input examples/dose.csv --x dose --y response \\",
+                "      --smoothing isotonic --output fitted.csv --output-format csv \\",
+                "      --model-out spline-model --plot spline.png"})
 final class SplineCommand extends SparkCommand implements EstimatorDefaults.Source {
     /** The options that are params of {@link GpuMonotoneSpline}: their defaults and rules are the estimator's. */
     static final Map<String, String> PARAMS = Map.of("--kind", "kind", "--smoothing", "smoothing", "--extrapolate",

@@ -34,7 +34,7 @@ import picocli.CommandLine.Option;
                 + "else CPU).", "Prints the KL divergence every 50 iterations, quality on a sample and the time per "
                 + "phase; optionally writes the embedding, the model and a scatter plot."},
         footer = {"", "Example:",
-                "  sparkgpu tsne --input digits.csv --features p0,p1,...,p63 --label digit \\",
+                "  sparkgpu tsne --input examples/digits.csv --features p0..p63 --label digit \\",
                 "      --output embedding.parquet --plot digits.png"})
 final class TsneCommand extends SparkCommand implements EstimatorDefaults.Source {
     /** The options that are params of {@link GpuTsne}: their defaults and rules are the estimator's. */
@@ -268,8 +268,7 @@ final class TsneCommand extends SparkCommand implements EstimatorDefaults.Source
             String labelCol = label == null ? null
                     : InputData.field(raw.schema(), label.trim(), "--label", commandLine()).name();
             // the CLI writes the embedding itself: any free name passes the estimator's check of its output column
-            est.setIdCol(idCol).setOutputCol(InputData.freshName(raw.schema(), est.getOutputCol()))
-                    .setProgress(new TsneProgressPrinter(out));
+            est.setIdCol(idCol).setOutputCol(InputData.freshName(raw.schema(), est.getOutputCol()));
             GpuTsneModel model;
             Object[] labels = null;
             if (graph != null) {
@@ -323,21 +322,6 @@ final class TsneCommand extends SparkCommand implements EstimatorDefaults.Source
             printSummary(out, fit, secondsSince(t0));
         }
         return SparkGpuCli.EXIT_OK;
-    }
-
-    /** Prints the KL reports as they come. */
-    static final class TsneProgressPrinter implements io.sparkgpu.tsne.TsneProgress {
-        private final PrintWriter out;
-
-        TsneProgressPrinter(PrintWriter out) {
-            this.out = out;
-        }
-
-        @Override
-        public void onKl(int iteration, double kl) {
-            out.printf(Locale.ROOT, "  iteration %5d  KL %.6f%n", iteration, kl);
-            out.flush();
-        }
     }
 
     static void printSummary(PrintWriter out, TsneFit fit, double seconds) {

@@ -9,7 +9,7 @@ final class CliRun {
     final String out;
     final String err;
 
-    private CliRun(int exitCode, String out, String err) {
+    CliRun(int exitCode, String out, String err) {
         this.exitCode = exitCode;
         this.out = out;
         this.err = err;

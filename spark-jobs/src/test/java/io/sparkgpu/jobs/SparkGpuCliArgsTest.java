@@ -131,13 +131,19 @@ class SparkGpuCliArgsTest {
     @Test
     void sessionSettingsKeepExistingConfiguration() {
         Map<String, String> plain = SparkSessions.builder("t").settings(new SparkConf(false));
-        assertEquals("false", plain.get("spark.ui.enabled"));
+        assertNull(plain.get("spark.ui.enabled"), "the web UI is Spark's (on) by default");
+        assertEquals("true", plain.get("spark.ui.showConsoleProgress"), "Spark's progress bar is on by default");
+        Map<String, String> quiet = SparkSessions.builder("t").quiet(true).settings(
+                new SparkConf(false).set("spark.ui.showConsoleProgress", "true"));
+        assertEquals("false", quiet.get("spark.ui.showConsoleProgress"), "--quiet wins");
+        assertFalse(SparkSessions.builder("t").settings(new SparkConf(false).set("spark.ui.showConsoleProgress",
+                "false")).containsKey("spark.ui.showConsoleProgress"), "a configured bar is kept");
         assertEquals("local[*]", plain.get("spark.master"));
         // the extensions class is not part of this branch: it must then not be configured
         assertEquals(SparkSessions.extensionsAvailable(), plain.containsKey("spark.sql.extensions"));
 
-        Map<String, String> withUi = SparkSessions.builder("t").ui(true).settings(new SparkConf(false));
-        assertEquals("true", withUi.get("spark.ui.enabled"));
+        Map<String, String> noUi = SparkSessions.builder("t").ui(false).settings(new SparkConf(false));
+        assertEquals("false", noUi.get("spark.ui.enabled"));
 
         SparkConf configured = new SparkConf(false).set("spark.master", "spark://h:7077")
                 .set("spark.sql.extensions", "com.example.Ext");

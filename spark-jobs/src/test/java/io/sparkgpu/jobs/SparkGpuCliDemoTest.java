@@ -48,7 +48,8 @@ class SparkGpuCliDemoTest {
     @Test
     void demoRunsIrisAndBlobsAndWritesPlots() throws Exception {
         Path outDir = tmp.resolve("demo");
-        CliRun r = CliRun.of("demo", "--points", "20000", "--out-dir", outDir.toString(), "--master", "local[2]");
+        CliRun r = CliRun.of("demo", "--only", "kmeans", "--points", "20000", "--out-dir", outDir.toString(),
+                "--master", "local[2]");
         assertEquals(0, r.exitCode, r::toString);
 
         List<Double> purities = values(r.out, "purity +([0-9.]+)");
@@ -80,6 +81,36 @@ class SparkGpuCliDemoTest {
             assertEquals(Plots.HEIGHT, img.getHeight(), name);
             assertTrue(SparkGpuCliKMeansTest.distinctColours(img) > 8, name + " is not blank");
         }
+    }
+
+    /** Every other capability's demo, in one run (--only all but k-means), each with its plot (issue 21 item 7). */
+    @Test
+    void demoRunsEveryOtherCapabilityWithPlots() throws Exception {
+        Path outDir = tmp.resolve("all");
+        List<String> others = DemoCommand.DEMOS.subList(1, DemoCommand.DEMOS.size());
+        CliRun r = CliRun.of("demo", "--only", String.join(",", others), "--out-dir", outDir.toString(),
+                "--master", "local[2]", "--backend", "cpu");
+        assertEquals(0, r.exitCode, r::toString);
+        for (String d : others) {
+            assertTrue(r.out.contains("== " + d + " =="), d + "\n" + r);
+            Path png = outDir.resolve(DemoCommand.PLOT_OF.get(d));
+            BufferedImage img = ImageIO.read(png.toFile());
+            assertNotNull(img, d + ": " + png + " decodes\n" + r);
+            assertTrue(SparkGpuCliKMeansTest.distinctColours(img) > 4, d + ": " + png + " is not blank");
+        }
+        for (String done : new String[] {"isotonic finished", "scan finished", "t-SNE finished", "sort finished",
+            "spline finished", "cdf finished"}) {
+            assertTrue(r.out.contains(done), done + "\n" + r);
+        }
+        assertTrue(r.out.contains("demo finished"), r::toString);
+        assertTrue(!r.out.contains("== kmeans =="), r::toString);
+
+        // the outputs are checked before any work: a second run without --overwrite refuses at once
+        CliRun again = CliRun.of("demo", "--only", "fhn", "--out-dir", outDir.toString(), "--master", "local[2]");
+        assertEquals(SparkGpuCli.EXIT_USAGE, again.exitCode, again::toString);
+        CliRun bad = CliRun.of("demo", "--only", "kmeans,nope", "--out-dir", tmp.resolve("x").toString());
+        assertEquals(SparkGpuCli.EXIT_USAGE, bad.exitCode, bad::toString);
+        assertTrue(bad.err.contains("--only") && bad.err.contains("nope"), bad::toString);
     }
 
     @Test

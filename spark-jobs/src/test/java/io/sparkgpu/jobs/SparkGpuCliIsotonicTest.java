@@ -46,6 +46,22 @@ class SparkGpuCliIsotonicTest {
                 "--output", out.toString(), "--plot", plot.toString());
         assertEquals(0, r.exitCode, r.toString());
         assertTrue(r.out.contains("isotonic finished"), r.out);
+        // progress (issue 21): one line per phase, with elapsed time and time left; the last says done
+        java.util.regex.Matcher ph = java.util.regex.Pattern.compile(
+                "isotonic: phase (\\d+)/(\\d+) \\(([a-z+ ]+) done\\), [0-9.]+ s elapsed(, about [0-9.]+ s left|, done)?")
+                .matcher(r.out);
+        int phases = 0;
+        boolean done = false;
+        while (ph.find()) {
+            phases++;
+            done = ", done".equals(ph.group(4));
+        }
+        assertTrue(phases >= 3 && done, r.out);
+        assertTrue(r.out.contains("about "), r.out);
+        CliRun quiet = CliRun.of("isotonic", "--master", "local[2]", "--input", csv.toString(), "--feature", "score",
+                "--label", "clicked", "--backend", "cpu", "--quiet");
+        assertEquals(0, quiet.exitCode, quiet.toString());
+        assertTrue(quiet.out.contains("isotonic finished") && !quiet.out.contains("isotonic: phase"), quiet.out);
         BufferedImage img = ImageIO.read(plot.toFile());
         assertNotNull(img);
         assertTrue(img.getWidth() > 500);

@@ -69,7 +69,8 @@ class SparkGpuCliKMeansTest {
         assertEquals(0, r.exitCode, r::toString);
 
         // console: one progress line per iteration and the summary
-        Matcher it = Pattern.compile("iteration +(\\d+) +cost ([0-9.e+-]+) +max centre shift ([0-9.e+-]+)").matcher(r.out);
+        Matcher it = Pattern.compile(
+                "k-means: iteration (\\d+)/\\d+ \\(cost ([0-9.e+-]+), max centre shift ([0-9.e+-]+)\\), [0-9.]+ s elapsed").matcher(r.out);
         int lines = 0;
         while (it.find()) {
             lines++;
@@ -119,7 +120,7 @@ class SparkGpuCliKMeansTest {
             io.sparkgpu.kmeans.GpuKMeansModel loaded = io.sparkgpu.kmeans.GpuKMeansModel.load(model.toString());
             assertEquals(3, loaded.summary().k(), "the saved model carries its training summary");
             assertArrayEquals(new long[] {100, 100, 100}, java.util.Arrays.stream(loaded.summary().clusterSizes()).sorted().toArray());
-            double[][] centres = loaded.clusterCenters();
+            double[][] centres = loaded.clusterCentersArray();
             assertEquals(3, centres.length);
             for (int c = 0; c < 3; c++) {
                 List<Double> centre = new java.util.ArrayList<>();

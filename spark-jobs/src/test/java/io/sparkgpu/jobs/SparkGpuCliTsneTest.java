@@ -51,7 +51,8 @@ class SparkGpuCliTsneTest {
                 png.toString(), "--master", "local[2]");
         assertEquals(0, r.exitCode, r::toString);
         assertTrue(r.out.contains("t-SNE finished"), r::toString);
-        assertTrue(r.out.contains("iteration   200  KL"), r::toString);
+        assertTrue(r.out.contains("t-SNE: iteration 200/200 (KL"), r::toString);
+        assertEquals(1, r.out.split("t-SNE: iteration 200/200 ", -1).length - 1, "iteration 200 once: " + r);
         assertTrue(r.out.contains("trustworthiness"), r::toString);
 
         List<String> lines;

@@ -402,7 +402,7 @@ public final class EndToEndBenchmark {
         res.iterations = m.summary().numIter();
         res.cost = m.summary().trainingCost();
         res.backend = m.summary().backend();
-        double[][] cs = m.clusterCenters();
+        double[][] cs = m.clusterCentersArray();
         res.centres = new double[o.k * o.d];
         for (int c = 0; c < o.k; c++) {
             System.arraycopy(cs[c], 0, res.centres, c * o.d, o.d);
