@@ -94,7 +94,7 @@ class TwoExecutorFitsGpuTest {
             for (int y = 0; y < 48; y++) {
                 double pop = 50 + r.nextInt(200);
                 double rate = (x >= 10 && x < 16 && y >= 20 && y < 25) ? 0.05 : 0.02;
-                rows.add(RowFactory.create(x, y, (double) Math.round(pop * rate + r.nextGaussian()), pop));
+                rows.add(RowFactory.create(x, y, (double) Math.max(0, Math.round(pop * rate + r.nextGaussian())), pop));
             }
         }
         Dataset<Row> df = spark.createDataFrame(rows, schema).repartition(8);
