@@ -85,12 +85,43 @@ final class InputData {
             // The failure is explained, file and line, by explainMalformedCsv.
             spark.conf().set("spark.sql.csv.parser.columnPruning.enabled", "false");
             if (cl.getCommand() instanceof SparkCommand) {
-                ((SparkCommand) cl.getCommand()).csvInputs.add(input);
+                SparkCommand cmd = (SparkCommand) cl.getCommand();
+                cmd.csvInputs.add(input);
+                if (cmd.common.skipBad) {
+                    return readSkippingBad(spark, input, cmd.out());
+                }
             }
             return spark.read().option("header", "true").option("inferSchema", "true").option("mode", "FAILFAST")
                     .csv(input);
         }
         return spark.read().parquet(input);
+    }
+
+    /**
+     * {@code --skip-bad}: the CSV {@code input} without its malformed rows (a row whose number of fields differs from
+     * the header's), whose count and first example (file and text) are printed to {@code out}; nothing is skipped
+     * silently. The schema is inferred as without the option (extra fields do not change it), then the files are
+     * read again with that schema and a corrupt-record column, cached, and the rows where it is set are dropped.
+     */
+    static Dataset<Row> readSkippingBad(SparkSession spark, String input, java.io.PrintWriter out) {
+        StructType inferred = spark.read().option("header", "true").option("inferSchema", "true")
+                .option("mode", "DROPMALFORMED").csv(input).schema();
+        String corrupt = freshName(inferred, "_corrupt_record");
+        Dataset<Row> all = spark.read().option("header", "true").option("mode", "PERMISSIVE")
+                .option("columnNameOfCorruptRecord", corrupt)
+                .schema(inferred.add(corrupt, DataTypes.StringType, true)).csv(input)
+                .withColumn(corrupt + "_file", functions.input_file_name()).cache();
+        Column bad = all.col(quote(corrupt)).isNotNull();
+        long skipped = all.where(bad).count();
+        if (skipped > 0) {
+            Row first = all.where(bad).select(quote(corrupt + "_file"), quote(corrupt)).first();
+            out.printf(java.util.Locale.ROOT, "--skip-bad: skipped %d malformed CSV row%s of %s (not the header's "
+                    + "%d fields), e.g. in %s: %s%n", skipped, skipped == 1 ? "" : "s", input, inferred.size(),
+                    first.getString(0), first.getString(1));
+        } else {
+            out.printf("--skip-bad: no malformed CSV rows in %s%n", input);
+        }
+        return all.where(functions.not(bad)).drop(corrupt, corrupt + "_file");
     }
 
     /** Marks Spark's failure on a malformed CSV record (FAILFAST mode). */

@@ -232,6 +232,24 @@ class SparkGpuCliKMeansTest {
         assertTrue(m.err.contains("line 4: 1 fields where the header has 2 (a, b); column 'b' is missing"), m::toString);
     }
 
+    @Test
+    void skipBadDropsMalformedRowsAndReportsThem() throws Exception {
+        Path csv = tmp.resolve("dirty.csv");
+        Files.writeString(csv, "a,b\n1,2\n\n3,4,5\n6,7\n8,9\n10\n0,1\n");
+        Path out = tmp.resolve("pred");
+        CliRun r = CliRun.of("kmeans", "--input", csv.toString(), "--features", "a,b", "-k", "2", "--skip-bad",
+                "--output", out.toString(), "--master", "local[2]");
+        assertEquals(0, r.exitCode, r::toString);
+        assertTrue(r.out.contains("--skip-bad: skipped 2 malformed CSV rows of " + csv + " (not the header's 2 fields)"
+                + ", e.g. in file:" + csv + ": 3,4,5"), r::toString);
+        SparkSession spark = verifier();
+        assertEquals(4, spark.read().parquet(out.toString()).count(), "the 4 good rows, each predicted");
+        CliRun clean = CliRun.of("kmeans", "--input", writeBlobsCsv(tmp.resolve("clean.csv")).toString(),
+                "--features", "a,b,c", "-k", "3", "--skip-bad", "--master", "local[2]");
+        assertEquals(0, clean.exitCode, clean::toString);
+        assertTrue(clean.out.contains("--skip-bad: no malformed CSV rows in "), clean::toString);
+    }
+
     static int distinctColours(BufferedImage img) {
         Set<Integer> colours = new HashSet<>();
         for (int y = 0; y < img.getHeight(); y += 3) {
