@@ -189,6 +189,30 @@ class DirtyInputFuzzTest {
         assertTrue(e.getMessage().contains("weightCol 'w'"), e.getMessage());
     }
 
+    /**
+     * Finite values too large for the exact accumulators (issue 18 item 4): a result, or an error naming the
+     * column, never the accumulator's own "fixed-point bound" message.
+     */
+    @Test
+    void hugeFiniteValues() {
+        SparkSession spark = SparkTestSession.get();
+        for (double big : new double[] {1e154, 1e300, Double.MAX_VALUE}) {
+            List<Row> rows = new ArrayList<>();
+            for (int i = 0; i < 12; i++) {
+                rows.add(RowFactory.create(Vectors.dense(i == 5 ? big : i, i % 3), 1.0));
+            }
+            Dataset<Row> df = spark.createDataFrame(rows, VW);
+            try {
+                for (double[] c : new GpuKMeans().setK(2).setWeightCol("w").setBackend("cpu").fit(df)
+                        .clusterCenters()) {
+                    finite(c, "a centre");
+                }
+            } catch (IllegalArgumentException e) {
+                assertTrue(e.getMessage().contains("featuresCol 'features'"), big + ": " + e.getMessage());
+            }
+        }
+    }
+
     @Test
     void isotonic() {
         StructType schema = new StructType().add("label", DataTypes.DoubleType).add("features", DataTypes.DoubleType)
