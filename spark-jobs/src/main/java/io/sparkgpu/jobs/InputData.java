@@ -84,17 +84,43 @@ final class InputData {
             // extra fields and fill missing ones with null); without column pruning the parser sees every field.
             // The failure is explained, file and line, by explainMalformedCsv.
             spark.conf().set("spark.sql.csv.parser.columnPruning.enabled", "false");
+            Dataset<Row> df = null;
             if (cl.getCommand() instanceof SparkCommand) {
                 SparkCommand cmd = (SparkCommand) cl.getCommand();
                 cmd.csvInputs.add(input);
                 if (cmd.common.skipBad) {
-                    return readSkippingBad(spark, input, cmd.out());
+                    df = readSkippingBad(spark, input, cmd.out());
                 }
             }
-            return spark.read().option("header", "true").option("inferSchema", "true").option("mode", "FAILFAST")
-                    .csv(input);
+            if (df == null) {
+                df = spark.read().option("header", "true").option("inferSchema", "true").option("mode", "FAILFAST")
+                        .csv(input);
+            }
+            return checkNotEmpty(df, input, cl);
         }
         return spark.read().parquet(input);
+    }
+
+    /**
+     * An empty CSV input (no header) or one with a header only is a usage error saying so, instead of a missing
+     * column or "has type string" later (inference gives strings when there are no values). Only a frame whose
+     * columns are all strings is looked at, so a usual input costs no extra job.
+     */
+    static Dataset<Row> checkNotEmpty(Dataset<Row> df, String input, CommandLine cl) {
+        StructType schema = df.schema();
+        if (schema.isEmpty()) {
+            throw new ParameterException(cl, "--input: " + input + " is empty (no header row, no data)");
+        }
+        for (StructField f : schema.fields()) {
+            if (!(f.dataType() instanceof org.apache.spark.sql.types.StringType)) {
+                return df;
+            }
+        }
+        if (df.isEmpty()) {
+            throw new ParameterException(cl, "--input: " + input + " has a header (" + String.join(", ",
+                    schema.fieldNames()) + ") but no data rows");
+        }
+        return df;
     }
 
     /**

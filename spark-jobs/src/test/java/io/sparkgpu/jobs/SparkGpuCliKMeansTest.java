@@ -251,6 +251,22 @@ class SparkGpuCliKMeansTest {
         assertTrue(clean.out.contains("--skip-bad: no malformed CSV rows in "), clean::toString);
     }
 
+    @Test
+    void emptyOrHeaderOnlyCsvIsAUsageErrorSayingSo() throws Exception {
+        Path header = tmp.resolve("header.csv");
+        Files.writeString(header, "a,b\n");
+        CliRun h = CliRun.of("kmeans", "--input", header.toString(), "--features", "a,b", "-k", "2", "--master",
+                "local[2]");
+        assertEquals(SparkGpuCli.EXIT_USAGE, h.exitCode, h::toString);
+        assertTrue(h.err.contains("--input: " + header + " has a header (a, b) but no data rows"), h::toString);
+        Path empty = tmp.resolve("empty.csv");
+        Files.writeString(empty, "");
+        CliRun e = CliRun.of("kmeans", "--input", empty.toString(), "--features", "a", "-k", "2", "--master",
+                "local[2]");
+        assertEquals(SparkGpuCli.EXIT_USAGE, e.exitCode, e::toString);
+        assertTrue(e.err.contains("--input: " + empty + " is empty (no header row, no data)"), e::toString);
+    }
+
     static int distinctColours(BufferedImage img) {
         Set<Integer> colours = new HashSet<>();
         for (int y = 0; y < img.getHeight(); y += 3) {
