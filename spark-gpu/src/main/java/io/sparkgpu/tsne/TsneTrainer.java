@@ -208,6 +208,7 @@ public final class TsneTrainer {
                     || (TsneConfig.MODE_AUTO.equals(cfg.mode) && entries <= cfg.singleModeMaxEntries);
             TsneResult r;
             if (single) {
+                checkSingleModeSize(n, d, featuresCol);
                 float[] x = gatherFeatures(jsc, points, nn, d);
                 timings.add(TsneTimings.Phase.PREPARE, System.nanoTime() - start);
                 SparseRows p = affinities(x, nn, d, cfg, timings, featuresCol);
@@ -302,6 +303,21 @@ public final class TsneTrainer {
                         + " has at least k=" + g.k + " duplicate points (all its neighbours are at distance 0), so "
                         + "its perplexity cannot be calibrated; remove duplicate rows (e.g. dropDuplicates) or raise k");
             }
+        }
+    }
+
+    /** The most feature values (n x d) single mode holds in one driver array. */
+    static final long SINGLE_MODE_MAX_VALUES = Integer.MAX_VALUE - 8;
+
+    /**
+     * Single mode gathers the n x d features into one array on the driver: refused up front, naming the column and
+     * the limit, when they do not fit (an int overflow used to surface as a NegativeArraySizeException).
+     */
+    static void checkSingleModeSize(long n, int d, String featuresCol) {
+        if (n * d > SINGLE_MODE_MAX_VALUES) {
+            throw new IllegalArgumentException("featuresCol '" + featuresCol + "': " + n + " rows x " + d
+                    + " dimensions = " + n * d + " values, more than single mode's " + SINGLE_MODE_MAX_VALUES
+                    + " on the driver; use mode=distributed, or reduce the dimensions with pcaDimension");
         }
     }
 
