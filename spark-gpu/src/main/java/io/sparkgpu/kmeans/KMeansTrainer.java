@@ -369,7 +369,20 @@ final class KMeansTrainer {
                         + total.cands.size() + ") in featuresCol '" + featuresCol + "'");
             }
             final int d = total.d;
-            final KMeansScales scales = KMeansScales.fromBounds(total.n, total.maxW, total.maxAbs, cosine);
+            final KMeansScales scales;
+            try {
+                scales = KMeansScales.fromBounds(total.n, total.maxW, total.maxAbs, cosine);
+            } catch (ArithmeticException e) { // a bound of the exact sums overflows a double
+                double maxAbs = 0;
+                for (double a : total.maxAbs) {
+                    maxAbs = Math.max(maxAbs, a);
+                }
+                throw new IllegalArgumentException("featuresCol '" + featuresCol + "' holds values up to " + maxAbs
+                        + " in magnitude" + (weightCol == null ? "" : " (weightCol '" + weightCol + "' up to "
+                        + total.maxW + ")") + ": too large for k-means' exact sums, which need rows x largest weight "
+                        + "x sum over dimensions of 4 max|x|^2 below " + Double.MAX_VALUE + "; scale the features "
+                        + "down (e.g. StandardScaler) first", e);
+            }
             final int parts = packed.getNumPartitions();
             final int barrierTasks = gpu || "single-stage".equals(modeSetting()) ? KMeansBarrier.tasks(sc, parts, k, d) : 0;
             Mode mode = chooseMode(total.n * d, gpu, barrierTasks, k, d);

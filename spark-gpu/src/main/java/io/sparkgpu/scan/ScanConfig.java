@@ -75,9 +75,16 @@ public final class ScanConfig implements Serializable {
                 "in [1, " + (ScanSpec.MAX_EXCLUDED + 1) + "]", numClusters);
     }
 
-    /** numReplicas: Monte Carlo replicas, &gt;= 0 (0: no p-values). */
+    /**
+     * The most Monte Carlo replicas: their LLRs are held on the driver (8 bytes each) and every replica is a full
+     * scan; 10^7 gives p-values down to 1e-7 (2 billion replicas used to end the JVM with an OutOfMemoryError).
+     */
+    public static final int MAX_REPLICAS = 10_000_000;
+
+    /** numReplicas: Monte Carlo replicas, in [0, {@value #MAX_REPLICAS}] (0: no p-values). */
     public static void checkNumReplicas(int numReplicas) {
-        require(numReplicas >= 0, "numReplicas", ">= 0 (0 = no p-values)", numReplicas);
+        require(numReplicas >= 0 && numReplicas <= MAX_REPLICAS, "numReplicas",
+                "in [0, " + MAX_REPLICAS + "] (0 = no p-values)", numReplicas);
     }
 
     /** numPartitions: Spark tasks per scan, &gt;= 0 (0: automatic). */

@@ -9,8 +9,10 @@ import org.apache.spark.ml.util.Identifiable;
 import org.apache.spark.ml.util.MLReader;
 import org.apache.spark.ml.util.MLWritable;
 import org.apache.spark.ml.util.MLWriter;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.storage.StorageLevel;
@@ -51,14 +53,23 @@ public class GpuMonotoneCdf extends Estimator<GpuMonotoneCdfModel>
         return slots;
     }
 
-    /** The quantiles at the numKnots levels of the fit's input (the whole column or its sample). */
+    /**
+     * The quantiles at the numKnots levels of the fit's input (the whole column or its sample). The sample keeps a
+     * row when a seeded hash of its value and weight falls below sampleSize / n, so it depends on the rows' content
+     * and the seed only, never on their order or partitioning (rows with the same value and weight are kept or
+     * dropped together).
+     */
     double[] quantiles(Dataset<?> dataset) {
         Dataset<?> in = dataset;
         long sample = getSampleSize();
         if (sample > 0) {
             long n = dataset.count();
             if (n > sample) {
-                in = dataset.sample(false, Math.min(1.0, (double) sample / n), getSeed());
+                Column v = SplineCdf.quoted(dataset, getInputCol());
+                Column h = weightColOrNull() == null ? functions.xxhash64(functions.lit(getSeed()), v)
+                        : functions.xxhash64(functions.lit(getSeed()), v, SplineCdf.quoted(dataset, weightColOrNull()));
+                double unit = 0x1.0p53;
+                in = dataset.where(functions.pmod(h, functions.lit((long) unit)).lt((double) sample / n * unit));
             }
         }
         return SplineCdf.quantileKnots(in, getInputCol(), weightColOrNull(), getNumKnots(),

@@ -31,7 +31,8 @@ import org.apache.spark.storage.StorageLevel;
  * density is 0 outside the knots.
  *
  * <p><b>Whole column.</b> {@link #quantileKnots(Dataset, String, String, int, StorageLevel)} sorts the column with
- * Spark (a range-partitioned sort), counts and sums the weights per partition, then each partition emits only the
+ * Spark (a range-partitioned sort by value, then weight, so that equal values are in an order given by the data,
+ * not by the input's order), counts and sums the weights per partition, then each partition emits only the
  * rows next to a level: K levels cost O(K) rows on the driver, whatever n.
  */
 public final class SplineCdf {
@@ -116,7 +117,11 @@ public final class SplineCdf {
         for (int i = 0; i < n; i++) {
             order[i] = i;
         }
-        Arrays.sort(order, (i, j) -> Double.compare(values[i] + 0.0, values[j] + 0.0));
+        // ties by weight: the positions depend on the order of equal values, which must not be the input's
+        Arrays.sort(order, (i, j) -> {
+            int c = Double.compare(values[i] + 0.0, values[j] + 0.0);
+            return c != 0 || weights == null ? c : Double.compare(weights[i], weights[j]);
+        });
         double[] v = new double[n];
         double[] w = new double[n];
         for (int i = 0; i < n; i++) {
@@ -178,7 +183,7 @@ public final class SplineCdf {
         }
         Column v = quoted(df, col).cast(DataTypes.DoubleType);
         Column w = wCol == null ? org.apache.spark.sql.functions.lit(1.0) : quoted(df, wCol).cast(DataTypes.DoubleType);
-        JavaRDD<Row> sorted = df.select(v.as("v"), w.as("w")).sort("v").javaRDD().persist(level);
+        JavaRDD<Row> sorted = df.select(v.as("v"), w.as("w")).sort("v", "w").javaRDD().persist(level);
         try {
             List<PartStats> stats = sorted.mapPartitions((Iterator<Row> it) -> {
                 PartStats s = new PartStats();

@@ -78,9 +78,20 @@ final class SqlErrors {
         return new AnalysisException("PATH_NOT_FOUND", params("path", path));
     }
 
-    /** The function could not be prepared; {@code cause} says why. */
+    /**
+     * The function could not be prepared; {@code cause} says why, and its message is appended to Spark's (which
+     * only says "double check function's arguments"), so the reason is in the top-level message (issue 18 item 4).
+     * The condition stays FAILED_FUNCTION_CALL.
+     */
     static AnalysisException failedCall(String fn, Throwable cause) {
-        return new AnalysisException("FAILED_FUNCTION_CALL", params("funcName", "`" + fn + "`"), Option.apply(cause));
+        Map<String, String> params = params("funcName", "`" + fn + "`");
+        AnalysisException base = new AnalysisException("FAILED_FUNCTION_CALL", params, Option.apply(cause));
+        if (cause == null || cause.getMessage() == null) {
+            return base;
+        }
+        return new AnalysisException(base.getMessage() + " Reason: " + cause.getMessage(), Option.empty(),
+                Option.empty(), Option.apply(cause), Option.apply("FAILED_FUNCTION_CALL"), params,
+                new org.apache.spark.QueryContext[0]);
     }
 
     /** Throws a checked exception (AnalysisException is one in Java) from code that cannot declare it. */

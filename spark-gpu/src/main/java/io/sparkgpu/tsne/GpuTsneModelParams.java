@@ -25,7 +25,9 @@ public interface GpuTsneModelParams<T extends GpuTsneModelParams<T>> extends Has
 
     default Param<String> idCol() {
         return slot("idCol", o -> new Param<>(o, "idCol", "Column identifying rows (numbers or strings, unique, not "
-                + "null); when unset the row index in DataFrame order (0..n-1, as a long column 'id' of the embedding)."));
+                + "null); the fit numbers rows by id and draws starts from (seed, id), so the embedding does not depend "
+                + "on the input's order. When unset the row index in DataFrame order (0..n-1, as a long column 'id' of "
+                + "the embedding), and the embedding follows that order."));
     }
 
     default DoubleParam dof() {

@@ -22,8 +22,10 @@ import java.util.TreeSet;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.NumericType;
@@ -38,8 +40,11 @@ import scala.Tuple2;
  * t-SNE on a DataFrame: input packing and validation, optional PCA, affinities, initialisation, the optimiser in
  * single-device or distributed mode ({@link TsneConfig#mode}), and quality on a seeded sample.
  *
- * <p><b>Rows and ids.</b> Rows are numbered 0..n-1 in DataFrame order (zipWithIndex); the id of a row is its idCol
- * value (unique, not null) or that number. <b>PCA</b> (the optional reduction to pcaDimension and the "pca"
+ * <p><b>Rows and ids.</b> With an idCol (unique, not null), rows are numbered 0..n-1 by the rank of their id, and the
+ * random initial positions are drawn from (seed, id) ({@link TsneInit#random(long[], int, long)}): the embedding is
+ * then a function of the rows' content and ids, the seed and the parameters only, whatever the input's order and
+ * partitioning. Without an idCol, a row's id is its position in the input (zipWithIndex), so the numbering, and with
+ * it exact kNN ties and initial positions, follow the input order: set idCol when the order is not fixed. <b>PCA</b> (the optional reduction to pcaDimension and the "pca"
  * initialisation) is {@link TsneInit}'s: MLlib's, fitted on a seeded sample of at most {@link TsneInit#PCA_SAMPLE}
  * rows in one partition, so its result does not depend on the partitioning. The optimiser's mode is chosen and run
  * by {@link SparkOptimizer}.
@@ -141,22 +146,23 @@ public final class TsneTrainer {
         int iIdx = idCol == null ? -1 : SchemaColumns.index(schema, idCol, "idCol");
         DataType idType = iIdx < 0 ? DataTypes.LongType : schema.fields()[iIdx].dataType();
         jsc.setJobDescription("spark-gpu t-SNE: pack and validate " + featuresCol);
-        JavaRDD<Point> points = df.toDF().javaRDD().zipWithIndex().map(t -> {
+        JavaRDD<Point> points = numbered(df.toDF(), iIdx < 0 ? null : idColumn(idCol)).map(t -> {
             Row r = t._1();
+            Object id = t._2();
+            if (iIdx >= 0) {
+                if (r.isNullAt(iIdx)) {
+                    throw new IllegalArgumentException("idCol '" + idCol + "' contains a null value");
+                }
+                id = r.get(iIdx);
+            }
             double[] x = Features.read(r, fIdx, featuresCol);
             for (int a = 0; a < x.length; a++) {
                 if (!Double.isFinite(x[a])) {
                     throw new IllegalArgumentException("featuresCol '" + featuresCol + "' contains " + x[a]
-                            + " (row " + t._2() + ", index " + a + "); t-SNE needs finite features");
+                            + " (" + (iIdx >= 0 ? "id " + id : "row " + t._2()) + ", index " + a
+                            + "); t-SNE needs finite features");
                 }
                 x[a] += 0.0;
-            }
-            Object id = t._2();
-            if (iIdx >= 0) {
-                if (r.isNullAt(iIdx)) {
-                    throw new IllegalArgumentException("idCol '" + idCol + "' contains a null value (row " + t._2() + ")");
-                }
-                id = r.get(iIdx);
             }
             return new Point(t._2(), id, x);
         }).persist(StorageLevel.MEMORY_AND_DISK());
@@ -176,8 +182,8 @@ public final class TsneTrainer {
             if (n > Integer.MAX_VALUE / 4) {
                 throw new IllegalArgumentException("t-SNE supports at most " + Integer.MAX_VALUE / 4 + " rows, got " + n);
             }
-            if (iIdx >= 0 && points.map(p -> p.id).distinct().count() != n) {
-                throw new IllegalArgumentException("idCol '" + idCol + "' must identify rows, but has duplicate values");
+            if (iIdx >= 0) {
+                checkUniqueIds(df.toDF(), idCol);
             }
             int d = (int) shape[1];
             final int inputDim = d;
@@ -198,14 +204,15 @@ public final class TsneTrainer {
             }
             final int dim = cfg.dimension;
             final int nn = (int) n;
-            double[] y0 = initialize(jsc, points, nn, d, cfg);
             Object[] ids = ids(points, nn);
+            double[] y0 = initialize(jsc, points, TsneInit.idKeys(ids), d, cfg);
             long entries = 2L * n * cfg.effectiveK(n) + n * (long) (dim + d);
             boolean single = TsneConfig.MODE_SINGLE.equals(cfg.mode)
                     || (TsneConfig.MODE_AUTO.equals(cfg.mode) && entries <= cfg.singleModeMaxEntries);
             TsneResult r;
             float[] x = null;
             if (single) {
+                checkSingleModeSize(n, d, featuresCol);
                 x = gatherFeatures(jsc, points, nn, d);
                 timings.add(TsneTimings.Phase.PREPARE, System.nanoTime() - start);
                 SparseRows p = affinities(x, nn, d, cfg, timings, featuresCol);
@@ -252,6 +259,36 @@ public final class TsneTrainer {
         }
     }
 
+    /**
+     * The rows with their index 0..n-1: the rank of their id when {@code id} is set (ids are unique, so the order is
+     * total and the numbering, hence kNN tie-breaking, sampling and every later step, does not depend on the input's
+     * order or partitioning), else their position in the input (zipWithIndex).
+     */
+    private static JavaRDD<Tuple2<Row, Long>> numbered(Dataset<Row> df, Column id) {
+        // range-partitioned into the input's number of partitions (which the distributed mode works in), sorted
+        Dataset<Row> ordered = id == null ? df
+                : df.repartitionByRange(Math.max(1, df.rdd().getNumPartitions()), id).sortWithinPartitions(id);
+        return ordered.javaRDD().zipWithIndex().map(t -> t);
+    }
+
+    private static Column idColumn(String idCol) {
+        return functions.col("`" + idCol.replace("`", "``") + "`");
+    }
+
+    /**
+     * The ids must be unique (under SQL equality, so 0.0 and -0.0 or two NaNs are one id): the model looks rows up
+     * by id and the rows are numbered by id. The error names the column and one repeated value.
+     */
+    static void checkUniqueIds(Dataset<Row> df, String idCol) {
+        Column id = idColumn(idCol);
+        List<Row> dup = df.where(id.isNotNull()).groupBy(id).count().where(functions.col("count").gt(1)).limit(1)
+                .collectAsList();
+        if (!dup.isEmpty()) {
+            throw new IllegalArgumentException("idCol '" + idCol + "' must identify rows (unique values), got "
+                    + dup.get(0).get(0) + " " + dup.get(0).getLong(1) + " times");
+        }
+    }
+
     /** kNN, conditional P and symmetrisation, timed; rows with all k neighbours at distance 0 are an error. */
     static SparseRows affinities(float[] x, int n, int d, TsneConfig cfg, TsneTimings timings, String featuresCol) {
         int k = cfg.effectiveK(n);
@@ -274,6 +311,21 @@ public final class TsneTrainer {
                         + " has at least k=" + g.k + " duplicate points (all its neighbours are at distance 0), so "
                         + "its perplexity cannot be calibrated; remove duplicate rows (e.g. dropDuplicates) or raise k");
             }
+        }
+    }
+
+    /** The most feature values (n x d) single mode holds in one driver array. */
+    static final long SINGLE_MODE_MAX_VALUES = Integer.MAX_VALUE - 8;
+
+    /**
+     * Single mode gathers the n x d features into one array on the driver: refused up front, naming the column and
+     * the limit, when they do not fit (an int overflow used to surface as a NegativeArraySizeException).
+     */
+    static void checkSingleModeSize(long n, int d, String featuresCol) {
+        if (n * d > SINGLE_MODE_MAX_VALUES) {
+            throw new IllegalArgumentException("featuresCol '" + featuresCol + "': " + n + " rows x " + d
+                    + " dimensions = " + n * d + " values, more than single mode's " + SINGLE_MODE_MAX_VALUES
+                    + " on the driver; use mode=distributed, or reduce the dimensions with pcaDimension");
         }
     }
 
@@ -354,8 +406,9 @@ public final class TsneTrainer {
     }
 
     /** Starting positions (n x dim) of {@link TsneInit#initialize}; the PCA sample is drawn only for "pca". */
-    private static double[] initialize(JavaSparkContext jsc, JavaRDD<Point> points, int n, int d, TsneConfig cfg) {
-        return TsneInit.initialize(jsc, cfg.init, n, d, cfg.dimension, cfg.seed,
+    private static double[] initialize(JavaSparkContext jsc, JavaRDD<Point> points, long[] keys, int d, TsneConfig cfg) {
+        int n = keys.length;
+        return TsneInit.initialize(jsc, cfg.init, keys, d, cfg.dimension, cfg.seed,
                 () -> sample(points, n, TsneInit.PCA_SAMPLE, cfg.seed), points.mapToPair(p -> new Tuple2<>(p.index, p.x)));
     }
 
@@ -426,7 +479,7 @@ public final class TsneTrainer {
         long t0 = System.nanoTime();
         SparseRows p = JointProbabilities.fromEdges(n, src, dst, w);
         timings.add(TsneTimings.Phase.AFFINITIES, System.nanoTime() - t0);
-        double[] y0 = TsneInit.random(n, cfg.dimension, cfg.seed);
+        double[] y0 = TsneInit.random(TsneInit.idKeys(ids), cfg.dimension, cfg.seed);
         int parts = Math.max(1, df.rdd().getNumPartitions());
         TsneResult r = SparkOptimizer.optimize(jsc, p, y0, cfg, timings, parts, 0, progress);
         r.timings.add(TsneTimings.Phase.TOTAL, System.nanoTime() - start - r.timings.nanos(TsneTimings.Phase.TOTAL));

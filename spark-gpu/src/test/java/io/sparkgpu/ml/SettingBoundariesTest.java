@@ -219,6 +219,9 @@ class SettingBoundariesTest {
             scan("numReplicas", v, v >= 0, c -> c.numReplicas = v);
             scan("numPartitions", v, v >= 0, c -> c.numPartitions = v);
         }
+        for (int v : new int[] {ScanConfig.MAX_REPLICAS, ScanConfig.MAX_REPLICAS + 1, 2_000_000_000}) {
+            scan("numReplicas", v, v <= ScanConfig.MAX_REPLICAS, c -> c.numReplicas = v);
+        }
         // between settings: a cell limit must admit minCells (0: no limit)
         for (long max : new long[] {0, 4, 5}) {
             same("maxCells", max + ", minCells=5", max != 4,

@@ -113,7 +113,9 @@ class ScanSqlFunctionsTest {
         assertEquals("WRONG_NUM_ARGS.WITHOUT_SUGGESTION", e.getCondition(), e.getMessage());
         e = assertThrows(AnalysisException.class, () -> spark.sql("SELECT sparkgpu_scan_llr(1, 2, 3, 4, 'gauss')"));
         assertEquals("FAILED_FUNCTION_CALL", e.getCondition());
-        assertTrue(allMessages(e).contains("statistic must be one of poisson|bernoulli|normal|ebp"), allMessages(e));
+        assertEquals("38000", e.getSqlState());
+        // the reason in the top-level message, not only in the cause chain
+        assertTrue(e.getMessage().contains("statistic must be one of poisson|bernoulli|normal|ebp"), e.getMessage());
         e = assertThrows(AnalysisException.class, () -> spark.sql("SELECT sparkgpu_scan_llr(1, 2, 3, 4, 'normal')"));
         assertTrue(allMessages(e).contains("the normal model needs the variance"), allMessages(e));
         e = assertThrows(AnalysisException.class,

@@ -20,4 +20,9 @@ public final class CommonOptions {
 
     @Option(names = "--verbose", order = 103, description = "Print stack traces of errors and keep Spark's task-failure logs.")
     boolean verbose;
+
+    @Option(names = "--skip-bad", order = 103, description = "CSV input: skip malformed rows (more or fewer fields "
+            + "than the header) and report how many were skipped, with an example. Default: a malformed row fails the "
+            + "run, naming its file and line.")
+    boolean skipBad;
 }

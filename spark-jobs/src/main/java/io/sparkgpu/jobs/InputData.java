@@ -84,13 +84,70 @@ final class InputData {
             // extra fields and fill missing ones with null); without column pruning the parser sees every field.
             // The failure is explained, file and line, by explainMalformedCsv.
             spark.conf().set("spark.sql.csv.parser.columnPruning.enabled", "false");
+            Dataset<Row> df = null;
             if (cl.getCommand() instanceof SparkCommand) {
-                ((SparkCommand) cl.getCommand()).csvInputs.add(input);
+                SparkCommand cmd = (SparkCommand) cl.getCommand();
+                cmd.csvInputs.add(input);
+                if (cmd.common.skipBad) {
+                    df = readSkippingBad(spark, input, cmd.out());
+                }
             }
-            return spark.read().option("header", "true").option("inferSchema", "true").option("mode", "FAILFAST")
-                    .csv(input);
+            if (df == null) {
+                df = spark.read().option("header", "true").option("inferSchema", "true").option("mode", "FAILFAST")
+                        .csv(input);
+            }
+            return checkNotEmpty(df, input, cl);
         }
         return spark.read().parquet(input);
+    }
+
+    /**
+     * An empty CSV input (no header) or one with a header only is a usage error saying so, instead of a missing
+     * column or "has type string" later (inference gives strings when there are no values). Only a frame whose
+     * columns are all strings is looked at, so a usual input costs no extra job.
+     */
+    static Dataset<Row> checkNotEmpty(Dataset<Row> df, String input, CommandLine cl) {
+        StructType schema = df.schema();
+        if (schema.isEmpty()) {
+            throw new ParameterException(cl, "--input: " + input + " is empty (no header row, no data)");
+        }
+        for (StructField f : schema.fields()) {
+            if (!(f.dataType() instanceof org.apache.spark.sql.types.StringType)) {
+                return df;
+            }
+        }
+        if (df.isEmpty()) {
+            throw new ParameterException(cl, "--input: " + input + " has a header (" + String.join(", ",
+                    schema.fieldNames()) + ") but no data rows");
+        }
+        return df;
+    }
+
+    /**
+     * {@code --skip-bad}: the CSV {@code input} without its malformed rows (a row whose number of fields differs from
+     * the header's), whose count and first example (file and text) are printed to {@code out}; nothing is skipped
+     * silently. The schema is inferred as without the option (extra fields do not change it), then the files are
+     * read again with that schema and a corrupt-record column, cached, and the rows where it is set are dropped.
+     */
+    static Dataset<Row> readSkippingBad(SparkSession spark, String input, java.io.PrintWriter out) {
+        StructType inferred = spark.read().option("header", "true").option("inferSchema", "true")
+                .option("mode", "DROPMALFORMED").csv(input).schema();
+        String corrupt = freshName(inferred, "_corrupt_record");
+        Dataset<Row> all = spark.read().option("header", "true").option("mode", "PERMISSIVE")
+                .option("columnNameOfCorruptRecord", corrupt)
+                .schema(inferred.add(corrupt, DataTypes.StringType, true)).csv(input)
+                .withColumn(corrupt + "_file", functions.input_file_name()).cache();
+        Column bad = all.col(quote(corrupt)).isNotNull();
+        long skipped = all.where(bad).count();
+        if (skipped > 0) {
+            Row first = all.where(bad).select(quote(corrupt + "_file"), quote(corrupt)).first();
+            out.printf(java.util.Locale.ROOT, "--skip-bad: skipped %d malformed CSV row%s of %s (not the header's "
+                    + "%d fields), e.g. in %s: %s%n", skipped, skipped == 1 ? "" : "s", input, inferred.size(),
+                    first.getString(0), first.getString(1));
+        } else {
+            out.printf("--skip-bad: no malformed CSV rows in %s%n", input);
+        }
+        return all.where(functions.not(bad)).drop(corrupt, corrupt + "_file");
     }
 
     /** Marks Spark's failure on a malformed CSV record (FAILFAST mode). */

@@ -215,22 +215,54 @@ class SparkGpuCliKMeansTest {
         assertTrue(verbose.err.contains("\tat io.sparkgpu.kmeans.KMeansTrainer"), verbose::toString);
     }
 
+    /** {@code kmeans -k 2} on a CSV file {@code name} holding {@code text}, plus {@code more} options. */
+    private CliRun kmeansOnCsv(String name, String text, String features, String... more) throws IOException {
+        Path file = tmp.resolve(name);
+        Files.writeString(file, text);
+        List<String> args = new ArrayList<>(List.of("kmeans", "--input", file.toString(), "--features", features,
+                "-k", "2", "--master", "local[2]"));
+        args.addAll(List.of(more));
+        return CliRun.of(args.toArray(new String[0]));
+    }
+
     @Test
     void malformedCsvRowsFailNamingFileLineAndColumn() throws Exception {
         // Spark's permissive CSV mode used to drop the extra field and cluster the row silently
-        Path extra = tmp.resolve("extra.csv");
-        Files.writeString(extra, "a,b\n1,2\n\n3,4,5\n6,7\n8,9\n");
-        CliRun r = CliRun.of("kmeans", "--input", extra.toString(), "--features", "a,b", "-k", "2", "--master",
-                "local[2]");
+        CliRun r = kmeansOnCsv("extra.csv", "a,b\n1,2\n\n3,4,5\n6,7\n8,9\n", "a,b");
         assertEquals(SparkGpuCli.EXIT_ERROR, r.exitCode, r::toString);
-        assertTrue(r.err.contains("error: --input: malformed CSV row at file:" + extra + " line 4: 3 fields where "
-                + "the header has 2 (a, b)"), r::toString);
-        Path missing = tmp.resolve("missing.csv");
-        Files.writeString(missing, "a,b\n1,2\n3,4\n6\n8,9\n");
-        CliRun m = CliRun.of("kmeans", "--input", missing.toString(), "--features", "a", "-k", "2", "--master",
-                "local[2]");
+        assertTrue(r.err.contains("error: --input: malformed CSV row at file:" + tmp.resolve("extra.csv")
+                + " line 4: 3 fields where the header has 2 (a, b)"), r::toString);
+        CliRun m = kmeansOnCsv("missing.csv", "a,b\n1,2\n3,4\n6\n8,9\n", "a");
         assertEquals(SparkGpuCli.EXIT_ERROR, m.exitCode, m::toString);
         assertTrue(m.err.contains("line 4: 1 fields where the header has 2 (a, b); column 'b' is missing"), m::toString);
+    }
+
+    @Test
+    void skipBadDropsMalformedRowsAndReportsThem() throws Exception {
+        Path out = tmp.resolve("pred");
+        CliRun r = kmeansOnCsv("dirty.csv", "a,b\n1,2\n\n3,4,5\n6,7\n8,9\n10\n0,1\n", "a,b", "--skip-bad",
+                "--output", out.toString());
+        assertEquals(0, r.exitCode, r::toString);
+        assertTrue(r.out.contains("--skip-bad: skipped 2 malformed CSV rows of " + tmp.resolve("dirty.csv")
+                + " (not the header's 2 fields), e.g. in file:"), r::toString);
+        assertTrue(r.out.contains("dirty.csv: 3,4,5\n"), r::toString);
+        SparkSession spark = verifier();
+        assertEquals(4, spark.read().parquet(out.toString()).count(), "the 4 good rows, each predicted");
+        CliRun clean = kmeansOnCsv("clean.csv", "a,b\n1,2\n3,4\n8,9\n", "a,b", "--skip-bad");
+        assertEquals(0, clean.exitCode, clean::toString);
+        assertTrue(clean.out.contains("--skip-bad: no malformed CSV rows in "), clean::toString);
+    }
+
+    @Test
+    void emptyOrHeaderOnlyCsvIsAUsageErrorSayingSo() throws Exception {
+        CliRun h = kmeansOnCsv("header.csv", "a,b\n", "a,b");
+        assertEquals(SparkGpuCli.EXIT_USAGE, h.exitCode, h::toString);
+        assertTrue(h.err.contains("--input: " + tmp.resolve("header.csv") + " has a header (a, b) but no data rows"),
+                h::toString);
+        CliRun e = kmeansOnCsv("empty.csv", "", "a");
+        assertEquals(SparkGpuCli.EXIT_USAGE, e.exitCode, e::toString);
+        assertTrue(e.err.contains("--input: " + tmp.resolve("empty.csv") + " is empty (no header row, no data)"),
+                e::toString);
     }
 
     static int distinctColours(BufferedImage img) {

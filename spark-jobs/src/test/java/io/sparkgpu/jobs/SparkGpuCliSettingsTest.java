@@ -164,6 +164,7 @@ class SparkGpuCliSettingsTest {
         same(SCAN, "--clusters", () -> e.get().setNumClusters(66), false, "--clusters", "66");
         same(SCAN, "--replicas", () -> e.get().setNumReplicas(-1), false, "--replicas", "-1");
         same(SCAN, "--replicas", () -> e.get().setNumReplicas(0), true, "--replicas", "0");
+        same(SCAN, "--replicas", () -> e.get().setNumReplicas(2_000_000_000), false, "--replicas", "2000000000");
         same(SCAN, "--partitions", () -> e.get().setNumPartitions(-1), false, "--partitions", "-1");
         same(SCAN, "--grid", () -> e.get().setGridSize(0), false, "--grid", "0");
         same(SCAN, "--grid", () -> e.get().setGridSize(1 << 20), true, "--grid", "1048576");

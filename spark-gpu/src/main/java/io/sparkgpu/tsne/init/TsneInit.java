@@ -4,7 +4,6 @@ import io.sparkgpu.tsne.TsneConfig;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Random;
 import java.util.function.Supplier;
 import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaSparkContext;
@@ -18,7 +17,8 @@ import org.slf4j.LoggerFactory;
 import scala.Tuple2;
 
 /**
- * The initial embedding of t-SNE ({@link TsneConfig#init}): seeded Gaussian ({@link #random}), or the projection on
+ * The initial embedding of t-SNE ({@link TsneConfig#init}): seeded Gaussian ({@link #random}, a function of the seed
+ * and each row's id key only, so neither the row order nor the other rows change a row's start), or the projection on
  * the first principal components, centred and scaled ({@link #initialize}). The PCA is MLlib's
  * ({@link RowMatrix#computePrincipalComponents}) fitted on a seeded sample of at most {@link #PCA_SAMPLE} rows held in
  * one partition in row order, so its result does not depend on the partitioning; every row is then projected on its
@@ -43,15 +43,17 @@ public final class TsneInit {
      *
      * @param sample the features of a seeded sample of at most {@link #PCA_SAMPLE} rows, in row order (asked for only
      *               by "pca")
+     * @param keys   the id key ({@link #idKey}) of every row, by index 0..n-1 (used by the random start)
      * @param rows   every row as (index 0..n-1, its d features)
      */
-    public static double[] initialize(JavaSparkContext jsc, String init, int n, int d, int dim, long seed,
+    public static double[] initialize(JavaSparkContext jsc, String init, long[] keys, int d, int dim, long seed,
             Supplier<double[][]> sample, JavaPairRDD<Long, double[]> rows) {
+        int n = keys.length;
         if (TsneConfig.INIT_RANDOM.equals(init) || d < dim) {
             if (!TsneConfig.INIT_RANDOM.equals(init)) {
                 LOG.info("spark-gpu t-SNE: {} features are fewer than dimension {}; random initialisation", d, dim);
             }
-            return random(n, dim, seed);
+            return random(keys, dim, seed);
         }
         jsc.setJobDescription("spark-gpu t-SNE: PCA initialisation");
         double[][] fit = sample.get();
@@ -74,7 +76,7 @@ public final class TsneInit {
         double std = Math.sqrt(ss / fit.length);
         if (!(std > 0)) {
             LOG.info("spark-gpu t-SNE: the sample has no variance; random initialisation");
-            return random(n, dim, seed);
+            return random(keys, dim, seed);
         }
         double scale = INIT_STD / std;
         Broadcast<double[]> bpc = jsc.broadcast(pc);
@@ -96,14 +98,77 @@ public final class TsneInit {
         return y;
     }
 
-    /** n x dim Gaussian values with standard deviation {@link #INIT_STD}, drawn in index order from the seed. */
+    /** {@link #random(long[], int, long)} with the keys 0..n-1 (rows identified by their index). */
     public static double[] random(int n, int dim, long seed) {
-        Random rnd = new Random(seed);
-        double[] y = new double[n * dim];
-        for (int t = 0; t < y.length; t++) {
-            y[t] = rnd.nextGaussian() * INIT_STD;
+        long[] keys = new long[n];
+        for (int i = 0; i < n; i++) {
+            keys[i] = i;
+        }
+        return random(keys, dim, seed);
+    }
+
+    /**
+     * keys.length x dim Gaussian values with standard deviation {@link #INIT_STD}: row i, axis a is
+     * {@link #gaussian}(seed, keys[i], a), so a row's start depends only on the seed and its id, not on its position
+     * in the input nor on the other rows.
+     */
+    public static double[] random(long[] keys, int dim, long seed) {
+        double[] y = new double[keys.length * dim];
+        for (int i = 0; i < keys.length; i++) {
+            for (int a = 0; a < dim; a++) {
+                y[i * dim + a] = gaussian(seed, keys[i], a) * INIT_STD;
+            }
         }
         return y;
+    }
+
+    private static final long GOLDEN = 0x9E3779B97F4A7C15L;
+
+    /** SplitMix64's output function (Steele, Lea and Flood 2014): a bijective 64-bit mix. */
+    static long mix(long z) {
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
+    }
+
+    /**
+     * A standard normal value that is a pure function of (seed, key, axis): two counter-based SplitMix64 uniforms
+     * from the state mix(seed ^ mix(key)), combined by Box-Muller with {@link StrictMath} (the same bits on every
+     * JVM).
+     */
+    public static double gaussian(long seed, long key, int axis) {
+        long base = mix(seed ^ mix(key));
+        double u1 = ((mix(base + (2L * axis + 1) * GOLDEN) >>> 11) + 1) * 0x1.0p-53; // (0, 1]
+        double u2 = (mix(base + (2L * axis + 2) * GOLDEN) >>> 11) * 0x1.0p-53; // [0, 1)
+        return StrictMath.sqrt(-2 * StrictMath.log(u1)) * StrictMath.cos(2 * Math.PI * u2);
+    }
+
+    /**
+     * The 64-bit key of an id value for {@link #random(long[], int, long)}: integral numbers are their value,
+     * floating-point numbers the bits of their double value (-0.0 as 0.0), anything else (strings, decimals) the
+     * 64-bit FNV-1a hash of its text's UTF-8 bytes.
+     */
+    public static long idKey(Object id) {
+        if (id instanceof Long || id instanceof Integer || id instanceof Short || id instanceof Byte) {
+            return ((Number) id).longValue();
+        }
+        if (id instanceof Double || id instanceof Float) {
+            return Double.doubleToLongBits(((Number) id).doubleValue() + 0.0);
+        }
+        long h = 0xCBF29CE484222325L;
+        for (byte b : String.valueOf(id).getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+            h = (h ^ (b & 0xFF)) * 0x100000001B3L;
+        }
+        return h;
+    }
+
+    /** {@link #idKey} of every id. */
+    public static long[] idKeys(Object[] ids) {
+        long[] keys = new long[ids.length];
+        for (int i = 0; i < ids.length; i++) {
+            keys[i] = idKey(ids[i]);
+        }
+        return keys;
     }
 
     /** MLlib's top-k principal components (d x k, column-major) of the sample, fitted in one partition. */
