@@ -165,8 +165,8 @@ class DirtyInputFuzzTest {
     void kMeans() {
         fuzz("k-means", 1, false, r -> vectors(r, 40, 2, true), df -> new GpuKMeans().setK(3).setWeightCol("w").setSeed(1L)
                 .setMaxIter(5).setBackend("cpu").fit(df), m -> {
-                    assertEquals(3, m.clusterCenters().length);
-                    for (double[] c : m.clusterCenters()) {
+                    assertEquals(3, m.clusterCentersArray().length);
+                    for (double[] c : m.clusterCentersArray()) {
                         finite(c, "a centre");
                     }
                 }, "featuresCol 'features'", "weightCol 'w'", "k=");
@@ -204,7 +204,7 @@ class DirtyInputFuzzTest {
             Dataset<Row> df = spark.createDataFrame(rows, VW);
             try {
                 for (double[] c : new GpuKMeans().setK(2).setWeightCol("w").setBackend("cpu").fit(df)
-                        .clusterCenters()) {
+                        .clusterCentersArray()) {
                     finite(c, "a centre");
                 }
             } catch (IllegalArgumentException e) {

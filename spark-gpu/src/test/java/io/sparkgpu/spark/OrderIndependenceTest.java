@@ -83,7 +83,7 @@ class OrderIndependenceTest {
         rows.add(rows.get(0)); // an exact duplicate
         sameBits("k-means", rows, schema, df -> {
             GpuKMeans e = new GpuKMeans().setK(3).setSeed(7L).setWeightCol("w").setBackend("cpu");
-            return Arrays.deepToString(e.fit(df).clusterCenters());
+            return Arrays.deepToString(e.fit(df).clusterCentersArray());
         });
     }
 
