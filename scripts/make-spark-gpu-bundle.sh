@@ -24,7 +24,10 @@
 # entry points again on the trimmed bundle (CPU backend), failing on any error or missing class.
 #
 # Environment: MVN, MVN_ARGS (e.g. -o), JDK_HOME/JAVA_HOME (a JDK 17 with jmods), SPARK_BUNDLE_MAX_BYTES
-# (default 62914560 = 60 MiB), XZ_OPTS (default --lzma2=preset=9e,dict=384MiB: one block whose dictionary
+# (default 62914560 = 60 MiB; the bundle and the tracked tree together must also stay under the 64 MiB a device
+# call carries), SPARK_BUNDLE_GENCODE (default "-gencode=arch=compute_90,code=sm_90": the bundle's kernels are
+# rebuilt by nvcc for the device kinds it travels to, Hopper H100/H200, instead of the artifact's sm_80 + sm_90 +
+# PTX fatbins, which cost ~1 MiB more compressed; empty: keep the artifact's fatbins), XZ_OPTS (default --lzma2=preset=9e,dict=384MiB: one block whose dictionary
 # spans the whole ~350 MB tar, so repeats across jars compress too; 5% smaller than -9's 64 MiB blocks, at
 # about 5 minutes of one core to compress and 384 MiB of memory to unpack).
 set -euo pipefail
@@ -191,6 +194,36 @@ RT="$WORK/stage/spark-gpu-runtime"
 mkdir -p "$RT/conf" "$RT/launcher/target/scala-2.13"
 step "trimming the jars by $KEEP"
 trimjars trim --keep "$KEEP" --jars "$WORK/full/jars" --out "$RT/jars"
+GENCODE="${SPARK_BUNDLE_GENCODE--gencode=arch=compute_90,code=sm_90}"
+if [[ -n "$GENCODE" ]]; then
+    step "kernels for the bundle: nvcc $GENCODE (the Maven artifact keeps sm_80, sm_90 and PTX)"
+    rm -rf "$WORK/fatbins" && mkdir -p "$WORK/fatbins"
+    for cu in "$ROOT"/native-kernels/src/main/cuda/*.cu; do
+        # shellcheck disable=SC2086  # GENCODE is a word list on purpose
+        nvcc --fatbin -O3 --fmad=false $GENCODE -I"$ROOT/native-kernels/src/main/cuda/include" --threads 0 \
+            -o "$WORK/fatbins/$(basename "${cu%.cu}").fatbin" "$cu" &
+    done
+    wait
+    python3 - "$WORK/fatbins" "$RT"/jars/native-kernels-*.jar <<'PY'
+import os, sys, zipfile
+fat, jar = sys.argv[1], sys.argv[2]
+tmp = jar + ".tmp"
+with zipfile.ZipFile(jar) as src, zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED) as dst:
+    replaced = 0
+    for info in src.infolist():
+        name = info.filename
+        base = os.path.basename(name)
+        if name.endswith(".fatbin") and os.path.exists(os.path.join(fat, base)):
+            dst.write(os.path.join(fat, base), name)
+            replaced += 1
+        else:
+            dst.writestr(info, src.read(name))
+if replaced != len([f for f in os.listdir(fat) if f.endswith(".fatbin")]):
+    sys.exit("native-kernels jar: replaced %d fatbins, built %d" % (replaced, len(os.listdir(fat))))
+os.replace(tmp, jar)
+print("  replaced %d fatbins in %s" % (replaced, os.path.basename(jar)))
+PY
+fi
 cp "$WORK/full/conf/log4j2.properties" "$RT/conf/"
 cp "$WORK/full/jvm-options.txt" "$RT/jvm-options.txt"
 modules="$( (grep -v '^#' "$MODULES_FILE"; echo "$ALWAYS_MODULES" | tr ',' '\n') | sed '/^$/d' | sort -u \
@@ -206,6 +239,7 @@ BUILD_ID="$(git -C "$ROOT" rev-parse --short=10 HEAD 2>/dev/null || echo nogit)-
 {
     build_info_header "spark-gpu Spark bundle (spark-gpu-runtime)"
     echo "build id: $BUILD_ID"
+    echo "kernels: ${GENCODE:-as built by Maven (sm_80, sm_90, PTX)}"
     echo "java runtime: $JDK_VERSION from $JDK, jlink --compress=0; modules: $modules"
     echo "keep-list: scripts/spark-bundle/keep-list.txt ($(grep -c ' drop$' "$KEEP") jars dropped, $(grep -c ' packages ' "$KEEP") trimmed by package)"
     echo "jars (stored, bytes):"
@@ -237,4 +271,9 @@ if [[ "$SELFTEST" == 1 ]]; then
     sed -n '/^| implementation/,/^$/p' "$WORK/selftest-logs/bench-local.log" | sed 's/^/    /'
 fi
 check_size "$OUTDIR" "$MAX_BYTES"
+tree_bytes="$(git -C "$ROOT" ls-files -z | (cd "$ROOT" && xargs -0 du -cb 2>/dev/null) | tail -1 | cut -f1)"
+bundle_bytes="$(du -sb "$OUTDIR" | cut -f1)"
+echo "  with the tracked tree ($tree_bytes bytes): $((tree_bytes + bundle_bytes)) of the 67108864 bytes a device call carries"
+(( tree_bytes + bundle_bytes < 67108864 - 524288 )) \
+    || die "the bundle and the tracked tree together ($((tree_bytes + bundle_bytes)) bytes) leave less than 512 KiB of the 64 MiB a device call carries"
 echo "spark bundle: $OUTDIR (run: spark-bundle/run spark-gpu-tests | bench-e2e | info | java)"
