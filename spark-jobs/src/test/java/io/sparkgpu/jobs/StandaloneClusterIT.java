@@ -131,37 +131,30 @@ class StandaloneClusterIT {
                 "spark.sparkgpu.kmeans.mode", "job-per-pass");
         // uniform points: Lloyd's iterations keep moving the centres, so the fit spans all max-iter passes
         String[] outs = {"pred", "model"};
-        CaseRun local = runCase("kmeans", "local[2]", conf, null, outs, dir -> List.of("kmeans",
+        sameBitsOnTheCluster("kmeans", conf, "k-means: iteration ", outs, dir -> List.of("kmeans",
                 "--input", input.toString(), "--features", "x,y", "-k", "12", "--max-iter", "12", "--tol", "0",
                 "--seed", "7", "--output", dir.resolve("pred").toString(), "--output-format", "csv",
                 "--model-out", dir.resolve("model").toString()));
-        CaseRun killed = runCase("kmeans", masterUrl, conf, "k-means: iteration ", outs,
-                local.args);
-        assertSameOutputs(local, killed);
     }
 
     @Test
     void scanReplicasOnTheClusterGiveTheLocalBitsEvenWhenAnExecutorIsKilled() throws Exception {
         Map<String, String> conf = Map.of("spark.sparkgpu.scan.localWork", "0");
         String[] outs = {"scan.json", "clusters.csv"};
-        CaseRun local = runCase("scan", "local[2]", conf, null, outs, dir -> List.of("scan",
+        sameBitsOnTheCluster("scan", conf, "scan: replicas ", outs, dir -> List.of("scan",
                 "--input", root.resolve("examples/cells.csv").toString(), "--coords", "x,y", "--cases", "cases",
                 "--baseline", "pop", "--replicas", "999", "--seed", "7", "--clusters", "2",
                 "--report", dir.resolve("scan.json").toString(), "--csv", dir.resolve("clusters.csv").toString()));
-        CaseRun killed = runCase("scan", masterUrl, conf, "scan: replicas ", outs, local.args);
-        assertSameOutputs(local, killed);
     }
 
     @Test
     void isotonicOnTheClusterGivesTheLocalBits() throws Exception {
         Map<String, String> conf = Map.of("spark.sparkgpu.isotonic.localRows", "0");
         String[] outs = {"pred", "model"};
-        CaseRun local = runCase("isotonic", "local[2]", conf, null, outs, dir -> List.of("isotonic",
+        sameBitsOnTheCluster("isotonic", conf, null, outs, dir -> List.of("isotonic",
                 "--input", root.resolve("examples/dose.csv").toString(), "--feature", "dose", "--label", "response",
                 "--output", dir.resolve("pred").toString(), "--output-format", "csv",
                 "--model-out", dir.resolve("model").toString()));
-        CaseRun cluster = runCase("isotonic", masterUrl, conf, null, outs, local.args);
-        assertSameOutputs(local, cluster);
     }
 
     @Test
@@ -172,31 +165,37 @@ class StandaloneClusterIT {
         // two Spark jobs per iteration rather than every iteration in one barrier stage, whose progress lines come
         // only when the stage has ended (under a second here): the kill then lands between iterations
         Map<String, String> conf = Map.of("spark.sparkgpu.tsne.distributedStage", "false");
-        CaseRun local = runCase("tsne", "local[2]", conf, null, outs, dir -> List.of("tsne",
+        sameBitsOnTheCluster("tsne", conf, "t-SNE: iteration ", outs, dir -> List.of("tsne",
                 "--input", input.toString(), "--features", "p0..p63", "--id", "id", "--label", "digit",
                 "--mode", "distributed", "--distributed-partitions", "2", "--pca", "16", "--max-iter", "100",
                 "--seed", "7", "--output", dir.resolve("embedding").toString(), "--output-format", "csv",
                 "--model-out", dir.resolve("model").toString()));
-        CaseRun killed = runCase("tsne", masterUrl, conf, "t-SNE: iteration ", outs,
-                local.args);
-        assertSameOutputs(local, killed);
     }
 
     // ---------------------------------------------------------------------------------------------------------
     // one submitted command
 
-    /** The outcome of one submit: its directory (outputs, driver log), its arguments and the executor killed. */
+    /**
+     * Runs {@code args} on {@code local[2]}, then on the cluster (killing an executor at the first driver line
+     * holding {@code killAt}, unless null), and asserts that {@code outputs} are the same bits.
+     */
+    static void sameBitsOnTheCluster(String capability, Map<String, String> conf, String killAt, String[] outputs,
+                                     java.util.function.Function<Path, List<String>> args) throws Exception {
+        CaseRun local = runCase(capability, "local[2]", conf, null, outputs, args);
+        CaseRun cluster = runCase(capability, masterUrl, conf, killAt, outputs, args);
+        assertSameOutputs(local, cluster);
+    }
+
+    /** The outcome of one submit: its directory (outputs, driver log), its outputs and the executor killed. */
     static final class CaseRun {
         final String name;
         final Path dir;
-        final java.util.function.Function<Path, List<String>> args;
         final String[] outputs;
         Long killedPid;
 
-        CaseRun(String name, Path dir, java.util.function.Function<Path, List<String>> args, String[] outputs) {
+        CaseRun(String name, Path dir, String[] outputs) {
             this.name = name;
             this.dir = dir;
-            this.args = args;
             this.outputs = outputs;
         }
     }
@@ -211,7 +210,7 @@ class StandaloneClusterIT {
                            String[] outputs, java.util.function.Function<Path, List<String>> args) throws Exception {
         boolean cluster = master.startsWith("spark://");
         String name = capability + (cluster ? killWhen != null ? "-cluster-kill" : "-cluster" : "-local");
-        CaseRun run = new CaseRun(name, Files.createDirectories(work.resolve(name)), args, outputs);
+        CaseRun run = new CaseRun(name, Files.createDirectories(work.resolve(name)), outputs);
         List<String> cmd = new ArrayList<>(List.of("org.apache.spark.deploy.SparkSubmit", "--master", master,
                 "--deploy-mode", "client", "--name", "cluster-it-" + name, "--class", SparkGpuCli.class.getName()));
         Map<String, String> all = new LinkedHashMap<>();
