@@ -88,7 +88,9 @@ public final class ParamsIO {
             }
         }
         if (extra != null) {
-            for (Map.Entry<String, ?> e : extra.entrySet()) {
+            // in key order: callers pass Map.of, whose iteration order changes from one JVM to the next, and the
+            // same model must be saved as the same bytes (StandaloneClusterIT compares them)
+            for (Map.Entry<String, ?> e : new java.util.TreeMap<String, Object>(extra).entrySet()) {
                 root.set(e.getKey(), JSON.valueToTree(e.getValue()));
             }
         }
