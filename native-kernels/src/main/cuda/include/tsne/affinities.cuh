@@ -105,9 +105,8 @@ tsne_aff_cond(const float *__restrict__ dist2, int rows, int k, double target, d
  *                    network, shared memory up to TSNE_SYM_CAP entries, else in place in global memory), sorts the
  *                    own slots by column into ownOrd (slot numbers m), and counts the union: k + in - common.
  *                                                                                 [host: exclusive scan -> rowPtr]
- *   tsne_sym_write   one block per row: an own entry with column c at sorted place p lands at
- *                    rowPtr[i] + p + #(incoming < c); an incoming entry absent from the own ones at place q lands
- *                    at rowPtr[i] + q + #(own < c) (binary searches).
+ *   tsne_sym_write   one block per row: a column c lands at rowPtr[i] + #(own < c) + #(incoming < c)
+ *                    - #(common < c) (binary searches, and a prefix count of the own columns that also come in).
  * Launch: count/fill grid-stride, 256 threads; sort/write one block of TSNE_SYM_THREADS per row.
  */
 /* TSNE_SYM_THREADS, TSNE_SYM_CAP: include/layout/tsne.cuh */
@@ -219,13 +218,17 @@ tsne_sym_sort(const int *__restrict__ index, int k, const int *__restrict__ inPt
     if (threadIdx.x == 0) outCnt[i] = k + len - common;
 }
 
-/* Dynamic shared memory: 4 * k bytes (own columns in ascending order). */
+/* Dynamic shared memory: 4 * (2k + 1) bytes: the own columns in ascending order, then com[0..k]: com[p] = how many of
+ * the first p own columns also come in (common). A column c lands at #(own < c) + #(incoming < c) - #(common < c):
+ * for the own entry at sorted place p that is p + at - com[p] (at = #(incoming < c)); for an incoming entry absent
+ * from the own ones, at sorted place q, q + at - com[at] (at = #(own < c)). */
 extern "C" __global__ void __launch_bounds__(TSNE_SYM_THREADS)
 tsne_sym_write(const int *__restrict__ index, const double *__restrict__ pcond, int k, const int *__restrict__ inPtr,
                const int *__restrict__ inCol, const double *__restrict__ inVal, const int *__restrict__ ownOrd,
                const i64 *__restrict__ rowPtr, double scale, int *__restrict__ col, double *__restrict__ val) {
     extern __shared__ __align__(16) int tsne_sym_smem[];
     int *oCol = tsne_sym_smem;
+    int *com = oCol + k;
     const int i = blockIdx.x;
     const i64 b = inPtr[i];
     const int len = inPtr[i + 1] - inPtr[i];
@@ -233,19 +236,30 @@ tsne_sym_write(const int *__restrict__ index, const double *__restrict__ pcond, 
     for (int p = threadIdx.x; p < k; p += blockDim.x) oCol[p] = index[(i64) i * k + ownOrd[(i64) i * k + p]];
     __syncthreads();
     for (int p = threadIdx.x; p < k; p += blockDim.x) {
+        const int c = oCol[p];
+        const int at = tsne_sym_lower(inCol + b, len, c);
+        com[p + 1] = (at < len && inCol[b + at] == c) ? 1 : 0;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        com[0] = 0;
+        for (int p = 1; p <= k; p++) com[p] += com[p - 1];
+    }
+    __syncthreads();
+    for (int p = threadIdx.x; p < k; p += blockDim.x) {
         const int m = ownOrd[(i64) i * k + p];
         const int c = oCol[p];
         double v = pcond[(i64) i * k + m];
-        int at = tsne_sym_lower(inCol + b, len, c);
+        const int at = tsne_sym_lower(inCol + b, len, c);
         if (at < len && inCol[b + at] == c) v = __dadd_rn(v, inVal[b + at]);
-        col[out + p + at] = c;
-        val[out + p + at] = __ddiv_rn(v, scale);
+        col[out + p + at - com[p]] = c;
+        val[out + p + at - com[p]] = __ddiv_rn(v, scale);
     }
     for (int q = threadIdx.x; q < len; q += blockDim.x) {
         const int c = inCol[b + q];
-        int at = tsne_sym_lower(oCol, k, c);
+        const int at = tsne_sym_lower(oCol, k, c);
         if (at < k && oCol[at] == c) continue;
-        col[out + q + at] = c;
-        val[out + q + at] = __ddiv_rn(inVal[b + q], scale);
+        col[out + q + at - com[at]] = c;
+        val[out + q + at - com[at]] = __ddiv_rn(inVal[b + q], scale);
     }
 }

@@ -410,7 +410,7 @@ final class TsneAffinitiesGpu {
                  DeviceBuffer dCol = DeviceBuffer.allocate(dev, 4L * nnz);
                  DeviceBuffer dVal = DeviceBuffer.allocate(dev, 8L * nnz)) {
                 dRow.upload(rowPtr, s);
-                KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_sym_write", n, SYM_THREADS, 4 * k, dIdx, dP,
+                KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_sym_write", n, SYM_THREADS, 4 * (2 * k + 1), dIdx, dP,
                         k, dInPtr, dInCol, dInVal, dOrd, dRow, 2.0 * n, dCol, dVal);
                 dCol.download(col, nnz, s);
                 dVal.download(val, nnz, s);
