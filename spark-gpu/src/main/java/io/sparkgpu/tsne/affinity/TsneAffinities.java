@@ -55,7 +55,8 @@ import java.util.Arrays;
  * and a query whose k-th exact distance is not below the bound for the references left out is re-run with the
  * exact kernel ({@code tsne_knn_tile8_idx}). So the graph is the twin's, bit for bit, whatever the data; only the
  * time depends on how many queries the bound certifies (logged). Other devices, or
- * {@code -Dsparkgpu.tsne.knnTensorCores=false}: the exact kernel ({@code tsne_knn_tile8}) alone.
+ * {@code -Dsparkgpu.tsne.knnTensorCores=true} turns the tensor-core filter on; by default the exact kernel
+ * ({@code tsne_knn_tile8}) runs alone, as the filter measured slower (BENCHMARKS.md).
  * Symmetrisation ({@link #symmetrize}, phase {@value #SYMMETRIZE_PHASE}) runs as {@code tsne_sym_*}, the same bits
  * as {@link JointProbabilities#symmetrize}.
  *

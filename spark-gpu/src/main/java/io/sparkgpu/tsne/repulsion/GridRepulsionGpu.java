@@ -123,7 +123,7 @@ public final class GridRepulsionGpu {
             DeviceBuffer a = ab.buffer();
             a.zero(s);
             // the per-call path (distributed mode's slices) keeps the plain kernel: by boxes it would allocate its
-            // index buffers per call; the device-resident iteration (TsneDeviceState) goes by boxes
+            // index buffers per call; the device-resident iteration (TsneDeviceState) goes by boxes when asked to
             timer.start(s);
             launchS2G(s, g, rows, yb.buffer(), pb.buffer(), a);
             timer.stop(s);

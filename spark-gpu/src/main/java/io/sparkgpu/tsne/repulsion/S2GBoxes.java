@@ -17,8 +17,10 @@ public final class S2GBoxes implements AutoCloseable {
     static final int SCAN_THREADS = 1024;
     static final int SCAN_ITEMS = 4;
     /**
-     * {@code true|false} (default true): S2G by boxes; false: the plain per-point kernel with 128-bit atomics, the
-     * same bits (for A/B benchmarks).
+     * {@code true|false} (default false): S2G by boxes instead of the plain per-point kernel with 128-bit atomics,
+     * the same bits. Off by default: one warp per box serialises a crowded box, and on clustered data (10^6 points in
+     * 10 blobs, H200) it took 62.9 ms per iteration against the plain kernel's 3.8 (BENCHMARKS.md); splitting crowded
+     * boxes across warps is the next step.
      */
     public static final String BY_BOXES = "spark.sparkgpu.tsne.s2gByBoxes";
 
@@ -30,9 +32,9 @@ public final class S2GBoxes implements AutoCloseable {
     private long rowsAllocated = -1;
     private long boxesAllocated = -1;
 
-    /** Whether S2G goes by boxes ({@value #BY_BOXES}, default true). */
+    /** Whether S2G goes by boxes ({@value #BY_BOXES}, default false). */
     public static boolean enabled() {
-        String v = SparkGpuConf.get(BY_BOXES, "true").trim();
+        String v = SparkGpuConf.get(BY_BOXES, "false").trim();
         if (!v.equalsIgnoreCase("true") && !v.equalsIgnoreCase("false")) {
             throw new IllegalArgumentException(BY_BOXES + " must be true or false, got '" + v + "'");
         }
