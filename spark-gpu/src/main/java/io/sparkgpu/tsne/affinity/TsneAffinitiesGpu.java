@@ -159,7 +159,7 @@ final class TsneAffinitiesGpu {
      * the H200 it certified every query of 10^6 x 50 blobs but took 20.8 s against the exact kernel's 7.6 s, its
      * shared memory holding it to one block per SM; BENCHMARKS.md).
      */
-    static final boolean TENSOR_CORES = "true".equals(System.getProperty("sparkgpu.tsne.knnTensorCores"));
+    static volatile boolean tensorCores = "true".equals(System.getProperty("sparkgpu.tsne.knnTensorCores"));
     /** Extra candidates per query beyond k (system property {@code sparkgpu.tsne.knnMargin}; -1: max(16, k / 2)). */
     static int margin = Integer.getInteger("sparkgpu.tsne.knnMargin", -1);
     static final int TC_KR = 128;
@@ -188,7 +188,7 @@ final class TsneAffinitiesGpu {
      * its lists fit in shared memory and there are clearly more references than candidates.
      */
     static boolean useTensorCores(CudaDevice dev, int d, int k, int c, int nr) {
-        return TENSOR_CORES && RPT == 8 && dev.computeCapability() >= 80 && nr > 2L * c
+        return tensorCores && RPT == 8 && dev.computeCapability() >= 80 && nr > 2L * c
                 && tcSharedBytes(c, KD) <= dev.maxSharedMemoryOptin() - 1024 - 1024;
     }
 
