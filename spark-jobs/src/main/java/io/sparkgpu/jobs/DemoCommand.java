@@ -112,12 +112,9 @@ final class DemoCommand extends SparkCommand {
                 blobs(spark, out);
             }
         }
-        if (!data.isEmpty()) {
-            java.nio.file.Files.createDirectories(outDir.resolve("data"));
-        }
-        for (java.util.Map.Entry<String, SafeOutput> e : data.entrySet()) {
-            java.nio.file.Files.writeString(outDir.resolve("data").resolve(e.getKey()), input(e.getKey()),
-                    java.nio.charset.StandardCharsets.UTF_8);
+        for (java.util.Map.Entry<String, SafeOutput> e : data.entrySet()) { // temporary sibling, then moved
+            byte[] text = input(e.getKey()).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            e.getValue().writeStream(os -> os.write(text));
         }
         for (String d : demos) {
             if (!d.equals("kmeans")) {
