@@ -61,12 +61,9 @@ final class SparkBridge {
             if (gpu.isEmpty() || gpu.get().addresses().length == 0) {
                 return OptionalInt.empty();
             }
-            String addr = gpu.get().addresses()[0].trim();
-            try {
-                return OptionalInt.of(SparkGpuConf.ordinalOfAddress(addr));
-            } catch (IllegalArgumentException e) {
-                throw new CudaException(e.getMessage());
-            }
+            // a map that does not fit the addresses is a settings error, never a device failure: it must not send
+            // backend=auto to the CPU twin silently, so the IllegalArgumentException fails the task as it is
+            return OptionalInt.of(SparkGpuConf.ordinalOfAddress(gpu.get().addresses()[0].trim()));
         }
     }
 }

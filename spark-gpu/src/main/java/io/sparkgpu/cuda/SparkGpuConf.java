@@ -99,6 +99,26 @@ public final class SparkGpuConf {
                     + "' to this task; expected an integer CUDA device ordinal (check the GPU discovery script, or map "
                     + "addresses to ordinals with " + ADDRESS_MAP + ")");
         }
+        Integer o = addressMap(map).get(a);
+        if (o == null) {
+            throw new IllegalArgumentException(ADDRESS_MAP + " must name every gpu address Spark assigns; address '" + a
+                    + "' is not in '" + map + "'");
+        }
+        return o;
+    }
+
+    /**
+     * Checks the syntax of {@value #ADDRESS_MAP} where it is set (the driver, when a fit starts), so a mistyped map
+     * is an error naming the key before any task runs rather than in every task; an unset map passes.
+     */
+    public static void checkAddressMap() {
+        String map = get(ADDRESS_MAP, "");
+        if (!map.isBlank()) {
+            addressMap(map);
+        }
+    }
+
+    private static java.util.Map<String, Integer> addressMap(String map) {
         java.util.Map<String, Integer> m = new java.util.HashMap<>();
         for (String pair : map.split(",")) {
             String[] kv = pair.trim().split(":", -1);
@@ -113,12 +133,7 @@ public final class SparkGpuConf {
                         + "' twice in '" + map + "'");
             }
         }
-        Integer o = m.get(a);
-        if (o == null) {
-            throw new IllegalArgumentException(ADDRESS_MAP + " must name every gpu address Spark assigns; address '" + a
-                    + "' is not in '" + map + "'");
-        }
-        return o;
+        return m;
     }
 
     private static int parseOrdinal(String v, String message) {

@@ -40,4 +40,28 @@ class SparkGpuConfAddressMapTest {
                 () -> SparkGpuConf.ordinalOfAddress("2", "0:0,1:0"));
         assertTrue(e.getMessage().contains("'2' is not in '0:0,1:0'"), e.getMessage());
     }
+
+    @Test
+    void theDriverChecksTheMapsSyntaxBeforeAnyTask() {
+        String before = System.getProperty(SparkGpuConf.ADDRESS_MAP);
+        try {
+            System.clearProperty(SparkGpuConf.ADDRESS_MAP);
+            SparkGpuConf.checkAddressMap(); // unset: passes
+            System.setProperty(SparkGpuConf.ADDRESS_MAP, "0:0,1:0");
+            SparkGpuConf.checkAddressMap();
+            System.setProperty(SparkGpuConf.ADDRESS_MAP, "0=0");
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, SparkGpuConf::checkAddressMap);
+            assertTrue(e.getMessage().startsWith(SparkGpuConf.ADDRESS_MAP) && e.getMessage().contains("'0=0'"),
+                    e.getMessage());
+            // the same settings error inside a task is an IllegalArgumentException, not a device failure, so
+            // backend=auto cannot turn a mistyped map into a silent CPU fit
+            assertTrue(!BackendChooser.isDeviceFailure(e));
+        } finally {
+            if (before == null) {
+                System.clearProperty(SparkGpuConf.ADDRESS_MAP);
+            } else {
+                System.setProperty(SparkGpuConf.ADDRESS_MAP, before);
+            }
+        }
+    }
 }
