@@ -128,14 +128,7 @@ __device__ __forceinline__ void tsne_s2g_box_body(const double *__restrict__ y, 
         int b[3] = {0, 0, 0};
         if (has) {
             tsne_s2g_locate<DIM, PC>(y, order[j], p, npd, prm, yv, w, b);
-            double sq = 0.0;
-#pragma unroll
-            for (int a = 0; a < DIM; a++) {
-                const double u = __dsub_rn(yv[a], prm[TSNE_PRM_CENTRE + a]);
-                q[1 + a] = u;
-                sq = __dadd_rn(sq, __dmul_rn(u, u));
-            }
-            q[DIM + 1] = sq;
+            tsne_s2g_charges<DIM>(yv, prm, q);
         } else {
 #pragma unroll
             for (int a = 0; a < 3; a++) {

@@ -104,6 +104,20 @@ __device__ __forceinline__ void tsne_s2g_locate(const double *__restrict__ y, in
 
 /* ------------------------------------------------------------------------------------------------ S2G */
 
+/* A point's charges beyond the first (whose value is 1): q[1 + a] = u_a = y_a - centre_a and q[DIM + 1] = |u|^2, in
+ * GridRepulsionCpu's order of operations; shared by the per-point and the per-box S2G. */
+template <int DIM>
+__device__ __forceinline__ void tsne_s2g_charges(const double *yv, const double *__restrict__ prm, double *q) {
+    double sq = 0.0;
+#pragma unroll
+    for (int a = 0; a < DIM; a++) {
+        const double u = __dsub_rn(yv[a], prm[TSNE_PRM_CENTRE + a]);
+        q[1 + a] = u;
+        sq = __dadd_rn(sq, __dmul_rn(u, u));
+    }
+    q[DIM + 1] = sq;
+}
+
 template <int DIM, int PC>
 __device__ __forceinline__ void tsne_s2g_body(const double *__restrict__ y, int rows, int pRun, int npd, int nodes,
         const double *__restrict__ prm, u64 *__restrict__ acc) {
@@ -113,14 +127,7 @@ __device__ __forceinline__ void tsne_s2g_body(const double *__restrict__ y, int 
     double w[3][TSNE_MAX_P], q[DIM + 2], yv[DIM];
     int b[3] = {0, 0, 0};
     tsne_s2g_locate<DIM, PC>(y, i, p, npd, prm, yv, w, b);
-    double sq = 0.0;
-#pragma unroll
-    for (int a = 0; a < DIM; a++) {
-        const double u = __dsub_rn(yv[a], prm[TSNE_PRM_CENTRE + a]);
-        q[1 + a] = u;
-        sq = __dadd_rn(sq, __dmul_rn(u, u));
-    }
-    q[DIM + 1] = sq;
+    tsne_s2g_charges<DIM>(yv, prm, q);
     TSNE_S2G_FOR_EACH_NODE(DIM, PC, p, npd, b, w, {
         u64 lo;                                                    /* no commas: a macro argument */
         u64 hi;
