@@ -89,7 +89,7 @@ public final class DeviceMemoryBudget {
             return new long[] {0};
         }
         long per = itemsPerChunk(what, items, fixedBytes, bytesPerItem, budget);
-        int c = (int) Math.min(Integer.MAX_VALUE - 8, (items + per - 1) / per);
+        int c = (int) ((items + per - 1) / per);
         long[] b = new long[c + 1];
         for (int i = 1; i < c; i++) {
             b[i] = i * per;
@@ -98,15 +98,24 @@ public final class DeviceMemoryBudget {
         return b;
     }
 
-    /** The items of every chunk but the last under {@link #chunks}' plan ({@code items} when they all fit). */
+    /**
+     * The items of every chunk but the last under {@link #chunks}' plan ({@code items} when they all fit).
+     *
+     * @throws CudaException when not even one item fits next to the fixed part, or the plan would need more than
+     *                       {@link #MAX_CHUNKS} chunks (a budget that small for the data is treated as over it)
+     */
     public static long itemsPerChunk(String what, long items, long fixedBytes, long bytesPerItem, long budget) {
         check(what + " (one chunk of 1 item)", add(fixedBytes, bytesPerItem), budget);
-        long room = budget - fixedBytes;
-        long per = room / bytesPerItem;
-        // at least as many chunks as Integer.MAX_VALUE - 8 allows, so the boundaries fit one array
-        long minPer = (items + Integer.MAX_VALUE - 9) / (Integer.MAX_VALUE - 8);
-        return Math.max(1, Math.max(minPer, Math.min(items, per)));
+        long per = Math.max(1, Math.min(Math.max(1, items), (budget - fixedBytes) / bytesPerItem));
+        if ((items + per - 1) / per > MAX_CHUNKS) {
+            long minPer = (items + MAX_CHUNKS - 1) / MAX_CHUNKS;
+            check(what + " (" + MAX_CHUNKS + " chunks at most)", add(fixedBytes, times(minPer, bytesPerItem)), budget);
+        }
+        return per;
     }
+
+    /** The most chunks one call is split into. */
+    public static final int MAX_CHUNKS = 1 << 20;
 
     /** {@link #itemsPerChunk} as an int, for arrays indexed by int. */
     public static int intItemsPerChunk(String what, long items, long fixedBytes, long bytesPerItem, long budget) {
