@@ -188,6 +188,33 @@ class DeviceMemoryBudgetGpuTest {
     }
 
     @Test
+    void fhn2dOverTheBudgetRunsOnTheCpuTwinUnderAuto() {
+        GpuTestSupport.deviceOrSkip();
+        io.sparkgpu.pde.Fhn2dConfig c = new io.sparkgpu.pde.Fhn2dConfig();
+        c.cellsX = 67;
+        c.cellsY = 45;
+        c.lengthX = 60;
+        c.lengthY = 40;
+        c.dt = 0.1;
+        c.tEnd = 4;
+        c.initial = io.sparkgpu.pde.Fhn2dConfig.SPIRAL;
+        FhnParams p = new FhnParams(0.1, 0.05, 0.5, 0, 1.0);
+        c.backend = Backend.CPU;
+        io.sparkgpu.pde.Fhn2d.Result cpu = FhnStep.run2d(c, p).value;
+        c.backend = Backend.GPU;
+        CudaException e = assertThrows(CudaException.class, () -> under(TINY, () -> FhnStep.run2d(c, p)));
+        assertTrue(e.getMessage().contains(DeviceMemoryBudget.KEY + "=65536 bytes"), e.getMessage());
+        c.backend = Backend.AUTO;
+        BackendChooser.Ran<io.sparkgpu.pde.Fhn2d.Result> auto = under(TINY, () -> FhnStep.run2d(c, p));
+        assertTrue(!auto.onGpu());
+        assertArrayEquals(cpu.v, auto.value.v);
+        assertArrayEquals(cpu.w, auto.value.w);
+        BackendChooser.Ran<io.sparkgpu.pde.Fhn2d.Result> gpu = under(null, () -> FhnStep.run2d(c, p));
+        assertTrue(gpu.onGpu());
+        assertArrayEquals(cpu.v, gpu.value.v);
+    }
+
+    @Test
     void sortInChunksAndKeyWindows() {
         CudaDevice dev = GpuTestSupport.deviceOrSkip();
         Random r = new Random(3);
