@@ -17,6 +17,7 @@ import io.sparkgpu.pde.FhnConfig;
 import io.sparkgpu.pde.FhnParams;
 import io.sparkgpu.pde.FhnResult;
 import io.sparkgpu.pde.FhnStep;
+import io.sparkgpu.pde.FhnTestData;
 import io.sparkgpu.sort.SortEngine;
 import io.sparkgpu.spline.Spline;
 import io.sparkgpu.spline.SplineConfig;
@@ -148,23 +149,9 @@ class DeviceMemoryBudgetGpuTest {
     @Test
     void fhnSweepInBatches() {
         GpuTestSupport.deviceOrSkip();
-        FhnParams[] ps = new FhnParams[11];
-        for (int j = 0; j < ps.length; j++) {
-            ps[j] = new FhnParams(0.05 + 0.02 * (j % 5), 0.01 + 0.002 * (j % 3), 0.5, 0.05 * j, 0.5 + 0.25 * (j % 4));
-        }
+        FhnParams[] ps = FhnTestData.sweep(11);
         for (String scheme : new String[] {FhnConfig.EXPLICIT, FhnConfig.CRANK_NICOLSON}) {
-            FhnConfig c = new FhnConfig();
-            c.scheme = scheme;
-            c.cells = 61;
-            c.length = 30;
-            c.dt = 0.05;
-            c.tEnd = 12;
-            c.initial = FhnConfig.GAUSSIAN;
-            c.pulseCenter = 0.3;
-            c.pulseWidth = 1.5;
-            c.probeNear = 0.4;
-            c.probeFar = 0.6;
-            c.recordEvery = 40;
+            FhnConfig c = FhnTestData.small(scheme, FhnConfig.THOMAS, FhnConfig.NEUMANN, FhnConfig.CONSTANT);
             c.backend = Backend.CPU;
             FhnResult[] cpu = FhnStep.run(c, ps, 2).value;
             c.backend = Backend.GPU;
