@@ -68,6 +68,7 @@ public final class SparkGpuConf {
      * @param explicit the backend asked for, or null when none was
      */
     public static Backend backend(Backend explicit) {
+        DeviceMemoryBudget.bytes(); // every surface resolves its backend here on the driver: check the budget's rule too
         return explicit != null ? explicit : backend();
     }
 

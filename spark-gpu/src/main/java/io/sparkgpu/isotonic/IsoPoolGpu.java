@@ -38,6 +38,21 @@ final class IsoPoolGpu {
     // sizes the kernels share (include/layout/isotonic.cuh: ISO_SP_*; IsotonicKernelLayoutTest)
     static final int THREADS = 256;
     static final int SCAN_TILE = THREADS * 8;
+    /**
+     * Device bytes per raw row of {@link #solve}, rounded up: 48 per row, 40 per distinct feature and PAVA-merge's
+     * 40 more per distinct feature, every row taken as distinct.
+     */
+    static final long BUDGET_BYTES_PER_ROW = 128;
+
+    /**
+     * Whether {@code len} rows pooled and solved on the device exceed the device-memory budget (then the host pools
+     * them and PAVA-merge runs on the device in chunks of points, with the same bits).
+     */
+    static boolean overBudget(long len) {
+        return io.sparkgpu.cuda.DeviceMemoryBudget.add(
+                io.sparkgpu.cuda.DeviceMemoryBudget.times(len, BUDGET_BYTES_PER_ROW), 4096)
+                > io.sparkgpu.cuda.DeviceMemoryBudget.bytes();
+    }
     static final int RUN = 8;
     /** Radix sort of 64-bit keys (the sort engine's): PASSES passes of DIGIT_BITS-bit digits. */
     static final int DIGIT_BITS = PairRadixSort.DIGIT_BITS;

@@ -2,6 +2,7 @@ package io.sparkgpu.isotonic;
 
 import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.cuda.DeviceBuffer;
+import io.sparkgpu.cuda.DeviceMemoryBudget;
 import io.sparkgpu.cuda.GpuStream;
 import io.sparkgpu.cuda.KernelLauncher;
 import io.sparkgpu.cuda.KernelTimer;
@@ -57,6 +58,11 @@ final class IsotonicGpu {
         if (n == 0) {
             return L2Blocks.EMPTY;
         }
+        long[] plan = DeviceMemoryBudget.chunks("isotonic PAVA-merge", n, BUDGET_FIXED_BYTES, BUDGET_BYTES_PER_POINT,
+                DeviceMemoryBudget.bytes());
+        if (plan.length > 2) {
+            return inChunks(p, plan, part -> pavaMerge(dev, part, chunk, null));
+        }
         try (GpuStream s = new GpuStream(dev);
              DeviceBuffer acc = DeviceBuffer.allocate(dev, 32L * n);
              KernelTimer ev = kernelMillis != null ? new KernelTimer(dev) : null) {
@@ -66,6 +72,29 @@ final class IsotonicGpu {
             }
             return pavaMergeResident(dev, s, acc, n, chunk, ev, kernelMillis, p, null);
         }
+    }
+
+    /** Device bytes per pooled point of a PAVA-merge (sums, their copy, block starts, counts; rounded up). */
+    static final long BUDGET_BYTES_PER_POINT = 96;
+    /** Device bytes of a PAVA-merge that do not grow with its points (flags, counters). */
+    static final long BUDGET_FIXED_BYTES = 4096;
+
+    /**
+     * PAVA-merge over the device-memory budget: the points' contiguous ranges of the planner's {@code plan}
+     * ({@link DeviceMemoryBudget#chunks}) are solved on the device one after the other and their solutions combined
+     * by {@link L2Blocks#merge} (PAVA's decomposition theorem with exact comparisons, the combiner of partitions), so
+     * the blocks and their bits are those of one PAVA-merge of all points.
+     */
+    static L2Blocks inChunks(IsoPoints p, long[] plan, java.util.function.Function<IsoPoints, L2Blocks> solve) {
+        L2Blocks out = L2Blocks.EMPTY;
+        for (int i = 0; i + 1 < plan.length; i++) {
+            int a = (int) plan[i];
+            int b = (int) plan[i + 1];
+            IsoPoints part = IsoPoints.ofSums(java.util.Arrays.copyOfRange(p.x, a, b),
+                    java.util.Arrays.copyOfRange(p.acc, 4 * a, 4 * b));
+            out = L2Blocks.merge(out, solve.apply(part));
+        }
+        return out;
     }
 
     /**
@@ -151,6 +180,12 @@ final class IsotonicGpu {
             return L2Blocks.EMPTY;
         }
         checkMlsSize(n);
+        // z holds n + 1 prefix sums; over the budget, chunks merged exactly as for PAVA-merge (the solution is unique)
+        long[] plan = DeviceMemoryBudget.chunks("isotonic MLS", n, 32 + BUDGET_FIXED_BYTES, 104,
+                DeviceMemoryBudget.bytes());
+        if (plan.length > 2) {
+            return inChunks(p, plan, part -> mls(dev, part, null));
+        }
         try (GpuStream s = new GpuStream(dev);
              DeviceBuffer acc = DeviceBuffer.allocate(dev, 32L * n);
              DeviceBuffer z = DeviceBuffer.allocate(dev, 32L * (n + 1));

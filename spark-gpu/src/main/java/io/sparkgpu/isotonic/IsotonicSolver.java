@@ -61,12 +61,14 @@ final class IsotonicSolver {
                                    IsoColumns cols, IsotonicConfig cfg) {
         boolean l1 = cfg.loss == IsotonicConfig.Loss.L1;
         boolean l2Pava = !l1 && cfg.algorithm == IsotonicConfig.Algorithm.PAVA;
-        if (l2Pava && len > 0) {
+        if (l2Pava && len > 0 && !IsoPoolGpu.overBudget(len)) {
             return BackendChooser.run(cfg.backend, IsotonicGpu.MODULE, IsotonicGpu.PROBE_KERNEL, PHASE,
                     dev -> IsoPoolGpu.solve(dev, x, y, w, len, negate, sc, cols, cfg.chunk, null),
                     // the device-side solve failed or none resolved: the solve would not find one either
                     afterGpuFailure -> host(x, y, w, len, negate, sc, cols, cfg, Backend.CPU)).value;
         }
+        // L1, MLS, or rows over the device-memory budget: pooled on the host, solved on the backend (PAVA-merge in
+        // chunks within the budget, IsotonicGpu.inChunks): the same blocks and bits on every route
         return host(x, y, w, len, negate, sc, cols, cfg, l1 ? Backend.CPU : cfg.backend);
     }
 

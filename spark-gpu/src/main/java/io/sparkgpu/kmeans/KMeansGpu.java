@@ -470,6 +470,10 @@ final class KMeansGpu {
         final double[] scaleArr = scales != null ? scales.multipliers : new double[2 * (d + 2)];
         final int dp = paddedDim(d);
         final long rowBytes = 8L * (d + 1);
+        // the device-memory budget (issue 18): blocks over it are streamed in chunks, never made resident
+        final long budget = io.sparkgpu.cuda.DeviceMemoryBudget.bytes();
+        final long fixed = fixedBytes(k, d, accumulate, filter, plan.filter);
+        final long perRow = rowBytes + (labels != null ? 4 : 0) + (dists != null ? 8 : 0);
         java.util.List<DeviceResidentCache.Lease> leases = new java.util.ArrayList<>();
         java.util.List<DeviceBuffer> streamed = new java.util.ArrayList<>();
         try (GpuStream s = new GpuStream(dev);
@@ -485,7 +489,8 @@ final class KMeansGpu {
                     if (data.n == 0) {
                         continue;
                     }
-                    DeviceResidentCache.Lease lease = data.residencyKey == null ? null
+                    DeviceResidentCache.Lease lease = data.residencyKey == null
+                            || !fitsBudget(fixed, perRow, data.n, budget) ? null
                             : DeviceResidentCache.of(dev).acquire(data.residencyKey, rowBytes * data.n);
                     if (lease != null) {
                         leases.add(lease);
@@ -494,7 +499,7 @@ final class KMeansGpu {
                                 dAcc, accumulate, labels, dists, minUpdate, 0);
                         continue;
                     }
-                    int chunkRows = (int) Math.max(1, Math.min(data.n, chunkBytes / rowBytes));
+                    int chunkRows = chunkRows(data.n, fixed, perRow, rowBytes, budget);
                     DeviceBuffer rows = DeviceBuffer.allocate(dev, rowBytes * chunkRows);
                     streamed.add(rows);
                     for (int from = 0; from < data.n; from += chunkRows) {
@@ -523,6 +528,34 @@ final class KMeansGpu {
             }
         }
         return acc;
+    }
+
+    /**
+     * Device bytes of a pass that do not grow with the rows: padded centres, scales, accumulator, screening bits.
+     */
+    static long fixedBytes(int k, int d, boolean accumulate, Filter filter, boolean withFilter) {
+        long b = 8L * ((long) k * paddedDim(d) + 2L * (d + 2) + (accumulate ? KMeansAccumulator.length(k, d) : 1));
+        if (withFilter && filter != null) {
+            b += 4L * filter.fcBits.length + 4L * filter.fncBits.length + 8L * Math.max(1, filter.origin.length) + 8;
+        }
+        return b;
+    }
+
+    /** Whether a whole block of n rows (plus the fixed part) fits the device-memory budget. */
+    static boolean fitsBudget(long fixed, long perRow, long n, long budget) {
+        return io.sparkgpu.cuda.DeviceMemoryBudget.add(fixed, io.sparkgpu.cuda.DeviceMemoryBudget.times(perRow, n))
+                <= budget;
+    }
+
+    /**
+     * Rows per streamed chunk: at most {@link #chunkBytes} of rows, and within the device-memory budget (the
+     * planner's {@link io.sparkgpu.cuda.DeviceMemoryBudget#itemsPerChunk}: it throws a CudaException when not even one
+     * row fits next to the fixed part, so the policy falls back or reports). Integer sums: any chunking, same bits.
+     */
+    static int chunkRows(int n, long fixed, long perRow, long rowBytes, long budget) {
+        int byBytes = (int) Math.max(1, Math.min(n, chunkBytes / rowBytes));
+        return (int) Math.min(byBytes,
+                io.sparkgpu.cuda.DeviceMemoryBudget.intItemsPerChunk("a k-means pass", n, fixed, perRow, budget));
     }
 
     private static void runChunk(GpuStream s, Plan plan, Filter filter, FilterBuffers fb, DeviceBuffer rows,
@@ -682,6 +715,9 @@ final class KMeansGpu {
      * there or does not fit the budget), so that later passes find it on the device.
      */
     static void preload(CudaDevice dev, KMeansData data) {
+        if (8L * (data.d + 1) * data.n > io.sparkgpu.cuda.DeviceMemoryBudget.bytes()) {
+            return; // over the device-memory budget: the passes stream it in chunks
+        }
         DeviceResidentCache.Lease lease = DeviceResidentCache.of(dev).acquire(data.residencyKey, 8L * (data.d + 1) * data.n);
         if (lease == null) {
             return;

@@ -68,8 +68,8 @@ final class KMeansStep {
      * no GPU resolves for {@code backend} (the block is then uploaded after packing, or streamed, as usual).
      */
     static FeatureIngest.ChunkSink residentSink(Backend backend, String residencyKey) {
-        if (residencyKey == null || backend == Backend.CPU) {
-            return null;
+        if (residencyKey == null || backend == Backend.CPU || io.sparkgpu.cuda.DeviceMemoryBudget.limited()) {
+            return null; // under a device-memory budget the block's size decides residency, after packing
         }
         try {
             CudaDevice dev = BackendChooser.resolve(backend, KMeansGpu.MODULE, KMeansGpu.PROBE_KERNEL);

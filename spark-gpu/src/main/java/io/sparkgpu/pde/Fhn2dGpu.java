@@ -20,6 +20,10 @@ final class Fhn2dGpu {
         Fhn2d.Setup s = new Fhn2d.Setup(config, p);
         int len = s.nx * s.ny;
         long bytes = 8L * len;
+        // ten fields of the whole grid (ADI sweeps read whole rows and columns): over the device-memory budget the
+        // policy recomputes on the CPU twin (auto) or reports it (gpu)
+        io.sparkgpu.cuda.DeviceMemoryBudget.check("FitzHugh-Nagumo 2-D run of " + s.nx + " x " + s.ny + " cells",
+                10 * bytes);
         int frames = Fhn2d.frames(s);
         double[] field = frames > 0 ? new double[frames * len] : null;
         if (field != null) {

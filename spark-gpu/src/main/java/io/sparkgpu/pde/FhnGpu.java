@@ -79,6 +79,35 @@ final class FhnGpu {
         }
     }
 
+    /**
+     * Simulations per GPU batch: at most {@code maxBatchCells} cells, and within the device-memory budget through the
+     * planner ({@link io.sparkgpu.cuda.DeviceMemoryBudget#itemsPerChunk}, from {@link #bytesPerSimulation} and
+     * {@link #fixedBytes}). Simulations are independent, so any batching gives the same bits.
+     */
+    static int batchSize(FhnSetup s, int count, int maxBatchCells, long budget) {
+        int byCells = Math.max(1, maxBatchCells / s.n);
+        if (count == 0) {
+            return byCells;
+        }
+        return Math.min(byCells, io.sparkgpu.cuda.DeviceMemoryBudget.intItemsPerChunk("a FitzHugh-Nagumo batch", count,
+                fixedBytes(s), bytesPerSimulation(s), budget));
+    }
+
+    /**
+     * Device bytes per simulation of a batch, the most any scheme allocates: nine state/work fields of n cells
+     * (cyclic reduction), the recorded frames, parameters and observables.
+     */
+    static long bytesPerSimulation(FhnSetup s) {
+        long frames = Math.max(0, FhnCpu.frames(s));
+        return io.sparkgpu.cuda.DeviceMemoryBudget.add(
+                io.sparkgpu.cuda.DeviceMemoryBudget.times(8L * s.n, 10 + frames), 96);
+    }
+
+    /** Device bytes of a batch that do not grow with its simulations: the profile and the per-launch signals. */
+    static long fixedBytes(FhnSetup s) {
+        return 8L * s.n + 8L * Math.max(RESIDENT_STEPS, Math.max(STEP_CHUNK + 1, TB_KMAX));
+    }
+
     static double[] packParams(FhnParams[] ps) {
         int S = ps.length;
         double[] out = new double[5 * S];

@@ -56,7 +56,8 @@ public final class FhnStep {
         }
         return BackendChooser.run(backend, FhnGpu.MODULE, FhnGpu.PROBE_KERNEL, SIMULATE,
                 dev -> {
-                    int per = Math.max(1, MAX_BATCH_CELLS / s.n);
+                    int per = FhnGpu.batchSize(s, params.length, MAX_BATCH_CELLS,
+                            io.sparkgpu.cuda.DeviceMemoryBudget.bytes());
                     FhnResult[] out = new FhnResult[params.length];
                     for (int from = 0; from < params.length; from += per) {
                         int to = Math.min(params.length, from + per);

@@ -152,6 +152,18 @@ final class ScanGpu {
         private DeviceBuffer dValueQ;
         private DeviceBuffer dReplica;
 
+        /**
+         * Device bytes of a session over {@code t}: the cases and baseline prefix tables, a replica's table with its
+         * draw tables, the log table, parameters, exclusions and the per-block partial results.
+         */
+        static long deviceBytes(ScanTables t, long resident) {
+            long len = t.shape.tableLength();
+            long draw = t.model == ScanModel.NORMAL ? 4L * Math.max(1, t.valueCells.length)
+                    + 8L * Math.max(1, t.valueQ.length) : 8L * (t.baseCum == null ? 0 : t.baseCum.length);
+            return 24 * len + draw + 16L * DetMath.LOG_TABLE_ENTRIES + 8L * P_COUNT + 8L * D_COUNT
+                    + 24L * ScanSpec.MAX_EXCLUDED + 16 * resident;
+        }
+
         public Session(CudaDevice dev, ScanTables t) {
             this.dev = dev;
             this.t = t;
@@ -159,6 +171,9 @@ final class ScanGpu {
             kernel = kernel(t.model, shared);
             sharedBytes = shared ? (int) stripBytes(t.shape.size(0)) : 0;
             resident = KernelLauncher.residentBlocks(dev, MODULE, kernel, BLOCK, sharedBytes);
+            // every range reads the whole prefix tables, so they cannot be chunked: over the device-memory budget the
+            // policy recomputes on the CPU twin (auto) or reports the budget (gpu)
+            io.sparkgpu.cuda.DeviceMemoryBudget.check("scan of " + t.shape, deviceBytes(t, resident));
             GpuStream s = new GpuStream(dev);
             DeviceBuffer[] bufs = new DeviceBuffer[8];
             try {

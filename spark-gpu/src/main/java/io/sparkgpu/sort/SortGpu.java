@@ -3,6 +3,7 @@ package io.sparkgpu.sort;
 import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.cuda.CudaException;
 import io.sparkgpu.cuda.DeviceBuffer;
+import io.sparkgpu.cuda.DeviceMemoryBudget;
 import io.sparkgpu.cuda.GpuStream;
 import io.sparkgpu.cuda.KernelLauncher;
 import io.sparkgpu.cuda.KernelTimer;
@@ -101,7 +102,18 @@ final class SortGpu {
         long limit = residentLimit;
         long free = dev.memoryInfo()[0];
         long cap = Math.max(0, (long) (0.9 * (free - MEMORY_RESERVE))) / (bytesPerElement(passes, longIndex) + 1);
+        cap = Math.min(cap, budgetCapacity(passes, longIndex, DeviceMemoryBudget.bytes()));
         return limit >= 0 ? Math.min(limit, cap) : cap;
+    }
+
+    /**
+     * Elements a resident stable sort may hold under the device-memory budget (the same bytes per element as
+     * {@link #residentCapacity}); above it the stable order runs in key windows ({@code windows}: exact, same bits)
+     * and the wide-key order on the CPU twin.
+     */
+    static long budgetCapacity(int passes, boolean longIndex, long budget) {
+        return budget == DeviceMemoryBudget.UNLIMITED ? Long.MAX_VALUE
+                : budget / (bytesPerElement(passes, longIndex) + 1);
     }
 
     /** The keys-only output kernel for n keys in [0, m). */
@@ -260,7 +272,7 @@ final class SortGpu {
              DeviceBuffer stage = count(py, keys)) {
             py.build();
             int[] out = new int[n];
-            int chunk = chunk(n);
+            int chunk = chunk(n, m, DeviceMemoryBudget.bytes());
             for (int p = 0; p < n; p += chunk) {
                 int c = Math.min(chunk, n - p);
                 py.output(kernel, p, c, stage.pointer());
@@ -272,13 +284,29 @@ final class SortGpu {
     }
 
     private static int chunk(int n) {
-        return Math.max(CHUNK, Math.min(n, transferChunk));
+        return chunk(n, Integer.MAX_VALUE, DeviceMemoryBudget.UNLIMITED);
+    }
+
+    /**
+     * Keys per copy and launch group of a keys-only sort of n keys in [0, m): {@link #transferChunk}, and under the
+     * device-memory budget the planner's chunk next to the pyramid ({@link DeviceMemoryBudget#itemsPerChunk}; a
+     * pyramid over the budget is a CudaException, so the policy falls back or reports). The histogram is exact
+     * integer counts: any chunking, same bits.
+     */
+    static int chunk(int n, int m, long budget) {
+        int c = Math.max(CHUNK, Math.min(n, transferChunk));
+        if (budget == DeviceMemoryBudget.UNLIMITED || n == 0) {
+            return c;
+        }
+        long pyramid = 4 * pyramidEntries(levels(m)) + 4;
+        return Math.min(c, DeviceMemoryBudget.intItemsPerChunk("a keys-only sort of " + n + " keys in [0, " + m + ")",
+                n, pyramid, 4, budget));
     }
 
     /** Histograms keys through a staging buffer of one chunk, checks the keys; returns the staging buffer. */
     private static DeviceBuffer count(Pyramid py, int[] keys) {
         int n = keys.length;
-        int chunk = chunk(n);
+        int chunk = chunk(n, py.m, DeviceMemoryBudget.bytes());
         DeviceBuffer stage = DeviceBuffer.allocate(py.dev, 4L * chunk);
         try {
             py.reset();
@@ -412,7 +440,8 @@ final class SortGpu {
         long cap = residentCapacity(dev, all.length, false);
         if (n > cap) {
             throw new CudaException("stable order of " + n + " wide keys needs " + bytesPerElement(all.length, false)
-                    + " bytes per key on the device; room for " + cap + " keys");
+                    + " bytes per key on the device; room for " + cap + " keys (free memory, and the budget "
+                    + DeviceMemoryBudget.KEY + "=" + DeviceMemoryBudget.describe(DeviceMemoryBudget.bytes()) + ")");
         }
         int[] lo = new int[n];
         for (int i = 0; i < n; i++) {

@@ -2,6 +2,7 @@ package io.sparkgpu.spline;
 
 import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.cuda.DeviceBuffer;
+import io.sparkgpu.cuda.DeviceMemoryBudget;
 import io.sparkgpu.cuda.GpuStream;
 import io.sparkgpu.cuda.KernelLauncher;
 import io.sparkgpu.cuda.KernelTimer;
@@ -36,6 +37,11 @@ final class SplineGpu {
         return b[0];
     }
 
+    /** Device bytes of a build of n knots into T pieces (x, y, slopes, tables, the bad flag). */
+    static long buildBytes(long n, long T, boolean slopes) {
+        return 8L * (2 * n + (slopes ? n : 1) + 3 * T) + 4;
+    }
+
     /** {@link SplineCpu#build} on the device. */
     public static Spline build(CudaDevice dev, SplineConfig.Kind kind, double[] x, double[] y, double[] p) {
         return build(dev, kind, x, y, p, 0, null);
@@ -54,6 +60,8 @@ final class SplineGpu {
         double sign = SplineCpu.checkShape(x, y, p);
         int n = x.length;
         int T = kind == SplineConfig.Kind.SCHUMAKER ? 2 * n - 1 : n;
+        // every knot at once (slopes read neighbours): over the device-memory budget, the CPU twin builds it
+        DeviceMemoryBudget.check("spline build of " + n + " knots", buildBytes(n, T, p != null));
         try (GpuStream s = new GpuStream(dev);
              DeviceBuffer dx = DeviceBuffer.ofDoubles(dev, n);
              DeviceBuffer dy = DeviceBuffer.ofDoubles(dev, n);
@@ -118,7 +126,12 @@ final class SplineGpu {
         queries(dev, sp, v, mode, out, null, true, 0, null);
     }
 
-    /** Evaluation or inverse; with reps > 0 also the best kernel milliseconds of that many launches (millis[0]). */
+    /**
+     * Evaluation or inverse; with reps > 0 also the best kernel milliseconds of that many launches (millis[0], over
+     * the first chunk). Queries are independent, so over the device-memory budget they run in chunks of the planner
+     * ({@link DeviceMemoryBudget#chunks}; the spline's tables are the fixed part) with the same bits; the smallest bad
+     * index is found in the first chunk that has one, as one launch over all queries would find it.
+     */
     static void queries(CudaDevice dev, Spline sp, double[] q, SplineConfig.Extrapolate mode, double[] out,
                         double[] deriv, boolean inverse, int reps, double[] millis) {
         int k = q.length;
@@ -127,38 +140,54 @@ final class SplineGpu {
         }
         int T = sp.size();
         String kernel = inverse ? "spline_inverse" : "spline_eval";
+        long[] plan = DeviceMemoryBudget.chunks("spline " + (inverse ? "inverse" : "evaluation"), k, 24L * T + 4,
+                deriv == null ? 16 : 24, DeviceMemoryBudget.bytes());
+        int c = (int) (plan[1] - plan[0]);
         try (GpuStream s = new GpuStream(dev);
              DeviceBuffer dt = DeviceBuffer.ofDoubles(dev, T);
              DeviceBuffer da = DeviceBuffer.ofDoubles(dev, T);
              DeviceBuffer db = DeviceBuffer.ofDoubles(dev, T);
-             DeviceBuffer dq = DeviceBuffer.ofDoubles(dev, k);
-             DeviceBuffer dv = DeviceBuffer.ofDoubles(dev, k);
-             DeviceBuffer dd = DeviceBuffer.ofDoubles(dev, deriv == null ? 1 : k);
+             DeviceBuffer dq = DeviceBuffer.ofDoubles(dev, c);
+             DeviceBuffer dv = DeviceBuffer.ofDoubles(dev, c);
+             DeviceBuffer dd = DeviceBuffer.ofDoubles(dev, deriv == null ? 1 : c);
              DeviceBuffer bad = DeviceBuffer.allocate(dev, 4)) {
             dt.upload(sp.t, s);
             da.upload(sp.a, s);
             db.upload(sp.b, s);
-            dq.upload(q, s);
-            bad.upload(new int[] {NO_BAD}, s);
-            int grid = grid(dev, kernel, k);
-            Object[] args = inverse
-                    ? new Object[] {dt, da, db, T, sp.kind.code, sp.sign, dq, (long) k, mode.code, dv, bad}
-                    : new Object[] {dt, da, db, T, sp.kind.code, sp.sign, dq, (long) k, mode.code, dv,
-                        KernelLauncher.nullable(deriv == null ? null : dd), bad};
-            KernelLauncher.launch(s, MODULE, kernel, grid, THREADS, 0, args);
-            int b = readBad(bad, s, kernel);
-            if (b != NO_BAD) {
-                throw inverse ? SplineCpu.outsideValues(sp, q, b) : SplineCpu.outsideKnots(sp, q, b);
+            boolean whole = plan.length == 2;
+            double[] tv = whole ? out : new double[c];
+            double[] td = whole || deriv == null ? deriv : new double[c];
+            for (int i = 0; i + 1 < plan.length; i++) {
+                int from = (int) plan[i];
+                int m = (int) (plan[i + 1] - from);
+                dq.upload(q, from, m, 0, s);
+                bad.upload(new int[] {NO_BAD}, s);
+                int grid = grid(dev, kernel, m);
+                Object[] args = inverse
+                        ? new Object[] {dt, da, db, T, sp.kind.code, sp.sign, dq, (long) m, mode.code, dv, bad}
+                        : new Object[] {dt, da, db, T, sp.kind.code, sp.sign, dq, (long) m, mode.code, dv,
+                            KernelLauncher.nullable(deriv == null ? null : dd), bad};
+                KernelLauncher.launch(s, MODULE, kernel, grid, THREADS, 0, args);
+                int b = readBad(bad, s, kernel);
+                if (b != NO_BAD) {
+                    throw inverse ? SplineCpu.outsideValues(sp, q, from + b) : SplineCpu.outsideKnots(sp, q, from + b);
+                }
+                if (reps > 0 && i == 0) {
+                    millis[0] = bestOf(dev, s, reps, () -> KernelLauncher.launch(s, MODULE, kernel, grid, THREADS, 0,
+                            args));
+                }
+                dv.download(tv, m, s);
+                if (deriv != null) {
+                    dd.download(td, m, s);
+                }
+                s.synchronize(kernel + " download");
+                if (!whole) {
+                    System.arraycopy(tv, 0, out, from, m);
+                    if (deriv != null) {
+                        System.arraycopy(td, 0, deriv, from, m);
+                    }
+                }
             }
-            if (reps > 0) {
-                millis[0] = bestOf(dev, s, reps, () -> KernelLauncher.launch(s, MODULE, kernel, grid, THREADS, 0,
-                        args));
-            }
-            dv.download(out, k, s);
-            if (deriv != null) {
-                dd.download(deriv, k, s);
-            }
-            s.synchronize(kernel + " download");
         }
     }
 }

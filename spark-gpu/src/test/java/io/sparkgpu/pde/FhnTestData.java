@@ -1,12 +1,12 @@
 package io.sparkgpu.pde;
 
-/** Small cases shared by the FitzHugh-Nagumo tests. */
-final class FhnTestData {
+/** Small cases shared by the FitzHugh-Nagumo tests (public for the device-memory budget's GPU test). */
+public final class FhnTestData {
     private FhnTestData() {
     }
 
     /** A handful of parameter sets around the excitable one (sub- and supra-threshold stimuli, several D). */
-    static FhnParams[] sweep(int count) {
+    public static FhnParams[] sweep(int count) {
         FhnParams[] out = new FhnParams[count];
         for (int j = 0; j < count; j++) {
             out[j] = new FhnParams(0.05 + 0.02 * (j % 5), 0.01 + 0.002 * (j % 3), 0.5, 0.05 * j, 0.5 + 0.25 * (j % 4));
@@ -15,7 +15,7 @@ final class FhnTestData {
     }
 
     /** A short run exercising a stimulus, an impulse, both probes and the field. */
-    static FhnConfig small(String scheme, String solver, String boundary, String stimulus) {
+    public static FhnConfig small(String scheme, String solver, String boundary, String stimulus) {
         FhnConfig c = new FhnConfig();
         c.scheme = scheme;
         c.solver = solver;

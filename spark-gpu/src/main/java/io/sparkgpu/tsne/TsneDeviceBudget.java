@@ -1,0 +1,70 @@
+package io.sparkgpu.tsne;
+
+import io.sparkgpu.cuda.Backend;
+import io.sparkgpu.cuda.BackendChooser;
+import io.sparkgpu.cuda.CudaException;
+import io.sparkgpu.cuda.DeviceMemoryBudget;
+
+/**
+ * t-SNE under the device-memory budget ({@link DeviceMemoryBudget}): every iteration reads all n positions and the
+ * whole P, so a fit cannot be split into chunks with the same bits. Its device working set is estimated before the
+ * fit, on the driver; over the budget, {@code backend=auto} runs the whole fit on the CPU twin (one WARN line, the
+ * same bits) and {@code backend=gpu} fails with a message naming {@value DeviceMemoryBudget#KEY}, the estimate and
+ * the budget.
+ */
+public final class TsneDeviceBudget {
+    private TsneDeviceBudget() {
+    }
+
+    /**
+     * Estimated device bytes of a fit of n points of d features with k neighbours (0: the default k) into
+     * {@code cfg.dimension} dimensions: the larger of the kNN phase (float features, k distances and indices per
+     * row) and the optimiser (P with up to 2nk entries of a double and an int, its row offsets, positions, update,
+     * gains, both forces and keys per point, and, for grid repulsion, the grid at its largest allowed size with the
+     * FFT's padded complex copy). An estimate, not a bound.
+     */
+    public static long estimate(TsneConfig cfg, long n, long d) {
+        long k = cfg.effectiveK(n);
+        int dim = cfg.dimension;
+        long knn = DeviceMemoryBudget.add(DeviceMemoryBudget.times(n, 4L * d), DeviceMemoryBudget.times(n, 8L * k));
+        long nnz = DeviceMemoryBudget.times(2 * n, k);
+        long opt = DeviceMemoryBudget.add(DeviceMemoryBudget.times(nnz, 12), DeviceMemoryBudget.times(n + 1, 8));
+        opt = DeviceMemoryBudget.add(opt, DeviceMemoryBudget.times(n, 8L * (5L * dim + 1)));
+        if (!cfg.exactRepulsion(n)) {
+            long side = (long) cfg.grid.maxIntervals[dim] * cfg.grid.p;
+            long nodes = 1;
+            for (int a = 0; a < dim; a++) {
+                nodes = DeviceMemoryBudget.times(nodes, side);
+            }
+            // charges and potentials ((dim + 2) doubles per node) and the FFT's 2^dim-padded complex grid
+            long grid = DeviceMemoryBudget.add(DeviceMemoryBudget.times(nodes, 8L * (dim + 2)),
+                    DeviceMemoryBudget.times(nodes, 16L << dim));
+            opt = DeviceMemoryBudget.add(opt, grid);
+        }
+        return Math.max(knn, opt);
+    }
+
+    /**
+     * The backend the fit runs on: {@code cfg.backend}, or the CPU twin when the estimate is over the budget under
+     * {@code auto} (logged once per reason).
+     *
+     * @throws CudaException under {@code gpu} when the estimate is over the budget
+     */
+    public static Backend backendFor(TsneConfig cfg, long n, long d) {
+        long budget = DeviceMemoryBudget.bytes();
+        if (cfg.backend == Backend.CPU || budget == DeviceMemoryBudget.UNLIMITED) {
+            return cfg.backend;
+        }
+        try {
+            DeviceMemoryBudget.check("t-SNE of " + n + " points (d=" + d + ", dimension " + cfg.dimension + ")",
+                    estimate(cfg, n, d), budget);
+            return cfg.backend;
+        } catch (CudaException e) {
+            if (cfg.backend == Backend.GPU) {
+                throw new CudaException("backend=gpu: " + e.getMessage(), e);
+            }
+            BackendChooser.fallback("tsne", e.getMessage());
+            return Backend.CPU;
+        }
+    }
+}

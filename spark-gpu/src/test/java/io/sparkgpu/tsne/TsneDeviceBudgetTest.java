@@ -1,0 +1,56 @@
+package io.sparkgpu.tsne;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.sparkgpu.cuda.Backend;
+import io.sparkgpu.cuda.CudaException;
+import io.sparkgpu.cuda.DeviceMemoryBudget;
+import org.junit.jupiter.api.Test;
+
+/** t-SNE's estimate and the backend it runs on under a device-memory budget (decided on the driver, no GPU). */
+class TsneDeviceBudgetTest {
+
+    private static TsneConfig cfg(Backend b) {
+        TsneConfig c = new TsneConfig();
+        c.backend = b;
+        return c.validate();
+    }
+
+    @Test
+    void estimateGrowsWithThePointsAndCountsTheGrid() {
+        TsneConfig c = cfg(Backend.AUTO);
+        long small = TsneDeviceBudget.estimate(c, 1000, 50);
+        long exactLarge = TsneDeviceBudget.estimate(c, 10_000, 50);
+        long grid = TsneDeviceBudget.estimate(c, 10_001, 50);
+        assertTrue(small > 1000L * 50 * 4 && small < exactLarge, small + " " + exactLarge);
+        // above 10,000 points the grid (320 boxes x 4 nodes per axis in 2-D, with the FFT's padded copy) is added
+        assertTrue(grid - exactLarge > 1280L * 1280 * 16 * 4, grid + " " + exactLarge);
+    }
+
+    @Test
+    void overTheBudgetAutoRunsOnTheCpuTwinAndGpuFailsNamingTheBudget() {
+        String old = System.getProperty(DeviceMemoryBudget.KEY);
+        try {
+            System.clearProperty(DeviceMemoryBudget.KEY);
+            assertEquals(Backend.GPU, TsneDeviceBudget.backendFor(cfg(Backend.GPU), 1_000_000, 784));
+            System.setProperty(DeviceMemoryBudget.KEY, "1m");
+            assertEquals(Backend.AUTO, TsneDeviceBudget.backendFor(cfg(Backend.AUTO), 100, 4));
+            assertEquals(Backend.CPU, TsneDeviceBudget.backendFor(cfg(Backend.AUTO), 100_000, 4));
+            assertEquals(Backend.CPU, TsneDeviceBudget.backendFor(cfg(Backend.CPU), 100_000, 4));
+            CudaException e = assertThrows(CudaException.class,
+                    () -> TsneDeviceBudget.backendFor(cfg(Backend.GPU), 100_000, 4));
+            long est = TsneDeviceBudget.estimate(cfg(Backend.GPU), 100_000, 4);
+            assertTrue(e.getMessage().startsWith("backend=gpu: t-SNE of 100000 points"), e.getMessage());
+            assertTrue(e.getMessage().contains("needs an estimated " + est + " bytes"), e.getMessage());
+            assertTrue(e.getMessage().contains(DeviceMemoryBudget.KEY + "=1048576 bytes (1.0 MiB)"), e.getMessage());
+        } finally {
+            if (old == null) {
+                System.clearProperty(DeviceMemoryBudget.KEY);
+            } else {
+                System.setProperty(DeviceMemoryBudget.KEY, old);
+            }
+        }
+    }
+}
