@@ -44,7 +44,7 @@ final class ScanReplicas {
     public static long casesOf(ScanTables t, long seed, long replica) {
         if (t.model == ScanModel.EBP) {
             long n = ScanRandom.poisson(ScanRandom.streamKey(seed ^ TOTAL_STREAM, replica), t.totalBase);
-            if (n > t.replicaCasesLimit) { // probability below e^-700 (ScanTables.ebpReplicaBound)
+            if (n > t.replicaCasesLimit) { // probability below e^-500 (ScanTables.ebpReplicaBound)
                 throw new IllegalStateException("replica " + replica + " drew " + n + " cases, more than the "
                         + t.replicaCasesLimit + " its fixed-point units hold; please report this");
             }

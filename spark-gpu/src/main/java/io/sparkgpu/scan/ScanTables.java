@@ -219,7 +219,8 @@ public final class ScanTables implements Serializable {
 
     /**
      * A bound on the Poisson(B) total of an expectation-based replica, B the total baseline: B + 40 sqrt(B) + 100,
-     * beyond which the probability is below e^-700; a replica above it is refused ({@link ScanReplicas#casesOf}).
+     * beyond which the probability is below e^-500 (Chernoff); the fixed-point units admit twice that, and a replica
+     * above it is refused ({@link ScanReplicas#casesOf}).
      */
     private static double ebpReplicaBound(ScanGrid grid) {
         double b = 0;
