@@ -5,7 +5,8 @@
  *
  * Data layout
  *   tables   long long[(nx+1)(ny+1)(nz+1)] (existing axes only), x fastest: P[x,y,z] = sum over cells
- *            x'<x, y'<y, z'<z. Two tables: cases (counts, or fixed-point values for the normal model) and
+ *            x'<x, y'<y, z'<z. Two tables: cases (whole counts, or fixed point: fractional counts of the
+ *            Poisson models, values of the normal model; SCAN_D_CSCALE = 2^-s, 1 for whole counts) and
  *            baseline (fixed point). Strides sy = nx+1, sz = (nx+1)(ny+1) (0 for missing axes).
  *   prm      long long[SCAN_P_COUNT]: shape, range mapping, index slice and constraints (layout: SCAN_P_*,
  *            include/layout/scan.cuh, with the other sizes the host mirrors).
@@ -60,7 +61,7 @@ __device__ __forceinline__ double xlogr(double x, double y, const double *tab) {
 template <int MODEL>
 __device__ __forceinline__ double range_llr(i64 dc, i64 db, i64 bqTot, int dir, const double *dp, const double *tab) {
     if (MODEL == M_POISSON) {
-        double c = (double) dc;
+        double c = __dmul_rn((double) dc, dp[SCAN_D_CSCALE]);
         double e = __dmul_rn((double) db, dp[SCAN_D_F]);
         double eo = __dmul_rn((double) (bqTot - db), dp[SCAN_D_F]);
         if (!(e > 0.0) || !(eo > 0.0)) return 0.0;
@@ -101,7 +102,7 @@ __device__ __forceinline__ double range_llr(i64 dc, i64 db, i64 bqTot, int dir, 
         double llr = -__dmul_rn(dp[SCAN_D_HALFN], dm_log_table(t, tab));
         return llr > 0.0 ? llr : 0.0;
     } else { /* M_EBP */
-        double c = (double) dc;
+        double c = __dmul_rn((double) dc, dp[SCAN_D_CSCALE]);
         double b = __dmul_rn((double) db, dp[SCAN_D_F]);
         if (!(b > 0.0)) return 0.0;
         if (!qualifies(dir, c > b, c < b)) return 0.0;
@@ -409,14 +410,15 @@ __device__ __forceinline__ int table_index(int c, int nx, int ny, int sy, int sz
 }
 
 /* Poisson / EBP replicas: each of ncases cases falls into a cell with probability proportional to its baseline;
- * counts are added at the cell's position in the (zeroed) table. */
+ * case k adds unit (+1 when k < extra) table units at the cell's position in the (zeroed) table
+ * (ScanReplicas.unitOf: 1 for whole counts, a share of the fixed-point total for fractional ones). */
 extern "C" __global__ void __launch_bounds__(SCAN_BLOCK) scan_alloc_multinomial(
-    const i64 *__restrict__ cum, int cells, i64 total, i64 ncases, u64 key, int nx, int ny, int sy, int sz,
-    u64 *__restrict__ table) {
+    const i64 *__restrict__ cum, int cells, i64 total, i64 ncases, i64 unit, i64 extra, u64 key, int nx, int ny,
+    int sy, int sz, u64 *__restrict__ table) {
     for (i64 k = blockIdx.x * (i64) blockDim.x + threadIdx.x; k < ncases; k += (i64) gridDim.x * blockDim.x) {
         i64 u = (i64) uniform_below(key, (u64) k, (u64) total);
         int c = cell_of(cum, cells, u);
-        atomicAdd(&table[table_index(c, nx, ny, sy, sz)], 1ULL);
+        atomicAdd(&table[table_index(c, nx, ny, sy, sz)], (u64) (k < extra ? unit + 1 : unit));
     }
 }
 

@@ -27,7 +27,8 @@ public interface GpuScanModelParams<T extends GpuScanModelParams<T>> extends Sha
 
     default Param<String> statistic() {
         return slot("statistic", o -> new Param<>(o, "statistic", "Probability model: poisson (Kulldorff), bernoulli "
-                + "(Kulldorff), normal (Kulldorff et al. 2009) or ebp (expectation-based Poisson, Neill et al. 2005).",
+                + "(Kulldorff), normal (Kulldorff et al. 2009) or ebp (expectation-based Poisson, Neill et al. 2005). "
+                + "poisson and ebp take fractional case counts, bernoulli whole ones.",
                 ParamChecks.<String>validator(ScanConfig::checkStatistic)));
     }
 

@@ -19,9 +19,16 @@ public interface GpuScanParams<T extends GpuScanParams<T>> extends GpuScanModelP
     String DEFAULT_CASES = "cases";
     String DEFAULT_BASELINE = "baseline";
 
+    /**
+     * Cases per row, finite and &gt;= 0: whole or fractional counts for poisson and ebp (fractional counts are used
+     * exactly in the observed statistic; a poisson replica allocates C rounded half up cases, at least 1, each
+     * carrying C / N so that its total is the observed C; ebp replicas are whole Poisson counts), whole counts or
+     * 0/1 flags for bernoulli; the observed value for the normal model. See {@link ScanModel}.
+     */
     default Param<String> casesCol() {
-        return slot("casesCol", o -> new Param<>(o, "casesCol", "Cases per row: counts (cells), 0/1 flags or counts "
-                + "(points); the observed value for the normal model."));
+        return slot("casesCol", o -> new Param<>(o, "casesCol", "Cases per row, finite >= 0: counts (cells), 0/1 flags "
+                + "or counts (points), fractional allowed for poisson and ebp (a poisson replica allocates N = C rounded "
+                + "half up cases of C / N each), whole for bernoulli; the observed value for the normal model."));
     }
 
     default Param<String> baselineCol() {
@@ -155,7 +162,10 @@ public interface GpuScanParams<T extends GpuScanParams<T>> extends GpuScanModelP
         return withOrClear(extent(), v);
     }
 
-    /** poisson, bernoulli, normal or ebp (any case). */
+    /**
+     * poisson, bernoulli, normal or ebp (any case). poisson and ebp take fractional case counts (replica convention:
+     * {@link #casesCol()}); bernoulli needs whole ones ({@link ScanModel#WHOLE_CASES_REASON}).
+     */
     default T setStatistic(String v) {
         return with(statistic(), ScanConfig.checkStatistic(v).id());
     }

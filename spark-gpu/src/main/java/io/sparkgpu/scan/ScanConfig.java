@@ -34,7 +34,11 @@ public final class ScanConfig implements Serializable {
     /** null: the setting spark.sparkgpu.backend, else auto (resolved by {@link #validate()}). */
     public Backend backend;
 
-    /** statistic: poisson, bernoulli, normal or ebp (any case). */
+    /**
+     * statistic: poisson, bernoulli, normal or ebp (any case). The case-count rule each implies (fractional counts for
+     * poisson and ebp, whole for bernoulli) and the replica convention of fractional totals are {@link ScanModel}'s,
+     * checked on the data by {@link ScanInput} and {@link ScanGrid}.
+     */
     public static ScanModel checkStatistic(String statistic) {
         return ScanModel.parse(statistic, "statistic");
     }

@@ -15,7 +15,7 @@ import java.util.Locale;
  *
  * <p>Per scan: one launch of the scan kernel over the items of the index slice (grid from occupancy) and one
  * reduction launch; per replica: zero the replica's table, allocate the cases (one thread per case, integer
- * atomics, so the counts do not depend on the order), d running-sum passes, scan, reduce; the replica maxima
+ * atomics adding each case's units, so the counts do not depend on the order), d running-sum passes, scan, reduce; the replica maxima
  * stay on the device until the batch ends.
  */
 final class ScanGpu {
@@ -302,7 +302,8 @@ final class ScanGpu {
                     if (c > 0) {
                         int grid = (int) Math.max(1, Math.min(8192, ceilDiv(c, BLOCK)));
                         KernelLauncher.launch(stream, MODULE, "scan_alloc_multinomial", grid, BLOCK, 0, dCum,
-                                sh.cells(), t.baseTotalQ, c, key, nx, ny, sy, sz, dReplica);
+                                sh.cells(), t.baseTotalQ, c, t.replicaUnit, t.replicaExtra, key, nx, ny, sy, sz,
+                                dReplica);
                     }
                     break;
                 }

@@ -7,15 +7,21 @@ import java.util.Locale;
  * A validated grid of cells (1-D, 2-D or 3-D, x fastest) with each cell's cases and baseline (and, for the
  * normal model, an optional sum of squares), in the units the {@link ScanModel} defines. Construction checks
  * every cell and throws {@link IllegalArgumentException} naming the column (as given in {@code names}) and
- * the cell: NaN or infinite values, negative counts or baselines, non-integer counts, cases above the
- * population (Bernoulli), cases where the baseline is zero (Poisson models), a zero total. Nothing is
- * dropped or clamped.
+ * the cell: NaN or infinite values, negative counts or baselines, fractional counts of the Bernoulli model
+ * (the Poisson models take fractional counts: {@link ScanModel#fractionalCases}), cases above the population
+ * (Bernoulli), cases where the baseline is zero (Poisson models), a zero total. Nothing is dropped or clamped.
  */
 public final class ScanGrid implements Serializable {
     private static final long serialVersionUID = 1L;
 
-    /** Largest total of cases of the count models (they are summed exactly in doubles on the GPU). */
+    /** Largest total of cases of the count models (a Poisson replica allocates up to this many cases). */
     public static final long MAX_TOTAL_CASES = 1L << 53;
+
+    /**
+     * Smallest positive total of (fractional) cases, 2^-960: the tables hold cases in units of 2^-s with the total
+     * near 2^60 ({@link ScanTables}), and 2^-s must stay a normal double.
+     */
+    public static final double MIN_TOTAL_CASES = 0x1p-960;
 
     private final ScanShape shape;
     private final ScanModel model;
@@ -97,6 +103,7 @@ public final class ScanGrid implements Serializable {
         boolean counts = model.countCases();
         boolean integerBaseline = model == ScanModel.BERNOULLI || model == ScanModel.NORMAL;
         long totalCases = 0;
+        double sumCases = 0;
         double totalBase = 0;
         for (int c = 0; c < cases.length; c++) {
             double v = cases[c];
@@ -118,8 +125,8 @@ public final class ScanGrid implements Serializable {
                 if (v < 0) {
                     throw bad(0, c, "negative case count");
                 }
-                if (v != Math.rint(v)) {
-                    throw bad(0, c, "case counts must be whole numbers");
+                if (v != Math.rint(v) && !model.fractionalCases()) {
+                    throw bad(0, c, "a fractional case count; " + ScanModel.WHOLE_CASES_REASON);
                 }
                 if (v > 0 && b == 0) {
                     throw bad(0, c, model == ScanModel.BERNOULLI ? "cases in a cell with population 0"
@@ -128,7 +135,8 @@ public final class ScanGrid implements Serializable {
                 if (model == ScanModel.BERNOULLI && v > b) {
                     throw bad(0, c, "more cases than the population " + b + " of the cell");
                 }
-                if (v > MAX_TOTAL_CASES || (totalCases += (long) v) > MAX_TOTAL_CASES) {
+                sumCases += v;
+                if (v > MAX_TOTAL_CASES || (totalCases += (long) v) > MAX_TOTAL_CASES || sumCases > MAX_TOTAL_CASES) {
                     throw new IllegalArgumentException("column '" + names[0] + "': total cases over the supported "
                             + "maximum of 2^53");
                 }
@@ -159,9 +167,13 @@ public final class ScanGrid implements Serializable {
             throw new IllegalArgumentException("column '" + names[1] + "': the total baseline " + totalBase
                     + " is too large");
         }
-        if (counts && totalCases == 0) {
+        if (counts && sumCases == 0) {
             throw new IllegalArgumentException("column '" + names[0] + "': the total number of cases is 0; there is "
                     + "nothing to scan for");
+        }
+        if (counts && sumCases < MIN_TOTAL_CASES) {
+            throw new IllegalArgumentException("column '" + names[0] + "': the total number of cases " + sumCases
+                    + " is below the smallest supported total 2^-960");
         }
         if (model == ScanModel.NORMAL && totalBase < 2) {
             throw new IllegalArgumentException("column '" + names[1] + "': the normal model needs at least two "

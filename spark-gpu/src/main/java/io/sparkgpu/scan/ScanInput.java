@@ -34,9 +34,10 @@ import org.apache.spark.sql.types.StructType;
  *       axis over the extent (default: the data's minimum to maximum). For the normal model the case column is
  *       the observed value and the sum of squares is formed from it.</li>
  * </ul>
- * Pass 1 validates every row (nulls, NaN, negative, non-integer counts, coordinates outside the grid) and
- * finds the extent; pass 2 sums per cell. Real-valued sums go through exact DECIMAL(38, s) arithmetic (s from
- * the data's bounds), so the grid, and with it the scan, is the same however the data are partitioned.
+ * Pass 1 validates every row (nulls, NaN, negative, fractional Bernoulli counts, coordinates outside the grid)
+ * and finds the extent; pass 2 sums per cell. Real-valued sums (fractional case counts of the Poisson models
+ * included) go through exact DECIMAL(38, s) arithmetic (s from the data's bounds), so the grid, and with it the
+ * scan, is the same however the data are partitioned.
  */
 public final class ScanInput implements Serializable {
     private static final long serialVersionUID = 1L;
@@ -298,6 +299,7 @@ public final class ScanInput implements Serializable {
         }
         String[] params = {"casesCol", "baselineCol", "sumSquaresCol"};
         double[] maxAbs = new double[3];
+        boolean fractionalCases = false;
         for (int j = 0; j < 3; j++) {
             String c = valueCols[j];
             if (c == null) {
@@ -318,9 +320,12 @@ public final class ScanInput implements Serializable {
             if (!mayBeNegative && min < 0) {
                 throw bad(params[j], c, "has negative values (minimum " + min + ")");
             }
-            if (j == 0 && model.countCases() && fractional > 0) {
+            if (j == 0 && model.countCases() && !model.fractionalCases() && fractional > 0) {
                 throw bad(params[j], c, "must hold whole case counts (or 0/1 case flags), found " + fractional
-                        + " values with a fraction");
+                        + " values with a fraction: " + ScanModel.WHOLE_CASES_REASON);
+            }
+            if (j == 0) {
+                fractionalCases = fractional > 0;
             }
             if (j == 1 && (model == ScanModel.BERNOULLI || model == ScanModel.NORMAL) && fractional > 0) {
                 throw bad(params[j], c, "must hold whole numbers of " + (model == ScanModel.NORMAL ? "observations"
@@ -384,7 +389,7 @@ public final class ScanInput implements Serializable {
         for (int k = 0; k < d; k++) {
             coords[k] = q(coordinateCols[k]);
         }
-        boolean exactCases = model.countCases();
+        boolean exactCases = model.countCases() && !fractionalCases; // whole counts add exactly in doubles
         boolean exactBase = model == ScanModel.BERNOULLI || model == ScanModel.NORMAL || baselineCol == null;
         Column caseSum = exactCases ? cases : cases.cast(exactSumType(maxAbs[0], rows, casesCol));
         Column baseSum = exactBase ? base : base.cast(exactSumType(maxAbs[1], rows, baselineCol));

@@ -8,12 +8,15 @@ import java.util.Locale;
  *
  * <ul>
  *   <li>{@link #POISSON}: Kulldorff's Poisson model (M. Kulldorff, "A spatial scan statistic", Comm. Statist.
- *       Theory Methods 26(6), 1997). Cases (non-negative integers) and a baseline (population or expected
- *       count, >= 0); expected cases of a range E = C * b / B. Replicas: the C cases allocated
- *       multinomially in proportion to the baseline.</li>
+ *       Theory Methods 26(6), 1997). Cases (finite, >= 0, whole or fractional) and a baseline (population or
+ *       expected count, >= 0); expected cases of a range E = C * b / B. Replicas: N cases allocated
+ *       multinomially in proportion to the baseline, N = C for whole counts; for a fractional total C, N is C
+ *       rounded half up (at least 1) and each case carries C / N, so every replica's total is C exactly
+ *       ({@link ScanTables}, {@link ScanReplicas}).</li>
  *   <li>{@link #BERNOULLI}: Kulldorff's Bernoulli model (same paper). Cases and population, both
- *       non-negative integers, cases <= population in every cell. Replicas: the C cases placed on C of the N
- *       individuals chosen uniformly without replacement (a random permutation of the case labels).</li>
+ *       non-negative integers, cases <= population in every cell ({@link #WHOLE_CASES_REASON}). Replicas:
+ *       the C cases placed on C of the N individuals chosen uniformly without replacement (a random
+ *       permutation of the case labels).</li>
  *   <li>{@link #NORMAL}: Kulldorff's normal model (M. Kulldorff, Z. Huang, L. Konty, "A scan statistic for
  *       continuous data based on the normal probability model", Int. J. Health Geographics 8:58, 2009).
  *       The cell value is the sum of its observations, the baseline the number of observations (integer),
@@ -21,8 +24,9 @@ import java.util.Locale;
  *       which needs the same number of observations in each of them.</li>
  *   <li>{@link #EBP}: the expectation-based Poisson statistic (D. B. Neill, A. W. Moore, M. Sabhnani, K. Daniel,
  *       "Detection of emerging space-time clusters", KDD 2005). The baseline is the expected count itself
- *       (not rescaled to the observed total). Replicas: independent Poisson counts with those means (a Poisson
- *       total, then a multinomial allocation).</li>
+ *       (not rescaled to the observed total); cases finite, >= 0, whole or fractional. Replicas: independent
+ *       Poisson counts with those means (a Poisson total, then a multinomial allocation), whole counts whatever the
+ *       observed cases are, since this null does not depend on them.</li>
  * </ul>
  */
 public enum ScanModel {
@@ -53,6 +57,20 @@ public enum ScanModel {
     public boolean countCases() {
         return this != NORMAL;
     }
+
+    /**
+     * True for the models whose likelihood is defined for real case counts >= 0 (Poisson and expectation-based
+     * Poisson: c ln(c / e) and its relatives need no integer c), so fractional counts (e.g. cases allocated to
+     * areas by population shares) are accepted as they are.
+     */
+    public boolean fractionalCases() {
+        return this == POISSON || this == EBP;
+    }
+
+    /** Why the Bernoulli model refuses fractional case counts (and populations), in its error messages. */
+    public static final String WHOLE_CASES_REASON = "the bernoulli model counts individuals: each case is one of "
+            + "the cell's individuals, so cases and population must be whole numbers (statistic=poisson or ebp "
+            + "accepts fractional case counts)";
 
     /** Parses poisson | bernoulli | normal | ebp (also "expectation-poisson"); {@code what} names the parameter. */
     public static ScanModel parse(String value, String what) {

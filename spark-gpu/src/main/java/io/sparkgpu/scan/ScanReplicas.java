@@ -5,11 +5,16 @@ package io.sparkgpu.scan;
  * r of seed s is a pure function of (s, r) through {@link ScanRandom}, so it is identical on the GPU and the
  * CPU and whichever task draws it.
  * <ul>
- *   <li>Poisson: each of the C cases independently falls into cell i with probability q_i / Q (quantized
+ *   <li>Poisson: each of the N cases independently falls into cell i with probability q_i / Q (quantized
  *       baselines): item k draws a uniform integer u in [0, Q) and takes the first cell whose running baseline
- *       sum exceeds u. This is the multinomial allocation of the C cases.</li>
+ *       sum exceeds u. This is the multinomial allocation of the N cases. Whole counts: N = C, each case one
+ *       unit. Fractional counts (total C): N = C rounded half up (at least 1), each case carrying C / N (its
+ *       share of the quantized total, {@link ScanTables#replicaUnit}), so the replica's total is C exactly and a
+ *       cell's count is (C / N) times a Multinomial(N, b_i / B) count: mean C b_i / B, variance C / N times the
+ *       conditional Poisson one, a factor within 1 +- 1 / (2N) of 1 once C &gt;= 1.</li>
  *   <li>Expectation-based Poisson: a Poisson total N_r with mean B (host draw), then the same allocation of
- *       N_r cases, which makes the cell counts independent Poisson(b_i).</li>
+ *       N_r cases, which makes the cell counts independent Poisson(b_i): whole counts, also for fractional
+ *       observed counts (in the observed data's fixed-point units).</li>
  *   <li>Bernoulli: case k is individual pi(k) of the N individuals, pi a keyed permutation of [0, N), so the C
  *       cases are C distinct individuals; each maps to its cell through the running population sum.</li>
  *   <li>Normal: the value of non-empty cell j becomes the value of non-empty cell pi(j).</li>
@@ -32,12 +37,25 @@ final class ScanReplicas {
         }
     }
 
-    /** Number of cases replica r allocates: C, or for the expectation-based model a Poisson(B) draw. */
+    /**
+     * Number of cases replica r allocates: N ({@link ScanTables#replicaCases}: C for whole counts), or for the
+     * expectation-based model a Poisson(B) draw.
+     */
     public static long casesOf(ScanTables t, long seed, long replica) {
         if (t.model == ScanModel.EBP) {
-            return ScanRandom.poisson(ScanRandom.streamKey(seed ^ TOTAL_STREAM, replica), t.totalBase);
+            long n = ScanRandom.poisson(ScanRandom.streamKey(seed ^ TOTAL_STREAM, replica), t.totalBase);
+            if (n > t.replicaCasesLimit) { // probability below e^-500 (ScanTables.ebpReplicaBound)
+                throw new IllegalStateException("replica " + replica + " drew " + n + " cases, more than the "
+                        + t.replicaCasesLimit + " its fixed-point units hold; please report this");
+            }
+            return n;
         }
-        return t.casesTotalQ;
+        return t.replicaCases;
+    }
+
+    /** Table units replica case k adds to its cell. */
+    static long unitOf(ScanTables t, long k) {
+        return k < t.replicaExtra ? t.replicaUnit + 1 : t.replicaUnit;
     }
 
     /** First cell whose running baseline sum exceeds u (u < the total). */
@@ -81,7 +99,7 @@ final class ScanReplicas {
                 long c = casesOf(t, seed, replica);
                 long q = t.baseTotalQ;
                 for (long k = 0; k < c; k++) {
-                    out[cellOf(t.baseCum, ScanRandom.uniformBelow(key, k, q))]++;
+                    out[cellOf(t.baseCum, ScanRandom.uniformBelow(key, k, q))] += unitOf(t, k);
                 }
                 break;
             }

@@ -12,7 +12,14 @@ import java.io.Serializable;
  * sum over the box [a_x, b_x] x [a_y, b_y] x [a_z, b_z] is the alternating sum of P over the 2^d corners
  * {a_k, b_k + 1}. All entries are 64-bit integers, so this is exact, whatever the cancellation:
  * <ul>
- *   <li>case counts are integers already;</li>
+ *   <li>whole case counts are integers already (s = 0: the tables, LLRs and replicas of whole counts are what
+ *       they were before fractional counts were accepted);</li>
+ *   <li>fractional case counts (Poisson and expectation-based Poisson) are fixed point like the baseline:
+ *       q = rint(c * 2^s), s the largest shift with the total below 2^61 (expectation-based Poisson: the total or a
+ *       bound on a replica's Poisson total, whichever is larger). A box's case sum is the exact sum of the
+ *       quantized cells, rounded once to a double and scaled by 2^-s (exact); a cell is off by at most 2^-62 of
+ *       the total (counts that are multiples of 2^-s, e.g. halves or quarters, are exact). The sums depend on
+ *       the grid only, so the same bits on the GPU and the CPU and for any partitioning;</li>
  *   <li>baselines are fixed point: q = rint(b * 2^s), s the largest shift with the total below 2^61
  *       (a positive baseline never quantizes to 0: it becomes 1). A box's baseline is an exact sum of the
  *       quantized cells, rounded once to a double; the quantization error per cell is at most 2^-62 of the
@@ -20,6 +27,12 @@ import java.io.Serializable;
  *   <li>normal-model values likewise, with the shift chosen from the sum of their magnitudes.</li>
  * </ul>
  * Ranges outside a box never matter: the complement of a box's baseline is the exact integer B - b.
+ *
+ * <p><b>Replicas in the same units.</b> A Poisson replica allocates N whole cases and case k adds
+ * {@link #replicaUnit} (+1 for k &lt; {@link #replicaExtra}) to its cell: N = C and unit 1 for whole counts; for a
+ * fractional total C, N = C rounded half up (at least 1) and the units split the quantized total exactly, so each
+ * case carries C / N and every replica's total equals the observed C bit for bit (the LLR's constants are the
+ * observed ones). Expectation-based Poisson replicas are whole Poisson counts, each case 2^s units.
  */
 public final class ScanTables implements Serializable {
     private static final long serialVersionUID = 1L;
@@ -51,6 +64,13 @@ public final class ScanTables implements Serializable {
     final long[] valueQ;
     /** Number of observations in each non-empty cell when they are all equal, else -1 (normal model). */
     final long equalObservations;
+    /** Cases a Poisson or Bernoulli replica allocates (Poisson: N above; EBP draws its own). */
+    final long replicaCases;
+    /** Table units each replica case adds; cases k &lt; replicaExtra add one more (see the class comment). */
+    final long replicaUnit;
+    final long replicaExtra;
+    /** Expectation-based Poisson: the most cases a replica may draw with these units (a bound never reached). */
+    final long replicaCasesLimit;
 
     private ScanTables(ScanGrid grid) {
         shape = grid.shape();
@@ -77,11 +97,20 @@ public final class ScanTables implements Serializable {
                 baseQ[c] = b > 0 && q == 0 ? 1 : q;
             }
         }
-        // cases: counts, or fixed-point values
-        if (model.countCases()) {
+        // cases: counts (whole, or fixed point when fractional), or fixed-point values
+        if (model.countCases() && whole(grid)) {
             casesShift = 0;
             for (int c = 0; c < cells; c++) {
                 caseQ[c] = (long) grid.cases(c);
+            }
+        } else if (model.countCases()) {
+            double total = 0;
+            for (int c = 0; c < cells; c++) {
+                total += grid.cases(c);
+            }
+            casesShift = shiftFor(model == ScanModel.EBP ? Math.max(total, ebpReplicaBound(grid)) : total);
+            for (int c = 0; c < cells; c++) {
+                caseQ[c] = (long) Math.rint(Math.scalb(grid.cases(c), casesShift));
             }
         } else {
             double abs = 0;
@@ -105,9 +134,15 @@ public final class ScanTables implements Serializable {
             baseCum[c] = run;
         }
 
+        replicaCases = model == ScanModel.POISSON ? poissonReplicaCases(casesTotalQ, casesShift) : casesTotalQ;
+        replicaUnit = model == ScanModel.POISSON ? casesTotalQ / replicaCases
+                : model == ScanModel.EBP ? 1L << casesShift : 1;
+        replicaExtra = model == ScanModel.POISSON ? casesTotalQ % replicaCases : 0;
+        replicaCasesLimit = ((1L << 62) - 1) / replicaUnit;
+
         switch (model) {
             case POISSON:
-                totalCases = casesTotalQ;
+                totalCases = casesTotalQ * casesScale;
                 totalBase = baseTotalQ;
                 f = totalCases / totalBase;
                 g = 0;
@@ -123,7 +158,7 @@ public final class ScanTables implements Serializable {
                 halfN = 0;
                 break;
             case EBP:
-                totalCases = casesTotalQ;
+                totalCases = casesTotalQ * casesScale;
                 totalBase = Math.scalb((double) baseTotalQ, -baseShift);
                 f = Math.scalb(1.0, -baseShift);
                 g = 0;
@@ -170,6 +205,41 @@ public final class ScanTables implements Serializable {
     /** Builds the tables of a validated grid. */
     public static ScanTables of(ScanGrid grid) {
         return new ScanTables(grid);
+    }
+
+    /** True when every cell's cases are a whole number. */
+    private static boolean whole(ScanGrid grid) {
+        for (int c = 0; c < grid.shape().cells(); c++) {
+            if (grid.cases(c) != Math.rint(grid.cases(c))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * A bound on the Poisson(B) total of an expectation-based replica, B the total baseline: B + 40 sqrt(B) + 100,
+     * beyond which the probability is below e^-500 (Chernoff); the fixed-point units admit twice that, and a replica
+     * above it is refused ({@link ScanReplicas#casesOf}).
+     */
+    private static double ebpReplicaBound(ScanGrid grid) {
+        double b = 0;
+        for (int c = 0; c < grid.shape().cells(); c++) {
+            b += grid.baseline(c);
+        }
+        return b + 40 * Math.sqrt(b) + 100;
+    }
+
+    /**
+     * N, the whole cases of a Poisson replica: the quantized total {@code casesTotalQ} (units 2^-shift) rounded half
+     * up to a whole number, at least 1; {@code casesTotalQ} itself for whole counts (shift 0).
+     */
+    static long poissonReplicaCases(long casesTotalQ, int shift) {
+        if (shift == 0) {
+            return casesTotalQ;
+        }
+        long n = shift >= 62 ? 0 : (casesTotalQ + (1L << (shift - 1))) >>> shift;
+        return Math.max(1, n);
     }
 
     /** Largest s such that a non-negative total bounded by {@code total} (with slack) stays below 2^61 after scaling by 2^s. */
@@ -272,8 +342,8 @@ public final class ScanTables implements Serializable {
     public double llr(long dc, long db, int direction) {
         switch (model) {
             case POISSON:
-                return ScanMath.poisson((double) dc, (double) db * f, (double) (baseTotalQ - db) * f, totalCases,
-                        direction);
+                return ScanMath.poisson((double) dc * casesScale, (double) db * f, (double) (baseTotalQ - db) * f,
+                        totalCases, direction);
             case BERNOULLI:
                 return ScanMath.bernoulli((double) dc, (double) db, totalCases, totalBase, f, g, direction);
             case NORMAL:
@@ -281,7 +351,7 @@ public final class ScanTables implements Serializable {
                         direction);
             case EBP:
             default:
-                return ScanMath.ebp((double) dc, (double) db * f, direction);
+                return ScanMath.ebp((double) dc * casesScale, (double) db * f, direction);
         }
     }
 
@@ -290,7 +360,7 @@ public final class ScanTables implements Serializable {
         switch (model) {
             case POISSON:
             case EBP:
-                return new double[] {(double) dc, (double) db * f};
+                return new double[] {(double) dc * casesScale, (double) db * f};
             case BERNOULLI:
                 return new double[] {(double) dc, (double) db * f};
             case NORMAL:

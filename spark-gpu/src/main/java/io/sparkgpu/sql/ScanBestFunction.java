@@ -23,7 +23,8 @@ public final class ScanBestFunction {
                         + "relative_risk DOUBLE> (0-based inclusive interval), or NULL when no interval has a positive "
                         + "log-likelihood ratio or an array is NULL.",
                 "\n    Arguments:\n"
-                        + "      * cases - ARRAY of numbers: cases per position (for 'normal': the value sum).\n"
+                        + "      * cases - ARRAY of numbers: cases per position (fractional counts allowed for 'poisson'\n"
+                        + "          and 'ebp'; for 'normal': the value sum).\n"
                         + "      * baseline - ARRAY of numbers of the same length: population or expected count (for\n"
                         + "          'normal': the number of observations).\n"
                         + "      * statistic - a constant STRING: 'poisson' (default), 'bernoulli', 'normal' or 'ebp'.\n"

@@ -25,8 +25,9 @@ import scala.jdk.javaapi.CollectionConverters;
  * {@code sparkgpu_scan_llr(cases, baseline, total_cases, total_baseline[, statistic[, direction]])}: the
  * scan-statistic log-likelihood ratio (DOUBLE) of one range from its sufficient statistics, with the arithmetic
  * of the scan itself ({@link ScanMath}): Kulldorff's Poisson (expected = total_cases * baseline /
- * total_baseline), Kulldorff's Bernoulli (baseline = population) or the expectation-based Poisson (baseline =
- * expected count; the totals are checked but not used). 0 for a range that is not a cluster in the requested
+ * total_baseline), Kulldorff's Bernoulli (baseline = population; every argument a whole number) or the
+ * expectation-based Poisson (baseline = expected count; the totals are checked but not used). Case counts of the
+ * Poisson models may be fractional, as in the estimator. 0 for a range that is not a cluster in the requested
  * direction; NULL when any argument is NULL. O(1) per row. The statistic and direction are constant strings
  * (product elements, so Catalyst's reflective copy finds this constructor).
  */
@@ -127,6 +128,16 @@ public final class ScanLlrExpression extends Expression implements CodegenFallba
 
     /** The LLR for the validated values (the function's definition, without Catalyst). */
     static double llr(ScanModel model, int dir, double c, double b, double tc, double tb) {
+        if (!model.fractionalCases()) { // the estimator's rule (ScanGrid, ScanInput); poisson and ebp take fractions
+            double[] v = {c, b, tc, tb};
+            for (int i = 0; i < 4; i++) {
+                if (v[i] != Math.rint(v[i])) {
+                    throw new IllegalArgumentException(ScanLlrFunction.NAME + ": " + ARGS[i] + " must be a whole "
+                            + "number for the " + model.id() + " model, got " + v[i] + " (" + ScanModel.WHOLE_CASES_REASON
+                            + ")");
+                }
+            }
+        }
         if (model != ScanModel.EBP && c > tc) {
             throw new IllegalArgumentException(ScanLlrFunction.NAME + ": cases (" + c + ") exceed total_cases (" + tc + ")");
         }

@@ -22,7 +22,8 @@ public final class ScanLlrFunction {
                         + "statistic's log-likelihood ratio (DOUBLE) of a range with these sufficient statistics: 0 when "
                         + "the range is not a cluster in the requested direction, NULL when an argument is NULL.",
                 "\n    Arguments:\n"
-                        + "      * cases - cases in the range (>= 0).\n"
+                        + "      * cases - cases in the range (>= 0; fractional counts allowed for 'poisson' and\n"
+                        + "          'ebp'; 'bernoulli' needs whole numbers in every argument).\n"
                         + "      * baseline - population or expected count in the range (>= 0).\n"
                         + "      * total_cases, total_baseline - the same over the whole study region.\n"
                         + "      * statistic - a constant STRING: 'poisson' (Kulldorff, default; expected = total_cases *\n"

@@ -125,6 +125,34 @@ class ScanGpuTest {
         }
     }
 
+    /** Fractional counts (fixed point, issue 18 item 4): scans, replica tables (units per case) and maxima. */
+    @Test
+    void fractionalCountsMatchTheTwin() {
+        CudaDevice dev = GpuTestSupport.deviceOrSkip();
+        long seed = 400;
+        for (ScanModel model : List.of(ScanModel.POISSON, ScanModel.EBP)) {
+            for (ScanShape sh : List.of(new ScanShape(997), new ScanShape(7001), new ScanShape(31, 24),
+                    new ScanShape(6, 7, 5))) {
+                ScanTables t = ScanTables.of(ScanTestData.fractional(model, sh, seed++));
+                assertTrue(t.casesShift > 0);
+                try (ScanGpu.Session s = new ScanGpu.Session(dev, t)) {
+                    for (ScanDirection dir : ScanDirection.values()) {
+                        ScanSpec spec = ScanSpec.all(dir);
+                        assertSame(ScanCpu.scan(t, spec, 0, sh.ranges()), s.best(spec, 0, sh.ranges()),
+                                model.id() + " " + sh + " " + dir.id() + " fractional");
+                    }
+                    for (int rep = 0; rep < 3; rep++) {
+                        assertArrayEquals(ScanReplicas.prefix(t, 42, rep), s.replicaPrefix(42, rep),
+                                model.id() + " " + sh + " fractional replica " + rep + " table");
+                    }
+                    ScanSpec spec = new ScanSpec(ScanDirection.HIGH, 1, Long.MAX_VALUE, 0.5);
+                    assertArrayEquals(ScanCpu.replicaMaxima(t, spec, 42, 0, 6, null), s.replicaMaxima(spec, 42, 0, 6),
+                            0.0, model.id() + " " + sh + " fractional replica maxima");
+                }
+            }
+        }
+    }
+
     @Test
     void exactTiesGoToTheLowestIndexOnTheGpuToo() {
         CudaDevice dev = GpuTestSupport.deviceOrSkip();

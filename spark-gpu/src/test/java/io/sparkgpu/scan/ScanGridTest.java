@@ -60,8 +60,13 @@ class ScanGridTest {
 
     @Test
     void nonIntegerCountsAndShapeMismatch() {
-        assertBad(() -> g(ScanModel.POISSON, new double[] {0.5, 1, 0}, new double[] {1, 1, 1}), "cases_col",
-                "whole numbers");
+        // fractional counts: Poisson models take them, Bernoulli says why it does not
+        g(ScanModel.POISSON, new double[] {0.5, 1, 0}, new double[] {1, 1, 1});
+        g(ScanModel.EBP, new double[] {0.5, 1, 0}, new double[] {1, 1, 1});
+        assertBad(() -> g(ScanModel.BERNOULLI, new double[] {0.5, 1, 0}, new double[] {1, 1, 1}), "cases_col",
+                "cell (0)", "fractional case count", "each case is one of the cell's individuals");
+        assertBad(() -> g(ScanModel.POISSON, new double[] {0x1p-1000, 0, 0}, new double[] {1, 1, 1}), "cases_col",
+                "below the smallest supported total 2^-960");
         assertBad(() -> ScanGrid.of(ScanModel.POISSON, S3, new double[] {1, 1}, new double[] {1, 1, 1}, null, NAMES),
                 "3 cells");
     }

@@ -71,6 +71,21 @@ final class ScanTestData {
         return ScanGrid.of(model, shape, c, b, q, null);
     }
 
+    /**
+     * {@link #grid} of a Poisson model with fractional counts, as cases allocated to areas by population shares
+     * give: each count times 0.73 plus a random share below 0.1 where the baseline is positive (not dyadic).
+     */
+    static ScanGrid fractional(ScanModel model, ScanShape shape, long seed) {
+        ScanGrid g = grid(model, shape, seed);
+        Random r = new Random(~seed);
+        double[] c = g.casesArray();
+        double[] b = g.baselineArray();
+        for (int i = 0; i < c.length; i++) {
+            c[i] = b[i] > 0 ? c[i] * 0.73 + 0.1 * r.nextDouble() : 0;
+        }
+        return ScanGrid.of(model, shape, c, b, null, null);
+    }
+
     static int[] randomBox(ScanShape shape, Random r) {
         int[] box = new int[6];
         for (int k = 0; k < 3; k++) {
@@ -143,8 +158,7 @@ final class ScanTestData {
     static long[] quantizedCases(ScanGrid grid, ScanTables t) {
         long[] out = new long[grid.shape().cells()];
         for (int c = 0; c < out.length; c++) {
-            out[c] = grid.model().countCases() ? (long) grid.cases(c)
-                    : (long) Math.rint(Math.scalb(grid.cases(c), t.casesShift));
+            out[c] = (long) Math.rint(Math.scalb(grid.cases(c), t.casesShift)); // shift 0: whole counts
         }
         return out;
     }

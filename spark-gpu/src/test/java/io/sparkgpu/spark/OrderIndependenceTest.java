@@ -105,19 +105,35 @@ class OrderIndependenceTest {
 
     @Test
     void scanWithReplicas() {
+        scanWithReplicas(false);
+    }
+
+    /** Fractional case counts (issue 18 item 4), not dyadic, split over two rows per cell: exact sums all the same. */
+    @Test
+    void scanOfFractionalCasesWithReplicas() {
+        scanWithReplicas(true);
+    }
+
+    private void scanWithReplicas(boolean fractional) {
         StructType schema = new StructType().add("x", DataTypes.IntegerType).add("y", DataTypes.IntegerType)
-                .add("cases", DataTypes.LongType).add("pop", DataTypes.DoubleType);
+                .add("cases", fractional ? DataTypes.DoubleType : DataTypes.LongType).add("pop", DataTypes.DoubleType);
         Random r = new Random(3);
         List<Row> rows = new ArrayList<>();
         for (int x = 0; x < 8; x++) {
             for (int y = 0; y < 6; y++) {
                 double pop = 20 + r.nextInt(50) + 0.1 * r.nextInt(10);
                 long c = r.nextInt(x >= 5 && y >= 3 ? 9 : 3);
-                rows.add(RowFactory.create(x, y, c / 2, pop / 3)); // every cell in two rows: added up
-                rows.add(RowFactory.create(x, y, c - c / 2, pop - pop / 3));
+                if (fractional) {
+                    double f = c * 0.37 + 0.01 * r.nextInt(7);
+                    rows.add(RowFactory.create(x, y, f / 3, pop / 3));
+                    rows.add(RowFactory.create(x, y, f - f / 3, pop - pop / 3));
+                } else {
+                    rows.add(RowFactory.create(x, y, c / 2, pop / 3)); // every cell in two rows: added up
+                    rows.add(RowFactory.create(x, y, c - c / 2, pop - pop / 3));
+                }
             }
         }
-        sameBits("scan", rows, schema, df -> {
+        sameBits(fractional ? "scan (fractional cases)" : "scan", rows, schema, df -> {
             GpuScanModel m = new GpuScanStatistic().setCoordinateCols("x", "y").setCasesCol("cases")
                     .setBaselineCol("pop").setNumReplicas(9).setNumClusters(2).setSeed(5).setBackend("cpu").fit(df);
             return m.clusters() + Arrays.toString(m.replicaLlrs());

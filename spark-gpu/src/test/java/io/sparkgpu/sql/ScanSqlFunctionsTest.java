@@ -136,6 +136,37 @@ class ScanSqlFunctionsTest {
                 "no cases where the baseline is 0 is allowed, as in the estimator");
     }
 
+    /** Fractional case counts (issue 18 item 4): poisson and ebp take them as the estimator does; bernoulli says why not. */
+    @Test
+    void fractionalCasesAsInTheEstimator() {
+        Row r = spark.sql("SELECT sparkgpu_scan_best(array(0.25D, 4.5D, 3.75D, 0.5D, 0.125D), "
+                + "array(2D, 1.5D, 1D, 2D, 2.5D)) AS best, sparkgpu_scan_llr(8.25D, 2.5D, 9.125D, 9D) AS llr, "
+                + "sparkgpu_scan_llr(8.25D, 2.5D, 0, 0, 'ebp') AS ebp").first();
+        Row best = r.getStruct(0);
+        assertEquals(1, best.getInt(0));
+        assertEquals(2, best.getInt(1));
+        assertEquals(8.25, best.getDouble(best.fieldIndex("observed")), 0.0);
+        assertEquals(best.getDouble(best.fieldIndex("llr")), r.getDouble(1), 0.0, "the scan's bits");
+        double e = 9.125 * 2.5 / 9;
+        assertEquals(8.25 * Math.log(8.25 / e) + 0.875 * Math.log(0.875 / (9.125 - e)), r.getDouble(1), 1e-13);
+        assertEquals(8.25 * Math.log(8.25 / 2.5) + 2.5 - 8.25, r.getDouble(2), 1e-13);
+
+        Exception x = assertThrows(Exception.class,
+                () -> spark.sql("SELECT sparkgpu_scan_llr(2.5D, 10, 20, 100, 'bernoulli')").collect());
+        assertTrue(allMessages(x).contains("sparkgpu_scan_llr: cases must be a whole number for the bernoulli model, "
+                + "got 2.5 (the bernoulli model counts individuals"), allMessages(x));
+        x = assertThrows(Exception.class,
+                () -> spark.sql("SELECT sparkgpu_scan_best(array(0.5D, 2), array(1, 2), 'bernoulli')").collect());
+        assertTrue(allMessages(x).contains("fractional case count; the bernoulli model counts individuals"),
+                allMessages(x));
+        for (String bad : new String[] {"CAST('NaN' AS DOUBLE)", "CAST('Infinity' AS DOUBLE)", "-0.5D"}) {
+            x = assertThrows(Exception.class,
+                    () -> spark.sql("SELECT sparkgpu_scan_llr(1.5D, 2, " + bad + ", 4)").collect());
+            assertTrue(allMessages(x).contains("sparkgpu_scan_llr: total_cases must be a finite number >= 0"),
+                    bad + ": " + allMessages(x));
+        }
+    }
+
     @Test
     void bestIntervalOfArraysMatchesTheScan() {
         Row r = spark.sql("SELECT sparkgpu_scan_best(array(1, 1, 9, 8, 1, 1), array(10, 10, 10, 10, 10, 10)) AS b")

@@ -65,7 +65,8 @@ final class ScanCommand extends SparkCommand implements EstimatorDefaults.Source
     String coords;
 
     @Option(names = "--cases", paramLabel = "COL",
-            description = "Cases (cells: counts; points: 0/1 flag or count; normal: the value). Default: ${DEFAULT-VALUE}.")
+            description = "Cases (cells: counts; points: 0/1 flag or count; normal: the value), finite >= 0; "
+                    + "fractional counts for poisson and ebp, whole for bernoulli. Default: ${DEFAULT-VALUE}.")
     String cases;
 
     @Option(names = "--baseline", paramLabel = "COL",

@@ -90,6 +90,33 @@ class SparkGpuCliScanTest {
         assertTrue(again.err.contains("already exists"), again::toString);
     }
 
+    /** Fractional case counts (issue 18 item 4): poisson takes them as they are; bernoulli refuses them saying why. */
+    @Test
+    void fractionalCaseCounts() throws Exception {
+        StringBuilder sb = new StringBuilder("x,cases,pop\n");
+        for (int x = 0; x < 20; x++) {
+            double c = x >= 12 && x <= 14 ? 7.3 + 0.1 * x : 1.0 / 3 + 0.05 * (x % 4);
+            sb.append(x).append(',').append(c).append(',').append(100 + x % 3).append('\n');
+        }
+        Path f = tmp.resolve("allocated.csv");
+        Files.writeString(f, sb.toString(), StandardCharsets.UTF_8);
+        Path json = tmp.resolve("frac.json");
+        CliRun ok = CliRun.of("scan", "--input", f.toString(), "--coords", "x", "--baseline", "pop", "--replicas", "9",
+                "--backend", "cpu", "--report", json.toString(), "--master", "local[2]");
+        assertEquals(0, ok.exitCode, ok::toString);
+        JsonNode top = new ObjectMapper().readTree(json.toFile()).get("clusters").get(0);
+        assertEquals(12, top.get("cellLo").get(0).asInt(), top.toString());
+        assertEquals(14, top.get("cellHi").get(0).asInt(), top.toString());
+        assertEquals(7.3 + 1.2 + 7.3 + 1.3 + 7.3 + 1.4, top.get("observed").asDouble(), 1e-12, "the fractional count");
+
+        CliRun bern = CliRun.of("scan", "--input", f.toString(), "--coords", "x", "--baseline", "pop", "--statistic",
+                "bernoulli", "--replicas", "0", "--backend", "cpu", "--master", "local[2]");
+        assertEquals(SparkGpuCli.EXIT_ERROR, bern.exitCode, bern::toString);
+        assertTrue(bern.err.contains("casesCol: column 'cases' must hold whole case counts"), bern::toString);
+        assertTrue(bern.err.contains("each case is one of the cell's individuals"), bern::toString);
+        assertTrue(!bern.err.contains("\tat "), "no stack trace: " + bern);
+    }
+
     @Test
     void pointsInputOneDimensionalAndErrors() throws Exception {
         Random r = new Random(5);
