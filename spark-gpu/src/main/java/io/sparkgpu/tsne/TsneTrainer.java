@@ -76,9 +76,10 @@ public final class TsneTrainer {
      *
      * @param idCol column identifying rows (unique, not null), or null for the row index
      */
-    public static TsneFit fitFeatures(Dataset<?> df, String featuresCol, String idCol, TsneConfig cfg,
+    public static TsneFit fitFeatures(Dataset<?> df, String featuresCol, String idCol, TsneConfig given,
             TsneProgress progress) {
-        cfg.validate();
+        given.validate();
+        final TsneConfig cfg = given.copy(); // the fit may settle the backend (memory budget); the caller's stays
         final int pcaDimension = cfg.pcaDimension;
         final int qualitySample = cfg.qualitySampleSize;
         try {
@@ -96,9 +97,10 @@ public final class TsneTrainer {
      *
      * @param weightCol non-negative finite weights, or null for weight 1
      */
-    public static TsneFit fitGraph(Dataset<?> df, String srcCol, String dstCol, String weightCol, TsneConfig cfg,
+    public static TsneFit fitGraph(Dataset<?> df, String srcCol, String dstCol, String weightCol, TsneConfig given,
             TsneProgress progress) {
-        cfg.validate();
+        given.validate();
+        final TsneConfig cfg = given.copy(); // as in fitFeatures: the caller's config is never changed
         try {
             return withDescription(df, () -> graph(df, srcCol, dstCol, weightCol, cfg, progress));
         } catch (Exception e) {
