@@ -16,13 +16,16 @@ import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.ISetter;
 import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.PicocliException;
+import picocli.CommandLine.TypeConversionException;
 
 /**
  * The command-line convention of the benchmarks, through picocli: each benchmark's {@code Options} class is a
- * {@code @Command} whose options are {@code @Option} setter methods taking the raw text (so each keeps its own
- * number syntax, e.g. 1e6 or 2^16, and its own rule); {@code --name value} and {@code --name=value}, a repeated
- * option's last value wins, and {@code --help}/{@code -h} prints the options with their descriptions.
+ * {@code @Command} whose {@code @Option}s are fields (numbers: picocli's, or {@link Count}/{@link IntCount} for
+ * counts written 1e6) or setter methods taking the raw text where an option has its own syntax or rule (lists,
+ * choices, 2^16); {@code --name value} and {@code --name=value}, a repeated option's last value wins, and
+ * {@code --help}/{@code -h} prints the options with their descriptions.
  */
 final class BenchArgs {
     private BenchArgs() {
@@ -61,6 +64,30 @@ final class BenchArgs {
                 }
             }
         };
+    }
+
+    /** An option's whole number written 1000000, 1_000_000 or 1e6 ({@link KMeansBenchmark.Options#count}). */
+    public static final class Count implements ITypeConverter<Long> {
+        @Override
+        public Long convert(String value) {
+            try {
+                return KMeansBenchmark.Options.count(value);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException("'" + value + "' is not a whole number (1000000, 1_000_000 or 1e6)");
+            }
+        }
+    }
+
+    /** {@link Count} for an int option. */
+    public static final class IntCount implements ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String value) {
+            long v = new Count().convert(value);
+            if (v != (int) v) {
+                throw new TypeConversionException("'" + value + "' is too large (at most " + Integer.MAX_VALUE + ")");
+            }
+            return (int) v;
+        }
     }
 
     /** The usage text of the benchmark whose options {@code options} holds. */

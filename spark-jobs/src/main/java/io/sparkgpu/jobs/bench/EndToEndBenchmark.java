@@ -53,90 +53,76 @@ public final class EndToEndBenchmark {
             description = {"each capability as Spark jobs: ours GPU, ours CPU twin and MLlib where it has an",
                 "equivalent (k-means: MLlib row and block; isotonic: MLlib IsotonicRegression), one report."})
     static final class Options {
+        @Option(order = 1, names = "--n", converter = BenchArgs.Count.class, paramLabel = "N",
+                description = "points (1e7 or 10000000)  [10000000]")
         long n = 10_000_000L;
+        @Option(order = 2, names = "--d", converter = BenchArgs.IntCount.class, paramLabel = "D",
+                description = "dimensions  [32]")
         int d = 32;
+        @Option(order = 3, names = "--k", converter = BenchArgs.IntCount.class, paramLabel = "K",
+                description = "clusters (also the number of generated blobs)  [64]")
         int k = 64;
+        @Option(order = 4, names = "--iters", converter = BenchArgs.IntCount.class, paramLabel = "I",
+                description = "Lloyd iterations, fixed (tol 0)  [10]")
         int iters = 10;
+        @Option(order = 5, names = "--cores", converter = BenchArgs.IntCount.class, paramLabel = "C",
+                description = {"local[C], or the executor's cores with --tasks-per-gpu [16]"})
         int cores = 16;
+        @Option(order = 6, names = "--partitions", converter = BenchArgs.IntCount.class, paramLabel = "P",
+                description = "input partitions  [C x W]")
         int partitions;
+        @Option(order = 7, names = "--tasks-per-gpu", converter = BenchArgs.IntCount.class, paramLabel = "T",
+                description = {"0: plain local[C] (device from spark.sparkgpu.device); T>0: local-cluster",
+                    "with the GPUs as task resources, T tasks sharing a GPU  [0]"})
         int tasksPerGpu;
         List<String> gpuAddresses;
+        @Option(order = 9, names = "--executor-memory", converter = BenchArgs.Count.class, paramLabel = "M",
+                description = {"with --tasks-per-gpu: executor heap in MiB  [65536]"})
         long executorMemoryMb = 65536;
+        @Option(order = 10, names = "--executors", converter = BenchArgs.IntCount.class, paramLabel = "W",
+                description = {"with --tasks-per-gpu: W executors, GPUs split evenly (one per GPU: W = GPUs) [1]"})
         int executors = 1;
         String addressMap;
         Set<String> impls = new LinkedHashSet<>(ALL_IMPLS);
         Set<String> capabilities = new LinkedHashSet<>(ALL_CAPABILITIES);
+        @Option(order = 14, names = "--iso-n", converter = BenchArgs.Count.class, paramLabel = "N",
+                description = "isotonic rows  [10000000]")
         long isoN = 10_000_000L;
+        @Option(order = 15, names = "--scan-grid", converter = BenchArgs.IntCount.class, paramLabel = "N",
+                description = "scan grid N x N (Poisson)  [128]")
         int scanGrid = 128;
+        @Option(order = 16, names = "--scan-replicas", converter = BenchArgs.IntCount.class, paramLabel = "R",
+                description = "scan Monte Carlo replicas  [999]")
         int scanReplicas = 999;
+        @Option(order = 17, names = "--tsne-n", converter = BenchArgs.Count.class, paramLabel = "N",
+                description = "t-SNE points (Gaussian blobs)  [70000]")
         long tsneN = 70_000;
+        @Option(order = 18, names = "--tsne-d", converter = BenchArgs.IntCount.class, paramLabel = "D",
+                description = "t-SNE input dimensions  [784]")
         int tsneD = 784;
+        @Option(order = 19, names = "--tsne-iters", converter = BenchArgs.IntCount.class, paramLabel = "I",
+                description = "t-SNE iterations  [1000]")
         int tsneIters = 1000;
         List<String> tsneModes = List.of("single", "distributed");
         Set<String> tsneImpls = new LinkedHashSet<>(List.of("ours-gpu"));
         String gpuBackend = "gpu";
+        @Option(order = 23, names = "--warmup-n", converter = BenchArgs.Count.class, paramLabel = "N",
+                description = {"rows of an untimed warm-up fit per implementation (0: none) [100000]"})
         long warmupN = 100_000;
+        @Option(order = 24, names = "--seed", paramLabel = "S",
+                description = "data, initialisation and MLlib seed  [42]")
         long seed = 42;
+        @Option(order = 25, names = "--sigma", paramLabel = "X", description = "noise around each blob centre  [1.0]")
         double sigma = 1.0;
+        @Option(order = 26, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
         String markdown;
         boolean help;
         String[] argv = new String[0];
-
-        @Option(order = 1, names = "--n", paramLabel = "N", description = "points (1e7 or 10000000)  [10000000]")
-        void setN(String v) {
-            this.n = KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 2, names = "--d", paramLabel = "D", description = "dimensions  [32]")
-        void setD(String v) {
-            this.d = (int) KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 3, names = "--k", paramLabel = "K",
-                description = "clusters (also the number of generated blobs)  [64]")
-        void setK(String v) {
-            this.k = (int) KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 4, names = "--iters", paramLabel = "I", description = "Lloyd iterations, fixed (tol 0)  [10]")
-        void setIters(String v) {
-            this.iters = (int) KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 5, names = "--cores", paramLabel = "C",
-                description = {"local[C], or the executor's cores with --tasks-per-gpu [16]"})
-        void setCores(String v) {
-            this.cores = (int) KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 6, names = "--partitions", paramLabel = "P", description = "input partitions  [C x W]")
-        void setPartitions(String v) {
-            this.partitions = (int) KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 7, names = "--tasks-per-gpu", paramLabel = "T",
-                description = {"0: plain local[C] (device from spark.sparkgpu.device); T>0: local-cluster",
-                    "with the GPUs as task resources, T tasks sharing a GPU  [0]"})
-        void setTasksPerGpu(String v) {
-            this.tasksPerGpu = (int) KMeansBenchmark.Options.count(v);
-        }
 
         @Option(order = 8, names = "--gpu-addresses", paramLabel = "L",
                 description = {"with --tasks-per-gpu: GPU addresses (default: CUDA's devices 0..n-1)"})
         void setGpuAddresses(String v) {
             this.gpuAddresses = Arrays.stream(v.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
-        }
-
-        @Option(order = 9, names = "--executor-memory", paramLabel = "M",
-                description = {"with --tasks-per-gpu: executor heap in MiB  [65536]"})
-        void setExecutorMemory(String v) {
-            this.executorMemoryMb = KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 10, names = "--executors", paramLabel = "W",
-                description = {"with --tasks-per-gpu: W executors, GPUs split evenly (one per GPU: W = GPUs) [1]"})
-        void setExecutors(String v) {
-            this.executors = (int) KMeansBenchmark.Options.count(v);
         }
 
         @Option(order = 11, names = "--address-map", paramLabel = "M",
@@ -157,38 +143,6 @@ public final class EndToEndBenchmark {
             this.capabilities = new LinkedHashSet<>(BenchArgs.choices("--capabilities", v, ALL_CAPABILITIES));
         }
 
-        @Option(order = 14, names = "--iso-n", paramLabel = "N", description = "isotonic rows  [10000000]")
-        void setIsoN(String v) {
-            this.isoN = KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 15, names = "--scan-grid", paramLabel = "N", description = "scan grid N x N (Poisson)  [128]")
-        void setScanGrid(String v) {
-            this.scanGrid = (int) KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 16, names = "--scan-replicas", paramLabel = "R",
-                description = "scan Monte Carlo replicas  [999]")
-        void setScanReplicas(String v) {
-            this.scanReplicas = (int) KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 17, names = "--tsne-n", paramLabel = "N",
-                description = "t-SNE points (Gaussian blobs)  [70000]")
-        void setTsneN(String v) {
-            this.tsneN = KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 18, names = "--tsne-d", paramLabel = "D", description = "t-SNE input dimensions  [784]")
-        void setTsneD(String v) {
-            this.tsneD = (int) KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 19, names = "--tsne-iters", paramLabel = "I", description = "t-SNE iterations  [1000]")
-        void setTsneIters(String v) {
-            this.tsneIters = (int) KMeansBenchmark.Options.count(v);
-        }
-
         @Option(order = 20, names = "--tsne-modes", paramLabel = "L",
                 description = {"any of single,distributed  [single,distributed]"})
         void setTsneModes(String v) {
@@ -205,28 +159,6 @@ public final class EndToEndBenchmark {
                 description = {"backend of the ours-gpu row: gpu, or auto (CPU twin if no GPU) [gpu]"})
         void setGpuBackend(String v) {
             this.gpuBackend = v.trim().toLowerCase(Locale.ROOT);
-        }
-
-        @Option(order = 23, names = "--warmup-n", paramLabel = "N",
-                description = {"rows of an untimed warm-up fit per implementation (0: none) [100000]"})
-        void setWarmupN(String v) {
-            this.warmupN = KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 24, names = "--seed", paramLabel = "S",
-                description = "data, initialisation and MLlib seed  [42]")
-        void setSeed(String v) {
-            this.seed = Long.parseLong(v.trim());
-        }
-
-        @Option(order = 25, names = "--sigma", paramLabel = "X", description = "noise around each blob centre  [1.0]")
-        void setSigma(String v) {
-            this.sigma = Double.parseDouble(v.trim());
-        }
-
-        @Option(order = 26, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
-        void setMarkdown(String v) {
-            this.markdown = v;
         }
 
         static Options parse(String[] args) {

@@ -37,20 +37,44 @@ public final class FhnBenchmark {
     static final class Options {
         List<Long> cells = List.of(1_000L, 10_000L, 100_000L, 1_000_000L, 10_000_000L);
         int[] batch = {10_000, 1_000};
+        @Option(order = 3, names = "--steps", converter = BenchArgs.IntCount.class, paramLabel = "K",
+                description = "explicit steps per timed run  [200]")
         int steps = 200;
+        @Option(order = 6, names = "--per-launch", converter = BenchArgs.IntCount.class, paramLabel = "K",
+                description = {"explicit: steps per launch of the temporally blocked kernel, also timed (1 skips) [16]"})
         int perLaunch = 16;
         List<int[]> tridiag = List.of(new int[] {10_000, 128}, new int[] {10_000, 4096}, new int[] {100_000, 128},
                 new int[] {1_000_000, 128}, new int[] {100_000, 1024});
+        @Option(order = 5, names = "--long", converter = BenchArgs.Count.class, paramLabel = "N",
+                description = "one system by cyclic reduction (0 skips)  [1e7]")
         long longN = 10_000_000L;
+        @Option(order = 7, names = "--adi", converter = BenchArgs.IntCount.class, paramLabel = "N",
+                description = "2-D ADI on N x N nodes, GPU vs twin (0 skips)[1024]")
         int adi = 1024;
+        @Option(order = 8, names = "--adi-steps", converter = BenchArgs.IntCount.class, paramLabel = "K",
+                description = "2-D ADI steps  [100]")
         int adiSteps = 100;
+        @Option(order = 9, names = "--sweep", converter = BenchArgs.IntCount.class, paramLabel = "R",
+                description = "Spark sweep rows, GPU vs CPU twin (0 skips) [1e5]")
         int sweep = 100_000;
+        @Option(order = 10, names = "--sweep-cells", converter = BenchArgs.IntCount.class, paramLabel = "N",
+                description = "cells of each swept axon  [101]")
         int sweepCells = 101;
+        @Option(order = 11, names = "--sweep-tend", paramLabel = "T",
+                description = "simulated time of each swept axon  [20]")
         double sweepTEnd = 20;
+        @Option(order = 12, names = "--partitions", converter = BenchArgs.IntCount.class, paramLabel = "P",
+                description = "Spark partitions of the sweep  [GPUs: 1]")
         int partitions = 1;
+        @Option(order = 13, names = "--threads", converter = BenchArgs.IntCount.class, paramLabel = "T",
+                description = "CPU twin threads  [available cores]")
         int threads = Runtime.getRuntime().availableProcessors();
+        @Option(order = 14, names = "--reps", converter = BenchArgs.IntCount.class, paramLabel = "R",
+                description = "timed GPU runs after a warm-up (median)  [5]")
         int reps = 5;
+        @Option(order = 15, names = "--device", paramLabel = "G", description = "CUDA device ordinal  [0]")
         int device;
+        @Option(order = 16, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
         String markdown;
         boolean help;
         String[] argv = new String[0];
@@ -79,11 +103,6 @@ public final class FhnBenchmark {
             this.batch = v.trim().equals("0") ? null : shape(v);
         }
 
-        @Option(order = 3, names = "--steps", paramLabel = "K", description = "explicit steps per timed run  [200]")
-        void setSteps(String v) {
-            this.steps = (int) KMeansBenchmark.Options.count(v);
-        }
-
         @Option(order = 4, names = "--tridiag", paramLabel = "LIST",
                 description = {"batched Thomas SxN shapes  [10000x128,10000x4096,100000x128,1000000x128,100000x1024]"})
         void setTridiag(String v) {
@@ -92,73 +111,6 @@ public final class FhnBenchmark {
                 l.add(shape(s));
             }
             this.tridiag = l;
-        }
-
-        @Option(order = 5, names = "--long", paramLabel = "N",
-                description = "one system by cyclic reduction (0 skips)  [1e7]")
-        void setLong(String v) {
-            this.longN = KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 6, names = "--per-launch", paramLabel = "K",
-                description = {"explicit: steps per launch of the temporally blocked kernel, also timed (1 skips) [16]"})
-        void setPerLaunch(String v) {
-            this.perLaunch = (int) KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 7, names = "--adi", paramLabel = "N",
-                description = "2-D ADI on N x N nodes, GPU vs twin (0 skips)[1024]")
-        void setAdi(String v) {
-            this.adi = (int) KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 8, names = "--adi-steps", paramLabel = "K", description = "2-D ADI steps  [100]")
-        void setAdiSteps(String v) {
-            this.adiSteps = (int) KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 9, names = "--sweep", paramLabel = "R",
-                description = "Spark sweep rows, GPU vs CPU twin (0 skips) [1e5]")
-        void setSweep(String v) {
-            this.sweep = (int) KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 10, names = "--sweep-cells", paramLabel = "N", description = "cells of each swept axon  [101]")
-        void setSweepCells(String v) {
-            this.sweepCells = (int) KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 11, names = "--sweep-tend", paramLabel = "T",
-                description = "simulated time of each swept axon  [20]")
-        void setSweepTend(String v) {
-            this.sweepTEnd = Double.parseDouble(v.trim());
-        }
-
-        @Option(order = 12, names = "--partitions", paramLabel = "P",
-                description = "Spark partitions of the sweep  [GPUs: 1]")
-        void setPartitions(String v) {
-            this.partitions = (int) KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 13, names = "--threads", paramLabel = "T", description = "CPU twin threads  [available cores]")
-        void setThreads(String v) {
-            this.threads = (int) KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 14, names = "--reps", paramLabel = "R",
-                description = "timed GPU runs after a warm-up (median)  [5]")
-        void setReps(String v) {
-            this.reps = (int) KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 15, names = "--device", paramLabel = "G", description = "CUDA device ordinal  [0]")
-        void setDevice(String v) {
-            this.device = Integer.parseInt(v.trim());
-        }
-
-        @Option(order = 16, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
-        void setMarkdown(String v) {
-            this.markdown = v;
         }
 
         static Options parse(String[] args) {

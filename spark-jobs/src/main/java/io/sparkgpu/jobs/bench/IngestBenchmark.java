@@ -66,16 +66,26 @@ public final class IngestBenchmark {
         static final List<String> PATHS = List.of("scan", "rows", "ingest");
         static final List<String> SOURCES = List.of("cache", "parquet");
         long n = 2_000_000;
+        @Option(order = 2, names = "--d", paramLabel = "D", description = "features per row  [32]")
         int d = 32;
+        @Option(order = 3, names = "--cores", paramLabel = "C", description = "local[C]  [all cores]")
         int cores = Runtime.getRuntime().availableProcessors();
+        @Option(order = 4, names = "--partitions", paramLabel = "P",
+                description = "partitions of the cached DataFrame  [C]")
         int partitions = -1;
         List<String> columns = COLUMNS;
         List<String> paths = PATHS;
         List<String> sources = List.of("cache");
+        @Option(order = 8, names = "--reps", paramLabel = "R",
+                description = {"timed repetitions after a warm-up (median reported) [3]"})
         int reps = 3;
         boolean upload = true;
+        @Option(order = 10, names = "--threads", paramLabel = "T",
+                description = "threads of the multi-threaded upload rows  [C]")
         int threads = -1;
+        @Option(order = 11, names = "--device", paramLabel = "G", description = "CUDA device ordinal  [0]")
         int device = 0;
+        @Option(order = 12, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
         String markdown;
         boolean help;
         String[] argv = new String[0];
@@ -83,22 +93,6 @@ public final class IngestBenchmark {
         @Option(order = 1, names = "--n", paramLabel = "N", description = "rows  [2000000]")
         void setN(String v) {
             this.n = (long) Double.parseDouble(v.trim());
-        }
-
-        @Option(order = 2, names = "--d", paramLabel = "D", description = "features per row  [32]")
-        void setD(String v) {
-            this.d = Integer.parseInt(v.trim());
-        }
-
-        @Option(order = 3, names = "--cores", paramLabel = "C", description = "local[C]  [all cores]")
-        void setCores(String v) {
-            this.cores = Integer.parseInt(v.trim());
-        }
-
-        @Option(order = 4, names = "--partitions", paramLabel = "P",
-                description = "partitions of the cached DataFrame  [C]")
-        void setPartitions(String v) {
-            this.partitions = Integer.parseInt(v.trim());
         }
 
         @Option(order = 5, names = "--columns", paramLabel = "LIST",
@@ -120,32 +114,10 @@ public final class IngestBenchmark {
             this.sources = BenchArgs.choices("--sources", v, SOURCES);
         }
 
-        @Option(order = 8, names = "--reps", paramLabel = "R",
-                description = {"timed repetitions after a warm-up (median reported) [3]"})
-        void setReps(String v) {
-            this.reps = Integer.parseInt(v.trim());
-        }
-
         @Option(order = 9, names = "--upload", paramLabel = "on|off",
                 description = {"the GPU upload rows (skipped without a GPU)  [on]"})
         void setUpload(String v) {
             this.upload = BenchArgs.choice("--upload", v, List.of("on", "off")).equals("on");
-        }
-
-        @Option(order = 10, names = "--threads", paramLabel = "T",
-                description = "threads of the multi-threaded upload rows  [C]")
-        void setThreads(String v) {
-            this.threads = Integer.parseInt(v.trim());
-        }
-
-        @Option(order = 11, names = "--device", paramLabel = "G", description = "CUDA device ordinal  [0]")
-        void setDevice(String v) {
-            this.device = Integer.parseInt(v.trim());
-        }
-
-        @Option(order = 12, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
-        void setMarkdown(String v) {
-            this.markdown = v;
         }
 
         static Options parse(String[] args) {

@@ -64,13 +64,26 @@ public final class IsotonicBenchmark {
         long[] smallNs = {4096, 16_384, 65_536};
         List<String> shapes = ALL_SHAPES;
         Set<String> impls = new LinkedHashSet<>(ALL_IMPLS);
+        @Option(order = 5, names = "--threads", converter = BenchArgs.IntCount.class, paramLabel = "T",
+                description = {"CPU threads / range partitions / local[T]  [available cores]"})
         int threads = Runtime.getRuntime().availableProcessors();
+        @Option(order = 6, names = "--chunk", converter = BenchArgs.IntCount.class, paramLabel = "C",
+                description = {"points per GPU thread in PAVA-merge's first round  [256]"})
         int chunk = IsotonicEngine.DEFAULT_CHUNK;
+        @Option(order = 7, names = "--mls-max", converter = BenchArgs.Count.class, paramLabel = "N",
+                description = {"MLS is O(n^2): run it only up to N distinct points  [65536]"})
         long mlsMax = 65_536;
+        @Option(order = 8, names = "--mllib-max", converter = BenchArgs.Count.class, paramLabel = "N",
+                description = "run MLlib only up to N rows  [10000000]")
         long mllibMax = 10_000_000L;
+        @Option(order = 9, names = "--reps", converter = BenchArgs.IntCount.class, paramLabel = "R",
+                description = "timed repetitions (median; 1 for n >= 5e7)  [3]")
         int reps = 3;
+        @Option(order = 10, names = "--seed", paramLabel = "S", description = "data seed  [42]")
         long seed = 42;
+        @Option(order = 11, names = "--device", paramLabel = "G", description = "CUDA device ordinal  [0]")
         int device = 0;
+        @Option(order = 12, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
         String markdown;
         boolean help;
 
@@ -96,51 +109,6 @@ public final class IsotonicBenchmark {
                     "estimator on local[T], backend auto)"})
         void setImpls(String v) {
             this.impls = new LinkedHashSet<>(BenchArgs.choices("--impls", v, ALL_IMPLS));
-        }
-
-        @Option(order = 5, names = "--threads", paramLabel = "T",
-                description = {"CPU threads / range partitions / local[T]  [available cores]"})
-        void setThreads(String v) {
-            this.threads = (int) KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 6, names = "--chunk", paramLabel = "C",
-                description = {"points per GPU thread in PAVA-merge's first round  [256]"})
-        void setChunk(String v) {
-            this.chunk = (int) KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 7, names = "--mls-max", paramLabel = "N",
-                description = {"MLS is O(n^2): run it only up to N distinct points  [65536]"})
-        void setMlsMax(String v) {
-            this.mlsMax = KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 8, names = "--mllib-max", paramLabel = "N",
-                description = "run MLlib only up to N rows  [10000000]")
-        void setMllibMax(String v) {
-            this.mllibMax = KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 9, names = "--reps", paramLabel = "R",
-                description = "timed repetitions (median; 1 for n >= 5e7)  [3]")
-        void setReps(String v) {
-            this.reps = (int) KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 10, names = "--seed", paramLabel = "S", description = "data seed  [42]")
-        void setSeed(String v) {
-            this.seed = Long.parseLong(v.trim());
-        }
-
-        @Option(order = 11, names = "--device", paramLabel = "G", description = "CUDA device ordinal  [0]")
-        void setDevice(String v) {
-            this.device = Integer.parseInt(v.trim());
-        }
-
-        @Option(order = 12, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
-        void setMarkdown(String v) {
-            this.markdown = v;
         }
 
         static Options parse(String[] args) {

@@ -64,13 +64,24 @@ public final class KMeansBenchmark {
         long[] ns = {1_000_000L, 10_000_000L};
         int d = 32;
         int k = 64;
+        @Option(order = 5, names = "--iters", converter = BenchArgs.IntCount.class, paramLabel = "I",
+                description = "Lloyd iterations, fixed (tol 0)  [10]")
         int iters = 10;
+        @Option(order = 6, names = "--threads", converter = BenchArgs.IntCount.class, paramLabel = "T",
+                description = {"CPU threads, partitions and local[T]  [available cores]"})
         int threads = Runtime.getRuntime().availableProcessors();
+        @Option(order = 7, names = "--seed", paramLabel = "S",
+                description = "data, initialisation and MLlib seed  [42]")
         long seed = 42;
+        @Option(order = 8, names = "--sigma", paramLabel = "X", description = "noise around each blob centre  [1.0]")
         double sigma = 1.0;
         Set<String> impls = new LinkedHashSet<>(ALL_IMPLS);
+        @Option(order = 10, names = "--kernel-reps", converter = BenchArgs.IntCount.class, paramLabel = "R",
+                description = "timed launches for the kernel-only row  [10]")
         int kernelReps = 10;
+        @Option(order = 11, names = "--device", paramLabel = "G", description = "CUDA device ordinal  [0]")
         int device = 0;
+        @Option(order = 12, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
         String markdown;
         boolean help;
         String[] argv = new String[0];
@@ -109,49 +120,11 @@ public final class KMeansBenchmark {
             explicit[2] = true;
         }
 
-        @Option(order = 5, names = "--iters", paramLabel = "I", description = "Lloyd iterations, fixed (tol 0)  [10]")
-        void setIters(String v) {
-            this.iters = (int) count(v);
-        }
-
-        @Option(order = 6, names = "--threads", paramLabel = "T",
-                description = {"CPU threads, partitions and local[T]  [available cores]"})
-        void setThreads(String v) {
-            this.threads = (int) count(v);
-        }
-
-        @Option(order = 7, names = "--seed", paramLabel = "S",
-                description = "data, initialisation and MLlib seed  [42]")
-        void setSeed(String v) {
-            this.seed = Long.parseLong(v.trim());
-        }
-
-        @Option(order = 8, names = "--sigma", paramLabel = "X", description = "noise around each blob centre  [1.0]")
-        void setSigma(String v) {
-            this.sigma = Double.parseDouble(v.trim());
-        }
-
         @Option(order = 9, names = "--impls", paramLabel = "LIST",
                 description = "any of gpu,kernel,cpu1,cpuN,row,block  [all]")
         void setImpls(String v) {
             this.impls = new LinkedHashSet<>(BenchArgs.choices("--impls", v, ALL_IMPLS));
             explicit[3] = true;
-        }
-
-        @Option(order = 10, names = "--kernel-reps", paramLabel = "R",
-                description = "timed launches for the kernel-only row  [10]")
-        void setKernelReps(String v) {
-            this.kernelReps = (int) count(v);
-        }
-
-        @Option(order = 11, names = "--device", paramLabel = "G", description = "CUDA device ordinal  [0]")
-        void setDevice(String v) {
-            this.device = Integer.parseInt(v.trim());
-        }
-
-        @Option(order = 12, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
-        void setMarkdown(String v) {
-            this.markdown = v;
         }
 
         static Options parse(String[] args) {

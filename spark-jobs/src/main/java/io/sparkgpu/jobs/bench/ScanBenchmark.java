@@ -52,14 +52,27 @@ public final class ScanBenchmark {
             description = {"scan statistics (Poisson), ours GPU / ours CPU / naive, one Markdown table."})
     static final class Options {
         List<int[]> grids = parseGrids("1d:10000,1d:100000,2d:64,2d:128,2d:256");
+        @Option(order = 2, names = "--replicas", converter = BenchArgs.IntCount.class, paramLabel = "R",
+                description = "Monte Carlo replicas on the GPU  [999]")
         int replicas = 999;
+        @Option(order = 3, names = "--cpu-replicas", converter = BenchArgs.IntCount.class, paramLabel = "R",
+                description = {"replicas actually run on the CPU (the rest is extrapolated) [2]"})
         int cpuReplicas = 2;
+        @Option(order = 4, names = "--threads", converter = BenchArgs.IntCount.class, paramLabel = "T",
+                description = "CPU threads  [available cores]")
         int threads = Runtime.getRuntime().availableProcessors();
         Set<String> impls = new LinkedHashSet<>(ALL_IMPLS);
+        @Option(order = 6, names = "--naive-budget", paramLabel = "X",
+                description = {"run the naive scan only when it adds at most X cells  [3e9]"})
         double naiveBudget = 3e9;
+        @Option(order = 7, names = "--cpu-budget", paramLabel = "X",
+                description = {"run the CPU twin only up to X ranges per scan  [2e10]"})
         double cpuBudget = 2e10;
+        @Option(order = 8, names = "--seed", paramLabel = "S", description = "data and replica seed  [42]")
         long seed = 42;
+        @Option(order = 9, names = "--device", paramLabel = "G", description = "CUDA device ordinal  [0]")
         int device = 0;
+        @Option(order = 10, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
         String markdown;
         boolean help;
         String[] argv = new String[0];
@@ -71,53 +84,9 @@ public final class ScanBenchmark {
             this.grids = parseGrids(v);
         }
 
-        @Option(order = 2, names = "--replicas", paramLabel = "R",
-                description = "Monte Carlo replicas on the GPU  [999]")
-        void setReplicas(String v) {
-            this.replicas = (int) KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 3, names = "--cpu-replicas", paramLabel = "R",
-                description = {"replicas actually run on the CPU (the rest is extrapolated) [2]"})
-        void setCpuReplicas(String v) {
-            this.cpuReplicas = (int) KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 4, names = "--threads", paramLabel = "T", description = "CPU threads  [available cores]")
-        void setThreads(String v) {
-            this.threads = (int) KMeansBenchmark.Options.count(v);
-        }
-
         @Option(order = 5, names = "--impls", paramLabel = "LIST", description = "any of gpu,cpu,naive  [all]")
         void setImpls(String v) {
             this.impls = new LinkedHashSet<>(BenchArgs.choices("--impls", v, ALL_IMPLS));
-        }
-
-        @Option(order = 6, names = "--naive-budget", paramLabel = "X",
-                description = {"run the naive scan only when it adds at most X cells  [3e9]"})
-        void setNaiveBudget(String v) {
-            this.naiveBudget = Double.parseDouble(v.trim());
-        }
-
-        @Option(order = 7, names = "--cpu-budget", paramLabel = "X",
-                description = {"run the CPU twin only up to X ranges per scan  [2e10]"})
-        void setCpuBudget(String v) {
-            this.cpuBudget = Double.parseDouble(v.trim());
-        }
-
-        @Option(order = 8, names = "--seed", paramLabel = "S", description = "data and replica seed  [42]")
-        void setSeed(String v) {
-            this.seed = Long.parseLong(v.trim());
-        }
-
-        @Option(order = 9, names = "--device", paramLabel = "G", description = "CUDA device ordinal  [0]")
-        void setDevice(String v) {
-            this.device = Integer.parseInt(v.trim());
-        }
-
-        @Option(order = 10, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
-        void setMarkdown(String v) {
-            this.markdown = v;
         }
 
         static Options parse(String[] args) {

@@ -49,18 +49,30 @@ public final class SortBenchmark {
         List<Integer> ns = List.of(1_000_000, 10_000_000, 100_000_000);
         List<Integer> ms = List.of(1 << 8, 1 << 12, 1 << 16, 1 << 20, 1 << 24);
         Set<String> dists = new LinkedHashSet<>(ALL_DISTS);
+        @Option(order = 4, names = "--zipf-s", paramLabel = "S", description = "Zipf exponent  [1.2]")
         double zipfS = 1.2;
         Set<String> ops = new LinkedHashSet<>(ALL_OPS);
         Set<String> impls = new LinkedHashSet<>(ALL_IMPLS);
         boolean longIndex;
         String keysKernel = "auto";
+        @Option(order = 9, names = "--reps", converter = BenchArgs.IntCount.class, paramLabel = "R",
+                description = {"timed GPU runs after a warm-up (median reported)  [5]"})
         int reps = 5;
+        @Option(order = 10, names = "--cpu-reps", converter = BenchArgs.IntCount.class, paramLabel = "R",
+                description = {"timed CPU runs after a warm-up (median reported)  [3]"})
         int cpuReps = 3;
+        @Option(order = 11, names = "--threads", converter = BenchArgs.IntCount.class, paramLabel = "T",
+                description = "CPU threads  [available cores]")
         int threads = Runtime.getRuntime().availableProcessors();
+        @Option(order = 12, names = "--cpu-max-n", converter = BenchArgs.Count.class, paramLabel = "N",
+                description = "run the CPU twin only up to N keys  [1e8]")
         long cpuMaxN = 100_000_000L;
+        @Option(order = 13, names = "--seed", paramLabel = "S", description = "data seed  [42]")
         long seed = 42;
         double maxSeconds = 540;
+        @Option(order = 15, names = "--device", paramLabel = "G", description = "CUDA device ordinal  [0]")
         int device = 0;
+        @Option(order = 16, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
         String markdown;
         boolean help;
         String[] argv = new String[0];
@@ -82,11 +94,6 @@ public final class SortBenchmark {
                     "(zipf: Zipf(s) over the m keys; hot: one key holds half of the keys)"})
         void setDists(String v) {
             this.dists = new LinkedHashSet<>(BenchArgs.choices("--dists", v, ALL_DISTS));
-        }
-
-        @Option(order = 4, names = "--zipf-s", paramLabel = "S", description = "Zipf exponent  [1.2]")
-        void setZipfS(String v) {
-            this.zipfS = Double.parseDouble(v.trim());
         }
 
         @Option(order = 5, names = "--ops", paramLabel = "LIST",
@@ -113,34 +120,6 @@ public final class SortBenchmark {
             this.keysKernel = BenchArgs.choice("--keys-kernel", v, List.of("auto", "runs", "descent", "both"));
         }
 
-        @Option(order = 9, names = "--reps", paramLabel = "R",
-                description = {"timed GPU runs after a warm-up (median reported)  [5]"})
-        void setReps(String v) {
-            this.reps = (int) KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 10, names = "--cpu-reps", paramLabel = "R",
-                description = {"timed CPU runs after a warm-up (median reported)  [3]"})
-        void setCpuReps(String v) {
-            this.cpuReps = (int) KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 11, names = "--threads", paramLabel = "T", description = "CPU threads  [available cores]")
-        void setThreads(String v) {
-            this.threads = (int) KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 12, names = "--cpu-max-n", paramLabel = "N",
-                description = "run the CPU twin only up to N keys  [1e8]")
-        void setCpuMaxN(String v) {
-            this.cpuMaxN = KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 13, names = "--seed", paramLabel = "S", description = "data seed  [42]")
-        void setSeed(String v) {
-            this.seed = Long.parseLong(v.trim());
-        }
-
         @Option(order = 14, names = "--max-seconds", paramLabel = "S",
                 description = {"start no new case after S seconds (its rows say so), so one call of",
                     "the GPU host's 600 s limit always ends with a table; 0: no limit  [540]"})
@@ -149,16 +128,6 @@ public final class SortBenchmark {
             if (!(this.maxSeconds >= 0)) {
                 throw new IllegalArgumentException("--max-seconds must be >= 0, got " + v);
             }
-        }
-
-        @Option(order = 15, names = "--device", paramLabel = "G", description = "CUDA device ordinal  [0]")
-        void setDevice(String v) {
-            this.device = Integer.parseInt(v.trim());
-        }
-
-        @Option(order = 16, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
-        void setMarkdown(String v) {
-            this.markdown = v;
         }
 
         static Options parse(String[] args) {

@@ -67,7 +67,9 @@ public final class SortDataFrameBenchmark {
         Set<String> impls = new LinkedHashSet<>(ALL_IMPLS);
         int reps = 3;
         long verifyMaxN = 1_000_000L;
+        @Option(order = 9, names = "--seed", paramLabel = "S", description = "data seed  [42]")
         long seed = 42;
+        @Option(order = 10, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
         String markdown;
         boolean help;
 
@@ -117,16 +119,6 @@ public final class SortDataFrameBenchmark {
                 description = {"check GpuSort against orderBy up to N rows  [1e6]"})
         void setVerifyMaxN(String v) {
             this.verifyMaxN = (long) number("--verify-max-n", v);
-        }
-
-        @Option(order = 9, names = "--seed", paramLabel = "S", description = "data seed  [42]")
-        void setSeed(String v) {
-            this.seed = Long.parseLong(v.trim());
-        }
-
-        @Option(order = 10, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
-        void setMarkdown(String v) {
-            this.markdown = v;
         }
 
         static Options parse(String[] args) {

@@ -42,15 +42,29 @@ public final class SplineBenchmark {
             description = {"monotone spline kernels, CDF vs approxQuantile, quantile partitioner; one Markdown table."})
     static final class Options {
         List<Long> n = List.of(1_000_000L, 10_000_000L, 100_000_000L);
+        @Option(order = 2, names = "--queries", converter = BenchArgs.Count.class, paramLabel = "Q",
+                description = "queries per evaluation case  [1e8]")
         long queries = 100_000_000L;
         List<String> backends = BACKENDS;
         List<String> ops = OPS;
         List<String> orders = ORDERS;
+        @Option(order = 6, names = "--cpu-max-size", converter = BenchArgs.Count.class, paramLabel = "N",
+                description = {"time the CPU twin only up to N knots and N queries; above, the GPU bits are",
+                    "still checked: the twin builds once untimed and evaluates the first 10^6",
+                    "queries  [1e7]"})
         long cpuMaxSize = 10_000_000L;
+        @Option(order = 7, names = "--cdf-rows", converter = BenchArgs.Count.class, paramLabel = "N",
+                description = {"rows of the CDF and partitioner cases (0 skips)  [1e7]"})
         long cdfRows = 10_000_000L;
+        @Option(order = 8, names = "--partitions", converter = BenchArgs.IntCount.class, paramLabel = "P",
+                description = "partitions of the partitioner case  [64]")
         int partitions = 64;
+        @Option(order = 9, names = "--reps", converter = BenchArgs.IntCount.class, paramLabel = "R",
+                description = "timed runs (best)  [5]")
         int reps = 5;
+        @Option(order = 10, names = "--device", paramLabel = "G", description = "CUDA device ordinal  [0]")
         int device;
+        @Option(order = 11, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
         String markdown;
         boolean help;
         String[] argv = new String[0];
@@ -63,11 +77,6 @@ public final class SplineBenchmark {
                 l.add(KMeansBenchmark.Options.count(s));
             }
             this.n = l;
-        }
-
-        @Option(order = 2, names = "--queries", paramLabel = "Q", description = "queries per evaluation case  [1e8]")
-        void setQueries(String v) {
-            this.queries = KMeansBenchmark.Options.count(v);
         }
 
         @Option(order = 3, names = "--backends", paramLabel = "LIST", description = "gpu,cpu  [gpu,cpu]")
@@ -84,41 +93,6 @@ public final class SplineBenchmark {
                 description = {"query orders of value/inverse: random,sorted  [all]"})
         void setOrders(String v) {
             this.orders = BenchArgs.choices("--orders", v, ORDERS);
-        }
-
-        @Option(order = 6, names = "--cpu-max-size", paramLabel = "N",
-                description = {"time the CPU twin only up to N knots and N queries; above, the GPU bits are",
-                    "still checked: the twin builds once untimed and evaluates the first 10^6",
-                    "queries  [1e7]"})
-        void setCpuMaxSize(String v) {
-            this.cpuMaxSize = KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 7, names = "--cdf-rows", paramLabel = "N",
-                description = {"rows of the CDF and partitioner cases (0 skips)  [1e7]"})
-        void setCdfRows(String v) {
-            this.cdfRows = KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 8, names = "--partitions", paramLabel = "P",
-                description = "partitions of the partitioner case  [64]")
-        void setPartitions(String v) {
-            this.partitions = (int) KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 9, names = "--reps", paramLabel = "R", description = "timed runs (best)  [5]")
-        void setReps(String v) {
-            this.reps = (int) KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 10, names = "--device", paramLabel = "G", description = "CUDA device ordinal  [0]")
-        void setDevice(String v) {
-            this.device = Integer.parseInt(v.trim());
-        }
-
-        @Option(order = 11, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
-        void setMarkdown(String v) {
-            this.markdown = v;
         }
 
         static Options parse(String[] args) {

@@ -64,23 +64,48 @@ public final class TsneBenchmark {
         List<String> cases = new ArrayList<>(List.of("digits", "blobs:100000x50", "blobs:70000x784",
                 "blobs:1000000x50"));
         Set<String> backends = new LinkedHashSet<>(List.of("gpu", "cpu"));
+        @Option(order = 3, names = "--cpu-max-n", converter = BenchArgs.Count.class, paramLabel = "N",
+                description = {"run the CPU twin only for data sets of at most N points  [20000]"})
         long cpuMaxN = 20000;
+        @Option(order = 4, names = "--max-iter", converter = BenchArgs.IntCount.class, paramLabel = "N",
+                description = "gradient iterations  [1000]")
         int maxIter = 1000;
+        @Option(order = 5, names = "--perplexity", paramLabel = "P", description = "perplexity (k = 3 P)  [30]")
         double perplexity = 30;
         double learningRate = TsneConfig.LEARNING_RATE_AUTO;
+        @Option(order = 7, names = "--dimension", paramLabel = "D", description = "embedding dimension 1..3  [2]")
         int dimension = 2;
+        @Option(order = 8, names = "--clusters", converter = BenchArgs.IntCount.class, paramLabel = "C",
+                description = "clusters of the generated data  [10]")
         int clusters = 10;
+        @Option(order = 9, names = "--error-sample", converter = BenchArgs.IntCount.class, paramLabel = "M",
+                description = {"points of the exact repulsive-force check (0: skip)  [10000]"})
         int errorSample = 10000;
+        @Option(order = 10, names = "--quality-sample", converter = BenchArgs.IntCount.class, paramLabel = "M",
+                description = {"points of the trustworthiness / kNN accuracy sample  [1000]"})
         int qualitySample = 1000;
+        @Option(order = 19, names = "--seed", paramLabel = "S", description = "data and initialisation seed  [42]")
         long seed = 42;
+        @Option(order = 11, names = "--spark", converter = BenchArgs.IntCount.class, paramLabel = "CORES",
+                description = {"also run the Spark trainer on local[CORES] in single and distributed mode",
+                    "(GPU, else CPU; each must give the plain run's bits)  [off]"})
         int sparkCores;
+        @Option(order = 12, names = "--spark-partitions", converter = BenchArgs.IntCount.class, paramLabel = "P",
+                description = {"input partitions of those runs (distributed: P slices of P) [CORES]"})
         int sparkPartitions;
         List<String> sparkModes = List.of(TsneConfig.MODE_SINGLE, TsneConfig.MODE_DISTRIBUTED);
         String sparkInit = TsneConfig.INIT_RANDOM;
+        @Option(order = 15, names = "--grid-min", converter = BenchArgs.IntCount.class, paramLabel = "N",
+                description = "fewest interpolation boxes per axis  [20]")
         int gridMin = 20;
+        @Option(order = 16, names = "--grid-max", converter = BenchArgs.IntCount.class, paramLabel = "N",
+                description = {"most boxes per axis (0: 2000, 320, 40 in 1-, 2-, 3-D)  [0]"})
         int gridMax = 0;
+        @Option(order = 17, names = "--grid-per-unit", paramLabel = "X",
+                description = "boxes per unit of embedding extent  [2]")
         double gridPerUnit = 2;
         String repulsion = TsneConfig.REPULSION_AUTO;
+        @Option(order = 20, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
         String markdown;
         boolean help;
         io.sparkgpu.tsne.TsneGridOptions grid = io.sparkgpu.tsne.TsneGridOptions.defaults();
@@ -102,62 +127,11 @@ public final class TsneBenchmark {
             this.backends = new LinkedHashSet<>(BenchArgs.choices("--backends", v, List.of("gpu", "cpu")));
         }
 
-        @Option(order = 3, names = "--cpu-max-n", paramLabel = "N",
-                description = {"run the CPU twin only for data sets of at most N points  [20000]"})
-        void setCpuMaxN(String v) {
-            this.cpuMaxN = KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 4, names = "--max-iter", paramLabel = "N", description = "gradient iterations  [1000]")
-        void setMaxIter(String v) {
-            this.maxIter = (int) KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 5, names = "--perplexity", paramLabel = "P", description = "perplexity (k = 3 P)  [30]")
-        void setPerplexity(String v) {
-            this.perplexity = Double.parseDouble(v.trim());
-        }
-
         @Option(order = 6, names = "--learning-rate", paramLabel = "X",
                 description = "step, or auto = max(n / 12, 200)  [auto]")
         void setLearningRate(String v) {
             this.learningRate = v.trim().equalsIgnoreCase("auto") ? TsneConfig.LEARNING_RATE_AUTO
                     : Double.parseDouble(v.trim());
-        }
-
-        @Option(order = 7, names = "--dimension", paramLabel = "D", description = "embedding dimension 1..3  [2]")
-        void setDimension(String v) {
-            this.dimension = Integer.parseInt(v.trim());
-        }
-
-        @Option(order = 8, names = "--clusters", paramLabel = "C", description = "clusters of the generated data  [10]")
-        void setClusters(String v) {
-            this.clusters = (int) KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 9, names = "--error-sample", paramLabel = "M",
-                description = {"points of the exact repulsive-force check (0: skip)  [10000]"})
-        void setErrorSample(String v) {
-            this.errorSample = (int) KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 10, names = "--quality-sample", paramLabel = "M",
-                description = {"points of the trustworthiness / kNN accuracy sample  [1000]"})
-        void setQualitySample(String v) {
-            this.qualitySample = (int) KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 11, names = "--spark", paramLabel = "CORES",
-                description = {"also run the Spark trainer on local[CORES] in single and distributed mode",
-                    "(GPU, else CPU; each must give the plain run's bits)  [off]"})
-        void setSpark(String v) {
-            this.sparkCores = (int) KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 12, names = "--spark-partitions", paramLabel = "P",
-                description = {"input partitions of those runs (distributed: P slices of P) [CORES]"})
-        void setSparkPartitions(String v) {
-            this.sparkPartitions = (int) KMeansBenchmark.Options.count(v);
         }
 
         @Option(order = 13, names = "--spark-modes", paramLabel = "LIST",
@@ -177,38 +151,10 @@ public final class TsneBenchmark {
                     List.of(TsneConfig.INIT_RANDOM, TsneConfig.INIT_PCA));
         }
 
-        @Option(order = 15, names = "--grid-min", paramLabel = "N",
-                description = "fewest interpolation boxes per axis  [20]")
-        void setGridMin(String v) {
-            this.gridMin = (int) KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 16, names = "--grid-max", paramLabel = "N",
-                description = {"most boxes per axis (0: 2000, 320, 40 in 1-, 2-, 3-D)  [0]"})
-        void setGridMax(String v) {
-            this.gridMax = (int) KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 17, names = "--grid-per-unit", paramLabel = "X",
-                description = "boxes per unit of embedding extent  [2]")
-        void setGridPerUnit(String v) {
-            this.gridPerUnit = Double.parseDouble(v.trim());
-        }
-
         @Option(order = 18, names = "--repulsion", paramLabel = "R",
                 description = "exact, grid, or auto (exact for n <= " + TsneConfig.EXACT_MAX_POINTS + ")  [auto]")
         void setRepulsion(String v) {
             this.repulsion = TsneConfig.parseRepulsion(v);
-        }
-
-        @Option(order = 19, names = "--seed", paramLabel = "S", description = "data and initialisation seed  [42]")
-        void setSeed(String v) {
-            this.seed = Long.parseLong(v.trim());
-        }
-
-        @Option(order = 20, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
-        void setMarkdown(String v) {
-            this.markdown = v;
         }
 
         static Options parse(String[] args) {

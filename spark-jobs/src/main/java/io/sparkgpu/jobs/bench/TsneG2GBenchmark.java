@@ -44,15 +44,28 @@ public final class TsneG2GBenchmark {
     static final class Options {
         List<int[]> grids = parseGrids("1d:150,1d:600,1d:1200,2d:30,2d:90,2d:150,2d:300,2d:600,3d:15,3d:30,"
                 + "3d:60,3d:120");
+        @Option(order = 2, names = "--box-width", paramLabel = "W",
+                description = {"interpolation box edge (h = W / p, p = 3 when 3 divides N, else 1) [1]"})
         double boxWidth = 1.0;
+        @Option(order = 3, names = "--reps", converter = BenchArgs.IntCount.class, paramLabel = "R",
+                description = {"timed GPU repetitions after a warm-up (median reported)  [5]"})
         int reps = 5;
+        @Option(order = 4, names = "--gpu-direct-budget", paramLabel = "X",
+                description = {"run GPU DIRECT only up to X charge-node-pairs  [2e12]"})
         double gpuDirectBudget = 2e12;
+        @Option(order = 5, names = "--cpu-direct-budget", paramLabel = "X",
+                description = {"run CPU DIRECT only up to X charge-node-pairs  [1e10]"})
         double cpuDirectBudget = 1e10;
+        @Option(order = 6, names = "--cpu-fft-budget", paramLabel = "X",
+                description = {"run CPU FFT only up to X work units  [2e10]"})
         double cpuFftBudget = 2e10;
         boolean gpu = true;
         boolean cpu = true;
+        @Option(order = 8, names = "--seed", paramLabel = "S", description = "charge seed  [42]")
         long seed = 42;
+        @Option(order = 9, names = "--device", paramLabel = "G", description = "CUDA device ordinal  [0]")
         int device = 0;
+        @Option(order = 10, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
         String markdown;
         boolean help;
         String[] argv = new String[0];
@@ -64,56 +77,11 @@ public final class TsneG2GBenchmark {
             this.grids = parseGrids(v);
         }
 
-        @Option(order = 2, names = "--box-width", paramLabel = "W",
-                description = {"interpolation box edge (h = W / p, p = 3 when 3 divides N, else 1) [1]"})
-        void setBoxWidth(String v) {
-            this.boxWidth = Double.parseDouble(v.trim());
-        }
-
-        @Option(order = 3, names = "--reps", paramLabel = "R",
-                description = {"timed GPU repetitions after a warm-up (median reported)  [5]"})
-        void setReps(String v) {
-            this.reps = (int) KMeansBenchmark.Options.count(v);
-        }
-
-        @Option(order = 4, names = "--gpu-direct-budget", paramLabel = "X",
-                description = {"run GPU DIRECT only up to X charge-node-pairs  [2e12]"})
-        void setGpuDirectBudget(String v) {
-            this.gpuDirectBudget = Double.parseDouble(v.trim());
-        }
-
-        @Option(order = 5, names = "--cpu-direct-budget", paramLabel = "X",
-                description = {"run CPU DIRECT only up to X charge-node-pairs  [1e10]"})
-        void setCpuDirectBudget(String v) {
-            this.cpuDirectBudget = Double.parseDouble(v.trim());
-        }
-
-        @Option(order = 6, names = "--cpu-fft-budget", paramLabel = "X",
-                description = {"run CPU FFT only up to X work units  [2e10]"})
-        void setCpuFftBudget(String v) {
-            this.cpuFftBudget = Double.parseDouble(v.trim());
-        }
-
         @Option(order = 7, names = "--impls", paramLabel = "LIST", description = "any of gpu,cpu  [gpu,cpu]")
         void setImpls(String v) {
             List<String> impls = BenchArgs.choices("--impls", v, List.of("gpu", "cpu"));
             this.gpu = impls.contains("gpu");
             this.cpu = impls.contains("cpu");
-        }
-
-        @Option(order = 8, names = "--seed", paramLabel = "S", description = "charge seed  [42]")
-        void setSeed(String v) {
-            this.seed = Long.parseLong(v.trim());
-        }
-
-        @Option(order = 9, names = "--device", paramLabel = "G", description = "CUDA device ordinal  [0]")
-        void setDevice(String v) {
-            this.device = Integer.parseInt(v.trim());
-        }
-
-        @Option(order = 10, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
-        void setMarkdown(String v) {
-            this.markdown = v;
         }
 
         static Options parse(String[] args) {
