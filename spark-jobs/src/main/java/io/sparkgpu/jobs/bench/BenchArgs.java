@@ -13,10 +13,10 @@ import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import picocli.CommandLine;
+import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.ISetter;
 import picocli.CommandLine.Model.OptionSpec;
-import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.PicocliException;
 import picocli.CommandLine.TypeConversionException;
 

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
@@ -188,8 +187,6 @@ class BenchCommandLinesTest {
     void wordsSplitLikeTheShell() {
         assertEquals(List.of("--small-n", "", "--n", "1e7"), words("--small-n '' --n 1e7"));
         assertEquals(List.of("a b", "c"), words("\"a b\" c"));
-        if (!codeSpans("x `run bench kmeans\n --n 1` y").equals(List.of("run bench kmeans --n 1"))) {
-            fail("code span across lines");
-        }
+        assertEquals(List.of("run bench kmeans --n 1"), codeSpans("x `run bench kmeans\n --n 1` y"));
     }
 }
