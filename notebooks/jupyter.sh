@@ -8,6 +8,8 @@
 # JUPYTER_PATH and JUPYTER_DATA_DIR point at notebooks/.jupyter/data (kernelspecs, notebook trust database),
 # JUPYTER_RUNTIME_DIR at notebooks/.jupyter/runtime (kernel connection files). Your Jupyter configuration
 # (~/.jupyter) is still read. The same variables can be exported by hand instead of using this script.
+# The jupyter command is the one scripts/setup-notebooks.sh finds (see its --help: an existing pip, conda or
+# Debian Jupyter, or SPARKGPU_NBCONVERT).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)"
@@ -20,4 +22,15 @@ if [ ! -f "$JUPYTER_DATA_DIR/kernels/sparkgpu-java/kernel.json" ]; then
   exit 1
 fi
 mkdir -p "$JUPYTER_RUNTIME_DIR"
-exec jupyter "$@"
+# The Jupyter that scripts/setup-notebooks.sh found (pip, conda or Debian; SPARKGPU_NBCONVERT overrides it)
+NBCONVERT="$(bash "$ROOT/scripts/setup-notebooks.sh" --nbconvert)" || exit 1
+if [ "${1:-}" = nbconvert ]; then
+  shift
+  # shellcheck disable=SC2086
+  exec $NBCONVERT "$@"
+fi
+case "$NBCONVERT" in
+  *" -m nbconvert") JUPYTER=(jupyter) ;;  # nbconvert alone: other subcommands need jupyter on PATH
+  *) read -r -a JUPYTER <<< "${NBCONVERT% nbconvert}" ;;
+esac
+exec "${JUPYTER[@]}" "$@"

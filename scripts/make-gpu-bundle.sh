@@ -14,7 +14,8 @@
 # Result (bundle/ is gitignored; it is what you carry to the GPU host):
 #   bundle/bin/run               entry point: gpu-tests | bench kmeans [args] | info | java ...
 #   bundle/jre/                  jlinked Java runtime (only the modules our jars need)
-#   bundle/lib/*.jar             runtime classpath: our jars, JCuda (driver natives only), slf4j-api + simple
+#   bundle/lib/*.jar             runtime classpath: our jars, JCuda (driver natives only), slf4j-api + simple,
+#                                picocli (the benchmarks' options)
 #   bundle/lib/test/             spark-gpu tests jar and the JUnit Platform console launcher
 #   bundle/BUILD-INFO.txt        commit, date, JDK, modules and jar list
 #
@@ -58,7 +59,7 @@ resolve_bundle_deps "$WORK/deps"
 step "assembling $OUTDIR"
 rm -rf "$OUTDIR"
 mkdir -p "$OUTDIR/bin" "$OUTDIR/lib/test"
-cp "$KERNELS_JAR" "$LIB_JAR" "$JOBS_JAR" "$JCUDA_JAR" "$SLF4J_API" "$SLF4J_SIMPLE" "$OUTDIR/lib/"
+cp "$KERNELS_JAR" "$LIB_JAR" "$JOBS_JAR" "$JCUDA_JAR" "$SLF4J_API" "$SLF4J_SIMPLE" "$PICOCLI_JAR" "$OUTDIR/lib/"
 cp "$TESTS_JAR" "$LAUNCHER_JAR" "$OUTDIR/lib/test/"
 
 # We use the driver API only: keep libJCudaDriver and drop the runtime, NVRTC and nvPTX libraries (~25 MB).

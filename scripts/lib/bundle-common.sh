@@ -66,9 +66,9 @@ find_project_jars() {
         || die "$KERNELS_JAR has no kernels (built with -DskipNvcc?); rebuild with nvcc on PATH"
 }
 
-# resolve_bundle_deps DIR: copies JCuda, its Linux natives, slf4j-api/-simple and the JUnit console launcher
-# (scripts/gpu-bundle/pom.xml, versions from the root pom) into DIR; sets JCUDA_JAR, NATIVES_JAR, SLF4J_API,
-# SLF4J_SIMPLE, LAUNCHER_JAR.
+# resolve_bundle_deps DIR: copies JCuda, its Linux natives, slf4j-api/-simple, picocli (the benchmarks' options)
+# and the JUnit console launcher (scripts/gpu-bundle/pom.xml, versions from the root pom) into DIR; sets
+# JCUDA_JAR, NATIVES_JAR, SLF4J_API, SLF4J_SIMPLE, PICOCLI_JAR, LAUNCHER_JAR.
 resolve_bundle_deps() {
     local dir="$1" junit_version platform_version
     junit_version="$(sed -n 's:.*<junit.version>\(.*\)</junit.version>.*:\1:p' "$ROOT/pom.xml" | head -1)"
@@ -82,6 +82,7 @@ resolve_bundle_deps() {
     NATIVES_JAR="$(one_jar "$dir" 'jcuda-natives-*-linux-x86_64.jar')"
     SLF4J_API="$(one_jar "$dir" 'slf4j-api-*.jar')"
     SLF4J_SIMPLE="$(one_jar "$dir" 'slf4j-simple-*.jar')"
+    PICOCLI_JAR="$(one_jar "$dir" 'picocli-*.jar')"
     LAUNCHER_JAR="$(one_jar "$dir" 'junit-platform-console-standalone-*.jar')"
 }
 

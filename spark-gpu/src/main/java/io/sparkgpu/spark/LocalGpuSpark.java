@@ -1,5 +1,7 @@
 package io.sparkgpu.spark;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sparkgpu.cuda.CudaRuntime;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -275,11 +277,9 @@ public final class LocalGpuSpark {
 
     /** Writes an executable script printing {@code {"name":"gpu","addresses":[...]}} and returns its path. */
     public static Path writeDiscoveryScript(Path dir, List<String> addresses) {
-        StringBuilder json = new StringBuilder("{\"name\":\"gpu\",\"addresses\":[");
-        for (int i = 0; i < addresses.size(); i++) {
-            json.append(i == 0 ? "" : ",").append('"').append(addresses.get(i)).append('"');
-        }
-        json.append("]}");
+        ObjectNode resource = JsonNodeFactory.instance.objectNode().put("name", "gpu");
+        addresses.forEach(resource.putArray("addresses")::add);
+        String json = resource.toString();
         String text = "#!/bin/sh\n# GPU discovery script written by io.sparkgpu.spark.LocalGpuSpark\necho '" + json + "'\n";
         try {
             Files.createDirectories(dir);

@@ -1,12 +1,19 @@
 package io.sparkgpu.jobs;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.util.DefaultIndenter;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import com.fasterxml.jackson.core.util.Separators;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sparkgpu.kmeans.GpuKMeansModel;
 import io.sparkgpu.kmeans.GpuKMeansSummary;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import org.apache.spark.ml.util.MLWritable;
 
@@ -24,7 +31,7 @@ final class ModelOutput {
 
     /** Writes {@code model} and {@code DIR/summary.json} (holding {@code summary}) safely to {@code target}. */
     static void write(SafeOutput target, MLWritable model, Map<String, Object> summary) throws IOException {
-        target.writeModel(model, toJson(summary, "") + "\n");
+        target.writeModel(model, toJson(summary) + "\n");
     }
 
     static void writeKMeans(SafeOutput target, GpuKMeansModel model, Map<String, Object> params) throws IOException {
@@ -45,84 +52,79 @@ final class ModelOutput {
         write(target, model, summary);
     }
 
-    private static List<Double> toList(double[] a) {
-        List<Double> l = new ArrayList<>(a.length);
-        for (double v : a) {
-            l.add(v);
+    /** Two-space indented objects, {@code "key": value}, arrays on one line as {@code [1, 2]}. */
+    private static final DefaultPrettyPrinter PRINTER = new DefaultPrettyPrinter(Separators.createDefaultInstance()
+            .withObjectFieldValueSpacing(Separators.Spacing.AFTER)
+            .withArrayValueSpacing(Separators.Spacing.AFTER)
+            .withObjectEmptySeparator("")
+            .withArrayEmptySeparator(""))
+            .withObjectIndenter(new DefaultIndenter("  ", "\n"))
+            .withArrayIndenter(new DefaultPrettyPrinter.NopIndenter());
+    private static final ObjectWriter WRITER = new ObjectMapper().writer(PRINTER);
+
+    /**
+     * The JSON text of {@code v}: maps (in their iteration order, so a LinkedHashMap gives a fixed key order),
+     * strings, numbers, booleans, lists and arrays (primitive or not); non-finite numbers become null and any
+     * other object its {@code toString()}.
+     */
+    static String toJson(Object v) {
+        try {
+            return WRITER.writeValueAsString(node(v));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write JSON: " + e.getMessage(), e);
         }
-        return l;
     }
 
-    /** Minimal JSON for maps, strings, numbers, booleans and primitive arrays (non-finite numbers become null). */
-    static String toJson(Object v, String indent) {
+    /** {@code v} as a Jackson tree (see {@link #toJson}). */
+    static JsonNode node(Object v) {
+        JsonNodeFactory f = JsonNodeFactory.instance;
         if (v == null) {
-            return "null";
+            return f.nullNode();
         }
         if (v instanceof Map) {
-            StringBuilder sb = new StringBuilder("{\n");
-            String inner = indent + "  ";
-            int i = 0;
-            Map<?, ?> m = (Map<?, ?>) v;
-            for (Map.Entry<?, ?> e : m.entrySet()) {
-                sb.append(inner).append(quote(String.valueOf(e.getKey()))).append(": ").append(toJson(e.getValue(), inner));
-                sb.append(++i < m.size() ? ",\n" : "\n");
+            ObjectNode o = f.objectNode();
+            for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
+                o.set(String.valueOf(e.getKey()), node(e.getValue()));
             }
-            return sb.append(indent).append('}').toString();
+            return o;
         }
         if (v instanceof String) {
-            return quote((String) v);
+            return f.textNode((String) v);
         }
-        if (v instanceof Boolean || v instanceof Integer || v instanceof Long) {
-            return v.toString();
+        if (v instanceof Boolean) {
+            return f.booleanNode((Boolean) v);
+        }
+        if (v instanceof Integer || v instanceof Long) {
+            return f.numberNode(((Number) v).longValue());
         }
         if (v instanceof Number) {
             double d = ((Number) v).doubleValue();
-            return Double.isFinite(d) ? Double.toString(d) : "null";
+            return Double.isFinite(d) ? f.numberNode(d) : f.nullNode();
         }
-        List<Object> items = new ArrayList<>();
+        ArrayNode a = f.arrayNode();
         if (v instanceof double[]) {
             for (double d : (double[]) v) {
-                items.add(d);
+                a.add(node(d));
             }
         } else if (v instanceof long[]) {
             for (long d : (long[]) v) {
-                items.add(d);
+                a.add(d);
             }
         } else if (v instanceof int[]) {
             for (int d : (int[]) v) {
-                items.add(d);
+                a.add(d);
             }
         } else if (v instanceof Object[]) {
-            items.addAll(List.of((Object[]) v));
-        } else if (v instanceof List) {
-            items.addAll((List<?>) v);
-        } else {
-            return quote(v.toString());
-        }
-        List<String> parts = new ArrayList<>();
-        for (Object o : items) {
-            parts.add(toJson(o, indent + "  "));
-        }
-        return "[" + String.join(", ", parts) + "]";
-    }
-
-    static String quote(String s) {
-        StringBuilder sb = new StringBuilder("\"");
-        for (char ch : s.toCharArray()) {
-            switch (ch) {
-                case '"': sb.append("\\\""); break;
-                case '\\': sb.append("\\\\"); break;
-                case '\n': sb.append("\\n"); break;
-                case '\r': sb.append("\\r"); break;
-                case '\t': sb.append("\\t"); break;
-                default:
-                    if (ch < 0x20) {
-                        sb.append(String.format(Locale.ROOT, "\\u%04x", (int) ch));
-                    } else {
-                        sb.append(ch);
-                    }
+            for (Object o : (Object[]) v) {
+                a.add(node(o));
             }
+        } else if (v instanceof Iterable) {
+            for (Object o : (Iterable<?>) v) {
+                a.add(node(o));
+            }
+        } else {
+            return f.textNode(v.toString());
         }
-        return sb.append('"').toString();
+        return a;
     }
 }

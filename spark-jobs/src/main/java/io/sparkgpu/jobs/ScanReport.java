@@ -139,7 +139,7 @@ final class ScanReport {
     }
 
     static String jsonText(Map<String, Object> report) {
-        return ModelOutput.toJson(report, "") + "\n";
+        return ModelOutput.toJson(report) + "\n";
     }
 
     /** One CSV row per cluster. */

@@ -162,9 +162,12 @@ class SparkGpuCliArgsTest {
         m.put("sizes", new long[] {1, 2});
         m.put("centers", new double[][] {{1.0, 2.0}, {3.0, 4.0}});
         m.put("none", null);
-        String json = ModelOutput.toJson(m, "");
+        m.put("nested", java.util.Map.of("a", List.of("x", 2.5e-300)));
+        m.put("empty", List.of());
+        String json = ModelOutput.toJson(m);
         assertEquals("{\n  \"name\": \"a\\\"b\\\\c\\n\",\n  \"k\": 3,\n  \"cost\": 1.5,\n  \"bad\": null,\n"
-                + "  \"sizes\": [1, 2],\n  \"centers\": [[1.0, 2.0], [3.0, 4.0]],\n  \"none\": null\n}", json);
+                + "  \"sizes\": [1, 2],\n  \"centers\": [[1.0, 2.0], [3.0, 4.0]],\n  \"none\": null,\n"
+                + "  \"nested\": {\n    \"a\": [\"x\", 2.5E-300]\n  },\n  \"empty\": []\n}", json);
     }
 
     /** The template must carry the same JVM options as the parent pom (the single source of the list). */

@@ -9,41 +9,108 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
+import picocli.CommandLine;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.ISetter;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.PicocliException;
+import picocli.CommandLine.TypeConversionException;
 
-/** The command-line convention of the benchmarks: {@code --name value} or {@code --name=value}, and --help/-h. */
+/**
+ * The command-line convention of the benchmarks, through picocli: each benchmark's {@code Options} class is a
+ * {@code @Command} whose {@code @Option}s are fields (numbers: picocli's, or {@link Count}/{@link IntCount} for
+ * counts written 1e6) or setter methods taking the raw text where an option has its own syntax or rule (lists,
+ * choices, 2^16); {@code --name value} and {@code --name=value}, a repeated option's last value wins, and
+ * {@code --help}/{@code -h} prints the options with their descriptions.
+ */
 final class BenchArgs {
     private BenchArgs() {
     }
 
     /**
-     * Calls {@code option} with each option name and its value in order; returns true when --help or -h was
-     * given. A missing value is an IllegalArgumentException.
+     * The picocli command of {@code options} (an {@code @Command} object), with --help/-h added; a value a setter
+     * cannot read as a number is reported with its option's name.
      */
-    static boolean forEach(String[] args, BiConsumer<String, String> option) {
-        boolean help = false;
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (a.equals("--help") || a.equals("-h")) {
-                help = true;
-                continue;
-            }
-            String v;
-            int eq = a.indexOf('=');
-            if (a.startsWith("--") && eq > 0) {
-                v = a.substring(eq + 1);
-                a = a.substring(0, eq);
-            } else {
-                if (i + 1 >= args.length) {
-                    throw new IllegalArgumentException("missing value after " + a);
-                }
-                v = args[++i];
-            }
-            option.accept(a, v);
+    static CommandLine command(Object options) {
+        CommandLine cl = new CommandLine(options);
+        CommandSpec spec = cl.getCommandSpec();
+        for (OptionSpec o : List.copyOf(spec.options())) {
+            spec.remove(o);
+            spec.addOption(o.toBuilder().setter(naming(o.longestName(), o.setter())).build());
         }
-        return help;
+        spec.addOption(OptionSpec.builder("-h", "--help").usageHelp(true).order(Integer.MAX_VALUE)
+                .description("Show this help and exit.")
+                .build());
+        spec.usageMessage().width(120);
+        cl.setOverwrittenOptionsAllowed(true);
+        return cl;
+    }
+
+    private static ISetter naming(String option, ISetter setter) {
+        return new ISetter() {
+            @Override
+            public <T> T set(T value) throws Exception {
+                try {
+                    return setter.set(value);
+                } catch (PicocliException e) {
+                    if (e.getCause() instanceof NumberFormatException) {
+                        throw new IllegalArgumentException(option + ": not a number: '" + value + "'", e.getCause());
+                    }
+                    throw e;
+                }
+            }
+        };
+    }
+
+    /** An option's whole number written 1000000, 1_000_000 or 1e6 ({@link KMeansBenchmark.Options#count}). */
+    public static final class Count implements ITypeConverter<Long> {
+        @Override
+        public Long convert(String value) {
+            try {
+                return KMeansBenchmark.Options.count(value);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException("'" + value + "' is not a whole number (1000000, 1_000_000 or 1e6)");
+            }
+        }
+    }
+
+    /** {@link Count} for an int option. */
+    public static final class IntCount implements ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String value) {
+            long v = new Count().convert(value);
+            if (v != (int) v) {
+                throw new TypeConversionException("'" + value + "' is too large (at most " + Integer.MAX_VALUE + ")");
+            }
+            return (int) v;
+        }
+    }
+
+    /** The usage text of the benchmark whose options {@code options} holds. */
+    static String usage(Object options) {
+        return command(options).getUsageMessage(CommandLine.Help.Ansi.OFF);
+    }
+
+    /**
+     * Applies {@code args} to {@code options} (its setters run in order); returns true when --help or -h was
+     * given. Any problem (an unknown option or argument, a missing value, a value a setter rejects) is an
+     * IllegalArgumentException whose message names it.
+     */
+    static boolean parse(Object options, String[] args) {
+        try {
+            return command(options).parseArgs(args).isUsageHelpRequested();
+        } catch (PicocliException e) {
+            for (Throwable c = e.getCause(); c != null; c = c.getCause()) {
+                if (c instanceof IllegalArgumentException && !(c instanceof PicocliException)) {
+                    throw (IllegalArgumentException) c; // a setter's own message
+                }
+            }
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
     }
 
     /**
@@ -124,19 +191,19 @@ final class BenchArgs {
      * usage; otherwise runs the body, prints the report (and writes it to the --markdown file) and exits with the
      * body's status (System.exit: Spark's non-daemon threads could otherwise keep the JVM alive).
      */
-    static <O> void main(String[] args, String usage, Function<String[], O> parse, Predicate<O> help,
+    static <O> void main(String[] args, Supplier<O> blank, Function<String[], O> parse, Predicate<O> help,
             Function<O, String> markdownFile, Body<O> body) throws Exception {
         O o;
         try {
             o = parse.apply(args);
         } catch (IllegalArgumentException e) {
             System.err.println("error: " + e.getMessage());
-            System.err.println(usage);
+            System.err.print(usage(blank.get()));
             System.exit(2);
             return;
         }
         if (help.test(o)) {
-            System.out.println(usage);
+            System.out.print(usage(blank.get()));
             return;
         }
         Outcome out = body.run(o);

@@ -25,6 +25,8 @@ import org.apache.spark.scheduler.SparkListenerJobStart;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * End-to-end k-means on Spark, one run, one table: our estimator with the GPU ({@code GpuKMeans},
@@ -47,107 +49,122 @@ public final class EndToEndBenchmark {
     static final List<String> ALL_IMPLS = List.of("ours-gpu", "ours-cpu", "mllib-row", "mllib-block");
     static final List<String> ALL_CAPABILITIES = List.of("kmeans", "isotonic", "scan", "tsne");
 
+    @Command(name = "EndToEndBenchmark", sortOptions = false,
+            description = {"each capability as Spark jobs: ours GPU, ours CPU twin and MLlib where it has an",
+                "equivalent (k-means: MLlib row and block; isotonic: MLlib IsotonicRegression), one report."})
     static final class Options {
-        static final String USAGE = String.join("\n",
-                "EndToEndBenchmark: each capability as Spark jobs: ours GPU, ours CPU twin and MLlib where it has an",
-                "equivalent (k-means: MLlib row and block; isotonic: MLlib IsotonicRegression), one report.",
-                "  --capabilities L   any of kmeans,isotonic,scan,tsne                   [all]",
-                "  --iso-n N          isotonic rows                                      [10000000]",
-                "  --scan-grid N      scan grid N x N (Poisson)                          [128]",
-                "  --scan-replicas R  scan Monte Carlo replicas                          [999]",
-                "  --tsne-n N         t-SNE points (Gaussian blobs)                      [70000]",
-                "  --tsne-d D         t-SNE input dimensions                             [784]",
-                "  --tsne-iters I     t-SNE iterations                                   [1000]",
-                "  --tsne-modes L     any of single,distributed                          [single,distributed]",
-                "  --tsne-impls L     any of ours-gpu,ours-cpu (the CPU twin takes minutes at the default size) [ours-gpu]",
-                "  --n N              points (1e7 or 10000000)                          [10000000]",
-                "  --d D              dimensions                                         [32]",
-                "  --k K              clusters (also the number of generated blobs)      [64]",
-                "  --iters I          Lloyd iterations, fixed (tol 0)                    [10]",
-                "  --cores C          local[C], or the executor's cores with --tasks-per-gpu [16]",
-                "  --partitions P     input partitions                                   [C x W]",
-                "  --tasks-per-gpu T  0: plain local[C] (device from spark.sparkgpu.device); T>0: local-cluster",
-                "                     with the GPUs as task resources, T tasks sharing a GPU  [0]",
-                "  --gpu-addresses L  with --tasks-per-gpu: GPU addresses (default: CUDA's devices 0..n-1)",
-                "  --executor-memory M  with --tasks-per-gpu: executor heap in MiB            [65536]",
-                "  --executors W      with --tasks-per-gpu: W executors, GPUs split evenly (one per GPU: W = GPUs) [1]",
-                "  --address-map M    spark.sparkgpu.gpu.addressMap, e.g. 0:0,1:0 (two addresses, one device)",
-                "  --impls LIST       any of ours-gpu,ours-cpu,mllib-row,mllib-block     [all]",
-                "  --gpu-backend B    backend of the ours-gpu row: gpu, or auto (CPU twin if no GPU) [gpu]",
-                "  --warmup-n N       rows of an untimed warm-up fit per implementation (0: none) [100000]",
-                "  --seed S           data, initialisation and MLlib seed                [42]",
-                "  --sigma X          noise around each blob centre                      [1.0]",
-                "  --markdown FILE    also write the report to FILE",
-                "  --help");
+        @Option(order = 1, names = "--n", converter = BenchArgs.Count.class, paramLabel = "N",
+                description = "points (1e7 or 10000000)  [10000000]")
         long n = 10_000_000L;
+        @Option(order = 2, names = "--d", converter = BenchArgs.IntCount.class, paramLabel = "D",
+                description = "dimensions  [32]")
         int d = 32;
+        @Option(order = 3, names = "--k", converter = BenchArgs.IntCount.class, paramLabel = "K",
+                description = "clusters (also the number of generated blobs)  [64]")
         int k = 64;
+        @Option(order = 4, names = "--iters", converter = BenchArgs.IntCount.class, paramLabel = "I",
+                description = "Lloyd iterations, fixed (tol 0)  [10]")
         int iters = 10;
+        @Option(order = 5, names = "--cores", converter = BenchArgs.IntCount.class, paramLabel = "C",
+                description = {"local[C], or the executor's cores with --tasks-per-gpu [16]"})
         int cores = 16;
+        @Option(order = 6, names = "--partitions", converter = BenchArgs.IntCount.class, paramLabel = "P",
+                description = "input partitions  [C x W]")
         int partitions;
+        @Option(order = 7, names = "--tasks-per-gpu", converter = BenchArgs.IntCount.class, paramLabel = "T",
+                description = {"0: plain local[C] (device from spark.sparkgpu.device); T>0: local-cluster",
+                    "with the GPUs as task resources, T tasks sharing a GPU  [0]"})
         int tasksPerGpu;
         List<String> gpuAddresses;
+        @Option(order = 9, names = "--executor-memory", converter = BenchArgs.Count.class, paramLabel = "M",
+                description = {"with --tasks-per-gpu: executor heap in MiB  [65536]"})
         long executorMemoryMb = 65536;
+        @Option(order = 10, names = "--executors", converter = BenchArgs.IntCount.class, paramLabel = "W",
+                description = {"with --tasks-per-gpu: W executors, GPUs split evenly (one per GPU: W = GPUs) [1]"})
         int executors = 1;
         String addressMap;
         Set<String> impls = new LinkedHashSet<>(ALL_IMPLS);
         Set<String> capabilities = new LinkedHashSet<>(ALL_CAPABILITIES);
+        @Option(order = 14, names = "--iso-n", converter = BenchArgs.Count.class, paramLabel = "N",
+                description = "isotonic rows  [10000000]")
         long isoN = 10_000_000L;
+        @Option(order = 15, names = "--scan-grid", converter = BenchArgs.IntCount.class, paramLabel = "N",
+                description = "scan grid N x N (Poisson)  [128]")
         int scanGrid = 128;
+        @Option(order = 16, names = "--scan-replicas", converter = BenchArgs.IntCount.class, paramLabel = "R",
+                description = "scan Monte Carlo replicas  [999]")
         int scanReplicas = 999;
+        @Option(order = 17, names = "--tsne-n", converter = BenchArgs.Count.class, paramLabel = "N",
+                description = "t-SNE points (Gaussian blobs)  [70000]")
         long tsneN = 70_000;
+        @Option(order = 18, names = "--tsne-d", converter = BenchArgs.IntCount.class, paramLabel = "D",
+                description = "t-SNE input dimensions  [784]")
         int tsneD = 784;
+        @Option(order = 19, names = "--tsne-iters", converter = BenchArgs.IntCount.class, paramLabel = "I",
+                description = "t-SNE iterations  [1000]")
         int tsneIters = 1000;
         List<String> tsneModes = List.of("single", "distributed");
         Set<String> tsneImpls = new LinkedHashSet<>(List.of("ours-gpu"));
         String gpuBackend = "gpu";
+        @Option(order = 23, names = "--warmup-n", converter = BenchArgs.Count.class, paramLabel = "N",
+                description = {"rows of an untimed warm-up fit per implementation (0: none) [100000]"})
         long warmupN = 100_000;
+        @Option(order = 24, names = "--seed", paramLabel = "S",
+                description = "data, initialisation and MLlib seed  [42]")
         long seed = 42;
+        @Option(order = 25, names = "--sigma", paramLabel = "X", description = "noise around each blob centre  [1.0]")
         double sigma = 1.0;
+        @Option(order = 26, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
         String markdown;
         boolean help;
         String[] argv = new String[0];
 
+        @Option(order = 8, names = "--gpu-addresses", paramLabel = "L",
+                description = {"with --tasks-per-gpu: GPU addresses (default: CUDA's devices 0..n-1)"})
+        void setGpuAddresses(String v) {
+            this.gpuAddresses = Arrays.stream(v.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+        }
+
+        @Option(order = 11, names = "--address-map", paramLabel = "M",
+                description = {"spark.sparkgpu.gpu.addressMap, e.g. 0:0,1:0 (two addresses, one device)"})
+        void setAddressMap(String v) {
+            this.addressMap = v.trim();
+        }
+
+        @Option(order = 12, names = "--impls", paramLabel = "LIST",
+                description = {"any of ours-gpu,ours-cpu,mllib-row,mllib-block  [all]"})
+        void setImpls(String v) {
+            this.impls = new LinkedHashSet<>(BenchArgs.choices("--impls", v, ALL_IMPLS));
+        }
+
+        @Option(order = 13, names = "--capabilities", paramLabel = "L",
+                description = "any of kmeans,isotonic,scan,tsne  [all]")
+        void setCapabilities(String v) {
+            this.capabilities = new LinkedHashSet<>(BenchArgs.choices("--capabilities", v, ALL_CAPABILITIES));
+        }
+
+        @Option(order = 20, names = "--tsne-modes", paramLabel = "L",
+                description = {"any of single,distributed  [single,distributed]"})
+        void setTsneModes(String v) {
+            this.tsneModes = BenchArgs.choices("--tsne-modes", v, List.of("single", "distributed"));
+        }
+
+        @Option(order = 21, names = "--tsne-impls", paramLabel = "L",
+                description = {"any of ours-gpu,ours-cpu (the CPU twin takes minutes at the default size) [ours-gpu]"})
+        void setTsneImpls(String v) {
+            this.tsneImpls = new LinkedHashSet<>(BenchArgs.choices("--tsne-impls", v, List.of("ours-gpu", "ours-cpu")));
+        }
+
+        @Option(order = 22, names = "--gpu-backend", paramLabel = "B",
+                description = {"backend of the ours-gpu row: gpu, or auto (CPU twin if no GPU) [gpu]"})
+        void setGpuBackend(String v) {
+            this.gpuBackend = v.trim().toLowerCase(Locale.ROOT);
+        }
+
         static Options parse(String[] args) {
             Options o = new Options();
             o.argv = args.clone();
-            o.help = BenchArgs.forEach(args, (a, v) -> {
-                switch (a) {
-                    case "--n": o.n = KMeansBenchmark.Options.count(v); break;
-                    case "--d": o.d = (int) KMeansBenchmark.Options.count(v); break;
-                    case "--k": o.k = (int) KMeansBenchmark.Options.count(v); break;
-                    case "--iters": o.iters = (int) KMeansBenchmark.Options.count(v); break;
-                    case "--cores": o.cores = (int) KMeansBenchmark.Options.count(v); break;
-                    case "--partitions": o.partitions = (int) KMeansBenchmark.Options.count(v); break;
-                    case "--tasks-per-gpu": o.tasksPerGpu = (int) KMeansBenchmark.Options.count(v); break;
-                    case "--gpu-addresses":
-                        o.gpuAddresses = Arrays.stream(v.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
-                        break;
-                    case "--executor-memory": o.executorMemoryMb = KMeansBenchmark.Options.count(v); break;
-                    case "--executors": o.executors = (int) KMeansBenchmark.Options.count(v); break;
-                    case "--address-map": o.addressMap = v.trim(); break;
-                    case "--impls": o.impls = new LinkedHashSet<>(BenchArgs.choices("--impls", v, ALL_IMPLS)); break;
-                    case "--capabilities":
-                        o.capabilities = new LinkedHashSet<>(BenchArgs.choices("--capabilities", v, ALL_CAPABILITIES));
-                        break;
-                    case "--iso-n": o.isoN = KMeansBenchmark.Options.count(v); break;
-                    case "--scan-grid": o.scanGrid = (int) KMeansBenchmark.Options.count(v); break;
-                    case "--scan-replicas": o.scanReplicas = (int) KMeansBenchmark.Options.count(v); break;
-                    case "--tsne-n": o.tsneN = KMeansBenchmark.Options.count(v); break;
-                    case "--tsne-d": o.tsneD = (int) KMeansBenchmark.Options.count(v); break;
-                    case "--tsne-iters": o.tsneIters = (int) KMeansBenchmark.Options.count(v); break;
-                    case "--tsne-modes": o.tsneModes = BenchArgs.choices("--tsne-modes", v, List.of("single", "distributed")); break;
-                    case "--tsne-impls":
-                        o.tsneImpls = new LinkedHashSet<>(BenchArgs.choices("--tsne-impls", v, List.of("ours-gpu", "ours-cpu")));
-                        break;
-                    case "--gpu-backend": o.gpuBackend = v.trim().toLowerCase(Locale.ROOT); break;
-                    case "--warmup-n": o.warmupN = KMeansBenchmark.Options.count(v); break;
-                    case "--seed": o.seed = Long.parseLong(v.trim()); break;
-                    case "--sigma": o.sigma = Double.parseDouble(v.trim()); break;
-                    case "--markdown": o.markdown = v; break;
-                    default: throw new IllegalArgumentException("unknown option " + a);
-                }
-            });
+            o.help = BenchArgs.parse(o, args);
             if (o.partitions == 0) {
                 o.partitions = o.cores * Math.max(1, o.executors);
             }
@@ -224,7 +241,7 @@ public final class EndToEndBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        BenchArgs.main(args, Options.USAGE, Options::parse, x -> x.help, x -> x.markdown, o -> {
+        BenchArgs.main(args, Options::new, Options::parse, x -> x.help, x -> x.markdown, o -> {
             Report r = new EndToEndBenchmark(o, System.err).run();
             return new BenchArgs.Outcome(r.markdown(), r.exitCode());
         });

@@ -19,6 +19,8 @@ import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * FitzHugh-Nagumo kernels and sweep, one Markdown table: explicit cell updates per second (fp64, kernels alone, CUDA
@@ -29,43 +31,50 @@ import org.apache.spark.sql.types.StructType;
  * (exit status 3 otherwise). Usage: {@code --help}.
  */
 public final class FhnBenchmark {
-    static final String USAGE = String.join("\n",
-            "FhnBenchmark: FitzHugh-Nagumo kernels and parameter sweep, one Markdown table.",
-            "  --cells LIST       explicit: cells of one axon                 [1e3,1e4,1e5,1e6,1e7]",
-            "  --batch SxN        explicit: S axons of N cells (0 skips)      [10000x1000]",
-            "  --steps K          explicit steps per timed run                [200]",
-            "  --per-launch K     explicit: steps per launch of the temporally blocked kernel, also timed (1 skips) [16]",
-            "  --tridiag LIST     batched Thomas SxN shapes                   [10000x128,10000x4096,100000x128,1000000x128,100000x1024]",
-            "  --long N           one system by cyclic reduction (0 skips)    [1e7]",
-            "  --adi N            2-D ADI on N x N nodes, GPU vs twin (0 skips)[1024]",
-            "  --adi-steps K      2-D ADI steps                               [100]",
-            "  --sweep R          Spark sweep rows, GPU vs CPU twin (0 skips) [1e5]",
-            "  --sweep-cells N    cells of each swept axon                    [101]",
-            "  --sweep-tend T     simulated time of each swept axon           [20]",
-            "  --partitions P     Spark partitions of the sweep               [GPUs: 1]",
-            "  --threads T        CPU twin threads                            [available cores]",
-            "  --reps R           timed GPU runs after a warm-up (median)     [5]",
-            "  --device G         CUDA device ordinal                         [0]",
-            "  --markdown FILE    also write the report to FILE",
-            "  --help");
 
+    @Command(name = "FhnBenchmark", sortOptions = false,
+            description = {"FitzHugh-Nagumo kernels and parameter sweep, one Markdown table."})
     static final class Options {
         List<Long> cells = List.of(1_000L, 10_000L, 100_000L, 1_000_000L, 10_000_000L);
         int[] batch = {10_000, 1_000};
+        @Option(order = 3, names = "--steps", converter = BenchArgs.IntCount.class, paramLabel = "K",
+                description = "explicit steps per timed run  [200]")
         int steps = 200;
+        @Option(order = 6, names = "--per-launch", converter = BenchArgs.IntCount.class, paramLabel = "K",
+                description = {"explicit: steps per launch of the temporally blocked kernel, also timed (1 skips) [16]"})
         int perLaunch = 16;
         List<int[]> tridiag = List.of(new int[] {10_000, 128}, new int[] {10_000, 4096}, new int[] {100_000, 128},
                 new int[] {1_000_000, 128}, new int[] {100_000, 1024});
+        @Option(order = 5, names = "--long", converter = BenchArgs.Count.class, paramLabel = "N",
+                description = "one system by cyclic reduction (0 skips)  [1e7]")
         long longN = 10_000_000L;
+        @Option(order = 7, names = "--adi", converter = BenchArgs.IntCount.class, paramLabel = "N",
+                description = "2-D ADI on N x N nodes, GPU vs twin (0 skips)[1024]")
         int adi = 1024;
+        @Option(order = 8, names = "--adi-steps", converter = BenchArgs.IntCount.class, paramLabel = "K",
+                description = "2-D ADI steps  [100]")
         int adiSteps = 100;
+        @Option(order = 9, names = "--sweep", converter = BenchArgs.IntCount.class, paramLabel = "R",
+                description = "Spark sweep rows, GPU vs CPU twin (0 skips) [1e5]")
         int sweep = 100_000;
+        @Option(order = 10, names = "--sweep-cells", converter = BenchArgs.IntCount.class, paramLabel = "N",
+                description = "cells of each swept axon  [101]")
         int sweepCells = 101;
+        @Option(order = 11, names = "--sweep-tend", paramLabel = "T",
+                description = "simulated time of each swept axon  [20]")
         double sweepTEnd = 20;
+        @Option(order = 12, names = "--partitions", converter = BenchArgs.IntCount.class, paramLabel = "P",
+                description = "Spark partitions of the sweep  [GPUs: 1]")
         int partitions = 1;
+        @Option(order = 13, names = "--threads", converter = BenchArgs.IntCount.class, paramLabel = "T",
+                description = "CPU twin threads  [available cores]")
         int threads = Runtime.getRuntime().availableProcessors();
+        @Option(order = 14, names = "--reps", converter = BenchArgs.IntCount.class, paramLabel = "R",
+                description = "timed GPU runs after a warm-up (median)  [5]")
         int reps = 5;
+        @Option(order = 15, names = "--device", paramLabel = "G", description = "CUDA device ordinal  [0]")
         int device;
+        @Option(order = 16, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
         String markdown;
         boolean help;
         String[] argv = new String[0];
@@ -78,73 +87,36 @@ public final class FhnBenchmark {
             return new int[] {(int) KMeansBenchmark.Options.count(p[0]), (int) KMeansBenchmark.Options.count(p[1])};
         }
 
+        @Option(order = 1, names = "--cells", paramLabel = "LIST",
+                description = {"explicit: cells of one axon  [1e3,1e4,1e5,1e6,1e7]"})
+        void setCells(String v) {
+            List<Long> l = new ArrayList<>();
+            for (String s : v.split(",")) {
+                l.add(KMeansBenchmark.Options.count(s));
+            }
+            this.cells = l;
+        }
+
+        @Option(order = 2, names = "--batch", paramLabel = "SxN",
+                description = {"explicit: S axons of N cells (0 skips)  [10000x1000]"})
+        void setBatch(String v) {
+            this.batch = v.trim().equals("0") ? null : shape(v);
+        }
+
+        @Option(order = 4, names = "--tridiag", paramLabel = "LIST",
+                description = {"batched Thomas SxN shapes  [10000x128,10000x4096,100000x128,1000000x128,100000x1024]"})
+        void setTridiag(String v) {
+            List<int[]> l = new ArrayList<>();
+            for (String s : v.split(",")) {
+                l.add(shape(s));
+            }
+            this.tridiag = l;
+        }
+
         static Options parse(String[] args) {
             Options o = new Options();
             o.argv = args.clone();
-            o.help = BenchArgs.forEach(args, (a, v) -> {
-                switch (a) {
-                    case "--cells": {
-                        List<Long> l = new ArrayList<>();
-                        for (String s : v.split(",")) {
-                            l.add(KMeansBenchmark.Options.count(s));
-                        }
-                        o.cells = l;
-                        break;
-                    }
-                    case "--batch":
-                        o.batch = v.trim().equals("0") ? null : shape(v);
-                        break;
-                    case "--steps":
-                        o.steps = (int) KMeansBenchmark.Options.count(v);
-                        break;
-                    case "--tridiag": {
-                        List<int[]> l = new ArrayList<>();
-                        for (String s : v.split(",")) {
-                            l.add(shape(s));
-                        }
-                        o.tridiag = l;
-                        break;
-                    }
-                    case "--long":
-                        o.longN = KMeansBenchmark.Options.count(v);
-                        break;
-                    case "--per-launch":
-                        o.perLaunch = (int) KMeansBenchmark.Options.count(v);
-                        break;
-                    case "--adi":
-                        o.adi = (int) KMeansBenchmark.Options.count(v);
-                        break;
-                    case "--adi-steps":
-                        o.adiSteps = (int) KMeansBenchmark.Options.count(v);
-                        break;
-                    case "--sweep":
-                        o.sweep = (int) KMeansBenchmark.Options.count(v);
-                        break;
-                    case "--sweep-cells":
-                        o.sweepCells = (int) KMeansBenchmark.Options.count(v);
-                        break;
-                    case "--sweep-tend":
-                        o.sweepTEnd = Double.parseDouble(v.trim());
-                        break;
-                    case "--partitions":
-                        o.partitions = (int) KMeansBenchmark.Options.count(v);
-                        break;
-                    case "--threads":
-                        o.threads = (int) KMeansBenchmark.Options.count(v);
-                        break;
-                    case "--reps":
-                        o.reps = (int) KMeansBenchmark.Options.count(v);
-                        break;
-                    case "--device":
-                        o.device = Integer.parseInt(v.trim());
-                        break;
-                    case "--markdown":
-                        o.markdown = v;
-                        break;
-                    default:
-                        throw new IllegalArgumentException("unknown option " + a);
-                }
-            });
+            o.help = BenchArgs.parse(o, args);
             if (o.reps < 1 || o.threads < 1 || o.steps < 1 || o.partitions < 1) {
                 throw new IllegalArgumentException("--reps, --threads, --steps and --partitions must be >= 1");
             }
@@ -153,7 +125,7 @@ public final class FhnBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        BenchArgs.main(args, USAGE, Options::parse, x -> x.help, x -> x.markdown, FhnBenchmark::run);
+        BenchArgs.main(args, Options::new, Options::parse, x -> x.help, x -> x.markdown, FhnBenchmark::run);
     }
 
     /** Median of the timed runs after dropping the first (warm-up). */

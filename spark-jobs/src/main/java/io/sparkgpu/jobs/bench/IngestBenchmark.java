@@ -32,6 +32,8 @@ import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * Partition packing, one Markdown table: the Row path of today's fits ({@link KMeansEngine#pack}: {@code
@@ -51,92 +53,77 @@ public final class IngestBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        BenchArgs.main(args, Options.USAGE, Options::parse, x -> x.help, x -> x.markdown,
+        BenchArgs.main(args, Options::new, Options::parse, x -> x.help, x -> x.markdown,
                 o -> new BenchArgs.Outcome(new IngestBenchmark(o).run(), 0));
     }
 
     // ------------------------------------------------------------------------------------------ options
 
+    @Command(name = "IngestBenchmark", sortOptions = false,
+            description = {"packing partitions (Row path vs FeatureIngest) and GPU upload (pageable vs pinned)."})
     static final class Options {
         static final List<String> COLUMNS = List.of("vector", "array");
         static final List<String> PATHS = List.of("scan", "rows", "ingest");
         static final List<String> SOURCES = List.of("cache", "parquet");
-        static final String USAGE = String.join("\n",
-                "IngestBenchmark: packing partitions (Row path vs FeatureIngest) and GPU upload (pageable vs pinned).",
-                "  --n N              rows                                                [2000000]",
-                "  --d D              features per row                                    [32]",
-                "  --cores C          local[C]                                            [all cores]",
-                "  --partitions P     partitions of the cached DataFrame                  [C]",
-                "  --columns LIST     any of vector,array                                 [vector,array]",
-                "  --paths LIST       any of scan (the source's rows, counted: the floor),",
-                "                     rows (KMeansTrainer.pack), ingest (FeatureIngest)   [scan,rows,ingest]",
-                "  --sources LIST     any of cache (df.cache()), parquet (written to a temp dir, read back) [cache]",
-                "  --reps R           timed repetitions after a warm-up (median reported) [3]",
-                "  --upload on|off    the GPU upload rows (skipped without a GPU)         [on]",
-                "  --threads T        threads of the multi-threaded upload rows           [C]",
-                "  --device G         CUDA device ordinal                                 [0]",
-                "  --markdown FILE    also write the report to FILE",
-                "  --help");
         long n = 2_000_000;
+        @Option(order = 2, names = "--d", paramLabel = "D", description = "features per row  [32]")
         int d = 32;
+        @Option(order = 3, names = "--cores", paramLabel = "C", description = "local[C]  [all cores]")
         int cores = Runtime.getRuntime().availableProcessors();
+        @Option(order = 4, names = "--partitions", paramLabel = "P",
+                description = "partitions of the cached DataFrame  [C]")
         int partitions = -1;
         List<String> columns = COLUMNS;
         List<String> paths = PATHS;
         List<String> sources = List.of("cache");
+        @Option(order = 8, names = "--reps", paramLabel = "R",
+                description = {"timed repetitions after a warm-up (median reported) [3]"})
         int reps = 3;
         boolean upload = true;
+        @Option(order = 10, names = "--threads", paramLabel = "T",
+                description = "threads of the multi-threaded upload rows  [C]")
         int threads = -1;
+        @Option(order = 11, names = "--device", paramLabel = "G", description = "CUDA device ordinal  [0]")
         int device = 0;
+        @Option(order = 12, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
         String markdown;
         boolean help;
         String[] argv = new String[0];
 
+        @Option(order = 1, names = "--n", paramLabel = "N", description = "rows  [2000000]")
+        void setN(String v) {
+            this.n = (long) Double.parseDouble(v.trim());
+        }
+
+        @Option(order = 5, names = "--columns", paramLabel = "LIST",
+                description = "any of vector,array  [vector,array]")
+        void setColumns(String v) {
+            this.columns = BenchArgs.choices("--columns", v, COLUMNS);
+        }
+
+        @Option(order = 6, names = "--paths", paramLabel = "LIST",
+                description = {"any of scan (the source's rows, counted: the floor),",
+                    "rows (KMeansTrainer.pack), ingest (FeatureIngest)  [scan,rows,ingest]"})
+        void setPaths(String v) {
+            this.paths = BenchArgs.choices("--paths", v, PATHS);
+        }
+
+        @Option(order = 7, names = "--sources", paramLabel = "LIST",
+                description = {"any of cache (df.cache()), parquet (written to a temp dir, read back) [cache]"})
+        void setSources(String v) {
+            this.sources = BenchArgs.choices("--sources", v, SOURCES);
+        }
+
+        @Option(order = 9, names = "--upload", paramLabel = "on|off",
+                description = {"the GPU upload rows (skipped without a GPU)  [on]"})
+        void setUpload(String v) {
+            this.upload = BenchArgs.choice("--upload", v, List.of("on", "off")).equals("on");
+        }
+
         static Options parse(String[] args) {
             Options o = new Options();
             o.argv = args.clone();
-            o.help = BenchArgs.forEach(args, (a, v) -> {
-                switch (a) {
-                    case "--n":
-                        o.n = (long) Double.parseDouble(v.trim());
-                        break;
-                    case "--d":
-                        o.d = Integer.parseInt(v.trim());
-                        break;
-                    case "--cores":
-                        o.cores = Integer.parseInt(v.trim());
-                        break;
-                    case "--partitions":
-                        o.partitions = Integer.parseInt(v.trim());
-                        break;
-                    case "--columns":
-                        o.columns = BenchArgs.choices(a, v, COLUMNS);
-                        break;
-                    case "--paths":
-                        o.paths = BenchArgs.choices(a, v, PATHS);
-                        break;
-                    case "--sources":
-                        o.sources = BenchArgs.choices(a, v, SOURCES);
-                        break;
-                    case "--reps":
-                        o.reps = Integer.parseInt(v.trim());
-                        break;
-                    case "--upload":
-                        o.upload = BenchArgs.choice(a, v, List.of("on", "off")).equals("on");
-                        break;
-                    case "--threads":
-                        o.threads = Integer.parseInt(v.trim());
-                        break;
-                    case "--device":
-                        o.device = Integer.parseInt(v.trim());
-                        break;
-                    case "--markdown":
-                        o.markdown = v;
-                        break;
-                    default:
-                        throw new IllegalArgumentException("unknown option " + a);
-                }
-            });
+            o.help = BenchArgs.parse(o, args);
             if (o.n < 1 || o.d < 1 || o.n * o.d > Integer.MAX_VALUE - 16) {
                 throw new IllegalArgumentException("--n and --d must be >= 1 with n * d < 2^31");
             }

@@ -21,6 +21,8 @@ import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * Isotonic regression (least squares), one table: ours on the GPU (PAVA-merge of host-pooled points, the whole
@@ -45,7 +47,7 @@ public final class IsotonicBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        BenchArgs.main(args, Options.USAGE, Options::parse, x -> x.help, x -> x.markdown, o -> {
+        BenchArgs.main(args, Options::new, Options::parse, x -> x.help, x -> x.markdown, o -> {
             IsotonicBenchmark b = new IsotonicBenchmark(o);
             String md = b.run();
             return new BenchArgs.Outcome(md, b.mismatch ? 3 : 0);
@@ -54,57 +56,64 @@ public final class IsotonicBenchmark {
 
     // ------------------------------------------------------------------ options
 
+    @Command(name = "IsotonicBenchmark", sortOptions = false,
+            description = {"isotonic regression, ours (GPU PAVA-merge, GPU sort+pool+PAVA-merge, GPU MLS, CPU)",
+                "vs MLlib, one Markdown table."})
     static final class Options {
-        static final String USAGE = String.join("\n",
-                "IsotonicBenchmark: isotonic regression, ours (GPU PAVA-merge, GPU sort+pool+PAVA-merge, GPU MLS, CPU)",
-                "  vs MLlib, one Markdown table.",
-                "  --n LIST          row counts (1e6 style accepted)                    [1e6,1e7,1e8]",
-                "  --small-n LIST    extra small sizes where MLS competes               [4096,16384,65536]",
-                "  --shapes LIST     noisy,constant,antitone                            [all]",
-                "  --impls LIST      any of gpu,mls,cpu1,cpuN,spark,mllib (spark: our    [all]",
-                "                    estimator on local[T], backend auto)",
-                "  --threads T       CPU threads / range partitions / local[T]           [available cores]",
-                "  --chunk C         points per GPU thread in PAVA-merge's first round   [256]",
-                "  --mls-max N       MLS is O(n^2): run it only up to N distinct points  [65536]",
-                "  --mllib-max N     run MLlib only up to N rows                         [10000000]",
-                "  --reps R          timed repetitions (median; 1 for n >= 5e7)          [3]",
-                "  --seed S          data seed                                           [42]",
-                "  --device G        CUDA device ordinal                                 [0]",
-                "  --markdown FILE   also write the report to FILE",
-                "  --help");
         long[] ns = {1_000_000L, 10_000_000L, 100_000_000L};
         long[] smallNs = {4096, 16_384, 65_536};
         List<String> shapes = ALL_SHAPES;
         Set<String> impls = new LinkedHashSet<>(ALL_IMPLS);
+        @Option(order = 5, names = "--threads", converter = BenchArgs.IntCount.class, paramLabel = "T",
+                description = {"CPU threads / range partitions / local[T]  [available cores]"})
         int threads = Runtime.getRuntime().availableProcessors();
+        @Option(order = 6, names = "--chunk", converter = BenchArgs.IntCount.class, paramLabel = "C",
+                description = {"points per GPU thread in PAVA-merge's first round  [256]"})
         int chunk = IsotonicEngine.DEFAULT_CHUNK;
+        @Option(order = 7, names = "--mls-max", converter = BenchArgs.Count.class, paramLabel = "N",
+                description = {"MLS is O(n^2): run it only up to N distinct points  [65536]"})
         long mlsMax = 65_536;
+        @Option(order = 8, names = "--mllib-max", converter = BenchArgs.Count.class, paramLabel = "N",
+                description = "run MLlib only up to N rows  [10000000]")
         long mllibMax = 10_000_000L;
+        @Option(order = 9, names = "--reps", converter = BenchArgs.IntCount.class, paramLabel = "R",
+                description = "timed repetitions (median; 1 for n >= 5e7)  [3]")
         int reps = 3;
+        @Option(order = 10, names = "--seed", paramLabel = "S", description = "data seed  [42]")
         long seed = 42;
+        @Option(order = 11, names = "--device", paramLabel = "G", description = "CUDA device ordinal  [0]")
         int device = 0;
+        @Option(order = 12, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
         String markdown;
         boolean help;
 
+        @Option(order = 1, names = "--n", paramLabel = "LIST",
+                description = "row counts (1e6 style accepted)  [1e6,1e7,1e8]")
+        void setN(String v) {
+            this.ns = counts(v);
+        }
+
+        @Option(order = 2, names = "--small-n", paramLabel = "LIST",
+                description = {"extra small sizes where MLS competes  [4096,16384,65536]"})
+        void setSmallN(String v) {
+            this.smallNs = v.isBlank() ? new long[0] : counts(v);
+        }
+
+        @Option(order = 3, names = "--shapes", paramLabel = "LIST", description = "noisy,constant,antitone  [all]")
+        void setShapes(String v) {
+            this.shapes = BenchArgs.choices("--shapes", v, ALL_SHAPES);
+        }
+
+        @Option(order = 4, names = "--impls", paramLabel = "LIST",
+                description = {"any of gpu,mls,cpu1,cpuN,spark,mllib (spark: our  [all]",
+                    "estimator on local[T], backend auto)"})
+        void setImpls(String v) {
+            this.impls = new LinkedHashSet<>(BenchArgs.choices("--impls", v, ALL_IMPLS));
+        }
+
         static Options parse(String[] args) {
             Options o = new Options();
-            o.help = BenchArgs.forEach(args, (a, v) -> {
-                switch (a) {
-                    case "--n": o.ns = counts(v); break;
-                    case "--small-n": o.smallNs = v.isBlank() ? new long[0] : counts(v); break;
-                    case "--shapes": o.shapes = BenchArgs.choices("--shapes", v, ALL_SHAPES); break;
-                    case "--impls": o.impls = new LinkedHashSet<>(BenchArgs.choices("--impls", v, ALL_IMPLS)); break;
-                    case "--threads": o.threads = (int) KMeansBenchmark.Options.count(v); break;
-                    case "--chunk": o.chunk = (int) KMeansBenchmark.Options.count(v); break;
-                    case "--mls-max": o.mlsMax = KMeansBenchmark.Options.count(v); break;
-                    case "--mllib-max": o.mllibMax = KMeansBenchmark.Options.count(v); break;
-                    case "--reps": o.reps = (int) KMeansBenchmark.Options.count(v); break;
-                    case "--seed": o.seed = Long.parseLong(v.trim()); break;
-                    case "--device": o.device = Integer.parseInt(v.trim()); break;
-                    case "--markdown": o.markdown = v; break;
-                    default: throw new IllegalArgumentException("unknown option " + a);
-                }
-            });
+            o.help = BenchArgs.parse(o, args);
             for (long n : o.ns) {
                 if (n < 1 || n > Integer.MAX_VALUE - 8) {
                     throw new IllegalArgumentException("--n values must be in [1, 2^31 - 8)");

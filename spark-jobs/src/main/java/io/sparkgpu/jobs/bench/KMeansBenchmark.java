@@ -26,6 +26,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.IntStream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * Lloyd k-means, one table: our GPU step (data resident on the device), the step kernel alone, our CPU
@@ -48,7 +50,7 @@ public final class KMeansBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        BenchArgs.main(args, Options.USAGE, Options::parse, x -> x.help, x -> x.markdown, o -> {
+        BenchArgs.main(args, Options::new, Options::parse, x -> x.help, x -> x.markdown, o -> {
             Report report = new KMeansBenchmark(o, System.err).run();
             return new BenchArgs.Outcome(report.markdown(), report.mismatch ? 3 : 0);
         });
@@ -56,103 +58,90 @@ public final class KMeansBenchmark {
 
     // ------------------------------------------------------------------------------------------ options
 
+    @Command(name = "KMeansBenchmark", sortOptions = false,
+            description = {"Lloyd k-means, ours (GPU, kernel, CPU twin) vs MLlib, one Markdown table."})
     static final class Options {
-        static final String USAGE = String.join("\n",
-                "KMeansBenchmark: Lloyd k-means, ours (GPU, kernel, CPU twin) vs MLlib, one Markdown table.",
-                "  --n LIST          point counts, comma-separated (1000000 or 1e6)  [1000000,10000000]",
-                "  --d D             dimensions                                        [32]",
-                "  --k K             clusters (also the number of generated blobs)     [64]",
-                "  --iters I         Lloyd iterations, fixed (tol 0)                   [10]",
-                "  --threads T       CPU threads, partitions and local[T]              [available cores]",
-                "  --seed S          data, initialisation and MLlib seed               [42]",
-                "  --sigma X         noise around each blob centre                     [1.0]",
-                "  --impls LIST      any of gpu,kernel,cpu1,cpuN,row,block             [all]",
-                "  --kernel-reps R   timed launches for the kernel-only row            [10]",
-                "  --shape NAME      preset: rapids-ml = spark-rapids-ml's published shape, --n 1e6 --d 3000",
-                "                    --k 1000 (FP64 generic kernel; n*d > 2^31 runs the kernel row alone, over",
-                "                    partitions of < 2^31 values; impls default to kernel)   [none]",
-                "  --device G        CUDA device ordinal                               [0]",
-                "  --markdown FILE   also write the report to FILE",
-                "  --help");
         long[] ns = {1_000_000L, 10_000_000L};
         int d = 32;
         int k = 64;
+        @Option(order = 5, names = "--iters", converter = BenchArgs.IntCount.class, paramLabel = "I",
+                description = "Lloyd iterations, fixed (tol 0)  [10]")
         int iters = 10;
+        @Option(order = 6, names = "--threads", converter = BenchArgs.IntCount.class, paramLabel = "T",
+                description = {"CPU threads, partitions and local[T]  [available cores]"})
         int threads = Runtime.getRuntime().availableProcessors();
+        @Option(order = 7, names = "--seed", paramLabel = "S",
+                description = "data, initialisation and MLlib seed  [42]")
         long seed = 42;
+        @Option(order = 8, names = "--sigma", paramLabel = "X", description = "noise around each blob centre  [1.0]")
         double sigma = 1.0;
         Set<String> impls = new LinkedHashSet<>(ALL_IMPLS);
+        @Option(order = 10, names = "--kernel-reps", converter = BenchArgs.IntCount.class, paramLabel = "R",
+                description = "timed launches for the kernel-only row  [10]")
         int kernelReps = 10;
+        @Option(order = 11, names = "--device", paramLabel = "G", description = "CUDA device ordinal  [0]")
         int device = 0;
+        @Option(order = 12, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
         String markdown;
         boolean help;
         String[] argv = new String[0];
         /** The largest n*d of one Java array; larger runs are kernel-only over partitions. */
         static final long ARRAY_LIMIT = Integer.MAX_VALUE - 8;
+        /** Which of --n, --d, --k, --impls were given (they win over the --shape preset), and the preset. */
+        private final boolean[] explicit = new boolean[4];
+        private String shape;
+
+        @Option(order = 1, names = "--shape", paramLabel = "NAME",
+                description = {"preset: rapids-ml = spark-rapids-ml's published shape, --n 1e6 --d 3000",
+                    "--k 1000 (FP64 generic kernel; n*d > 2^31 runs the kernel row alone, over",
+                    "partitions of < 2^31 values; impls default to kernel)  [none]"})
+        void setShape(String v) {
+            this.shape = BenchArgs.choice("--shape", v, List.of("rapids-ml"));
+        }
+
+        @Option(order = 2, names = "--n", paramLabel = "LIST",
+                description = {"point counts, comma-separated (1000000 or 1e6)  [1000000,10000000]"})
+        void setN(String v) {
+            this.ns = Arrays.stream(v.split(",")).map(String::trim).filter(s -> !s.isEmpty())
+                    .mapToLong(Options::count).toArray();
+            explicit[0] = true;
+        }
+
+        @Option(order = 3, names = "--d", paramLabel = "D", description = "dimensions  [32]")
+        void setD(String v) {
+            this.d = (int) count(v);
+            explicit[1] = true;
+        }
+
+        @Option(order = 4, names = "--k", paramLabel = "K",
+                description = "clusters (also the number of generated blobs)  [64]")
+        void setK(String v) {
+            this.k = (int) count(v);
+            explicit[2] = true;
+        }
+
+        @Option(order = 9, names = "--impls", paramLabel = "LIST",
+                description = "any of gpu,kernel,cpu1,cpuN,row,block  [all]")
+        void setImpls(String v) {
+            this.impls = new LinkedHashSet<>(BenchArgs.choices("--impls", v, ALL_IMPLS));
+            explicit[3] = true;
+        }
 
         static Options parse(String[] args) {
             Options o = new Options();
             o.argv = args.clone();
-            boolean[] explicit = new boolean[4]; // n, d, k, impls given
-            String[] shape = {null};
-            o.help = BenchArgs.forEach(args, (a, v) -> {
-                switch (a) {
-                    case "--shape":
-                        shape[0] = BenchArgs.choice("--shape", v, List.of("rapids-ml"));
-                        break;
-                    case "--n":
-                        o.ns = Arrays.stream(v.split(",")).map(String::trim).filter(s -> !s.isEmpty())
-                                .mapToLong(Options::count).toArray();
-                        explicit[0] = true;
-                        break;
-                    case "--d":
-                        o.d = (int) count(v);
-                        explicit[1] = true;
-                        break;
-                    case "--k":
-                        o.k = (int) count(v);
-                        explicit[2] = true;
-                        break;
-                    case "--iters":
-                        o.iters = (int) count(v);
-                        break;
-                    case "--threads":
-                        o.threads = (int) count(v);
-                        break;
-                    case "--seed":
-                        o.seed = Long.parseLong(v.trim());
-                        break;
-                    case "--sigma":
-                        o.sigma = Double.parseDouble(v.trim());
-                        break;
-                    case "--impls":
-                        o.impls = new LinkedHashSet<>(BenchArgs.choices("--impls", v, ALL_IMPLS));
-                        explicit[3] = true;
-                        break;
-                    case "--kernel-reps":
-                        o.kernelReps = (int) count(v);
-                        break;
-                    case "--device":
-                        o.device = Integer.parseInt(v.trim());
-                        break;
-                    case "--markdown":
-                        o.markdown = v;
-                        break;
-                    default:
-                        throw new IllegalArgumentException("unknown option " + a);
-                }
-            });
-            if ("rapids-ml".equals(shape[0])) { // explicit --n/--d/--k/--impls win over the preset
-                if (!explicit[0]) {
+            o.help = BenchArgs.parse(o, args);
+            if ("rapids-ml".equals(o.shape)) { // explicit --n/--d/--k/--impls win over the preset
+                if (!o.explicit[0]) {
                     o.ns = new long[] {1_000_000L};
                 }
-                if (!explicit[1]) {
+                if (!o.explicit[1]) {
                     o.d = 3000;
                 }
-                if (!explicit[2]) {
+                if (!o.explicit[2]) {
                     o.k = 1000;
                 }
-                if (!explicit[3]) {
+                if (!o.explicit[3]) {
                     o.impls = new LinkedHashSet<>(List.of("kernel"));
                 }
             }

@@ -19,6 +19,8 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * Scan statistics, one Markdown table: range-LLR evaluations per second and the time of the Monte Carlo
@@ -38,7 +40,7 @@ public final class ScanBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        BenchArgs.main(args, Options.USAGE, Options::parse, x -> x.help, x -> x.markdown, o -> {
+        BenchArgs.main(args, Options::new, Options::parse, x -> x.help, x -> x.markdown, o -> {
             Report report = new ScanBenchmark(o).run();
             return new BenchArgs.Outcome(report.markdown(), report.mismatch ? 3 : 0);
         });
@@ -46,73 +48,51 @@ public final class ScanBenchmark {
 
     // ------------------------------------------------------------------------------------------ options
 
+    @Command(name = "ScanBenchmark", sortOptions = false,
+            description = {"scan statistics (Poisson), ours GPU / ours CPU / naive, one Markdown table."})
     static final class Options {
-        static final String USAGE = String.join("\n",
-                "ScanBenchmark: scan statistics (Poisson), ours GPU / ours CPU / naive, one Markdown table.",
-                "  --grids LIST        grids: 1d:N or 2d:N (N x N) or 2d:NxM, comma-separated",
-                "                      [1d:10000,1d:100000,2d:64,2d:128,2d:256]",
-                "  --replicas R        Monte Carlo replicas on the GPU                        [999]",
-                "  --cpu-replicas R    replicas actually run on the CPU (the rest is extrapolated) [2]",
-                "  --threads T         CPU threads                                            [available cores]",
-                "  --impls LIST        any of gpu,cpu,naive                                   [all]",
-                "  --naive-budget X    run the naive scan only when it adds at most X cells   [3e9]",
-                "  --cpu-budget X      run the CPU twin only up to X ranges per scan           [2e10]",
-                "  --seed S            data and replica seed                                  [42]",
-                "  --device G          CUDA device ordinal                                    [0]",
-                "  --markdown FILE     also write the report to FILE",
-                "  --help");
         List<int[]> grids = parseGrids("1d:10000,1d:100000,2d:64,2d:128,2d:256");
+        @Option(order = 2, names = "--replicas", converter = BenchArgs.IntCount.class, paramLabel = "R",
+                description = "Monte Carlo replicas on the GPU  [999]")
         int replicas = 999;
+        @Option(order = 3, names = "--cpu-replicas", converter = BenchArgs.IntCount.class, paramLabel = "R",
+                description = {"replicas actually run on the CPU (the rest is extrapolated) [2]"})
         int cpuReplicas = 2;
+        @Option(order = 4, names = "--threads", converter = BenchArgs.IntCount.class, paramLabel = "T",
+                description = "CPU threads  [available cores]")
         int threads = Runtime.getRuntime().availableProcessors();
         Set<String> impls = new LinkedHashSet<>(ALL_IMPLS);
+        @Option(order = 6, names = "--naive-budget", paramLabel = "X",
+                description = {"run the naive scan only when it adds at most X cells  [3e9]"})
         double naiveBudget = 3e9;
+        @Option(order = 7, names = "--cpu-budget", paramLabel = "X",
+                description = {"run the CPU twin only up to X ranges per scan  [2e10]"})
         double cpuBudget = 2e10;
+        @Option(order = 8, names = "--seed", paramLabel = "S", description = "data and replica seed  [42]")
         long seed = 42;
+        @Option(order = 9, names = "--device", paramLabel = "G", description = "CUDA device ordinal  [0]")
         int device = 0;
+        @Option(order = 10, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
         String markdown;
         boolean help;
         String[] argv = new String[0];
 
+        @Option(order = 1, names = "--grids", paramLabel = "LIST",
+                description = {"grids: 1d:N or 2d:N (N x N) or 2d:NxM, comma-separated",
+                    "[1d:10000,1d:100000,2d:64,2d:128,2d:256]"})
+        void setGrids(String v) {
+            this.grids = parseGrids(v);
+        }
+
+        @Option(order = 5, names = "--impls", paramLabel = "LIST", description = "any of gpu,cpu,naive  [all]")
+        void setImpls(String v) {
+            this.impls = new LinkedHashSet<>(BenchArgs.choices("--impls", v, ALL_IMPLS));
+        }
+
         static Options parse(String[] args) {
             Options o = new Options();
             o.argv = args.clone();
-            o.help = BenchArgs.forEach(args, (a, v) -> {
-                switch (a) {
-                    case "--grids":
-                        o.grids = parseGrids(v);
-                        break;
-                    case "--replicas":
-                        o.replicas = (int) KMeansBenchmark.Options.count(v);
-                        break;
-                    case "--cpu-replicas":
-                        o.cpuReplicas = (int) KMeansBenchmark.Options.count(v);
-                        break;
-                    case "--threads":
-                        o.threads = (int) KMeansBenchmark.Options.count(v);
-                        break;
-                    case "--impls":
-                        o.impls = new LinkedHashSet<>(BenchArgs.choices("--impls", v, ALL_IMPLS));
-                        break;
-                    case "--naive-budget":
-                        o.naiveBudget = Double.parseDouble(v.trim());
-                        break;
-                    case "--cpu-budget":
-                        o.cpuBudget = Double.parseDouble(v.trim());
-                        break;
-                    case "--seed":
-                        o.seed = Long.parseLong(v.trim());
-                        break;
-                    case "--device":
-                        o.device = Integer.parseInt(v.trim());
-                        break;
-                    case "--markdown":
-                        o.markdown = v;
-                        break;
-                    default:
-                        throw new IllegalArgumentException("unknown option " + a);
-                }
-            });
+            o.help = BenchArgs.parse(o, args);
             if (o.replicas < 0 || o.cpuReplicas < 0 || o.threads < 1) {
                 throw new IllegalArgumentException("--replicas and --cpu-replicas must be >= 0, --threads >= 1");
             }

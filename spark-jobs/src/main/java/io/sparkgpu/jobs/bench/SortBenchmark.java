@@ -11,6 +11,8 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.stream.IntStream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * Counting sort of int keys in [0, m), one Markdown table: keys-only sort and stable key-value order (the
@@ -33,7 +35,7 @@ public final class SortBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        BenchArgs.main(args, Options.USAGE, Options::parse, x -> x.help, x -> x.markdown, o -> {
+        BenchArgs.main(args, Options::new, Options::parse, x -> x.help, x -> x.markdown, o -> {
             Report report = new SortBenchmark(o).run();
             return new BenchArgs.Outcome(report.markdown(), report.mismatch ? 3 : 0);
         });
@@ -41,107 +43,97 @@ public final class SortBenchmark {
 
     // ------------------------------------------------------------------------------------------ options
 
+    @Command(name = "SortBenchmark", sortOptions = false,
+            description = {"counting sort of int keys in [0, m), keys-only and stable key-value, one Markdown table."})
     static final class Options {
-        static final String USAGE = String.join("\n",
-                "SortBenchmark: counting sort of int keys in [0, m), keys-only and stable key-value, one Markdown table.",
-                "  --n LIST            key counts, comma-separated (1e6, 1_000_000)      [1e6,1e7,1e8]",
-                "  --m LIST            key ranges (2^k or numbers, <= 2^24)               [2^8,2^12,2^16,2^20,2^24]",
-                "  --dists LIST        any of uniform,zipf,hot                            [all]",
-                "                      (zipf: Zipf(s) over the m keys; hot: one key holds half of the keys)",
-                "  --zipf-s S          Zipf exponent                                      [1.2]",
-                "  --ops LIST          any of keys (keys only), kv (stable order)         [all]",
-                "  --impls LIST        any of kernel (GPU kernels, CUDA events), gpu (with transfers), cpu  [all]",
-                "  --index int|long    index type of the stable order                     [int]",
-                "  --keys-kernel K     keys-only output kernel: auto, runs, descent, both [auto]",
-                "  --reps R            timed GPU runs after a warm-up (median reported)   [5]",
-                "  --cpu-reps R        timed CPU runs after a warm-up (median reported)   [3]",
-                "  --threads T         CPU threads                                        [available cores]",
-                "  --cpu-max-n N       run the CPU twin only up to N keys                  [1e8]",
-                "  --seed S            data seed                                          [42]",
-                "  --max-seconds S     start no new case after S seconds (its rows say so), so one call of",
-                "                      the GPU host's 600 s limit always ends with a table; 0: no limit     [540]",
-                "  --device G          CUDA device ordinal                                [0]",
-                "  --markdown FILE     also write the report to FILE",
-                "  --help");
         List<Integer> ns = List.of(1_000_000, 10_000_000, 100_000_000);
         List<Integer> ms = List.of(1 << 8, 1 << 12, 1 << 16, 1 << 20, 1 << 24);
         Set<String> dists = new LinkedHashSet<>(ALL_DISTS);
+        @Option(order = 4, names = "--zipf-s", paramLabel = "S", description = "Zipf exponent  [1.2]")
         double zipfS = 1.2;
         Set<String> ops = new LinkedHashSet<>(ALL_OPS);
         Set<String> impls = new LinkedHashSet<>(ALL_IMPLS);
         boolean longIndex;
         String keysKernel = "auto";
+        @Option(order = 9, names = "--reps", converter = BenchArgs.IntCount.class, paramLabel = "R",
+                description = {"timed GPU runs after a warm-up (median reported)  [5]"})
         int reps = 5;
+        @Option(order = 10, names = "--cpu-reps", converter = BenchArgs.IntCount.class, paramLabel = "R",
+                description = {"timed CPU runs after a warm-up (median reported)  [3]"})
         int cpuReps = 3;
+        @Option(order = 11, names = "--threads", converter = BenchArgs.IntCount.class, paramLabel = "T",
+                description = "CPU threads  [available cores]")
         int threads = Runtime.getRuntime().availableProcessors();
+        @Option(order = 12, names = "--cpu-max-n", converter = BenchArgs.Count.class, paramLabel = "N",
+                description = "run the CPU twin only up to N keys  [1e8]")
         long cpuMaxN = 100_000_000L;
+        @Option(order = 13, names = "--seed", paramLabel = "S", description = "data seed  [42]")
         long seed = 42;
         double maxSeconds = 540;
+        @Option(order = 15, names = "--device", paramLabel = "G", description = "CUDA device ordinal  [0]")
         int device = 0;
+        @Option(order = 16, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
         String markdown;
         boolean help;
         String[] argv = new String[0];
 
+        @Option(order = 1, names = "--n", paramLabel = "LIST",
+                description = {"key counts, comma-separated (1e6, 1_000_000)  [1e6,1e7,1e8]"})
+        void setN(String v) {
+            this.ns = counts("--n", v, 1, Integer.MAX_VALUE);
+        }
+
+        @Option(order = 2, names = "--m", paramLabel = "LIST",
+                description = {"key ranges (2^k or numbers, <= 2^24)  [2^8,2^12,2^16,2^20,2^24]"})
+        void setM(String v) {
+            this.ms = counts("--m", v, 1, SortEngine.MAX_RANGE);
+        }
+
+        @Option(order = 3, names = "--dists", paramLabel = "LIST",
+                description = {"any of uniform,zipf,hot  [all]",
+                    "(zipf: Zipf(s) over the m keys; hot: one key holds half of the keys)"})
+        void setDists(String v) {
+            this.dists = new LinkedHashSet<>(BenchArgs.choices("--dists", v, ALL_DISTS));
+        }
+
+        @Option(order = 5, names = "--ops", paramLabel = "LIST",
+                description = "any of keys (keys only), kv (stable order)  [all]")
+        void setOps(String v) {
+            this.ops = new LinkedHashSet<>(BenchArgs.choices("--ops", v, ALL_OPS));
+        }
+
+        @Option(order = 6, names = "--impls", paramLabel = "LIST",
+                description = {"any of kernel (GPU kernels, CUDA events), gpu (with transfers), cpu  [all]"})
+        void setImpls(String v) {
+            this.impls = new LinkedHashSet<>(BenchArgs.choices("--impls", v, ALL_IMPLS));
+        }
+
+        @Option(order = 7, names = "--index", paramLabel = "int|long",
+                description = "index type of the stable order  [int]")
+        void setIndex(String v) {
+            this.longIndex = BenchArgs.choice("--index", v, List.of("int", "long")).equals("long");
+        }
+
+        @Option(order = 8, names = "--keys-kernel", paramLabel = "K",
+                description = {"keys-only output kernel: auto, runs, descent, both [auto]"})
+        void setKeysKernel(String v) {
+            this.keysKernel = BenchArgs.choice("--keys-kernel", v, List.of("auto", "runs", "descent", "both"));
+        }
+
+        @Option(order = 14, names = "--max-seconds", paramLabel = "S",
+                description = {"start no new case after S seconds (its rows say so), so one call of",
+                    "the GPU host's 600 s limit always ends with a table; 0: no limit  [540]"})
+        void setMaxSeconds(String v) {
+            this.maxSeconds = Double.parseDouble(v.trim());
+            if (!(this.maxSeconds >= 0)) {
+                throw new IllegalArgumentException("--max-seconds must be >= 0, got " + v);
+            }
+        }
+
         static Options parse(String[] args) {
             Options o = new Options();
             o.argv = args.clone();
-            o.help = BenchArgs.forEach(args, (a, v) -> {
-                switch (a) {
-                    case "--n":
-                        o.ns = counts("--n", v, 1, Integer.MAX_VALUE);
-                        break;
-                    case "--m":
-                        o.ms = counts("--m", v, 1, SortEngine.MAX_RANGE);
-                        break;
-                    case "--dists":
-                        o.dists = new LinkedHashSet<>(BenchArgs.choices("--dists", v, ALL_DISTS));
-                        break;
-                    case "--zipf-s":
-                        o.zipfS = Double.parseDouble(v.trim());
-                        break;
-                    case "--ops":
-                        o.ops = new LinkedHashSet<>(BenchArgs.choices("--ops", v, ALL_OPS));
-                        break;
-                    case "--impls":
-                        o.impls = new LinkedHashSet<>(BenchArgs.choices("--impls", v, ALL_IMPLS));
-                        break;
-                    case "--index":
-                        o.longIndex = BenchArgs.choice("--index", v, List.of("int", "long")).equals("long");
-                        break;
-                    case "--keys-kernel":
-                        o.keysKernel = BenchArgs.choice("--keys-kernel", v, List.of("auto", "runs", "descent", "both"));
-                        break;
-                    case "--reps":
-                        o.reps = (int) KMeansBenchmark.Options.count(v);
-                        break;
-                    case "--cpu-reps":
-                        o.cpuReps = (int) KMeansBenchmark.Options.count(v);
-                        break;
-                    case "--threads":
-                        o.threads = (int) KMeansBenchmark.Options.count(v);
-                        break;
-                    case "--cpu-max-n":
-                        o.cpuMaxN = KMeansBenchmark.Options.count(v);
-                        break;
-                    case "--seed":
-                        o.seed = Long.parseLong(v.trim());
-                        break;
-                    case "--max-seconds":
-                        o.maxSeconds = Double.parseDouble(v.trim());
-                        if (!(o.maxSeconds >= 0)) {
-                            throw new IllegalArgumentException("--max-seconds must be >= 0, got " + v);
-                        }
-                        break;
-                    case "--device":
-                        o.device = Integer.parseInt(v.trim());
-                        break;
-                    case "--markdown":
-                        o.markdown = v;
-                        break;
-                    default:
-                        throw new IllegalArgumentException("unknown option " + a);
-                }
-            });
+            o.help = BenchArgs.parse(o, args);
             if (o.reps < 1 || o.cpuReps < 1 || o.threads < 1) {
                 throw new IllegalArgumentException("--reps, --cpu-reps and --threads must be >= 1");
             }

@@ -2,6 +2,8 @@ package io.sparkgpu.jobs.bench;
 
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.monotonically_increasing_id;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 import io.sparkgpu.cuda.Backend;
 import io.sparkgpu.sort.GpuSort;
@@ -47,28 +49,16 @@ public final class SortDataFrameBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        BenchArgs.main(args, Options.USAGE, Options::parse, x -> x.help, x -> x.markdown, o -> {
+        BenchArgs.main(args, Options::new, Options::parse, x -> x.help, x -> x.markdown, o -> {
             SortDataFrameBenchmark b = new SortDataFrameBenchmark(o);
             String md = b.run(args);
             return new BenchArgs.Outcome(md, b.mismatch ? 3 : 0);
         });
     }
 
+    @Command(name = "SortDataFrameBenchmark", sortOptions = false,
+            description = {"GpuSort vs Spark's orderBy / sortWithinPartitions on a cached DataFrame."})
     static final class Options {
-        static final String USAGE = String.join("\n",
-                "SortDataFrameBenchmark: GpuSort vs Spark's orderBy / sortWithinPartitions on a cached DataFrame.",
-                "  --n LIST            rows, comma-separated (1e6, 1_000_000)              [1e6,1e7,1e8]",
-                "  --range LIST        keys uniform in [0, range) (2^k or numbers)         [2^16,2^32]",
-                "                      (<= 2^24 after offsetting: counting sort; above: radix sort)",
-                "  --key TYPE          int, long or double (double: uniform in [0, range))  [long]",
-                "  --partitions P      input and output partitions                         [cores]",
-                "  --cores C           Spark local[C]                                      [available cores]",
-                "  --impls LIST        any of " + String.join(",", ALL_IMPLS) + "  [all]",
-                "  --reps R            timed runs after a warm-up (median reported)        [3]",
-                "  --verify-max-n N    check GpuSort against orderBy up to N rows           [1e6]",
-                "  --seed S            data seed                                           [42]",
-                "  --markdown FILE     also write the report to FILE",
-                "  --help");
         List<Long> ns = List.of(1_000_000L, 10_000_000L, 100_000_000L);
         List<Long> ranges = List.of(1L << 16, 1L << 32);
         String key = "long";
@@ -77,27 +67,63 @@ public final class SortDataFrameBenchmark {
         Set<String> impls = new LinkedHashSet<>(ALL_IMPLS);
         int reps = 3;
         long verifyMaxN = 1_000_000L;
+        @Option(order = 9, names = "--seed", paramLabel = "S", description = "data seed  [42]")
         long seed = 42;
+        @Option(order = 10, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
         String markdown;
         boolean help;
 
+        @Option(order = 1, names = "--n", paramLabel = "LIST",
+                description = {"rows, comma-separated (1e6, 1_000_000)  [1e6,1e7,1e8]"})
+        void setN(String v) {
+            this.ns = longs("--n", v);
+        }
+
+        @Option(order = 2, names = "--range", paramLabel = "LIST",
+                description = {"keys uniform in [0, range) (2^k or numbers)  [2^16,2^32]",
+                    "(<= 2^24 after offsetting: counting sort; above: radix sort)"})
+        void setRange(String v) {
+            this.ranges = longs("--range", v);
+        }
+
+        @Option(order = 3, names = "--key", paramLabel = "TYPE",
+                description = {"int, long or double (double: uniform in [0, range))  [long]"})
+        void setKey(String v) {
+            this.key = BenchArgs.choice("--key", v, ALL_KEYS);
+        }
+
+        @Option(order = 4, names = "--partitions", paramLabel = "P",
+                description = "input and output partitions  [cores]")
+        void setPartitions(String v) {
+            this.partitions = positive("--partitions", v);
+        }
+
+        @Option(order = 5, names = "--cores", paramLabel = "C", description = "Spark local[C]  [available cores]")
+        void setCores(String v) {
+            this.cores = positive("--cores", v);
+        }
+
+        @Option(order = 6, names = "--impls", paramLabel = "LIST",
+                description = "any of ours-gpu,ours-cpu,spark,ours-within-gpu,ours-within-cpu,spark-within  [all]")
+        void setImpls(String v) {
+            this.impls = new LinkedHashSet<>(BenchArgs.choices("--impls", v, ALL_IMPLS));
+        }
+
+        @Option(order = 7, names = "--reps", paramLabel = "R",
+                description = "timed runs after a warm-up (median reported)  [3]")
+        void setReps(String v) {
+            this.reps = positive("--reps", v);
+        }
+
+        @Option(order = 8, names = "--verify-max-n", paramLabel = "N",
+                description = {"check GpuSort against orderBy up to N rows  [1e6]"})
+        void setVerifyMaxN(String v) {
+            this.verifyMaxN = (long) number("--verify-max-n", v);
+        }
+
         static Options parse(String[] args) {
             Options o = new Options();
-            o.help = BenchArgs.forEach(args, (k, v) -> {
-                switch (k) {
-                    case "--n": o.ns = longs(k, v); break;
-                    case "--range": o.ranges = longs(k, v); break;
-                    case "--key": o.key = BenchArgs.choice(k, v, ALL_KEYS); break;
-                    case "--partitions": o.partitions = positive(k, v); break;
-                    case "--cores": o.cores = positive(k, v); break;
-                    case "--impls": o.impls = new LinkedHashSet<>(BenchArgs.choices(k, v, ALL_IMPLS)); break;
-                    case "--reps": o.reps = positive(k, v); break;
-                    case "--verify-max-n": o.verifyMaxN = (long) number(k, v); break;
-                    case "--seed": o.seed = Long.parseLong(v.trim()); break;
-                    case "--markdown": o.markdown = v; break;
-                    default: throw new IllegalArgumentException("unknown option " + k);
-                }
-            });
+            o.help = BenchArgs.parse(o, args);
             if (o.partitions == 0) {
                 o.partitions = o.cores;
             }

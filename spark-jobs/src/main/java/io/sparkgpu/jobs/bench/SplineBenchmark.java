@@ -18,6 +18,8 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.functions;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * Monotone splines, one Markdown table: construction (knots/s) and evaluation and inverse throughput (queries/s,
@@ -29,22 +31,6 @@ import org.apache.spark.sql.functions;
  * imbalance (largest / mean) and time. Usage: {@code --help}.
  */
 public final class SplineBenchmark {
-    static final String USAGE = String.join("\n",
-            "SplineBenchmark: monotone spline kernels, CDF vs approxQuantile, quantile partitioner; one Markdown table.",
-            "  --n LIST           knots of the construction and evaluation cases   [1e6,1e7,1e8]",
-            "  --queries Q        queries per evaluation case                      [1e8]",
-            "  --backends LIST    gpu,cpu                                          [gpu,cpu]",
-            "  --ops LIST         any of build,value,inverse                       [all]",
-            "  --orders LIST      query orders of value/inverse: random,sorted     [all]",
-            "  --cpu-max-size N   time the CPU twin only up to N knots and N queries; above, the GPU bits are",
-            "                     still checked: the twin builds once untimed and evaluates the first 10^6",
-            "                     queries                                          [1e7]",
-            "  --cdf-rows N       rows of the CDF and partitioner cases (0 skips)  [1e7]",
-            "  --partitions P     partitions of the partitioner case               [64]",
-            "  --reps R           timed runs (best)                                [5]",
-            "  --device G         CUDA device ordinal                              [0]",
-            "  --markdown FILE    also write the report to FILE",
-            "  --help");
 
     static final List<String> BACKENDS = List.of("gpu", "cpu");
     static final List<String> OPS = List.of("build", "value", "inverse");
@@ -52,68 +38,67 @@ public final class SplineBenchmark {
     /** Queries the CPU twin evaluates to check the GPU's bits in a case above --cpu-max-size. */
     static final int CHECK_QUERIES = 1_000_000;
 
+    @Command(name = "SplineBenchmark", sortOptions = false,
+            description = {"monotone spline kernels, CDF vs approxQuantile, quantile partitioner; one Markdown table."})
     static final class Options {
         List<Long> n = List.of(1_000_000L, 10_000_000L, 100_000_000L);
+        @Option(order = 2, names = "--queries", converter = BenchArgs.Count.class, paramLabel = "Q",
+                description = "queries per evaluation case  [1e8]")
         long queries = 100_000_000L;
         List<String> backends = BACKENDS;
         List<String> ops = OPS;
         List<String> orders = ORDERS;
+        @Option(order = 6, names = "--cpu-max-size", converter = BenchArgs.Count.class, paramLabel = "N",
+                description = {"time the CPU twin only up to N knots and N queries; above, the GPU bits are",
+                    "still checked: the twin builds once untimed and evaluates the first 10^6",
+                    "queries  [1e7]"})
         long cpuMaxSize = 10_000_000L;
+        @Option(order = 7, names = "--cdf-rows", converter = BenchArgs.Count.class, paramLabel = "N",
+                description = {"rows of the CDF and partitioner cases (0 skips)  [1e7]"})
         long cdfRows = 10_000_000L;
+        @Option(order = 8, names = "--partitions", converter = BenchArgs.IntCount.class, paramLabel = "P",
+                description = "partitions of the partitioner case  [64]")
         int partitions = 64;
+        @Option(order = 9, names = "--reps", converter = BenchArgs.IntCount.class, paramLabel = "R",
+                description = "timed runs (best)  [5]")
         int reps = 5;
+        @Option(order = 10, names = "--device", paramLabel = "G", description = "CUDA device ordinal  [0]")
         int device;
+        @Option(order = 11, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
         String markdown;
         boolean help;
         String[] argv = new String[0];
 
+        @Option(order = 1, names = "--n", paramLabel = "LIST",
+                description = {"knots of the construction and evaluation cases  [1e6,1e7,1e8]"})
+        void setN(String v) {
+            List<Long> l = new ArrayList<>();
+            for (String s : v.split(",")) {
+                l.add(KMeansBenchmark.Options.count(s));
+            }
+            this.n = l;
+        }
+
+        @Option(order = 3, names = "--backends", paramLabel = "LIST", description = "gpu,cpu  [gpu,cpu]")
+        void setBackends(String v) {
+            this.backends = BenchArgs.choices("--backends", v, BACKENDS);
+        }
+
+        @Option(order = 4, names = "--ops", paramLabel = "LIST", description = "any of build,value,inverse  [all]")
+        void setOps(String v) {
+            this.ops = BenchArgs.choices("--ops", v, OPS);
+        }
+
+        @Option(order = 5, names = "--orders", paramLabel = "LIST",
+                description = {"query orders of value/inverse: random,sorted  [all]"})
+        void setOrders(String v) {
+            this.orders = BenchArgs.choices("--orders", v, ORDERS);
+        }
+
         static Options parse(String[] args) {
             Options o = new Options();
             o.argv = args.clone();
-            o.help = BenchArgs.forEach(args, (a, v) -> {
-                switch (a) {
-                    case "--n": {
-                        List<Long> l = new ArrayList<>();
-                        for (String s : v.split(",")) {
-                            l.add(KMeansBenchmark.Options.count(s));
-                        }
-                        o.n = l;
-                        break;
-                    }
-                    case "--queries":
-                        o.queries = KMeansBenchmark.Options.count(v);
-                        break;
-                    case "--backends":
-                        o.backends = BenchArgs.choices("--backends", v, BACKENDS);
-                        break;
-                    case "--ops":
-                        o.ops = BenchArgs.choices("--ops", v, OPS);
-                        break;
-                    case "--orders":
-                        o.orders = BenchArgs.choices("--orders", v, ORDERS);
-                        break;
-                    case "--cpu-max-size":
-                        o.cpuMaxSize = KMeansBenchmark.Options.count(v);
-                        break;
-                    case "--cdf-rows":
-                        o.cdfRows = KMeansBenchmark.Options.count(v);
-                        break;
-                    case "--partitions":
-                        o.partitions = (int) KMeansBenchmark.Options.count(v);
-                        break;
-                    case "--reps":
-                        o.reps = (int) KMeansBenchmark.Options.count(v);
-                        break;
-                    case "--device":
-                        o.device = Integer.parseInt(v.trim());
-                        break;
-                    case "--markdown":
-                        o.markdown = v;
-                        break;
-                    default:
-                        throw new IllegalArgumentException("unknown option " + a);
-                }
-            });
+            o.help = BenchArgs.parse(o, args);
             for (long k : o.n) {
                 if (k < 2 || k > Integer.MAX_VALUE / 2) {
                     throw new IllegalArgumentException("--n: each must be in [2, 2^30], got " + k);
@@ -136,7 +121,7 @@ public final class SplineBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        BenchArgs.main(args, USAGE, Options::parse, x -> x.help, x -> x.markdown, SplineBenchmark::run);
+        BenchArgs.main(args, Options::new, Options::parse, x -> x.help, x -> x.markdown, SplineBenchmark::run);
     }
 
     /** Strictly increasing x with gaps in (0.5, 1.5], increasing y with flat stretches (deterministic). */

@@ -27,6 +27,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Random;
 import java.util.Set;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * t-SNE, one Markdown report from one run: for each data set (generated Gaussian clusters n x d, the shipped UCI
@@ -48,7 +50,7 @@ public final class TsneBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        BenchArgs.main(args, Options.USAGE, Options::parse, x -> x.help, x -> x.markdown, o -> {
+        BenchArgs.main(args, Options::new, Options::parse, x -> x.help, x -> x.markdown, o -> {
             Report report = new TsneBenchmark(o).run();
             return new BenchArgs.Outcome(report.markdown(), report.mismatch ? 3 : 0);
         });
@@ -56,135 +58,108 @@ public final class TsneBenchmark {
 
     // ------------------------------------------------------------------------------------------ options
 
+    @Command(name = "TsneBenchmark", sortOptions = false,
+            description = {"t-SNE end to end and per phase, ours GPU / ours CPU, one Markdown report."})
     static final class Options {
-        static final String USAGE = String.join("\n",
-                "TsneBenchmark: t-SNE end to end and per phase, ours GPU / ours CPU, one Markdown report.",
-                "  --cases LIST        blobs:NxD (generated Gaussian clusters), digits (UCI, 1797 x 64), iris",
-                "                      [digits,blobs:100000x50,blobs:70000x784,blobs:1000000x50]",
-                "  --backends LIST     any of gpu,cpu                                          [gpu,cpu]",
-                "  --cpu-max-n N       run the CPU twin only for data sets of at most N points  [20000]",
-                "  --max-iter N        gradient iterations                                      [1000]",
-                "  --perplexity P      perplexity (k = 3 P)                                     [30]",
-                "  --learning-rate X   step, or auto = max(n / 12, 200)                         [auto]",
-                "  --dimension D       embedding dimension 1..3                                 [2]",
-                "  --clusters C        clusters of the generated data                           [10]",
-                "  --error-sample M    points of the exact repulsive-force check (0: skip)      [10000]",
-                "  --quality-sample M  points of the trustworthiness / kNN accuracy sample      [1000]",
-                "  --grid-min N        fewest interpolation boxes per axis                      [20]",
-                "  --grid-max N        most boxes per axis (0: 2000, 320, 40 in 1-, 2-, 3-D)     [0]",
-                "  --grid-per-unit X   boxes per unit of embedding extent                       [2]",
-                "  --repulsion R       exact, grid, or auto (exact for n <= " + TsneConfig.EXACT_MAX_POINTS + ")     [auto]",
-                "  --seed S            data and initialisation seed                             [42]",
-                "  --spark CORES       also run the Spark trainer on local[CORES] in single and distributed mode",
-                "                      (GPU, else CPU; each must give the plain run's bits)    [off]",
-                "  --spark-partitions P  input partitions of those runs (distributed: P slices of P) [CORES]",
-                "  --spark-modes LIST  which Spark runs: single, distributed (all iterations in one barrier stage),",
-                "                      distributed-jobs (the fallback: two Spark jobs per iteration; slow at large n)",
-                "                                                                    [single,distributed]",
-                "  --spark-init I      initialisation of those runs: random, or pca (MLlib principal components;",
-                "                      then they are not compared with the plain run, which starts at random) [random]",
-                "  --markdown FILE     also write the report to FILE",
-                "  --help");
         List<String> cases = new ArrayList<>(List.of("digits", "blobs:100000x50", "blobs:70000x784",
                 "blobs:1000000x50"));
         Set<String> backends = new LinkedHashSet<>(List.of("gpu", "cpu"));
+        @Option(order = 3, names = "--cpu-max-n", converter = BenchArgs.Count.class, paramLabel = "N",
+                description = {"run the CPU twin only for data sets of at most N points  [20000]"})
         long cpuMaxN = 20000;
+        @Option(order = 4, names = "--max-iter", converter = BenchArgs.IntCount.class, paramLabel = "N",
+                description = "gradient iterations  [1000]")
         int maxIter = 1000;
+        @Option(order = 5, names = "--perplexity", paramLabel = "P", description = "perplexity (k = 3 P)  [30]")
         double perplexity = 30;
         double learningRate = TsneConfig.LEARNING_RATE_AUTO;
+        @Option(order = 7, names = "--dimension", paramLabel = "D", description = "embedding dimension 1..3  [2]")
         int dimension = 2;
+        @Option(order = 8, names = "--clusters", converter = BenchArgs.IntCount.class, paramLabel = "C",
+                description = "clusters of the generated data  [10]")
         int clusters = 10;
+        @Option(order = 9, names = "--error-sample", converter = BenchArgs.IntCount.class, paramLabel = "M",
+                description = {"points of the exact repulsive-force check (0: skip)  [10000]"})
         int errorSample = 10000;
+        @Option(order = 10, names = "--quality-sample", converter = BenchArgs.IntCount.class, paramLabel = "M",
+                description = {"points of the trustworthiness / kNN accuracy sample  [1000]"})
         int qualitySample = 1000;
+        @Option(order = 19, names = "--seed", paramLabel = "S", description = "data and initialisation seed  [42]")
         long seed = 42;
+        @Option(order = 11, names = "--spark", converter = BenchArgs.IntCount.class, paramLabel = "CORES",
+                description = {"also run the Spark trainer on local[CORES] in single and distributed mode",
+                    "(GPU, else CPU; each must give the plain run's bits)  [off]"})
         int sparkCores;
+        @Option(order = 12, names = "--spark-partitions", converter = BenchArgs.IntCount.class, paramLabel = "P",
+                description = {"input partitions of those runs (distributed: P slices of P) [CORES]"})
         int sparkPartitions;
         List<String> sparkModes = List.of(TsneConfig.MODE_SINGLE, TsneConfig.MODE_DISTRIBUTED);
         String sparkInit = TsneConfig.INIT_RANDOM;
+        @Option(order = 15, names = "--grid-min", converter = BenchArgs.IntCount.class, paramLabel = "N",
+                description = "fewest interpolation boxes per axis  [20]")
         int gridMin = 20;
+        @Option(order = 16, names = "--grid-max", converter = BenchArgs.IntCount.class, paramLabel = "N",
+                description = {"most boxes per axis (0: 2000, 320, 40 in 1-, 2-, 3-D)  [0]"})
         int gridMax = 0;
+        @Option(order = 17, names = "--grid-per-unit", paramLabel = "X",
+                description = "boxes per unit of embedding extent  [2]")
         double gridPerUnit = 2;
         String repulsion = TsneConfig.REPULSION_AUTO;
+        @Option(order = 20, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
         String markdown;
         boolean help;
         io.sparkgpu.tsne.TsneGridOptions grid = io.sparkgpu.tsne.TsneGridOptions.defaults();
 
+        @Option(order = 1, names = "--cases", paramLabel = "LIST",
+                description = {"blobs:NxD (generated Gaussian clusters), digits (UCI, 1797 x 64), iris",
+                    "[digits,blobs:100000x50,blobs:70000x784,blobs:1000000x50]"})
+        void setCases(String v) {
+            this.cases = new ArrayList<>();
+            for (String c : v.split(",")) {
+                String t = c.trim();
+                parseCase(t);
+                this.cases.add(t);
+            }
+        }
+
+        @Option(order = 2, names = "--backends", paramLabel = "LIST", description = "any of gpu,cpu  [gpu,cpu]")
+        void setBackends(String v) {
+            this.backends = new LinkedHashSet<>(BenchArgs.choices("--backends", v, List.of("gpu", "cpu")));
+        }
+
+        @Option(order = 6, names = "--learning-rate", paramLabel = "X",
+                description = "step, or auto = max(n / 12, 200)  [auto]")
+        void setLearningRate(String v) {
+            this.learningRate = v.trim().equalsIgnoreCase("auto") ? TsneConfig.LEARNING_RATE_AUTO
+                    : Double.parseDouble(v.trim());
+        }
+
+        @Option(order = 13, names = "--spark-modes", paramLabel = "LIST",
+                description = {"which Spark runs: single, distributed (all iterations in one barrier stage),",
+                    "distributed-jobs (the fallback: two Spark jobs per iteration; slow at large n)",
+                    "[single,distributed]"})
+        void setSparkModes(String v) {
+            this.sparkModes = BenchArgs.choices("--spark-modes", v, List.of(TsneConfig.MODE_SINGLE,
+                    TsneConfig.MODE_DISTRIBUTED, DISTRIBUTED_JOBS));
+        }
+
+        @Option(order = 14, names = "--spark-init", paramLabel = "I",
+                description = {"initialisation of those runs: random, or pca (MLlib principal components;",
+                    "then they are not compared with the plain run, which starts at random) [random]"})
+        void setSparkInit(String v) {
+            this.sparkInit = BenchArgs.choice("--spark-init", v,
+                    List.of(TsneConfig.INIT_RANDOM, TsneConfig.INIT_PCA));
+        }
+
+        @Option(order = 18, names = "--repulsion", paramLabel = "R",
+                description = "exact, grid, or auto (exact for n <= " + TsneConfig.EXACT_MAX_POINTS + ")  [auto]")
+        void setRepulsion(String v) {
+            this.repulsion = TsneConfig.parseRepulsion(v);
+        }
+
         static Options parse(String[] args) {
             Options o = new Options();
-            o.help = BenchArgs.forEach(args, (a, v) -> {
-                switch (a) {
-                    case "--cases":
-                        o.cases = new ArrayList<>();
-                        for (String c : v.split(",")) {
-                            String t = c.trim();
-                            parseCase(t);
-                            o.cases.add(t);
-                        }
-                        break;
-                    case "--backends":
-                        o.backends = new LinkedHashSet<>(BenchArgs.choices("--backends", v, List.of("gpu", "cpu")));
-                        break;
-                    case "--cpu-max-n":
-                        o.cpuMaxN = KMeansBenchmark.Options.count(v);
-                        break;
-                    case "--max-iter":
-                        o.maxIter = (int) KMeansBenchmark.Options.count(v);
-                        break;
-                    case "--perplexity":
-                        o.perplexity = Double.parseDouble(v.trim());
-                        break;
-                    case "--learning-rate":
-                        o.learningRate = v.trim().equalsIgnoreCase("auto") ? TsneConfig.LEARNING_RATE_AUTO
-                                : Double.parseDouble(v.trim());
-                        break;
-                    case "--dimension":
-                        o.dimension = Integer.parseInt(v.trim());
-                        break;
-                    case "--clusters":
-                        o.clusters = (int) KMeansBenchmark.Options.count(v);
-                        break;
-                    case "--error-sample":
-                        o.errorSample = (int) KMeansBenchmark.Options.count(v);
-                        break;
-                    case "--quality-sample":
-                        o.qualitySample = (int) KMeansBenchmark.Options.count(v);
-                        break;
-                    case "--spark":
-                        o.sparkCores = (int) KMeansBenchmark.Options.count(v);
-                        break;
-                    case "--spark-partitions":
-                        o.sparkPartitions = (int) KMeansBenchmark.Options.count(v);
-                        break;
-                    case "--spark-modes":
-                        o.sparkModes = BenchArgs.choices("--spark-modes", v, List.of(TsneConfig.MODE_SINGLE,
-                                TsneConfig.MODE_DISTRIBUTED, DISTRIBUTED_JOBS));
-                        break;
-                    case "--spark-init":
-                        o.sparkInit = BenchArgs.choice("--spark-init", v,
-                                List.of(TsneConfig.INIT_RANDOM, TsneConfig.INIT_PCA));
-                        break;
-                    case "--grid-min":
-                        o.gridMin = (int) KMeansBenchmark.Options.count(v);
-                        break;
-                    case "--grid-max":
-                        o.gridMax = (int) KMeansBenchmark.Options.count(v);
-                        break;
-                    case "--grid-per-unit":
-                        o.gridPerUnit = Double.parseDouble(v.trim());
-                        break;
-                    case "--repulsion":
-                        o.repulsion = TsneConfig.parseRepulsion(v);
-                        break;
-                    case "--seed":
-                        o.seed = Long.parseLong(v.trim());
-                        break;
-                    case "--markdown":
-                        o.markdown = v;
-                        break;
-                    default:
-                        throw new IllegalArgumentException("unknown option " + a);
-                }
-            });
+            o.help = BenchArgs.parse(o, args);
             o.grid = io.sparkgpu.tsne.TsneConfig.gridOptions(io.sparkgpu.tsne.TsneGridOptions.defaults().p, o.gridPerUnit,
                     o.gridMin, o.gridMax);
             if (o.clusters < 1) {

@@ -11,6 +11,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * t-SNE G2G (grid-to-grid convolution of the repulsive term), one Markdown table: time of DIRECT and FFT on
@@ -29,7 +31,7 @@ public final class TsneG2GBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        BenchArgs.main(args, Options.USAGE, Options::parse, x -> x.help, x -> x.markdown, o -> {
+        BenchArgs.main(args, Options::new, Options::parse, x -> x.help, x -> x.markdown, o -> {
             Report report = new TsneG2GBenchmark(o).run();
             return new BenchArgs.Outcome(report.markdown(), report.mismatch ? 3 : 0);
         });
@@ -37,78 +39,55 @@ public final class TsneG2GBenchmark {
 
     // ------------------------------------------------------------------------------------------ options
 
+    @Command(name = "TsneG2GBenchmark", sortOptions = false,
+            description = {"t-SNE grid-to-grid convolution, DIRECT and FFT on GPU and CPU, one Markdown table."})
     static final class Options {
-        static final String USAGE = String.join("\n",
-                "TsneG2GBenchmark: t-SNE grid-to-grid convolution, DIRECT and FFT on GPU and CPU, one Markdown table.",
-                "  --grids LIST          lattices 1d:N, 2d:N (N x N) or 3d:N (N^3 nodes), comma-separated",
-                "                        [1d:150,1d:600,1d:1200,2d:30,2d:90,2d:150,2d:300,2d:600,3d:15,3d:30,3d:60,3d:120]",
-                "  --box-width W         interpolation box edge (h = W / p, p = 3 when 3 divides N, else 1) [1]",
-                "  --reps R              timed GPU repetitions after a warm-up (median reported)   [5]",
-                "  --gpu-direct-budget X run GPU DIRECT only up to X charge-node-pairs                [2e12]",
-                "  --cpu-direct-budget X run CPU DIRECT only up to X charge-node-pairs                [1e10]",
-                "  --cpu-fft-budget X    run CPU FFT only up to X work units                          [2e10]",
-                "  --impls LIST          any of gpu,cpu                                               [gpu,cpu]",
-                "  --seed S              charge seed                                                  [42]",
-                "  --device G            CUDA device ordinal                                          [0]",
-                "  --markdown FILE       also write the report to FILE",
-                "  --help");
         List<int[]> grids = parseGrids("1d:150,1d:600,1d:1200,2d:30,2d:90,2d:150,2d:300,2d:600,3d:15,3d:30,"
                 + "3d:60,3d:120");
+        @Option(order = 2, names = "--box-width", paramLabel = "W",
+                description = {"interpolation box edge (h = W / p, p = 3 when 3 divides N, else 1) [1]"})
         double boxWidth = 1.0;
+        @Option(order = 3, names = "--reps", converter = BenchArgs.IntCount.class, paramLabel = "R",
+                description = {"timed GPU repetitions after a warm-up (median reported)  [5]"})
         int reps = 5;
+        @Option(order = 4, names = "--gpu-direct-budget", paramLabel = "X",
+                description = {"run GPU DIRECT only up to X charge-node-pairs  [2e12]"})
         double gpuDirectBudget = 2e12;
+        @Option(order = 5, names = "--cpu-direct-budget", paramLabel = "X",
+                description = {"run CPU DIRECT only up to X charge-node-pairs  [1e10]"})
         double cpuDirectBudget = 1e10;
+        @Option(order = 6, names = "--cpu-fft-budget", paramLabel = "X",
+                description = {"run CPU FFT only up to X work units  [2e10]"})
         double cpuFftBudget = 2e10;
         boolean gpu = true;
         boolean cpu = true;
+        @Option(order = 8, names = "--seed", paramLabel = "S", description = "charge seed  [42]")
         long seed = 42;
+        @Option(order = 9, names = "--device", paramLabel = "G", description = "CUDA device ordinal  [0]")
         int device = 0;
+        @Option(order = 10, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
         String markdown;
         boolean help;
         String[] argv = new String[0];
 
+        @Option(order = 1, names = "--grids", paramLabel = "LIST",
+                description = {"lattices 1d:N, 2d:N (N x N) or 3d:N (N^3 nodes), comma-separated",
+                    "[1d:150,1d:600,1d:1200,2d:30,2d:90,2d:150,2d:300,2d:600,3d:15,3d:30,3d:60,3d:120]"})
+        void setGrids(String v) {
+            this.grids = parseGrids(v);
+        }
+
+        @Option(order = 7, names = "--impls", paramLabel = "LIST", description = "any of gpu,cpu  [gpu,cpu]")
+        void setImpls(String v) {
+            List<String> impls = BenchArgs.choices("--impls", v, List.of("gpu", "cpu"));
+            this.gpu = impls.contains("gpu");
+            this.cpu = impls.contains("cpu");
+        }
+
         static Options parse(String[] args) {
             Options o = new Options();
             o.argv = args.clone();
-            o.help = BenchArgs.forEach(args, (a, v) -> {
-                switch (a) {
-                    case "--grids":
-                        o.grids = parseGrids(v);
-                        break;
-                    case "--box-width":
-                        o.boxWidth = Double.parseDouble(v.trim());
-                        break;
-                    case "--reps":
-                        o.reps = (int) KMeansBenchmark.Options.count(v);
-                        break;
-                    case "--gpu-direct-budget":
-                        o.gpuDirectBudget = Double.parseDouble(v.trim());
-                        break;
-                    case "--cpu-direct-budget":
-                        o.cpuDirectBudget = Double.parseDouble(v.trim());
-                        break;
-                    case "--cpu-fft-budget":
-                        o.cpuFftBudget = Double.parseDouble(v.trim());
-                        break;
-                    case "--impls": {
-                        List<String> impls = BenchArgs.choices("--impls", v, List.of("gpu", "cpu"));
-                        o.gpu = impls.contains("gpu");
-                        o.cpu = impls.contains("cpu");
-                        break;
-                    }
-                    case "--seed":
-                        o.seed = Long.parseLong(v.trim());
-                        break;
-                    case "--device":
-                        o.device = Integer.parseInt(v.trim());
-                        break;
-                    case "--markdown":
-                        o.markdown = v;
-                        break;
-                    default:
-                        throw new IllegalArgumentException("unknown option " + a);
-                }
-            });
+            o.help = BenchArgs.parse(o, args);
             if (o.reps < 1 || !(o.boxWidth > 0) || Double.isInfinite(o.boxWidth)) {
                 throw new IllegalArgumentException("--reps must be >= 1 and --box-width positive and finite");
             }

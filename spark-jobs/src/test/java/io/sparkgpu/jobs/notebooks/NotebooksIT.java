@@ -32,8 +32,9 @@ import org.junit.jupiter.api.TestFactory;
  *
  * <p>An integration test (maven-failsafe-plugin, {@code integration-test} phase of {@code mvn verify}), because the
  * kernel needs the packaged jars and spark-jobs/target/classpath.txt, which {@code package} writes. When Jupyter or
- * the kernel is missing it runs scripts/setup-notebooks.sh (Debian packages through apt-get, the kernel through
- * Maven) and fails with that script's output if the set-up fails; it never skips. {@code -Dnotebooks.include=a,b}
+ * the kernel is missing it runs scripts/setup-notebooks.sh (an existing Jupyter from pip, conda or Debian when
+ * one works, else Debian packages through apt-get when it can; the kernel through Maven) and fails with that
+ * script's output if the set-up fails, which names the exact command that installs Jupyter; it never skips. {@code -Dnotebooks.include=a,b}
  * runs only the notebooks a.ipynb and b.ipynb.
  */
 class NotebooksIT {
