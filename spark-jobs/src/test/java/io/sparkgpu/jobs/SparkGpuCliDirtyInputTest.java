@@ -154,4 +154,24 @@ class SparkGpuCliDirtyInputTest {
                 "'a'", "'eps'", "'I'", "--input", "dt must be");
         }
     }
+
+    /**
+     * Found by this class: keys at both ends of the double range made the histogram's bin width (max - min)
+     * infinite, and infinite keys made min and max infinite; the plot library refused the data ("Series data ...
+     * cannot be equal to Double.POSITIVE_INFINITY!!!"). Now every finite key is binned and the infinite ones are
+     * reported.
+     */
+    @Test
+    void sortHistogramOfTheWidestFiniteRangeAndInfiniteKeys() throws Exception {
+        Path so = tmp.resolve("wide.csv");
+        Files.writeString(so, "k\n1e308\n-1.7976931348623157E308\n0\n1\n1.7976931348623157E308\nNaN\n\nInf\n"
+                + "-Inf\n");
+        Path png = tmp.resolve("wide.png");
+        CliRun r = CliRun.of("sort", "--input", so.toString(), "--key", "k", "--plot", png.toString(), "--plot-bins",
+                "4", "--backend", "cpu", "--master", "local[2]", "--quiet", "--no-ui");
+        assertTrue(r.exitCode == 0 && Files.exists(png), r.toString());
+        assertTrue(r.out.contains("5 keys in 4 bins, 2 infinite keys not plotted"), r.toString());
+        succeeded.add("sort, widest range");
+        succeeded.add("sort, infinite keys");
+    }
 }
