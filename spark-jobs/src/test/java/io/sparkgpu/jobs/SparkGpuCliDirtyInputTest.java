@@ -40,8 +40,9 @@ class SparkGpuCliDirtyInputTest {
     private final List<String> succeeded = new ArrayList<>();
 
     /**
-     * A CSV with the given header; column j of row i is clean(i, j) or, at random, one of {@code dirty}; a few rows
-     * repeat the previous one. A value with a comma is quoted.
+     * A CSV with the given header; column j of row i is clean(i, j) or, at random, one of {@code dirty} (finite
+     * extremes more rarely, so that some runs succeed); a few rows repeat the previous one. A value with a comma is
+     * quoted.
      */
     private Path csv(String name, long seed, String[] dirty, String header, BiFunction<Integer, Integer, String> clean)
             throws Exception {
@@ -52,7 +53,7 @@ class SparkGpuCliDirtyInputTest {
         for (int i = 0; i < 30; i++) {
             StringBuilder row = new StringBuilder();
             for (int j = 0; j < cols; j++) {
-                String v = r.nextInt(12) == 0 ? dirty[r.nextInt(dirty.length)] : clean.apply(i, j);
+                String v = r.nextInt(dirty == FINITE ? 40 : 12) == 0 ? dirty[r.nextInt(dirty.length)] : clean.apply(i, j);
                 row.append(j == 0 ? "" : ",").append(v.contains(",") ? '"' + v + '"' : v);
             }
             String line = previous != null && r.nextInt(8) == 0 ? previous : row.toString(); // duplicates
@@ -105,12 +106,14 @@ class SparkGpuCliDirtyInputTest {
             long seed = kind + 1;
             Path km = csv("km", seed, dirty, "a,b,w", (i, j) -> j == 2 ? String.valueOf((i % 4) * 0.5)
                     : String.valueOf((i % 3) * 5 + 0.25 * j + i * 0.01));
-            check("kmeans " + seed, null, new String[] {"kmeans", "--input", km.toString(), "--features", "a,b",
-                "--weight", "w", "-k", "2"}, "'a'", "'b'", "'w'", "--features", "--weight");
+            Path kmp = tmp.resolve("km" + seed + ".png");
+            check("kmeans " + seed, kmp, new String[] {"kmeans", "--input", km.toString(), "--features", "a,b",
+                "--weight", "w", "-k", "2", "--plot", kmp.toString()}, "'a'", "'b'", "'w'", "--features", "--weight");
             Path iso = csv("iso", seed, dirty, "x,y,w", (i, j) -> j == 0 ? String.valueOf(i % 10) : j == 1
                     ? String.valueOf(i * 0.1 + (i % 3)) : "1");
-            check("isotonic " + seed, null, new String[] {"isotonic", "--input", iso.toString(), "--feature", "x",
-                "--label", "y", "--weight", "w"}, "'x'", "'y'", "'w'", "--feature", "--label", "--weight");
+            Path isp = tmp.resolve("iso" + seed + ".png");
+            check("isotonic " + seed, isp, new String[] {"isotonic", "--input", iso.toString(), "--feature", "x",
+                "--label", "y", "--weight", "w", "--plot", isp.toString()}, "'x'", "'y'", "'w'", "--feature", "--label", "--weight");
             Path scan = csv("scan", seed, dirty, "x,cases,pop", (i, j) -> j == 0 ? String.valueOf(i % 9) : j == 1
                     ? String.valueOf(i % 4) : String.valueOf(20 + i));
             check("scan " + seed, null, new String[] {"scan", "--input", scan.toString(), "--coords", "x", "--cases",
@@ -129,7 +132,8 @@ class SparkGpuCliDirtyInputTest {
             Path tso = tmp.resolve("tso" + seed);
             check("tsne " + seed, tso, new String[] {"tsne", "--input", ts.toString(), "--features", "a,b,c", "--id",
                 "id", "--perplexity", "3", "--max-iter", "8", "--exaggeration-iter", "4", "--init", "random",
-                "--quality-sample", "0", "--output", tso.toString(), "--output-format", "csv"}, "'id'", "'a'", "'b'",
+                "--quality-sample", "0", "--output", tso.toString(), "--output-format", "csv", "--plot",
+                tmp.resolve("ts" + seed + ".png").toString()}, "'id'", "'a'", "'b'",
                 "'c'", "--features a,b,c", "--id");
             Path so = csv("so", seed, dirty, "k,v", (i, j) -> j == 0 ? String.valueOf((i * 7919) % 23 - 11.5)
                     : String.valueOf(i));
@@ -141,11 +145,13 @@ class SparkGpuCliDirtyInputTest {
                     ? String.valueOf(i * 0.25 + (i % 4 == 0 ? -0.5 : 0)) : String.valueOf(1 + i % 3));
             Path spo = tmp.resolve("spo" + seed);
             check("spline " + seed, spo, new String[] {"spline", "--input", sp.toString(), "--x", "dose", "--y",
-                "resp", "--weight", "wt", "--output", spo.toString()}, "dose", "resp", "wt", "--x", "--y",
+                "resp", "--weight", "wt", "--output", spo.toString(), "--plot",
+                tmp.resolve("sp" + seed + ".png").toString()}, "dose", "resp", "wt", "--x", "--y",
                 "--weight");
             Path cdo = tmp.resolve("cdo" + seed);
             check("cdf " + seed, cdo, new String[] {"cdf", "--input", sp.toString(), "--column", "dose", "--weight",
-                "wt", "--knots", "6", "--output", cdo.toString()}, "dose", "wt", "--column", "--weight");
+                "wt", "--knots", "6", "--output", cdo.toString(), "--plot",
+                tmp.resolve("cd" + seed + ".png").toString()}, "dose", "wt", "--column", "--weight");
             Path fh = csv("fh", seed, dirty, "id,a,eps,I", (i, j) -> j == 0 ? String.valueOf(i) : j == 1 ? "0.1"
                     : j == 2 ? "0.01" : String.valueOf(0.1 * (i % 3)));
             Path fho = tmp.resolve("fho" + seed);
