@@ -160,7 +160,7 @@ class SqlFunctionFuzzTest {
                     + e;
         }
         String fn = call.substring(0, call.indexOf('('));
-        if (!iae.getMessage().startsWith(fn + ": ")) {
+        if (!iae.getMessage().startsWith(fn)) {
             return call + ": the message does not start with the function's name: " + iae.getMessage();
         }
         return null;
@@ -188,12 +188,20 @@ class SqlFunctionFuzzTest {
         String wantError = null;
         try {
             want = x == null ? null : reference.get();
-        } catch (IllegalArgumentException e) {
+        } catch (Exception e) { // a transform's job failure (a checked SparkException) carries the refusal as cause
+            IllegalArgumentException iae = null;
+            for (Throwable c : chain(e)) {
+                if (c instanceof IllegalArgumentException) {
+                    iae = (IllegalArgumentException) c;
+                    break;
+                }
+            }
+            if (iae == null) {
+                failures.add(call + ": the model's own method throws " + e);
+                return;
+            }
             want = null;
-            wantError = e.getMessage();
-        } catch (RuntimeException e) {
-            failures.add(call + ": the model's own method throws " + e);
-            return;
+            wantError = iae.getMessage();
         }
         Outcome o = sql(call);
         if (o.error != null) {
@@ -202,7 +210,8 @@ class SqlFunctionFuzzTest {
                 failures.add(f);
             } else if (wantError == null) {
                 failures.add(call + ": failed (" + o.error.getMessage() + ") where the model's method gives " + want);
-            } else if (!String.valueOf(o.error.getMessage()).contains(wantError)) {
+            } else if (!String.valueOf(o.error.getMessage()).contains(wantError.replaceFirst("^\\w+Col '[^']*'", ""))) {
+                // the same rule; where the model names its column (featuresCol 'features'), SQL names its argument
                 failures.add(call + ": another message than the model's (" + wantError + "): " + o.error.getMessage());
             }
         } else if (wantError != null) {
@@ -306,6 +315,48 @@ class SqlFunctionFuzzTest {
                         : "an embedding for an id that was not fitted";
             });
         }
+        done();
+    }
+
+    /**
+     * The three-argument form places a row of a new id into a fitted map from its features: dirty features give the
+     * model's transform bits for the same row, or the transform's refusal (its message, after the function's name).
+     */
+    @Test
+    void tsneEmbeddingOfNewRowsWithDirtyFeatures() throws Exception {
+        SparkSession spark = SparkTestSession.get();
+        java.util.Random rnd = new java.util.Random(3);
+        List<Row> rows = new ArrayList<>();
+        for (int i = 0; i < 24; i++) {
+            rows.add(org.apache.spark.sql.RowFactory.create((long) i, Vectors.dense((i % 3) * 5 + rnd.nextGaussian(),
+                    rnd.nextGaussian(), i % 2)));
+        }
+        org.apache.spark.sql.types.StructType schema = new org.apache.spark.sql.types.StructType()
+                .add("id", DataTypes.LongType).add("features", org.apache.spark.ml.linalg.SQLDataTypes.VectorType());
+        GpuTsneModel m = new io.sparkgpu.tsne.GpuTsne().setBackend("cpu").setIdCol("id").setPerplexity(3)
+                .setMaxIter(20).setExaggerationIterations(10).setQualitySampleSize(0).setTransformMaxIter(5)
+                .fit(spark.createDataFrame(rows, schema));
+        String path = save(m.write(), "tsne-fitted");
+        String[][] features = {{"1.0D", "0.5D", "1.0D"}, {"CAST('NaN' AS DOUBLE)", "0.0D", "0.0D"},
+            {"CAST('-Infinity' AS DOUBLE)", "0.0D", "0.0D"}, {"1e308D", "-1e308D", "1e308D"},
+            {"4.9E-324D", "-0.0D", "0.0D"}, {"1.0D", "2.0D"}, {}};
+        for (String[] f : features) {
+            double[] x = new double[f.length];
+            for (int i = 0; i < f.length; i++) {
+                x[i] = value(f[i]);
+            }
+            String arr = f.length == 0 ? "CAST(array() AS ARRAY<DOUBLE>)" : "array(" + String.join(", ", f) + ")";
+            sameAs("sparkgpu_tsne_embedding('" + path + "', 999L, " + arr + ")", x, () -> {
+                Row r = m.transform(spark.createDataFrame(List.of(org.apache.spark.sql.RowFactory.create(999L,
+                        Vectors.dense(x))), schema)).first();
+                return scala.jdk.javaapi.CollectionConverters.asScala(java.util.Arrays.stream(
+                        ((org.apache.spark.ml.linalg.Vector) r.getAs("embedding")).toArray()).boxed().toList()).toSeq();
+            });
+        }
+        check("sparkgpu_tsne_embedding('" + path + "', 999L, array(1.0D, NULL, 2.0D))",
+                v -> "a null element must be refused");
+        check("sparkgpu_tsne_embedding('" + path + "', 999L, CAST(NULL AS ARRAY<DOUBLE>))",
+                v -> v == null ? null : "NULL features of a new id must give NULL or an error");
         done();
     }
 
