@@ -66,11 +66,16 @@ public final class IsotonicPredictor implements Serializable {
                     return x < boundaries[0] ? predictions[0] : predictions[last];
             }
         }
-        int found = Arrays.binarySearch(boundaries, x);
+        // Arrays.binarySearch orders -0.0 before 0.0 where the range check above does not: search for +0.0, and a zero
+        // that still lands outside (a boundary of -0.0 at the end, or 0.0 at the start) is that boundary
+        int found = Arrays.binarySearch(boundaries, x + 0.0);
         if (found >= 0) {
             return predictions[found];
         }
         int ins = -found - 1;
+        if (ins == 0 || ins > last) {
+            return predictions[ins == 0 ? 0 : last];
+        }
         double x1 = boundaries[ins - 1];
         double y1 = predictions[ins - 1];
         double x2 = boundaries[ins];

@@ -167,7 +167,11 @@ public class GpuFitzHughNagumo extends Transformer
         return SparkSession.active().createDataFrame(rows, out);
     }
 
-    /** The parameters of one row; a null is an error naming the column. */
+    /** The rule of each per-row parameter, in the order of {@link #columnParams()}. */
+    private static final java.util.function.DoubleConsumer[] RULES = {FhnParams::checkA, FhnParams::checkEps,
+        FhnParams::checkGamma, FhnParams::checkCurrent, FhnParams::checkDiffusion};
+
+    /** The parameters of one row; a null or a value breaking its parameter's rule is an error naming the column. */
     static FhnParams rowParams(Row row, int[] cols, String[] names, double[] values) {
         double[] v = new double[5];
         for (int q = 0; q < 5; q++) {
@@ -177,6 +181,12 @@ public class GpuFitzHughNagumo extends Transformer
                 throw new IllegalArgumentException("column '" + names[q] + "' must not be null (row " + row + ")");
             } else {
                 v[q] = ((Number) row.get(cols[q])).doubleValue();
+                try {
+                    RULES[q].accept(v[q]);
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("column '" + names[q] + "': " + e.getMessage() + " (row " + row
+                            + ")", e);
+                }
             }
         }
         return new FhnParams(v[0], v[1], v[2], v[3], v[4]).checkLazily(() -> "row " + row);

@@ -180,7 +180,13 @@ public final class SplineEngine {
                     + (cfg.smoothing == SplineConfig.Smoothing.ISOTONIC && pts.x.length >= 2
                     ? " after isotonic smoothing (the regression is constant)" : ""));
         }
-        BackendChooser.Ran<Spline> b = SplineStep.build(cfg.backend, cfg.kind, kx, ky, kp);
+        BackendChooser.Ran<Spline> b;
+        try {
+            b = SplineStep.build(cfg.backend, cfg.kind, kx, ky, kp);
+        } catch (IllegalArgumentException e) { // its x[i] and y[i] are the merged points: name the columns they are from
+            throw new IllegalArgumentException("xCol '" + cols.x + "', yCol '" + cols.y + "' (points merged by x and "
+                    + "sorted): " + e.getMessage(), e);
+        }
         return new Fit(b.value, pts, b.backend(), smoothingBackend);
     }
 

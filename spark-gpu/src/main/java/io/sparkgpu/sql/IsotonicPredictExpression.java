@@ -70,7 +70,12 @@ public final class IsotonicPredictExpression extends ModelPathExpression {
             p = model.predictor();
             predictor = p;
         }
-        return p.predict(toDouble(v));
+        double z = toDouble(v);
+        try {
+            return p.predict(z);
+        } catch (IllegalArgumentException e) { // e.g. outOfBounds=error: the model's own message, after our name
+            throw new IllegalArgumentException(prettyName() + ": " + e.getMessage(), e);
+        }
     }
 
     private double toDouble(Object v) {

@@ -92,7 +92,12 @@ public final class KMeansPredictExpression extends ModelPathExpression {
             p = model.predictor();
             predictor = p;
         }
-        return p.predict(toDoubles(v), prettyName() + " features");
+        double[] x = toDoubles(v);
+        try {
+            return p.predict(x, "features");
+        } catch (IllegalArgumentException e) { // the model's own message (predict(Vector)), after the function's name
+            throw new IllegalArgumentException(prettyName() + ": " + e.getMessage(), e);
+        }
     }
 
     private double[] toDoubles(Object v) {

@@ -75,8 +75,9 @@ final class SavedModelCache<R> {
             }
             key = fs.makeQualified(p).toString();
             fingerprint = fingerprint(fs, p);
-        } catch (IOException e) {
-            throw SqlErrors.sneakyThrow(SqlErrors.failedCall(function, e));
+        } catch (IOException | IllegalArgumentException e) { // e.g. '' or a malformed URI: Hadoop's Path refuses it
+            throw SqlErrors.sneakyThrow(SqlErrors.failedCall(function, new IllegalArgumentException("model_path '"
+                    + path + "': " + e.getMessage(), e)));
         }
         synchronized (cache) {
             Entry<R> e = cache.get(key);

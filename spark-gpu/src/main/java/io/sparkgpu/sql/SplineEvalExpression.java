@@ -87,13 +87,17 @@ public final class SplineEvalExpression extends ModelPathExpression {
             return null;
         }
         double z = v instanceof Decimal ? ((Decimal) v).toDouble() : ((Number) v).doubleValue();
-        switch (op) {
-            case CDF:
-                return SplineCdf.cdfAt(model.spline(), z);
-            case QUANTILE:
-                return SplineCdf.quantileAt(model.spline(), z);
-            default:
-                return SplineEngine.valueAt(model.spline(), z, model.mode());
+        try {
+            switch (op) {
+                case CDF:
+                    return SplineCdf.cdfAt(model.spline(), z);
+                case QUANTILE:
+                    return SplineCdf.quantileAt(model.spline(), z);
+                default:
+                    return SplineEngine.valueAt(model.spline(), z, model.mode());
+            }
+        } catch (IllegalArgumentException e) { // the model's own message, after the function's name
+            throw new IllegalArgumentException(prettyName() + ": " + e.getMessage(), e);
         }
     }
 

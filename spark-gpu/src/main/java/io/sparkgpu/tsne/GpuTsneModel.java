@@ -254,6 +254,13 @@ public class GpuTsneModel extends Model<GpuTsneModel> implements GpuTsneModelPar
                     v[a] += 0.0; // as the fit: -0.0 becomes 0.0
                 }
                 ref.encode(v, x, r * ref.d);
+                for (int a = 0; a < ref.d; a++) { // finite doubles can still overflow the floats t-SNE computes in
+                    if (!Float.isFinite(x[r * ref.d + a])) {
+                        throw new IllegalArgumentException(what + " holds values beyond the float range t-SNE computes "
+                                + "in (coordinate " + a + " of a row" + (ref.d != ref.inputDim ? " after the fit's PCA"
+                                : "") + " is " + x[r * ref.d + a] + "); rescale the features");
+                    }
+                }
             }
             return TsneTransform.embed(embedding, ref.features, ref.n, ref.d, x, nq, ref.k, config, settings, null);
         }

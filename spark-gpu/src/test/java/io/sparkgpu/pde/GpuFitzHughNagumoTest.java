@@ -132,6 +132,12 @@ class GpuFitzHughNagumoTest {
             c = c.getCause();
         }
         assertTrue(c.getMessage().contains("a must be finite, got NaN"), c.getMessage());
+        // a row's bad value names its column, not only the parameter (found by fuzzing, issue 18 item 8)
+        GpuFitzHughNagumo renamed = transformer();
+        renamed.set(renamed.aCol(), "thr");
+        Exception r = assertThrows(Exception.class, () -> renamed.transform(nan.withColumnRenamed("a", "thr"))
+                .collectAsList());
+        assertTrue(r.getMessage().contains("column 'thr': a must be finite, got NaN"), r.getMessage());
         GpuFitzHughNagumo exp = transformer().setScheme(FhnConfig.EXPLICIT).setDt(0.5);
         Throwable s = assertThrows(Exception.class, () -> exp.transform(in).collectAsList());
         while (s.getCause() != null && !(s instanceof IllegalArgumentException)) {

@@ -374,4 +374,113 @@ class DirtyInputFuzzTest {
             }, "cases", "baseline", "total_cases", "total_baseline");
         }
     }
+
+    /**
+     * Wrong column types for every column setting of every estimator (a string where a number is expected, a scalar
+     * or an array of strings where a vector is, a vector where a scalar is, maps and structs): refused at the top with
+     * an IllegalArgumentException naming the setting's column and the type it needs, before any Spark job. GpuSort
+     * may also sort the column (Spark orders structs and arrays), but must then keep every row.
+     */
+    @Test
+    void wrongColumnTypes() {
+        SparkSession spark = SparkTestSession.get();
+        Dataset<Row> df = spark.range(12).selectExpr("CAST(id AS STRING) AS s", "CAST(id AS DOUBLE) AS d",
+                "CAST(id % 3 AS INT) AS i", "id % 2 = 0 AS b", "array(CAST(id AS DOUBLE), 1.0D) AS arr",
+                "array(CAST(id AS STRING)) AS arrs", "map('k', CAST(id AS DOUBLE)) AS m",
+                "named_struct('x', CAST(id AS DOUBLE)) AS st", "TIMESTAMP'2024-01-01 00:00:00' AS ts", "id")
+                .withColumn("vec", org.apache.spark.ml.functions.array_to_vector(
+                        org.apache.spark.sql.functions.col("arr")));
+        List<String> failures = new ArrayList<>();
+        String[] notNumbers = {"s", "arr", "arrs", "m", "st", "vec", "b", "ts"};
+        String[] notVectors = {"s", "d", "arrs", "m", "st", "b"};
+        for (String c : notVectors) {
+            refused(failures, "k-means featuresCol " + c, c, () -> new GpuKMeans().setK(2).setFeaturesCol(c)
+                    .setBackend("cpu").fit(df));
+            refused(failures, "t-SNE featuresCol " + c, c, () -> new GpuTsne().setFeaturesCol(c).setPerplexity(2)
+                    .setBackend("cpu").fit(df));
+        }
+        for (String c : notNumbers) {
+            refused(failures, "k-means weightCol " + c, c, () -> new GpuKMeans().setK(2).setFeaturesCol("vec")
+                    .setWeightCol(c).setBackend("cpu").fit(df));
+            refused(failures, "isotonic featuresCol " + c, c, () -> new GpuIsotonicRegression().setFeaturesCol(c)
+                    .setLabelCol("d").setBackend("cpu").fit(df), "vec");
+            refused(failures, "isotonic labelCol " + c, c, () -> new GpuIsotonicRegression().setFeaturesCol("d")
+                    .setLabelCol(c).setBackend("cpu").fit(df));
+            refused(failures, "isotonic weightCol " + c, c, () -> new GpuIsotonicRegression().setFeaturesCol("d")
+                    .setLabelCol("d").setWeightCol(c).setBackend("cpu").fit(df));
+            refused(failures, "scan coordinateCols " + c, c, () -> new GpuScanStatistic().setCoordinateCols(c)
+                    .setCasesCol("i").setBaselineCol("d").setNumReplicas(0).setBackend("cpu").fit(df));
+            refused(failures, "scan casesCol " + c, c, () -> new GpuScanStatistic().setCoordinateCols("i")
+                    .setCasesCol(c).setBaselineCol("d").setNumReplicas(0).setBackend("cpu").fit(df));
+            refused(failures, "scan baselineCol " + c, c, () -> new GpuScanStatistic().setCoordinateCols("i")
+                    .setCasesCol("i").setBaselineCol(c).setNumReplicas(0).setBackend("cpu").fit(df));
+            refused(failures, "spline xCol " + c, c, () -> new GpuMonotoneSpline().setXCol(c).setYCol("d")
+                    .setBackend("cpu").fit(df));
+            refused(failures, "spline yCol " + c, c, () -> new GpuMonotoneSpline().setXCol("d").setYCol(c)
+                    .setBackend("cpu").fit(df));
+            refused(failures, "spline weightCol " + c, c, () -> new GpuMonotoneSpline().setXCol("d").setYCol("d")
+                    .setWeightCol(c).setBackend("cpu").fit(df));
+            refused(failures, "spline slopeCol " + c, c, () -> new GpuMonotoneSpline().setXCol("d").setYCol("d")
+                    .setSlopeCol(c).setKind("rational").setBackend("cpu").fit(df));
+            refused(failures, "CDF inputCol " + c, c, () -> new GpuMonotoneCdf().setInputCol(c).setBackend("cpu")
+                    .fit(df));
+            refused(failures, "CDF weightCol " + c, c, () -> new GpuMonotoneCdf().setInputCol("d").setWeightCol(c)
+                    .setBackend("cpu").fit(df));
+            refused(failures, "t-SNE graph weightCol " + c, c, () -> new GpuTsne().setSrcCol("id").setDstCol("i")
+                    .setWeightCol(c).setPerplexity(2).setBackend("cpu").fit(df));
+            refused(failures, "FHN aCol " + c, c, () -> {
+                GpuFitzHughNagumo f = new GpuFitzHughNagumo().setCells(11).setLength(5).setDt(0.05).setTEnd(0.5)
+                        .setBackend("cpu");
+                f.set(f.aCol(), c);
+                return f.transform(df).collectAsList();
+            });
+        }
+        for (String c : new String[] {"arr", "arrs", "m", "st", "vec", "d"}) {
+            refused(failures, "t-SNE idCol " + c, c, () -> new GpuTsne().setFeaturesCol("vec").setIdCol(c)
+                    .setPerplexity(2).setMaxIter(2).setBackend("cpu").fit(df), "d");
+            refused(failures, "t-SNE srcCol " + c, c, () -> new GpuTsne().setSrcCol(c).setDstCol("id").setPerplexity(2)
+                    .setMaxIter(2).setBackend("cpu").fit(df), "d");
+        }
+        for (String c : new String[] {"m", "st", "arr", "arrs", "vec", "b", "ts", "s"}) {
+            try {
+                List<Row> out = GpuSort.sort(df, c).collectAsList();
+                if (out.size() != 12) {
+                    failures.add("sort " + c + ": " + out.size() + " rows of 12");
+                }
+            } catch (Exception e) { // AnalysisException is checked
+                String m = String.valueOf(e.getMessage());
+                if (!(e instanceof IllegalArgumentException || e instanceof org.apache.spark.sql.AnalysisException)
+                        || !m.contains(c)) {
+                    failures.add("sort " + c + ": " + e);
+                }
+            }
+        }
+        assertTrue(failures.isEmpty(), failures.size() + " failed:\n" + String.join("\n", failures));
+    }
+
+    /**
+     * The column setting's wrong type must be refused at the top, naming the column and the type it needs. A column
+     * in {@code alsoFine} is of a type the setting accepts (e.g. a vector with featureIndex): any outcome but a crash.
+     */
+    private static void refused(List<String> failures, String what, String col, java.util.concurrent.Callable<?> fit,
+            String... alsoFine) {
+        try {
+            fit.call();
+            if (!List.of(alsoFine).contains(col)) {
+                failures.add(what + ": fitted");
+            }
+        } catch (IllegalArgumentException e) {
+            String m = String.valueOf(e.getMessage());
+            boolean type = false;
+            for (String t : new String[] {"numeric", "vector", "double", "array", "integer", "number", "type"}) {
+                type |= m.toLowerCase(java.util.Locale.ROOT).contains(t);
+            }
+            if (!List.of(alsoFine).contains(col) && (!m.contains("'" + col + "'") || !type)) {
+                failures.add(what + ": the message names neither the column and the type it needs: " + m);
+            }
+        } catch (Exception e) {
+            failures.add(what + ": " + e.getClass().getName() + " instead of an IllegalArgumentException: "
+                    + e.getMessage());
+        }
+    }
 }

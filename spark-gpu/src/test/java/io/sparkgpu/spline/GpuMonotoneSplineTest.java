@@ -111,6 +111,8 @@ class GpuMonotoneSplineTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> new GpuMonotoneSpline().setBackend("cpu").fit(df));
         assertTrue(e.getMessage().contains("smoothing=isotonic"), e.getMessage());
+        assertTrue(e.getMessage().startsWith("xCol 'x', yCol 'y' (points merged by x and sorted): y must be monotone"),
+                "the columns are named (found by fuzzing, issue 18 item 8): " + e.getMessage());
         GpuMonotoneSplineModel m = new GpuMonotoneSpline().setSmoothing("isotonic").setKind("rational")
                 .setBackend("cpu").fit(df);
         GpuIsotonicRegressionModel iso = new GpuIsotonicRegression().setFeaturesCol("x").setLabelCol("y")

@@ -173,7 +173,7 @@ class SparkGpuExtensionsTest {
         for (Throwable c = e; c != null; c = c.getCause()) {
             all.append(c.getMessage()).append(" | ");
         }
-        assertTrue(all.toString().contains("sparkgpu_kmeans_predict features has size 3"), all.toString());
+        assertTrue(all.toString().contains("sparkgpu_kmeans_predict: features has size 3"), all.toString());
     }
 
     @Test

@@ -64,7 +64,7 @@ class SplineCdfSqlFunctionTest {
         while (t.getCause() != null && !(t instanceof IllegalArgumentException)) {
             t = t.getCause();
         }
-        assertEquals("p must be in [0, 1], got 1.5", t.getMessage());
+        assertEquals("sparkgpu_quantile: p must be in [0, 1], got 1.5", t.getMessage());
     }
 
     @Test

@@ -49,6 +49,24 @@ final class InputData {
         String axisName(int j) {
             return names != null ? names.get(j) : column + "[" + j + "]";
         }
+
+        /**
+         * Runs a fit on {@link #df}. The estimator's errors name its feature column; when we assembled it, the user
+         * never named it, so the error also says which {@code --features} columns it holds.
+         */
+        <T> T fit(java.util.function.Supplier<T> fit) {
+            try {
+                return fit.get();
+            } catch (Exception e) { // Spark's job failures are checked SparkExceptions thrown without declaration
+                IllegalArgumentException iae = SparkGpuCli.find(e, IllegalArgumentException.class);
+                if (iae != null && assembled && iae.getMessage() != null
+                        && iae.getMessage().contains("'" + column + "'")) {
+                    throw new IllegalArgumentException(iae.getMessage() + " (column '" + column
+                            + "' holds the values of --features " + String.join(",", names) + ")", e);
+                }
+                throw e;
+            }
+        }
     }
 
     static FileSystem fileSystem(SparkSession spark, String path) {
@@ -291,7 +309,7 @@ final class InputData {
             StructField f = field(schema, n, option, cl);
             if (!(f.dataType() instanceof NumericType)) {
                 throw new ParameterException(cl, option + ": column '" + f.name() + "' has type "
-                        + f.dataType().simpleString() + "; k-means needs numeric columns"
+                        + f.dataType().simpleString() + "; " + option + " needs numeric columns"
                         + (names.size() == 1 ? " or one vector/array column" : ""));
             }
             cols.add(df.col(quote(f.name())).cast(DataTypes.DoubleType));

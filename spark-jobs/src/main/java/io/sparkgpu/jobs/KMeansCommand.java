@@ -197,7 +197,8 @@ final class KMeansCommand extends SparkCommand implements EstimatorDefaults.Sour
             }
             try {
                 long tTrain = System.nanoTime();
-                GpuKMeansModel model = fit(est, data, feats);
+                Dataset<Row> trainOn = data;
+                GpuKMeansModel model = feats.fit(() -> est.fit(trainOn));
                 double trainSeconds = secondsSince(tTrain);
                 int d = model.numFeatures();
 
@@ -234,19 +235,6 @@ final class KMeansCommand extends SparkCommand implements EstimatorDefaults.Sour
             }
         }
         return SparkGpuCli.EXIT_OK;
-    }
-
-    private GpuKMeansModel fit(GpuKMeans est, Dataset<Row> data, InputData.Features feats) {
-        try {
-            return est.fit(data);
-        } catch (Exception e) { // Spark's job failures are checked SparkExceptions thrown without declaration
-            IllegalArgumentException iae = SparkGpuCli.find(e, IllegalArgumentException.class);
-            if (iae != null && feats.assembled && iae.getMessage() != null && iae.getMessage().contains("'" + feats.column + "'")) {
-                throw new IllegalArgumentException(iae.getMessage() + " (column '" + feats.column
-                        + "' holds the values of --features " + String.join(",", feats.names) + ")", e);
-            }
-            throw e;
-        }
     }
 
     private Map<String, Object> modelParams(InputData.Features feats, GpuKMeans est) {

@@ -172,39 +172,48 @@ final class SortCommand extends SparkCommand {
     }
 
     /**
-     * Equal-width bins over [min, max] of the non-null, non-NaN keys, counted exactly by {@link GpuSort#histogram}
-     * (the counting sort's histogram kernel); returns what was plotted.
+     * Equal-width bins over [min, max] of the finite keys (not null, NaN or infinite; the infinite ones are counted
+     * and reported), counted exactly by {@link GpuSort#histogram} (the counting sort's histogram kernel); returns what
+     * was plotted. When max - min overflows (keys near both ends of the double range) the binning runs on halved
+     * values, which cannot overflow; otherwise on the values themselves.
      */
     private String plotHistogram(Dataset<Row> raw, StructField f, SortConfig cfg, SafeOutput target)
             throws java.io.IOException {
-        Dataset<Row> keys = raw.select(numericKey(raw, f).as("x")).where("x IS NOT NULL AND NOT isnan(x)");
-        Row mm = keys.agg(functions.min("x"), functions.max("x")).first();
+        Column key = functions.col("x");
+        Column finite = key.gt(Double.NEGATIVE_INFINITY).and(key.lt(Double.POSITIVE_INFINITY));
+        Dataset<Row> all = raw.select(numericKey(raw, f).as("x")).where("x IS NOT NULL AND NOT isnan(x)");
+        Row mm = all.agg(functions.min(functions.when(finite, key)), functions.max(functions.when(finite, key)),
+                functions.count(functions.when(functions.not(finite), 1))).first();
+        long infinite = mm.getLong(2);
+        String skipped = infinite == 0 ? "" : ", " + infinite + " infinite keys not plotted";
         if (mm.isNullAt(0)) {
-            XYChart chart = Plots.lines("Histogram of " + f.name() + " (no non-null values)", f.name(), "rows", false);
+            XYChart chart = Plots.lines("Histogram of " + f.name() + " (no finite values)", f.name(), "rows", false);
             target.writePng(chart);
-            return "no non-null values";
+            return "no finite values" + skipped;
         }
+        Dataset<Row> keys = all.where(finite);
         double lo = mm.getDouble(0);
         double hi = mm.getDouble(1);
+        double scale = Double.isFinite(hi - lo) ? 1 : 0.5;
         int bins = hi > lo ? plotBins : 1;
-        double width = hi > lo ? (hi - lo) / bins : 1;
-        Column bin = functions.least(functions.lit(bins - 1),
-                functions.floor(functions.col("x").minus(lo).divide(width)).cast(DataTypes.IntegerType));
+        double width = hi > lo ? (hi * scale - lo * scale) / bins : 1;
+        Column bin = functions.least(functions.lit(bins - 1), functions.floor(key.multiply(scale).minus(lo * scale)
+                .divide(width)).cast(DataTypes.IntegerType));
         List<Row> counts = GpuSort.histogram(keys.select(bin.as("bin")), "bin", bins, cfg.backend()).collectAsList();
         double[] x = new double[bins];
         double[] y = new double[bins];
         for (int b = 0; b < bins; b++) {
-            x[b] = lo + (b + 0.5) * width;
+            x[b] = (lo * scale + (b + 0.5) * width) / scale;
         }
         long total = 0;
         for (Row r : counts) {
             y[r.getInt(0)] = r.getLong(1);
             total += r.getLong(1);
         }
-        XYChart chart = Plots.lines(String.format(Locale.ROOT, "Histogram of %s (%d rows, %d bins)", f.name(), total,
-                bins), f.name(), "rows per bin", false);
+        XYChart chart = Plots.lines(String.format(Locale.ROOT, "Histogram of %s (%d rows, %d bins%s)", f.name(), total,
+                bins, skipped), f.name(), "rows per bin", false);
         Plots.addLine(chart, "rows", x, y);
         target.writePng(chart);
-        return total + " keys in " + bins + " bins";
+        return total + " keys in " + bins + " bins" + skipped;
     }
 }

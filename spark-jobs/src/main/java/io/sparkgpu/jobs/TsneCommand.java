@@ -293,7 +293,7 @@ final class TsneCommand extends SparkCommand implements EstimatorDefaults.Source
                 out.flush();
                 Dataset<Row> data = feats.df.persist(StorageLevel.MEMORY_AND_DISK());
                 try {
-                    model = est.setFeaturesCol(feats.column).fit(data);
+                    model = feats.fit(() -> est.setFeaturesCol(feats.column).fit(data));
                     if (labelCol != null) {
                         labels = new Object[model.numPoints()];
                         for (scala.Tuple2<Row, Long> t : data.select(InputData.quote(labelCol)).javaRDD()
