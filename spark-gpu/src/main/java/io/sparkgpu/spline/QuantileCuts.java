@@ -16,8 +16,8 @@ import org.apache.spark.sql.catalyst.InternalRow;
  * changes how many rows a bin holds, not where the cuts fall in rank.
  *
  * <p><b>Refined bins.</b> A bin that holds a target rank k n / N and would miss it by more than 1/256 of a
- * partition's share (a heavy bin: an atom, or F too flat there) is counted again in S sub-bins (S = 2^20 / the
- * number of such bins, in [256, 65536]; at most 4096 bins): by the key's linear position between the bin's smallest
+ * partition's share (a heavy bin: an atom, or F too flat there) is counted again in S sub-bins (S = 2^18 / the
+ * number of such bins, in [256, 65536]; at most 1024 bins, the heaviest): by the key's linear position between the bin's smallest
  * and largest key, or, when the bin holds ONE value (ties), by the row's tie-break (a uniform 64-bit hash of its
  * position: the same rows always get the same tie-break for a deterministic input), so the rows of one value are
  * split in exact counted pieces over adjacent partitions. A key with no tie-break (a plain number) on a split value
@@ -35,7 +35,9 @@ final class QuantileCuts implements Serializable {
     static final int BINS_PER_PARTITION = 256;
     /** The most cells (bins, or refined bins times sub-bins) a count holds: 2^20 longs per task. */
     static final int MAX_CELLS = 1 << 20;
-    static final int MAX_REFINED = 4096;
+    /** The most sub-bins of a recount in all (2^18 longs per task), and so the most refined bins. */
+    static final int MAX_SUB_CELLS = 1 << 18;
+    static final int MAX_REFINED = 1024;
     static final int MIN_SUB = 256;
     static final int MAX_SUB = 1 << 16;
     /** Rows per F evaluation batch (one launch on the GPU). */
@@ -232,7 +234,7 @@ final class QuantileCuts implements Serializable {
             Arrays.sort(refined);
         }
         int rn = refined.length;
-        int sub = rn == 0 ? 1 : Math.max(MIN_SUB, Math.min(MAX_SUB, MAX_CELLS / rn));
+        int sub = rn == 0 ? 1 : Math.max(MIN_SUB, Math.min(MAX_SUB, MAX_SUB_CELLS / rn));
         double[] refMin = new double[rn];
         double[] refMax = new double[rn];
         for (int i = 0; i < rn; i++) {

@@ -113,6 +113,18 @@ public final class SplineCdf {
         if (n < 2) {
             throw new IllegalArgumentException(col + " must hold at least 2 values, got " + n);
         }
+        if (weights == null) { // the same order as below: by value, -0.0 read as 0.0
+            double[] v = new double[n];
+            for (int i = 0; i < n; i++) {
+                v[i] = values[i] + 0.0;
+            }
+            Arrays.parallelSort(v);
+            double[] u = new double[n];
+            for (int i = 0; i < n; i++) {
+                u[i] = position(i, 1.0, 1.0, n - 1.0);
+            }
+            return interpolate(u, v, numKnots);
+        }
         Integer[] order = new Integer[n];
         for (int i = 0; i < n; i++) {
             order[i] = i;

@@ -3,6 +3,7 @@ package io.sparkgpu.spline;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
+import io.sparkgpu.cuda.Backend;
 import org.apache.spark.Partitioner;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.sql.Dataset;
@@ -184,25 +185,78 @@ public final class SplineRangePartitioner extends Partitioner {
      * deterministic df lands where it was counted.
      */
     public static SplineRangePartitioner fit(Dataset<?> df, String col, int numPartitions) {
+        return fit(df, col, numPartitions, null);
+    }
+
+    /**
+     * {@link #fit(Dataset, String, int)} with the CDF and the histogram's F evaluations on backend (null: the
+     * Spark setting, else auto); every backend gives the same partitioner (the CPU twin's bits).
+     */
+    public static SplineRangePartitioner fit(Dataset<?> df, String col, int numPartitions, String backend) {
         SplineConfig.checkNumPartitions(numPartitions);
         SplineTransform.checkNumeric(df.schema(), "col", col);
         if (numPartitions == 1) {
             return new SplineRangePartitioner(new double[0]);
         }
         org.apache.spark.sql.Column c = SplineCdf.quoted(df, col).cast("double");
-        Dataset<?> finite = df.filter(c.isNotNull().and(org.apache.spark.sql.functions.not(
-                org.apache.spark.sql.functions.isnan(c))).and(org.apache.spark.sql.functions.abs(c)
-                .lt(Double.POSITIVE_INFINITY)));
-        GpuMonotoneCdfModel m = new GpuMonotoneCdf().setInputCol(col).setNumKnots(knotsFor(numPartitions))
-                .setSampleSize(sampleSizeFor(numPartitions)).fit(finite);
+        Backend b = io.sparkgpu.cuda.SparkGpuConf.backend(backend == null ? null : Backend.parse(backend,
+                "backend"));
+        Spline map = sampleMap(df, c, numPartitions, b, col);
         JavaRDD<org.apache.spark.sql.catalyst.InternalRow> keyed = df.toDF().select(c, org.apache.spark.sql.functions
                 .monotonically_increasing_id()).queryExecution().toRdd().toJavaRDD();
         try {
-            return new SplineRangePartitioner(QuantileCuts.count(keyed, m.spline(), m.backendSetting(),
-                    numPartitions));
+            return new SplineRangePartitioner(QuantileCuts.count(keyed, map, b, numPartitions));
         } catch (Exception e) {
             throw io.sparkgpu.common.SparkErrors.unwrap(e);
         }
+    }
+
+    /**
+     * The monotone map of the counted partitioner: the CDF spline (rational, Butland's slopes) through the exact
+     * quantiles at {@link #knotsFor} levels of a sample of about {@link #sampleSizeFor} finite values of c, kept by
+     * a seeded hash of the value (so by content only; a value's rows are kept or dropped together), sorted on the
+     * driver. Its accuracy only sets how evenly the rows spread over the bins, never where the cuts fall in rank;
+     * when the sample holds fewer than 2 distinct values the map is linear between the column's extremes.
+     */
+    static Spline sampleMap(Dataset<?> df, org.apache.spark.sql.Column c, int numPartitions, Backend backend,
+                            String col) {
+        org.apache.spark.sql.Column finite = c.isNotNull().and(org.apache.spark.sql.functions.not(
+                org.apache.spark.sql.functions.isnan(c))).and(org.apache.spark.sql.functions.abs(c)
+                .lt(Double.POSITIVE_INFINITY));
+        Row stats = df.toDF().where(finite).agg(org.apache.spark.sql.functions.count(c),
+                org.apache.spark.sql.functions.min(c), org.apache.spark.sql.functions.max(c)).head();
+        long n = stats.getLong(0);
+        long sample = sampleSizeFor(numPartitions);
+        org.apache.spark.sql.Column keep = finite;
+        if (n > sample) {
+            double unit = 0x1.0p53;
+            keep = keep.and(org.apache.spark.sql.functions.pmod(org.apache.spark.sql.functions.xxhash64(
+                    org.apache.spark.sql.functions.lit(SAMPLE_SEED), c), org.apache.spark.sql.functions.lit(
+                    (long) unit)).lt((double) sample / n * unit));
+        }
+        double[] v = df.toDF().where(keep).select(c).as(org.apache.spark.sql.Encoders.DOUBLE()).collectAsList()
+                .stream().mapToDouble(Double::doubleValue).toArray();
+        double[] q;
+        if (v.length >= 2 && distinctAtLeast2(v)) {
+            q = SplineCdf.quantileKnots(v, null, knotsFor(numPartitions), col, null);
+        } else {
+            double lo = n == 0 ? 0 : stats.getDouble(1);
+            double hi = n == 0 ? 1 : stats.getDouble(2);
+            q = new double[] {lo, hi > lo ? hi : Math.nextUp(lo)};
+        }
+        return SplineCdf.build(q, SplineConfig.Kind.RATIONAL, backend, col);
+    }
+
+    /** The seed of the map's sample. */
+    static final long SAMPLE_SEED = 0x5EED15L;
+
+    private static boolean distinctAtLeast2(double[] v) {
+        for (double x : v) {
+            if (x != v[0]) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** splitmix64: the tie-break of a row from its position. */
@@ -220,7 +274,18 @@ public final class SplineRangePartitioner extends Partitioner {
      * two-pass partitioner.
      */
     public static Dataset<Row> partitionByQuantiles(Dataset<?> df, String col, int numPartitions) {
-        SplineRangePartitioner p = fit(df, col, numPartitions);
+        return fit(df, col, numPartitions).partition(df, col);
+    }
+
+    /**
+     * The rows of df in this partitioner's partitions by col, with the tie-break of {@link #fit}: for a counted
+     * partitioner, df must be the one it was fitted on (else the rows land by the cuts, but the sizes are not the
+     * counted ones). Through Spark's SQL exchange ({@code repartitionById}).
+     */
+    public Dataset<Row> partition(Dataset<?> df, String col) {
+        SplineTransform.checkNumeric(df.schema(), "col", col);
+        SplineRangePartitioner p = this;
+        int numPartitions = numPartitions();
         if (df.schema().getFieldIndex(PARTITION_COL).isDefined()) {
             throw new IllegalArgumentException("df must not have a column named " + PARTITION_COL);
         }

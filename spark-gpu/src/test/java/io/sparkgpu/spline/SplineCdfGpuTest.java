@@ -40,4 +40,20 @@ class SplineCdfGpuTest {
             }
         }
     }
+
+    /** The counted partitioner: F on the GPU in the histogram pass gives the CPU twin's bins, so the same cuts. */
+    @Test
+    void countedPartitionerIsTheCpuOne() {
+        GpuTestSupport.deviceOrSkip();
+        SparkSession spark = SparkTestSession.get();
+        for (String kind : new String[] {"lognormal", "zipf", "bimodal"}) {
+            org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> df = SplineRangePartitionerTest.skewedKeys(spark,
+                    kind, 300_007, 3);
+            SplineRangePartitioner cpu = SplineRangePartitioner.fit(df, "key", 37, "cpu");
+            SplineRangePartitioner gpu = SplineRangePartitioner.fit(df, "key", 37, "gpu");
+            assertTrue(cpu.equals(gpu), kind);
+            assertArrayEquals(cpu.expectedSizes(), SplineRangePartitioner.partitionSizes(gpu.partition(df, "key")),
+                    kind);
+        }
+    }
 }
