@@ -34,12 +34,15 @@ public final class SplineBenchmark {
             "  --n LIST           knots of the construction and evaluation cases   [1e6,1e7,1e8]",
             "  --queries Q        queries per evaluation case                      [1e8]",
             "  --backends LIST    gpu,cpu                                          [gpu,cpu]",
-            "  --ops LIST         any of build,value,inverse                       [all]",
+            "  --ops LIST         any of build,value,inverse (kernels), cdf (quantiles vs approxQuantile),",
+            "                     partition (partitioner vs repartitionByRange)    [all]",
             "  --orders LIST      query orders of value/inverse: random,sorted     [all]",
             "  --cpu-max-size N   time the CPU twin only up to N knots and N queries; above, the GPU bits are",
             "                     still checked: the twin builds once untimed and evaluates the first 10^6",
             "                     queries                                          [1e7]",
-            "  --cdf-rows N       rows of the CDF and partitioner cases (0 skips)  [1e7]",
+            "  --cdf-rows N       rows of the CDF and partitioner cases (0 skips); generated in seeded",
+            "                     partitions, cached once per case; each phase's time is a row and a",
+            "                     progress line on stderr                          [1e7]",
             "  --partitions P     partitions of the partitioner case               [64]",
             "  --reps R           timed runs (best)                                [5]",
             "  --device G         CUDA device ordinal                              [0]",
@@ -47,7 +50,7 @@ public final class SplineBenchmark {
             "  --help");
 
     static final List<String> BACKENDS = List.of("gpu", "cpu");
-    static final List<String> OPS = List.of("build", "value", "inverse");
+    static final List<String> OPS = List.of("build", "value", "inverse", "cdf", "partition");
     static final List<String> ORDERS = List.of("random", "sorted");
     /** Queries the CPU twin evaluates to check the GPU's bits in a case above --cpu-max-size. */
     static final int CHECK_QUERIES = 1_000_000;
@@ -199,7 +202,8 @@ public final class SplineBenchmark {
         out.add("| --- | --- | --- | --- | ---: | ---: | --- |");
         int mismatches = 0;
         boolean build = o.ops.contains("build");
-        for (long nl : o.n) {
+        boolean kernels = build || o.ops.contains("value") || o.ops.contains("inverse");
+        for (long nl : kernels ? o.n : List.<Long>of()) {
             int n = (int) nl;
             double[][] d = data(n, 7 + n);
             boolean timeCpu = cpu && n <= o.cpuMaxSize;
@@ -227,12 +231,16 @@ public final class SplineBenchmark {
                 }
             }
         }
-        if (o.cdfRows > 0) {
+        if (o.cdfRows > 0 && (o.ops.contains("cdf") || o.ops.contains("partition"))) {
             SparkSession spark = SparkSession.builder().master("local[*]").appName("SplineBenchmark")
                     .config("spark.ui.enabled", "false").getOrCreate();
             try {
-                cdf(o, spark, out);
-                partitioner(o, spark, out);
+                if (o.ops.contains("cdf")) {
+                    cdf(o, spark, out);
+                }
+                if (o.ops.contains("partition")) {
+                    partitioner(o, spark, out);
+                }
             } finally {
                 spark.stop();
             }
@@ -297,16 +305,60 @@ public final class SplineBenchmark {
 
     /** The largest |rank(estimate) - p (n - 1)| / n over the levels, against the sorted column. */
     static double rankError(double[] sorted, double[] est) {
-        int n = sorted.length;
+        long[] less = new long[est.length];
+        long[] leq = new long[est.length];
+        for (int i = 0; i < est.length; i++) {
+            less[i] = SplineCdf.lowerBound(sorted, est[i]);
+            leq[i] = SplineCdf.lowerBound(sorted, Math.nextUp(est[i]));
+        }
+        return rankError(sorted.length, less, leq);
+    }
+
+    /**
+     * The same from counts: less[i] rows below estimate i and leq[i] at or below it (ranks less..leq-1 hold its
+     * value), of n.
+     */
+    static double rankError(long n, long[] less, long[] leq) {
         double worst = 0;
         for (int i = 0; i < PROBS.length; i++) {
-            int lo = SplineCdf.lowerBound(sorted, est[i]);
-            int hi = SplineCdf.lowerBound(sorted, Math.nextUp(est[i])) - 1; // ranks lo..hi hold the value (ties)
+            long lo = less[i];
+            long hi = Math.max(lo, leq[i] - 1);
             double target = PROBS[i] * (n - 1);
-            double e = target < lo ? lo - target : target > Math.max(lo, hi) ? target - Math.max(lo, hi) : 0;
+            double e = target < lo ? lo - target : target > hi ? target - hi : 0;
             worst = Math.max(worst, e / n);
         }
         return worst;
+    }
+
+    /** Rows of df's column v below and at or below each estimate: one aggregation pass (no sort, no collect). */
+    static long[][] rankCounts(Dataset<Row> df, List<double[]> estimates) {
+        List<org.apache.spark.sql.Column> aggs = new ArrayList<>();
+        for (double[] est : estimates) {
+            for (double e : est) {
+                aggs.add(functions.count(functions.when(functions.col("v").lt(e), 1)));
+                aggs.add(functions.count(functions.when(functions.col("v").leq(e), 1)));
+            }
+        }
+        Row r = df.agg(aggs.get(0), aggs.subList(1, aggs.size()).toArray(new org.apache.spark.sql.Column[0])).head();
+        long[][] out = new long[estimates.size() * 2][];
+        int c = 0;
+        for (int m = 0; m < estimates.size(); m++) {
+            int k = estimates.get(m).length;
+            out[2 * m] = new long[k];
+            out[2 * m + 1] = new long[k];
+            for (int i = 0; i < k; i++) {
+                out[2 * m][i] = r.getLong(c++);
+                out[2 * m + 1][i] = r.getLong(c++);
+            }
+        }
+        return out;
+    }
+
+    /** Seconds since t0 as a progress line on stderr (a run cut off by a time limit still shows where it was). */
+    static double phase(String what, long t0) {
+        double sec = (System.nanoTime() - t0) / 1e9;
+        System.err.printf(Locale.ROOT, "[spline bench] %s: %.2f s%n", what, sec);
+        return sec;
     }
 
     /** A lognormal column of n rows (seeded per partition). */
@@ -317,32 +369,45 @@ public final class SplineBenchmark {
     static void cdf(Options o, SparkSession spark, List<String> out) {
         long n = o.cdfRows;
         int parts = Math.max(2, Runtime.getRuntime().availableProcessors());
+        long t0 = System.nanoTime();
         Dataset<Row> df = lognormal(spark, n, parts).cache();
-        double[] sorted = new double[(int) n];
-        java.util.Iterator<Row> it = df.toLocalIterator(); // streamed: no list of 10^8 rows on the driver
-        for (int i = 0; i < sorted.length; i++) {
-            sorted[i] = it.next().getDouble(0);
-        }
-        Arrays.parallelSort(sorted);
+        df.count();
+        double gen = phase("cdf data: " + n + " lognormal rows generated and cached", t0);
+        out.add(row("data", "lognormal, generated in " + parts + " seeded partitions and cached", n + " rows",
+                "spark", gen * 1e3, rate(n, gen * 1e3, "rows/s"), ""));
         String backend = o.backends.contains("gpu") ? "auto" : "cpu";
+        List<String> names = new ArrayList<>();
+        List<String> backends = new ArrayList<>();
+        List<Double> times = new ArrayList<>();
+        List<double[]> estimates = new ArrayList<>();
         for (long sample : new long[] {0, 1_000_000}) {
             if (sample >= n) {
                 continue;
             }
             GpuMonotoneCdfModel[] m = new GpuMonotoneCdfModel[1];
-            double ms = bestMillis(1, () -> m[0] = new GpuMonotoneCdf().setInputCol("v").setSampleSize(sample)
-                    .setBackend(backend).fit(df));
-            double[] est = m[0].quantile(PROBS);
-            out.add(row("quantiles", "GpuMonotoneCdf, " + (sample == 0 ? "whole column" : "sample " + sample)
-                    + ", 1025 knots", n + " rows", backend, ms, rate(n, ms, "rows/s"),
-                    String.format(Locale.ROOT, "max rank error %.2e n", rankError(sorted, est))));
+            long t = System.nanoTime();
+            m[0] = new GpuMonotoneCdf().setInputCol("v").setSampleSize(sample).setBackend(backend).fit(df);
+            String name = "GpuMonotoneCdf, " + (sample == 0 ? "whole column" : "sample " + sample) + ", 1025 knots";
+            times.add(phase("cdf: " + name, t) * 1e3);
+            names.add(name);
+            backends.add(backend);
+            estimates.add(m[0].quantile(PROBS));
         }
         for (double rel : new double[] {1e-2, 1e-3}) {
-            double[][] est = new double[1][];
-            double ms = bestMillis(1, () -> est[0] = df.stat().approxQuantile("v", PROBS, rel));
-            out.add(row("quantiles", "approxQuantile, relativeError " + rel, n + " rows", "spark", ms,
-                    rate(n, ms, "rows/s"), String.format(Locale.ROOT, "max rank error %.2e n",
-                            rankError(sorted, est[0]))));
+            long t = System.nanoTime();
+            estimates.add(df.stat().approxQuantile("v", PROBS, rel));
+            String name = "approxQuantile, relativeError " + rel;
+            times.add(phase("cdf: " + name, t) * 1e3);
+            names.add(name);
+            backends.add("spark");
+        }
+        long t = System.nanoTime();
+        long[][] counts = rankCounts(df, estimates); // the exact ranks of every estimate, one pass
+        phase("cdf: exact ranks of the estimates (one aggregation)", t);
+        for (int i = 0; i < names.size(); i++) {
+            out.add(row("quantiles", names.get(i), n + " rows", backends.get(i), times.get(i),
+                    rate(n, times.get(i), "rows/s"), String.format(Locale.ROOT, "max rank error %.2e n",
+                            rankError(n, counts[2 * i], counts[2 * i + 1]))));
         }
         df.unpersist();
     }
@@ -367,19 +432,30 @@ public final class SplineBenchmark {
         int p = o.partitions;
         int parts = Math.max(2, Runtime.getRuntime().availableProcessors());
         for (String kind : new String[] {"lognormal", "zipf", "bimodal"}) {
+            long t0 = System.nanoTime();
             Dataset<Row> df = skewed(spark, kind, n, parts).cache();
             df.count();
-            long[][] sizes = new long[1][];
-            double ms = bestMillis(1, () -> sizes[0] = SplineRangePartitioner.partitionSizes(
-                    GpuMonotoneCdf.partitionByQuantiles(df, "key", p)));
+            double gen = phase("partition data: " + n + " " + kind + " rows generated and cached", t0);
+            out.add(row("data", kind + ", generated in " + parts + " seeded partitions and cached", n + " rows",
+                    "spark", gen * 1e3, rate(n, gen * 1e3, "rows/s"), ""));
+            long t1 = System.nanoTime();
+            SplineRangePartitioner sp = SplineRangePartitioner.fit(df, "key", p,
+                    o.backends.contains("gpu") ? "auto" : "cpu");
+            double fit = phase("partition: " + kind + ", fit (sample map, exact bin counts)", t1);
+            long t2 = System.nanoTime();
+            long[] sizes = SplineRangePartitioner.partitionSizes(sp.partition(df, "key"));
+            double shuffle = phase("partition: " + kind + ", shuffle and count", t2);
+            double ms = (fit + shuffle) * 1e3;
             out.add(row("partition", "SplineRangePartitioner, " + kind, n + " rows, " + p + " partitions", "auto",
-                    ms, rate(n, ms, "rows/s"), String.format(Locale.ROOT, "imbalance %.4f",
-                            SplineRangePartitioner.imbalance(sizes[0]))));
-            double ms2 = bestMillis(1, () -> sizes[0] = SplineRangePartitioner.partitionSizes(
-                    df.repartitionByRange(p, functions.col("key"))));
+                    ms, rate(n, ms, "rows/s"), String.format(Locale.ROOT, "imbalance %.4f; fit %.0f ms, shuffle %.0f"
+                            + " ms; sizes %s the counted ones", SplineRangePartitioner.imbalance(sizes), fit * 1e3,
+                            shuffle * 1e3, Arrays.equals(sizes, sp.expectedSizes()) ? "=" : "DIFFER from")));
+            long t3 = System.nanoTime();
+            sizes = SplineRangePartitioner.partitionSizes(df.repartitionByRange(p, functions.col("key")));
+            double ms2 = phase("partition: " + kind + ", repartitionByRange and count", t3) * 1e3;
             out.add(row("partition", "repartitionByRange, " + kind, n + " rows, " + p + " partitions", "spark",
                     ms2, rate(n, ms2, "rows/s"), String.format(Locale.ROOT, "imbalance %.4f",
-                            SplineRangePartitioner.imbalance(sizes[0]))));
+                            SplineRangePartitioner.imbalance(sizes))));
             df.unpersist();
         }
     }
