@@ -123,6 +123,7 @@ final class QuantileCuts implements Serializable {
         final double[] max;
         long nulls;
         long nans;
+        long infinite;
 
         Hist(int bins) {
             count = new long[bins];
@@ -140,6 +141,7 @@ final class QuantileCuts implements Serializable {
             }
             nulls += o.nulls;
             nans += o.nans;
+            infinite += o.infinite;
             return this;
         }
     }

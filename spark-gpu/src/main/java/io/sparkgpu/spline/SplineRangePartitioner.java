@@ -201,7 +201,7 @@ public final class SplineRangePartitioner extends Partitioner {
         org.apache.spark.sql.Column c = SplineCdf.quoted(df, col).cast("double");
         Backend b = io.sparkgpu.cuda.SparkGpuConf.backend(backend == null ? null : Backend.parse(backend,
                 "backend"));
-        Spline map = sampleMap(df, c, numPartitions, b, col);
+        Spline map = sampleMap(df, c, knotsFor(numPartitions), sampleSizeFor(numPartitions), b, col);
         JavaRDD<org.apache.spark.sql.catalyst.InternalRow> keyed = df.toDF().select(c, org.apache.spark.sql.functions
                 .monotonically_increasing_id()).queryExecution().toRdd().toJavaRDD();
         try {
@@ -212,21 +212,21 @@ public final class SplineRangePartitioner extends Partitioner {
     }
 
     /**
-     * The monotone map of the counted partitioner: the CDF spline (rational, Butland's slopes) through the exact
-     * quantiles at {@link #knotsFor} levels of a sample of about {@link #sampleSizeFor} finite values of c, kept by
+     * The monotone map of the counted partitioner (and of {@link CountedQuantiles}): the CDF spline (rational,
+     * Butland's slopes) through the exact quantiles at numKnots levels of a sample of about sample finite values of
+     * c, kept by
      * a seeded hash of the value (so by content only; a value's rows are kept or dropped together), sorted on the
      * driver. Its accuracy only sets how evenly the rows spread over the bins, never where the cuts fall in rank;
      * when the sample holds fewer than 2 distinct values the map is linear between the column's extremes.
      */
-    static Spline sampleMap(Dataset<?> df, org.apache.spark.sql.Column c, int numPartitions, Backend backend,
-                            String col) {
+    static Spline sampleMap(Dataset<?> df, org.apache.spark.sql.Column c, int numKnots, long sample,
+                            Backend backend, String col) {
         org.apache.spark.sql.Column finite = c.isNotNull().and(org.apache.spark.sql.functions.not(
                 org.apache.spark.sql.functions.isnan(c))).and(org.apache.spark.sql.functions.abs(c)
                 .lt(Double.POSITIVE_INFINITY));
         Row stats = df.toDF().where(finite).agg(org.apache.spark.sql.functions.count(c),
                 org.apache.spark.sql.functions.min(c), org.apache.spark.sql.functions.max(c)).head();
         long n = stats.getLong(0);
-        long sample = sampleSizeFor(numPartitions);
         org.apache.spark.sql.Column keep = finite;
         if (n > sample) {
             double unit = 0x1.0p53;
@@ -238,7 +238,7 @@ public final class SplineRangePartitioner extends Partitioner {
                 .stream().mapToDouble(Double::doubleValue).toArray();
         double[] q;
         if (v.length >= 2 && distinctAtLeast2(v)) {
-            q = SplineCdf.quantileKnots(v, null, knotsFor(numPartitions), col, null);
+            q = SplineCdf.quantileKnots(v, null, numKnots, col, null);
         } else {
             double lo = n == 0 ? 0 : stats.getDouble(1);
             double hi = n == 0 ? 1 : stats.getDouble(2);

@@ -54,6 +54,10 @@ class SplineCdfGpuTest {
             assertTrue(cpu.equals(gpu), kind);
             assertArrayEquals(cpu.expectedSizes(), SplineRangePartitioner.partitionSizes(gpu.partition(df, "key")),
                     kind);
+            // the whole column's exact quantiles by counts: the GPU map's bins are the CPU's, so the same knots
+            org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> keys = df.select("key");
+            assertArrayEquals(CountedQuantiles.knots(keys, "key", 1025, io.sparkgpu.cuda.Backend.CPU),
+                    CountedQuantiles.knots(keys, "key", 1025, io.sparkgpu.cuda.Backend.GPU), 0.0, kind);
         }
     }
 }
