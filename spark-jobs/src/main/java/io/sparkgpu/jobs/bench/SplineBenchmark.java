@@ -23,10 +23,12 @@ import org.apache.spark.sql.functions;
  * Monotone splines, one Markdown table: construction (knots/s) and evaluation and inverse throughput (queries/s,
  * random and sorted queries) of the GPU kernels alone (best of --reps launches, CUDA events) against the CPU twin on
  * all cores (best wall time); the GPU results must equal the twin's bits (exit status 3 otherwise). Then, on Spark
- * local[*]: the smooth CDF's quantiles ({@link GpuMonotoneCdf}, whole column and a 10^6 sample) against
- * {@code approxQuantile} (time and the largest rank error against the exact quantiles, as a fraction of n), and the
- * quantile range partitioner against Spark's range partitioning ({@code repartitionByRange}) on skewed keys: partition
- * imbalance (largest / mean) and time. Usage: {@code --help}.
+ * local[*] ({@code --ops cdf,partition} alone: no kernel case): the smooth CDF's quantiles ({@link GpuMonotoneCdf},
+ * whole column and a 10^6 sample) against {@code approxQuantile} (time and the largest rank error against the exact
+ * ranks, counted by one aggregation over the column), and the quantile range partitioner against Spark's range
+ * partitioning ({@code repartitionByRange}) on skewed keys: partition imbalance (largest / mean) and time, fit and
+ * shuffle apart. Each data set is generated in seeded partitions and cached once; every phase is a row (section
+ * {@code data} for the generation) and a progress line on stderr. Usage: {@code --help}.
  */
 public final class SplineBenchmark {
     static final String USAGE = String.join("\n",
@@ -44,6 +46,7 @@ public final class SplineBenchmark {
             "                     partitions, cached once per case; each phase's time is a row and a",
             "                     progress line on stderr                          [1e7]",
             "  --partitions P     partitions of the partitioner case               [64]",
+            "  --dists LIST       keys of the partitioner case: lognormal,zipf,bimodal  [all]",
             "  --reps R           timed runs (best)                                [5]",
             "  --device G         CUDA device ordinal                              [0]",
             "  --markdown FILE    also write the report to FILE",
@@ -52,6 +55,7 @@ public final class SplineBenchmark {
     static final List<String> BACKENDS = List.of("gpu", "cpu");
     static final List<String> OPS = List.of("build", "value", "inverse", "cdf", "partition");
     static final List<String> ORDERS = List.of("random", "sorted");
+    static final List<String> DISTS = List.of("lognormal", "zipf", "bimodal");
     /** Queries the CPU twin evaluates to check the GPU's bits in a case above --cpu-max-size. */
     static final int CHECK_QUERIES = 1_000_000;
 
@@ -64,6 +68,7 @@ public final class SplineBenchmark {
         long cpuMaxSize = 10_000_000L;
         long cdfRows = 10_000_000L;
         int partitions = 64;
+        List<String> dists = DISTS;
         int reps = 5;
         int device;
         String markdown;
@@ -100,6 +105,9 @@ public final class SplineBenchmark {
                         break;
                     case "--cdf-rows":
                         o.cdfRows = KMeansBenchmark.Options.count(v);
+                        break;
+                    case "--dists":
+                        o.dists = BenchArgs.choices("--dists", v, DISTS);
                         break;
                     case "--partitions":
                         o.partitions = (int) KMeansBenchmark.Options.count(v);
@@ -431,7 +439,7 @@ public final class SplineBenchmark {
         long n = o.cdfRows;
         int p = o.partitions;
         int parts = Math.max(2, Runtime.getRuntime().availableProcessors());
-        for (String kind : new String[] {"lognormal", "zipf", "bimodal"}) {
+        for (String kind : o.dists) {
             long t0 = System.nanoTime();
             Dataset<Row> df = skewed(spark, kind, n, parts).cache();
             df.count();

@@ -23,6 +23,11 @@ class SplineBenchmarkTest {
                 "tpu"}));
         assertThrows(IllegalArgumentException.class, () -> SplineBenchmark.Options.parse(new String[] {"--cdf-rows",
                 "1"}));
+        assertEquals(List.of("zipf"), SplineBenchmark.Options.parse(new String[] {"--dists", "zipf"}).dists);
+        assertEquals(List.of("cdf", "partition"), SplineBenchmark.Options.parse(new String[] {"--ops",
+                "cdf,partition"}).ops);
+        assertThrows(IllegalArgumentException.class, () -> SplineBenchmark.Options.parse(new String[] {"--dists",
+                "pareto"}));
     }
 
     @Test
