@@ -16,7 +16,7 @@ import org.apache.spark.sql.catalyst.InternalRow;
  * changes how many rows a bin holds, not where the cuts fall in rank.
  *
  * <p><b>Refined bins.</b> A bin that holds a target rank k n / N and would miss it by more than 1/256 of a
- * partition's share (a heavy bin: an atom, or F too flat there) is counted again in S sub-bins (S = 2^18 / the
+ * partition's share (a heavy bin: an atom, or F too flat there) is counted again in S sub-bins (S = 2^20 / the
  * number of such bins, in [256, 65536]; at most 1024 bins, the heaviest): by the key's linear position between
  * the bin's smallest and largest key, or, when the bin holds ONE value (ties), by the row's tie-break (a uniform
  * 64-bit hash of its position: the same rows always get the same tie-break for a deterministic input), so the rows
@@ -36,8 +36,8 @@ final class QuantileCuts implements Serializable {
     static final int BINS_PER_PARTITION = 256;
     /** The most cells (bins, or refined bins times sub-bins) a count holds: 2^20 longs per task. */
     static final int MAX_CELLS = 1 << 20;
-    /** The most sub-bins of a recount in all (2^18 longs per task), and so the most refined bins. */
-    static final int MAX_SUB_CELLS = 1 << 18;
+    /** The most sub-bins of a recount in all (2^20 longs per task). */
+    static final int MAX_SUB_CELLS = 1 << 20;
     static final int MAX_REFINED = 1024;
     static final int MIN_SUB = 256;
     static final int MAX_SUB = 1 << 16;
