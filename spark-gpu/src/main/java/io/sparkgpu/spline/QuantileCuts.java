@@ -103,17 +103,7 @@ final class QuantileCuts implements Serializable {
         if (r >= 0) {
             pos |= subOf(refMin[r], refMax[r], sub, x, tb, spread);
         }
-        int lo = 0;
-        int hi = cuts.length; // the number of cuts <= pos
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (cuts[mid] <= pos) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo;
+        return upper(cuts, pos); // the number of cuts <= pos (pos < 2^53: exact as a double)
     }
 
     /** The first count: rows per bin, the smallest and largest key per bin, nulls and NaN. */
