@@ -43,6 +43,8 @@ final class QuantileCuts implements Serializable {
     static final int MAX_SUB = 1 << 16;
     /** Rows per F evaluation batch (one launch on the GPU). */
     static final int CHUNK = 1 << 18;
+    /** The most distinct values a refined bin of several values is resolved into (else: by linear position). */
+    static final int MAX_DISTINCT = 4096;
 
     final Spline cdf;
     final int bins;
@@ -51,19 +53,27 @@ final class QuantileCuts implements Serializable {
     final double[] refMin;
     final double[] refMax;
     final int sub;
+    /**
+     * Per refined bin that holds several values, few enough (at most {@link #MAX_DISTINCT}): its distinct values,
+     * ascending, and which of them are split by the tie-break; else null.
+     */
+    final double[][] distinct;
+    final boolean[][] split;
     /** Position (bin << 32 | sub-bin) where partition k + 1 starts, k = 0..N-2 (Long.MAX_VALUE: empty). */
     final long[] cuts;
     /** Rows per partition as counted (nulls in 0, NaN in the last). */
     final long[] sizes;
 
-    private QuantileCuts(Spline cdf, int bins, int[] refined, double[] refMin, double[] refMax, int sub, long[] cuts,
-                         long[] sizes) {
+    private QuantileCuts(Spline cdf, int bins, int[] refined, double[] refMin, double[] refMax, int sub,
+                         double[][] distinct, boolean[][] split, long[] cuts, long[] sizes) {
         this.cdf = cdf;
         this.bins = bins;
         this.refined = refined;
         this.refMin = refMin;
         this.refMax = refMax;
         this.sub = sub;
+        this.distinct = distinct;
+        this.split = split;
         this.cuts = cuts;
         this.sizes = sizes;
     }
@@ -86,10 +96,33 @@ final class QuantileCuts implements Serializable {
             return s - 1;
         }
         if (lo == hi) {
-            return spread ? (int) ((tb >>> 11) * 0x1.0p-53 * s) : 0;
+            return spread ? tiePos(tb, s) : 0;
         }
         int k = (int) ((x - lo) / (hi - lo) * s); // NaN (infinite span) casts to 0: still monotone
         return Math.min(s - 1, Math.max(0, k));
+    }
+
+    /** The tie-break's piece of s: its bits read as a uniform number in [0, 1). */
+    static int tiePos(long tb, int s) {
+        return (int) ((tb >>> 11) * 0x1.0p-53 * s);
+    }
+
+    /**
+     * The position of key x in refined bin r: by {@link #subOf}, or, for a bin resolved into its distinct values,
+     * value index << 16 | the tie-break's piece when that value is split (a key between the values takes the
+     * last piece of the value below it).
+     */
+    int subPos(int r, double x, long tb, boolean spread) {
+        double[] d = distinct[r];
+        if (d == null) {
+            return subOf(refMin[r], refMax[r], sub, x, tb, spread);
+        }
+        int i = Arrays.binarySearch(d, x + 0.0);
+        if (i < 0) {
+            int ins = -i - 1;
+            return ins == 0 ? 0 : (ins - 1) << 16 | 0xFFFF;
+        }
+        return i << 16 | (split[r][i] && spread ? tiePos(tb, sub) : 0);
     }
 
     /** The partition of a non-null key (NaN: the last). */
@@ -101,7 +134,7 @@ final class QuantileCuts implements Serializable {
         long pos = (long) b << 32;
         int r = Arrays.binarySearch(refined, b);
         if (r >= 0) {
-            pos |= subOf(refMin[r], refMax[r], sub, x, tb, spread);
+            pos |= subPos(r, x, tb, spread);
         }
         return upper(cuts, pos); // the number of cuts <= pos (pos < 2^53: exact as a double)
     }
@@ -227,23 +260,95 @@ final class QuantileCuts implements Serializable {
             Arrays.sort(refined);
         }
         int rn = refined.length;
-        int sub = rn == 0 ? 1 : Math.max(MIN_SUB, Math.min(MAX_SUB, MAX_SUB_CELLS / rn));
         double[] refMin = new double[rn];
         double[] refMax = new double[rn];
         for (int i = 0; i < rn; i++) {
             refMin[i] = h.min[refined[i]];
             refMax[i] = h.max[refined[i]];
         }
+        // refined bins of several values: their distinct values and counts, when few (a pass over those rows)
+        double[][] distinct = new double[rn][];
+        long[][] valueCount = new long[rn][];
+        boolean[][] split = new boolean[rn][];
+        int[] fr = refined;
+        if (Arrays.stream(refined).anyMatch(b -> h.min[b] != h.max[b])) {
+            Distinct dv = keyed.mapPartitions((Iterator<InternalRow> it) -> {
+                Distinct part = new Distinct(fr.length);
+                scan(it, cdf, backend, new Hist(0), (x, f, tb) -> {
+                    int r = Arrays.binarySearch(fr, binOf(f, bins));
+                    if (r >= 0 && refMin[r] != refMax[r]) {
+                        part.add(r, x + 0.0);
+                    }
+                });
+                return java.util.List.of(part).iterator();
+            }).treeReduce(Distinct::merge, 2);
+            for (int r = 0; r < rn; r++) {
+                if (dv.values[r] != null && !dv.values[r].isEmpty()) {
+                    double[] d = dv.values[r].keySet().stream().mapToDouble(Double::doubleValue).sorted().toArray();
+                    distinct[r] = d;
+                    valueCount[r] = new long[d.length];
+                    split[r] = new boolean[d.length];
+                    for (int i = 0; i < d.length; i++) {
+                        valueCount[r][i] = dv.values[r].get(d[i])[0];
+                    }
+                    // the values that hold a target rank and would miss it by more than 1/256 of a share
+                    long before = prefix[refined[r]];
+                    for (int i = 0; i < d.length; i++) {
+                        long lo = before;
+                        long hi = before + valueCount[r][i];
+                        for (int k = (int) Math.ceil(lo / share); k * share < hi && k < numPartitions; k++) {
+                            double t = k * share;
+                            if (t > lo && Math.min(t - lo, hi - t) > share / 256) {
+                                split[r][i] = true;
+                            }
+                        }
+                        before = hi;
+                    }
+                }
+            }
+        }
+        // pieces: S per bin of one value or by linear position, S per split value, 1 per other distinct value
+        int units = 0;
+        for (int r = 0; r < rn; r++) {
+            if (distinct[r] == null) {
+                units++;
+            } else {
+                for (boolean b : split[r]) {
+                    units += b ? 1 : 0;
+                }
+            }
+        }
+        int sub = units == 0 ? 1 : Math.max(MIN_SUB, Math.min(MAX_SUB, MAX_SUB_CELLS / units));
+        int[] base = new int[rn + 1];
+        int[][] off = new int[rn][];
+        for (int r = 0; r < rn; r++) {
+            int width = sub;
+            if (distinct[r] != null) {
+                off[r] = new int[distinct[r].length];
+                width = 0;
+                for (int i = 0; i < distinct[r].length; i++) {
+                    off[r][i] = width;
+                    width += split[r][i] ? sub : 1;
+                }
+            }
+            base[r + 1] = base[r] + width;
+        }
+        QuantileCuts shape = new QuantileCuts(cdf, bins, refined, refMin, refMax, sub, distinct, split, null, null);
         long[] subCount = new long[0];
         if (rn > 0) {
-            int[] fr = refined;
-            int s = sub;
+            int cells = base[rn];
             subCount = keyed.mapPartitions((Iterator<InternalRow> it) -> {
-                long[] c = new long[fr.length * s];
+                long[] c = new long[cells];
                 scan(it, cdf, backend, new Hist(0), (x, f, tb) -> {
                     int r = Arrays.binarySearch(fr, binOf(f, bins));
                     if (r >= 0) {
-                        c[r * s + subOf(refMin[r], refMax[r], s, x, tb, true)]++;
+                        int sp = shape.subPos(r, x, tb, true);
+                        if (off[r] == null) {
+                            c[base[r] + sp]++;
+                        } else { // a value's pieces: sub when split, else 1
+                            int i = sp >>> 16;
+                            c[base[r] + off[r][i] + Math.min(sp & 0xFFFF, split[r][i] ? sub - 1 : 0)]++;
+                        }
                     }
                 });
                 return java.util.List.of(c).iterator();
@@ -255,18 +360,22 @@ final class QuantileCuts implements Serializable {
             }, 2);
         }
         // the cells in key order, without the empty ones
-        int max = bins + rn * sub;
+        int max = bins + base[rn];
         long[] pos = new long[max];
         long[] cum = new long[max + 1];
         int m = 0;
         for (int b = 0, r = 0; b < bins; b++) {
             if (r < rn && refined[r] == b) {
-                for (int j = 0; j < sub; j++) {
-                    long c = subCount[r * sub + j];
-                    if (c > 0) {
-                        pos[m] = (long) b << 32 | j;
-                        cum[m + 1] = cum[m] + c;
-                        m++;
+                int nv = distinct[r] == null ? 1 : distinct[r].length;
+                for (int i = 0; i < nv; i++) {
+                    int w = distinct[r] == null || split[r][i] ? sub : 1;
+                    for (int j = 0; j < w; j++) {
+                        long c = subCount[base[r] + (off[r] == null ? j : off[r][i] + j)];
+                        if (c > 0) {
+                            pos[m] = (long) b << 32 | (distinct[r] == null ? j : (long) i << 16 | j);
+                            cum[m + 1] = cum[m] + c;
+                            m++;
+                        }
                     }
                 }
                 r++;
@@ -293,7 +402,52 @@ final class QuantileCuts implements Serializable {
         sizes[numPartitions - 1] = n - prev;
         sizes[0] += h.nulls;
         sizes[numPartitions - 1] += h.nans;
-        return new QuantileCuts(cdf, bins, refined, refMin, refMax, sub, cuts, sizes);
+        return new QuantileCuts(cdf, bins, refined, refMin, refMax, sub, distinct, split, cuts, sizes);
+    }
+
+    /** Distinct values per refined bin of several values, with their rows; null past {@link #MAX_DISTINCT}. */
+    static final class Distinct implements Serializable {
+        private static final long serialVersionUID = 1L;
+        final java.util.HashMap<Double, long[]>[] values;
+
+        @SuppressWarnings("unchecked")
+        Distinct(int bins) {
+            values = new java.util.HashMap[bins];
+            for (int r = 0; r < bins; r++) {
+                values[r] = new java.util.HashMap<>();
+            }
+        }
+
+        void add(int r, double x) {
+            java.util.HashMap<Double, long[]> m = values[r];
+            if (m == null) {
+                return;
+            }
+            long[] c = m.get(x);
+            if (c != null) {
+                c[0]++;
+            } else if (m.size() < MAX_DISTINCT) {
+                m.put(x, new long[] {1});
+            } else {
+                values[r] = null; // too many: this bin is cut by linear position
+            }
+        }
+
+        Distinct merge(Distinct o) {
+            for (int r = 0; r < values.length; r++) {
+                if (values[r] == null || o.values[r] == null) {
+                    values[r] = null;
+                    continue;
+                }
+                for (java.util.Map.Entry<Double, long[]> e : o.values[r].entrySet()) {
+                    values[r].computeIfAbsent(e.getKey(), k -> new long[1])[0] += e.getValue()[0];
+                }
+                if (values[r].size() > MAX_DISTINCT) {
+                    values[r] = null;
+                }
+            }
+            return this;
+        }
     }
 
     /** The first index with a[i] &gt; t (a non-decreasing). */
@@ -318,6 +472,7 @@ final class QuantileCuts implements Serializable {
         }
         QuantileCuts c = (QuantileCuts) o;
         return cdf.sameBits(c.cdf) && bins == c.bins && sub == c.sub && Arrays.equals(refined, c.refined)
+                && Arrays.deepEquals(distinct, c.distinct) && Arrays.deepEquals(split, c.split)
                 && Arrays.equals(refMin, c.refMin) && Arrays.equals(refMax, c.refMax) && Arrays.equals(cuts, c.cuts);
     }
 

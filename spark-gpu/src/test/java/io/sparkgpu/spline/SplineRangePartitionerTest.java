@@ -139,6 +139,24 @@ class SplineRangePartitionerTest {
                 "the top value's rows are spread by their tie-break");
     }
 
+    /**
+     * A map that misses the heavy values (a sample by value can drop a whole value) puts several of them in one bin:
+     * the bin is resolved into its distinct values and the heavy ones split by the tie-break, still within 1%.
+     */
+    @Test
+    void heavyValuesLumpedInOneBinAreResolved() {
+        SparkSession spark = SparkTestSession.get();
+        Dataset<Row> df = skewedKeys(spark, "zipf", 100_000, 3);
+        Spline blind = SplineCdf.build(new double[] {100, 200}, SplineConfig.Kind.RATIONAL,
+                io.sparkgpu.cuda.Backend.CPU, "key"); // every key below 100 maps to 0: values 1..99 in bin 0
+        QuantileCuts c = QuantileCuts.count(df.select(functions.col("key"), functions.monotonically_increasing_id())
+                .queryExecution().toRdd().toJavaRDD(), blind, io.sparkgpu.cuda.Backend.CPU, 16);
+        assertEquals(0, c.refined[0]);
+        assertTrue(c.distinct[0] != null && c.split[0][0] && c.split[0][1], "values 1 and 2 are split");
+        assertTrue(SplineRangePartitioner.imbalance(c.sizes) <= 1.01, Arrays.toString(c.sizes));
+        assertEquals(100_000, Arrays.stream(c.sizes).sum());
+    }
+
     /** Without heavy ties the counted cuts depend on the multiset of keys only, not on the input's order. */
     @Test
     void countedCutsIgnoreInputOrder() {
