@@ -16,14 +16,20 @@ import org.apache.spark.sql.catalyst.InternalRow;
  * changes how many rows a bin holds, not where the cuts fall in rank.
  *
  * <p><b>Refined bins.</b> A bin that holds a target rank k n / N and would miss it by more than 1/256 of a
- * partition's share (a heavy bin: an atom, or F too flat there) is counted again in S sub-bins (S = 2^20 / the
- * number of such bins, in [256, 65536]; at most 1024 bins, the heaviest): by the key's linear position between
- * the bin's smallest and largest key, or, when the bin holds ONE value (ties), by the row's tie-break (a uniform
- * 64-bit hash of its position: the same rows always get the same tie-break for a deterministic input), so the rows
- * of one value are split in exact counted pieces over adjacent partitions. A key with no tie-break (a plain number)
- * on a split value goes to the first of them: a pure range partitioner cannot split a value, so for such keys the
- * value's share is the floor of the imbalance ({@link SplineRangePartitioner#expectedSizes} counts tie-broken
- * keys).
+ * partition's share (a heavy bin: an atom, or F too flat there, e.g. where the sample, which keeps or drops a value
+ * whole, missed heavy values) is resolved (at most 1024 such bins, the heaviest):
+ * <ul>
+ *   <li>a bin of ONE value: counted in S pieces by the row's tie-break (a uniform 64-bit hash of its position: the
+ *       same rows always get the same tie-break for a deterministic input);</li>
+ *   <li>a bin of at most 4096 distinct values: one more pass counts each value exactly; a value that holds a target
+ *       and would miss it by more than 1/256 of a share is counted in S tie-break pieces;</li>
+ *   <li>a bin of more values: counted in S pieces by the key's linear position between its smallest and largest.</li>
+ * </ul>
+ * S = 2^20 / the number of pieced units, in [256, 65536]. So the rows of a heavy value are split in exact counted
+ * pieces over adjacent partitions. A key with no tie-break (a plain number) on a split value goes to the first of
+ * them: a pure range partitioner cannot split a value, so for such keys the value's share is the floor of the
+ * imbalance ({@link SplineRangePartitioner#expectedSizes} counts tie-broken keys). The floor with tie-breaks: a
+ * heavy value inside a bin of more than 4096 distinct values (not split).
  *
  * <p><b>Exactness.</b> Bins and sub-bins are computed with the CPU twin's bits of F (the histogram pass may run F
  * on the GPU, which gives the same bits), so every row lands where it was counted: the realised sizes equal
