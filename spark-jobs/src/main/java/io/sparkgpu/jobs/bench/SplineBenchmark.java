@@ -447,14 +447,14 @@ public final class SplineBenchmark {
             out.add(row("data", kind + ", generated in " + parts + " seeded partitions and cached", n + " rows",
                     "spark", gen * 1e3, rate(n, gen * 1e3, "rows/s"), ""));
             long t1 = System.nanoTime();
-            SplineRangePartitioner sp = SplineRangePartitioner.fit(df, "key", p,
-                    o.backends.contains("gpu") ? "auto" : "cpu");
+            String backend = o.backends.contains("gpu") ? "auto" : "cpu";
+            SplineRangePartitioner sp = SplineRangePartitioner.fit(df, "key", p, backend);
             double fit = phase("partition: " + kind + ", fit (sample map, exact bin counts)", t1);
             long t2 = System.nanoTime();
             long[] sizes = SplineRangePartitioner.partitionSizes(sp.partition(df, "key"));
             double shuffle = phase("partition: " + kind + ", shuffle and count", t2);
             double ms = (fit + shuffle) * 1e3;
-            out.add(row("partition", "SplineRangePartitioner, " + kind, n + " rows, " + p + " partitions", "auto",
+            out.add(row("partition", "SplineRangePartitioner, " + kind, n + " rows, " + p + " partitions", backend,
                     ms, rate(n, ms, "rows/s"), String.format(Locale.ROOT, "imbalance %.4f; fit %.0f ms, shuffle %.0f"
                             + " ms; sizes %s the counted ones", SplineRangePartitioner.imbalance(sizes), fit * 1e3,
                             shuffle * 1e3, Arrays.equals(sizes, sp.expectedSizes()) ? "=" : "DIFFER from")));
