@@ -73,7 +73,7 @@ public class GpuMonotoneCdf extends Estimator<GpuMonotoneCdfModel>
             }
         }
         return SplineCdf.quantileKnots(in, getInputCol(), weightColOrNull(), getNumKnots(),
-                StorageLevel.MEMORY_AND_DISK());
+                StorageLevel.MEMORY_AND_DISK(), backendSetting());
     }
 
     @Override
@@ -109,9 +109,10 @@ public class GpuMonotoneCdf extends Estimator<GpuMonotoneCdfModel>
     }
 
     /**
-     * {@code df} repartitioned into {@code numPartitions} ranges of {@code col} of nearly equal size, cut at the
-     * quantiles of a CDF fitted on a sample of the column (see {@link SplineRangePartitioner}); null keys go to the
-     * first partition, NaN to the last.
+     * {@code df} repartitioned into {@code numPartitions} ranges of {@code col} of nearly equal size: a CDF of a
+     * sample maps the key to fine bins whose rows are counted exactly, and the cuts fall at the counts nearest to
+     * k n / N, the rows of one heavy value split by a tie-break (see {@link SplineRangePartitioner}); null keys go
+     * to the first partition, NaN to the last. df must be deterministic (it is read up to five times: cache it).
      */
     public static Dataset<Row> partitionByQuantiles(Dataset<?> df, String col, int numPartitions) {
         return SplineRangePartitioner.partitionByQuantiles(df, col, numPartitions);

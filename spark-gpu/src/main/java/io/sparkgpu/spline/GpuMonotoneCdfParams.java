@@ -29,8 +29,9 @@ public interface GpuMonotoneCdfParams<T extends GpuMonotoneCdfParams<T>>
     }
 
     default LongParam sampleSize() {
-        return slot("sampleSize", o -> new LongParam(o, "sampleSize", "0: exact quantiles of the whole column (a "
-                + "Spark sort); else a random sample of about that many rows (seed) when the column is larger.",
+        return slot("sampleSize", o -> new LongParam(o, "sampleSize", "0: exact quantiles of the whole column (exact "
+                + "counts per bin, no sort; a Spark sort when weighted); else a random sample of about that many "
+                + "rows (seed) when the column is larger.",
                 ParamChecks.longValidator(SplineConfig::checkSampleSize)));
     }
 

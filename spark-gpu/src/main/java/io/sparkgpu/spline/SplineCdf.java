@@ -30,7 +30,9 @@ import org.apache.spark.storage.StorageLevel;
  * increasing, and flat nowhere inside the data. Below the first knot the CDF is 0 and from the last knot on 1; the
  * density is 0 outside the knots.
  *
- * <p><b>Whole column.</b> {@link #quantileKnots(Dataset, String, String, int, StorageLevel)} sorts the column with
+ * <p><b>Whole column.</b> Unweighted: {@link CountedQuantiles} finds the order statistics the levels need from
+ * exact counts per bin of a sampled CDF and the values of those bins only (no sort; the same bits). Weighted:
+ * {@link #quantileKnots(Dataset, String, String, int, StorageLevel)} sorts the column with
  * Spark (a range-partitioned sort by value, then weight, so that equal values are in an order given by the data,
  * not by the input's order), counts and sums the weights per partition, then each partition emits only the
  * rows next to a level: K levels cost O(K) rows on the driver, whatever n.
@@ -113,6 +115,18 @@ public final class SplineCdf {
         if (n < 2) {
             throw new IllegalArgumentException(col + " must hold at least 2 values, got " + n);
         }
+        if (weights == null) { // the same order as below: by value, -0.0 read as 0.0
+            double[] v = new double[n];
+            for (int i = 0; i < n; i++) {
+                v[i] = values[i] + 0.0;
+            }
+            Arrays.parallelSort(v);
+            double[] u = new double[n];
+            for (int i = 0; i < n; i++) {
+                u[i] = position(i, 1.0, 1.0, n - 1.0);
+            }
+            return interpolate(u, v, numKnots);
+        }
         Integer[] order = new Integer[n];
         for (int i = 0; i < n; i++) {
             order[i] = i;
@@ -176,14 +190,37 @@ public final class SplineCdf {
      * infinite values and weights that are not finite and &gt; 0 are refused, naming the column and the count.
      */
     public static double[] quantileKnots(Dataset<?> df, String col, String wCol, int numKnots, StorageLevel level) {
+        return quantileKnots(df, col, wCol, numKnots, level, null);
+    }
+
+    /**
+     * The same, with the counted path's map evaluated on backend (null: the Spark setting, else auto; every backend
+     * gives the same bits): an unweighted column takes {@link CountedQuantiles} (two scans, no sort), a weighted one
+     * (or one whose needed bins are too full) the Spark sort.
+     */
+    public static double[] quantileKnots(Dataset<?> df, String col, String wCol, int numKnots, StorageLevel level,
+                                         Backend backend) {
         SplineConfig.checkNumKnots(numKnots);
         SplineTransform.checkNumeric(df.schema(), "inputCol", col);
         if (wCol != null) {
             SplineTransform.checkNumeric(df.schema(), "weightCol", wCol);
+        } else {
+            double[] q;
+            try {
+                q = CountedQuantiles.knots(df, col, numKnots, io.sparkgpu.cuda.SparkGpuConf.backend(backend));
+            } catch (Exception e) {
+                throw io.sparkgpu.common.SparkErrors.unwrap(e);
+            }
+            if (q != null) {
+                return q;
+            }
         }
         Column v = quoted(df, col).cast(DataTypes.DoubleType);
         Column w = wCol == null ? org.apache.spark.sql.functions.lit(1.0) : quoted(df, wCol).cast(DataTypes.DoubleType);
-        JavaRDD<Row> sorted = df.select(v.as("v"), w.as("w")).sort("v", "w").javaRDD().persist(level);
+        // the sorted column cached as a Dataset (columnar, 16 bytes a row), not as an RDD of Row objects (~100
+        // bytes a row on the heap: 10 GB at 10^8 rows); both passes read it as rows
+        Dataset<Row> sortedDs = df.select(v.as("v"), w.as("w")).sort("v", "w").persist(level);
+        JavaRDD<Row> sorted = sortedDs.javaRDD();
         try {
             List<PartStats> stats = sorted.mapPartitions((Iterator<Row> it) -> {
                 PartStats s = new PartStats();
@@ -295,7 +332,7 @@ public final class SplineCdf {
             }
             return interpolate(u, x, numKnots);
         } finally {
-            sorted.unpersist(false);
+            sortedDs.unpersist(false);
         }
     }
 

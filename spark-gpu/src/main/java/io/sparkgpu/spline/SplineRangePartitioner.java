@@ -1,28 +1,38 @@
 package io.sparkgpu.spline;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
+import io.sparkgpu.cuda.Backend;
 import org.apache.spark.Partitioner;
-import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
 import scala.Tuple2;
 
 /**
- * A range {@link Partitioner} of a numeric key cut at quantiles of a smooth monotone CDF ({@link GpuMonotoneCdf}):
- * partition k holds the keys in (b_k-1, b_k], with b_k the quantile at (k + 1) / N ({@link #fromCdf}), so the partitions are of nearly
- * equal size and in key order. A null key goes to partition 0, NaN to the last.
+ * A range {@link Partitioner} of a numeric key: partition k holds a range of keys below partition k + 1's, and the
+ * partitions are of nearly equal size. Two modes:
+ * <ul>
+ *   <li><b>Counted</b> ({@link #fit}, {@link #partitionByQuantiles}): a smooth CDF F of a sample of the key
+ *       ({@link GpuMonotoneCdf}) is used only as a monotone map; the rows are counted EXACTLY per fine bin of F(x)
+ *       (256 per partition) and the cuts put at the bins whose exact prefix counts are nearest to k n / N, heavy
+ *       bins (an atom, or F too flat there) being counted again in sub-bins (see {@link QuantileCuts}). The sizes
+ *       are known before the shuffle ({@link #expectedSizes}) and the realised ones equal them; the imbalance is at
+ *       most about 1/128 of a partition's share plus what a single value that cannot be split holds.</li>
+ *   <li><b>Bounds</b> ({@link #fromCdf}, the constructor): cut at given key bounds, e.g. the CDF's quantiles
+ *       (k + 1) / N, so as good as the CDF.</li>
+ * </ul>
+ * A null key goes to partition 0, NaN to the last.
  *
- * <p><b>Ties.</b> A value holding more than 1/N of the rows (an atom) makes several bounds equal. A plain numeric key
- * on such a value goes to the first of the partitions those bounds delimit; a key {@code Tuple2(value, tieBreak)}
- * (a long, e.g. a hash of the row: its bits are read as a uniform number in [0, 1)) spreads the rows of the atom
- * over the partitions whose probability ranges the atom covers, in proportion to the overlap (the atom's range is
- * read from the CDF's knots). This keeps the key order across partitions (the rows of an atom share one value) and
- * bounds the imbalance on data with heavy ties. {@link #partitionByQuantiles} does so.
+ * <p><b>Ties.</b> A value holding more than a partition's share (an atom) cannot be split by its key alone. A plain
+ * numeric key on such a value goes to the first partition it reaches; a key {@code Tuple2(value, tieBreak)} (a long,
+ * e.g. a hash of the row's position: its bits are read as a uniform number in [0, 1)) splits the value's rows over
+ * the partitions it spans: in the counted mode in exactly counted pieces (by sub-bins of the tie-break), in the
+ * bounds mode in proportion to the atom's probability range (read from the CDF's knots), so with binomial noise.
+ * Key order across partitions is kept either way (the rows of an atom share one key), so a sort within the
+ * partitions gives a total order. {@link #partitionByQuantiles} uses the tie-break.
  */
 public final class SplineRangePartitioner extends Partitioner {
     private static final long serialVersionUID = 1L;
@@ -30,6 +40,8 @@ public final class SplineRangePartitioner extends Partitioner {
     private final double[] bounds;
     /** The CDF's knot quantiles at the levels k / (K - 1), or null: where the atoms lie in probability. */
     private final double[] knots;
+    /** The counted mode's cuts, or null (bounds mode). */
+    private final QuantileCuts counted;
 
     /** From the N - 1 non-decreasing, finite upper bounds of partitions 0..N-2. */
     public SplineRangePartitioner(double[] bounds) {
@@ -46,6 +58,13 @@ public final class SplineRangePartitioner extends Partitioner {
         }
         this.bounds = bounds.clone();
         this.knots = knots;
+        this.counted = null;
+    }
+
+    private SplineRangePartitioner(QuantileCuts counted) {
+        this.bounds = new double[0];
+        this.knots = null;
+        this.counted = counted;
     }
 
     /**
@@ -71,14 +90,22 @@ public final class SplineRangePartitioner extends Partitioner {
         return new SplineRangePartitioner(cdf.quantile(ps), q);
     }
 
-    /** The upper bounds of partitions 0..N-2 (a copy). */
+    /** The upper bounds of partitions 0..N-2 (a copy); empty in the counted mode, whose cuts are in F's bins. */
     public double[] bounds() {
         return bounds.clone();
     }
 
+    /**
+     * Counted mode: the rows per partition as counted by {@link #fit} (null keys in partition 0, NaN in the last),
+     * which the shuffle of the same (deterministic) input with its tie-breaks realises exactly; bounds mode: null.
+     */
+    public long[] expectedSizes() {
+        return counted == null ? null : counted.sizes.clone();
+    }
+
     @Override
     public int numPartitions() {
-        return bounds.length + 1;
+        return counted != null ? counted.cuts.length + 1 : bounds.length + 1;
     }
 
     /**
@@ -87,6 +114,9 @@ public final class SplineRangePartitioner extends Partitioner {
      * knots) when known, else evenly over the partitions those bounds end.
      */
     int partitionOf(double x, long tieBreak, boolean spread) {
+        if (counted != null) {
+            return counted.partitionOf(x, tieBreak, spread);
+        }
         if (Double.isNaN(x)) {
             return bounds.length;
         }
@@ -124,12 +154,13 @@ public final class SplineRangePartitioner extends Partitioner {
     @Override
     public boolean equals(Object o) {
         return o instanceof SplineRangePartitioner && Arrays.equals(bounds, ((SplineRangePartitioner) o).bounds)
-                && Arrays.equals(knots, ((SplineRangePartitioner) o).knots);
+                && Arrays.equals(knots, ((SplineRangePartitioner) o).knots)
+                && java.util.Objects.equals(counted, ((SplineRangePartitioner) o).counted);
     }
 
     @Override
     public int hashCode() {
-        return Arrays.hashCode(bounds);
+        return Arrays.hashCode(bounds) + (counted == null ? 0 : counted.hashCode());
     }
 
     /** Rows of the sample a partitioner's CDF is fitted on: 1000 per partition, in [10^5, 10^7]. */
@@ -144,20 +175,88 @@ public final class SplineRangePartitioner extends Partitioner {
         return (int) Math.min(k, SplineConfig.MAX_CDF_KNOTS);
     }
 
-    /** The partitioner of {@link #partitionByQuantiles}: a CDF of (a sample of) the finite values of col. */
+    /** The column name of the internal partition id. */
+    static final String PARTITION_COL = "__sparkgpu_quantile_partition";
+
+    /**
+     * The counted partitioner of {@link #partitionByQuantiles} (see the class comment): a CDF of a sample of the
+     * finite values of col, then exact counts of every row per bin of it. The tie-break of a row is
+     * {@code mix(monotonically_increasing_id())}, so a {@code Tuple2(key, tieBreak)} built that way on the same
+     * deterministic df lands where it was counted.
+     */
     public static SplineRangePartitioner fit(Dataset<?> df, String col, int numPartitions) {
+        return fit(df, col, numPartitions, null);
+    }
+
+    /**
+     * {@link #fit(Dataset, String, int)} with the CDF and the histogram's F evaluations on backend (null: the
+     * Spark setting, else auto); every backend gives the same partitioner (the CPU twin's bits).
+     */
+    public static SplineRangePartitioner fit(Dataset<?> df, String col, int numPartitions, String backend) {
         SplineConfig.checkNumPartitions(numPartitions);
         SplineTransform.checkNumeric(df.schema(), "col", col);
         if (numPartitions == 1) {
             return new SplineRangePartitioner(new double[0]);
         }
         org.apache.spark.sql.Column c = SplineCdf.quoted(df, col).cast("double");
-        Dataset<?> finite = df.filter(c.isNotNull().and(org.apache.spark.sql.functions.not(
+        Backend b = io.sparkgpu.cuda.SparkGpuConf.backend(backend == null ? null : Backend.parse(backend,
+                "backend"));
+        Spline map = sampleMap(df, c, knotsFor(numPartitions), sampleSizeFor(numPartitions), b, col);
+        JavaRDD<org.apache.spark.sql.catalyst.InternalRow> keyed = df.toDF().select(c, org.apache.spark.sql.functions
+                .monotonically_increasing_id()).queryExecution().toRdd().toJavaRDD();
+        try {
+            return new SplineRangePartitioner(QuantileCuts.count(keyed, map, b, numPartitions));
+        } catch (Exception e) {
+            throw io.sparkgpu.common.SparkErrors.unwrap(e);
+        }
+    }
+
+    /**
+     * The monotone map of the counted partitioner (and of {@link CountedQuantiles}): the CDF spline (rational,
+     * Butland's slopes) through the exact quantiles at numKnots levels of a sample of about sample finite values of
+     * c, kept by
+     * a seeded hash of the value (so by content only; a value's rows are kept or dropped together), sorted on the
+     * driver. Its accuracy only sets how evenly the rows spread over the bins, never where the cuts fall in rank;
+     * when the sample holds fewer than 2 distinct values the map is linear between the column's extremes.
+     */
+    static Spline sampleMap(Dataset<?> df, org.apache.spark.sql.Column c, int numKnots, long sample,
+                            Backend backend, String col) {
+        org.apache.spark.sql.Column finite = c.isNotNull().and(org.apache.spark.sql.functions.not(
                 org.apache.spark.sql.functions.isnan(c))).and(org.apache.spark.sql.functions.abs(c)
-                .lt(Double.POSITIVE_INFINITY)));
-        GpuMonotoneCdfModel m = new GpuMonotoneCdf().setInputCol(col).setNumKnots(knotsFor(numPartitions))
-                .setSampleSize(sampleSizeFor(numPartitions)).fit(finite);
-        return fromCdf(m, numPartitions);
+                .lt(Double.POSITIVE_INFINITY));
+        Row stats = df.toDF().where(finite).agg(org.apache.spark.sql.functions.count(c),
+                org.apache.spark.sql.functions.min(c), org.apache.spark.sql.functions.max(c)).head();
+        long n = stats.getLong(0);
+        org.apache.spark.sql.Column keep = finite;
+        if (n > sample) {
+            double unit = 0x1.0p53;
+            keep = keep.and(org.apache.spark.sql.functions.pmod(org.apache.spark.sql.functions.xxhash64(
+                    org.apache.spark.sql.functions.lit(SAMPLE_SEED), c), org.apache.spark.sql.functions.lit(
+                    (long) unit)).lt((double) sample / n * unit));
+        }
+        double[] v = df.toDF().where(keep).select(c).as(org.apache.spark.sql.Encoders.DOUBLE()).collectAsList()
+                .stream().mapToDouble(Double::doubleValue).toArray();
+        double[] q;
+        if (v.length >= 2 && distinctAtLeast2(v)) {
+            q = SplineCdf.quantileKnots(v, null, numKnots, col, null);
+        } else {
+            double lo = n == 0 ? 0 : stats.getDouble(1);
+            double hi = n == 0 ? 1 : stats.getDouble(2);
+            q = new double[] {lo, hi > lo ? hi : Math.nextUp(lo)};
+        }
+        return SplineCdf.build(q, SplineConfig.Kind.RATIONAL, backend, col);
+    }
+
+    /** The seed of the map's sample. */
+    static final long SAMPLE_SEED = 0x5EED15L;
+
+    private static boolean distinctAtLeast2(double[] v) {
+        for (double x : v) {
+            if (x != v[0]) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** splitmix64: the tie-break of a row from its position. */
@@ -168,30 +267,42 @@ public final class SplineRangePartitioner extends Partitioner {
         return z ^ (z >>> 31);
     }
 
-    /** See {@link GpuMonotoneCdf#partitionByQuantiles}. */
+    /**
+     * See {@link GpuMonotoneCdf#partitionByQuantiles}: the counted partitioner ({@link #fit}), then each row goes
+     * through Spark's SQL exchange straight to its partition ({@code repartitionById}). df must be deterministic
+     * (re-reading it gives the same rows in the same partitions, e.g. cached, a file, a range), as for any
+     * two-pass partitioner.
+     */
     public static Dataset<Row> partitionByQuantiles(Dataset<?> df, String col, int numPartitions) {
-        SplineRangePartitioner p = fit(df, col, numPartitions);
-        int idx = SplineTransform.checkNumeric(df.schema(), "col", col);
-        JavaRDD<Row> rows = df.toDF().javaRDD();
-        JavaPairRDD<Object, Row> keyed = rows.mapPartitionsWithIndex((Integer part, Iterator<Row> it) -> {
-            List<Tuple2<Object, Row>> out = new ArrayList<>();
-            long i = 0;
-            while (it.hasNext()) {
-                Row r = it.next();
-                Object key = r.isNullAt(idx) ? null
-                        : new Tuple2<Object, Object>(((Number) r.get(idx)).doubleValue(),
-                        mix(((long) part << 40) ^ i++));
-                out.add(new Tuple2<>(key, r));
-            }
-            return out.iterator();
-        }, true).mapToPair(t -> t);
-        JavaRDD<Row> parted = keyed.partitionBy(p).values();
-        return SparkSession.active().createDataFrame(parted, df.schema());
+        return fit(df, col, numPartitions).partition(df, col);
+    }
+
+    /**
+     * The rows of df in this partitioner's partitions by col, with the tie-break of {@link #fit}: for a counted
+     * partitioner, df must be the one it was fitted on (else the rows land by the cuts, but the sizes are not the
+     * counted ones). Through Spark's SQL exchange ({@code repartitionById}).
+     */
+    public Dataset<Row> partition(Dataset<?> df, String col) {
+        SplineTransform.checkNumeric(df.schema(), "col", col);
+        SplineRangePartitioner p = this;
+        int numPartitions = numPartitions();
+        if (df.schema().getFieldIndex(PARTITION_COL).isDefined()) {
+            throw new IllegalArgumentException("df must not have a column named " + PARTITION_COL);
+        }
+        org.apache.spark.sql.Column c = SplineCdf.quoted(df, col).cast("double");
+        org.apache.spark.sql.expressions.UserDefinedFunction part = org.apache.spark.sql.functions.udf(
+                (org.apache.spark.sql.api.java.UDF2<Double, Long, Integer>) (x, id) -> x == null ? 0
+                        : p.partitionOf(x, mix(id), true), DataTypes.IntegerType);
+        return df.toDF().withColumn(PARTITION_COL, part.apply(c, org.apache.spark.sql.functions
+                        .monotonically_increasing_id()))
+                .repartitionById(numPartitions, org.apache.spark.sql.functions.col(PARTITION_COL))
+                .drop(PARTITION_COL);
     }
 
     /** Rows per partition of df. */
     public static long[] partitionSizes(Dataset<?> df) {
-        List<Long> sizes = df.toDF().javaRDD().mapPartitions((Iterator<Row> it) -> {
+        List<Long> sizes = df.queryExecution().toRdd().toJavaRDD().mapPartitions((Iterator<
+                org.apache.spark.sql.catalyst.InternalRow> it) -> {
             long n = 0;
             while (it.hasNext()) {
                 it.next();

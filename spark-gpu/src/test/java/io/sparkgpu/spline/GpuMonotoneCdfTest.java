@@ -240,6 +240,31 @@ class GpuMonotoneCdfTest {
         assertTrue(e.getMessage().contains("GpuMonotoneCdfModel"), e.getMessage());
     }
 
+    /**
+     * The whole column's knots without a sort ({@link CountedQuantiles}: a sampled map, exact counts per bin, the
+     * values of the needed bins only) are the bits of the local sort, on a column larger than the map's sample with
+     * an atom, ties, a tight cluster and a long tail.
+     */
+    @Test
+    void countedWholeColumnQuantilesAreTheSortedOnes() {
+        SparkSession spark = SparkTestSession.get();
+        org.apache.spark.sql.Column id = org.apache.spark.sql.functions.col("id");
+        Dataset<Row> df = spark.range(0, 240_007, 1, 4).select(org.apache.spark.sql.functions
+                .when(id.mod(11).equalTo(0), 4.0)
+                .when(id.mod(7).equalTo(0), org.apache.spark.sql.functions.randn(3).multiply(1e-3).plus(10))
+                .otherwise(org.apache.spark.sql.functions.floor(org.apache.spark.sql.functions.exp(
+                        org.apache.spark.sql.functions.randn(5).multiply(2)).multiply(1e4)).divide(1e4))
+                .as("value")).cache();
+        double[] v = df.as(org.apache.spark.sql.Encoders.DOUBLE()).collectAsList().stream()
+                .mapToDouble(Double::doubleValue).toArray();
+        double[] local = SplineCdf.quantileKnots(v, null, 1025, "value", null);
+        double[] counted = CountedQuantiles.knots(df, "value", 1025, io.sparkgpu.cuda.Backend.CPU);
+        assertArrayEquals(local, counted, 0.0, "not the fallback sort: the counted path itself");
+        assertArrayEquals(local, SplineCdf.quantileKnots(df, "value", null, 1025,
+                org.apache.spark.storage.StorageLevel.MEMORY_ONLY()), 0.0);
+        df.unpersist();
+    }
+
     @Test
     void badInputIsRefusedWithTheRule() {
         SparkSession spark = SparkTestSession.get();

@@ -40,4 +40,24 @@ class SplineCdfGpuTest {
             }
         }
     }
+
+    /** The counted partitioner: F on the GPU in the histogram pass gives the CPU twin's bins, so the same cuts. */
+    @Test
+    void countedPartitionerIsTheCpuOne() {
+        GpuTestSupport.deviceOrSkip();
+        SparkSession spark = SparkTestSession.get();
+        for (String kind : new String[] {"lognormal", "zipf", "bimodal"}) {
+            org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> df = SplineRangePartitionerTest.skewedKeys(spark,
+                    kind, 300_007, 3);
+            SplineRangePartitioner cpu = SplineRangePartitioner.fit(df, "key", 37, "cpu");
+            SplineRangePartitioner gpu = SplineRangePartitioner.fit(df, "key", 37, "gpu");
+            assertTrue(cpu.equals(gpu), kind);
+            assertArrayEquals(cpu.expectedSizes(), SplineRangePartitioner.partitionSizes(gpu.partition(df, "key")),
+                    kind);
+            // the whole column's exact quantiles by counts: the GPU map's bins are the CPU's, so the same knots
+            org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> keys = df.select("key");
+            assertArrayEquals(CountedQuantiles.knots(keys, "key", 1025, io.sparkgpu.cuda.Backend.CPU),
+                    CountedQuantiles.knots(keys, "key", 1025, io.sparkgpu.cuda.Backend.GPU), 0.0, kind);
+        }
+    }
 }

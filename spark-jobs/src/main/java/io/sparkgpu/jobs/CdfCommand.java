@@ -47,7 +47,8 @@ final class CdfCommand extends SparkCommand implements EstimatorDefaults.Source 
     int knots;
 
     @Option(names = "--sample-size", paramLabel = "N",
-            description = "0: the whole column (a sort); else a sample of about N rows. Default: ${DEFAULT-VALUE}.")
+            description = "0: the whole column (exact, no sort unless weighted); else a sample of about N rows. "
+                    + "Default: ${DEFAULT-VALUE}.")
     long sampleSize;
 
     @Option(names = "--seed", paramLabel = "SEED", description = "Seed of the sample. " + SEED_DEFAULT)

@@ -25,16 +25,19 @@ import picocli.CommandLine.Option;
  * Monotone splines, one Markdown table: construction (knots/s) and evaluation and inverse throughput (queries/s,
  * random and sorted queries) of the GPU kernels alone (best of --reps launches, CUDA events) against the CPU twin on
  * all cores (best wall time); the GPU results must equal the twin's bits (exit status 3 otherwise). Then, on Spark
- * local[*]: the smooth CDF's quantiles ({@link GpuMonotoneCdf}, whole column and a 10^6 sample) against
- * {@code approxQuantile} (time and the largest rank error against the exact quantiles, as a fraction of n), and the
- * quantile range partitioner against Spark's range partitioning ({@code repartitionByRange}) on skewed keys: partition
- * imbalance (largest / mean) and time. Usage: {@code --help}.
+ * local[*] ({@code --ops cdf,partition} alone: no kernel case): the smooth CDF's quantiles ({@link GpuMonotoneCdf},
+ * whole column and a 10^6 sample) against {@code approxQuantile} (time and the largest rank error against the exact
+ * ranks, counted by one aggregation over the column), and the quantile range partitioner against Spark's range
+ * partitioning ({@code repartitionByRange}) on skewed keys: partition imbalance (largest / mean) and time, fit and
+ * shuffle apart. Each data set is generated in seeded partitions and cached once; every phase is a row (section
+ * {@code data} for the generation) and a progress line on stderr. Usage: {@code --help}.
  */
 public final class SplineBenchmark {
 
     static final List<String> BACKENDS = List.of("gpu", "cpu");
-    static final List<String> OPS = List.of("build", "value", "inverse");
+    static final List<String> OPS = List.of("build", "value", "inverse", "cdf", "partition");
     static final List<String> ORDERS = List.of("random", "sorted");
+    static final List<String> DISTS = List.of("lognormal", "zipf", "bimodal");
     /** Queries the CPU twin evaluates to check the GPU's bits in a case above --cpu-max-size. */
     static final int CHECK_QUERIES = 1_000_000;
 
@@ -54,11 +57,14 @@ public final class SplineBenchmark {
                     "queries  [1e7]"})
         long cpuMaxSize = 10_000_000L;
         @Option(order = 7, names = "--cdf-rows", converter = BenchArgs.Count.class, paramLabel = "N",
-                description = {"rows of the CDF and partitioner cases (0 skips)  [1e7]"})
+                description = {"rows of the CDF and partitioner cases (0 skips); generated in seeded",
+                    "partitions, cached once per case; each phase's time is a row and a",
+                    "progress line on stderr  [1e7]"})
         long cdfRows = 10_000_000L;
         @Option(order = 8, names = "--partitions", converter = BenchArgs.IntCount.class, paramLabel = "P",
                 description = "partitions of the partitioner case  [64]")
         int partitions = 64;
+        List<String> dists = DISTS;
         @Option(order = 9, names = "--reps", converter = BenchArgs.IntCount.class, paramLabel = "R",
                 description = "timed runs (best)  [5]")
         int reps = 5;
@@ -84,7 +90,8 @@ public final class SplineBenchmark {
             this.backends = BenchArgs.choices("--backends", v, BACKENDS);
         }
 
-        @Option(order = 4, names = "--ops", paramLabel = "LIST", description = "any of build,value,inverse  [all]")
+        @Option(order = 4, names = "--ops", paramLabel = "LIST", description = {"any of build,value,inverse (kernels), cdf (quantiles vs approxQuantile),",
+                    "partition (partitioner vs repartitionByRange)  [all]"})
         void setOps(String v) {
             this.ops = BenchArgs.choices("--ops", v, OPS);
         }
@@ -93,6 +100,12 @@ public final class SplineBenchmark {
                 description = {"query orders of value/inverse: random,sorted  [all]"})
         void setOrders(String v) {
             this.orders = BenchArgs.choices("--orders", v, ORDERS);
+        }
+
+        @Option(order = 8, names = "--dists", paramLabel = "LIST",
+                description = "keys of the partitioner case: lognormal,zipf,bimodal  [all]")
+        void setDists(String v) {
+            this.dists = BenchArgs.choices("--dists", v, DISTS);
         }
 
         static Options parse(String[] args) {
@@ -184,7 +197,8 @@ public final class SplineBenchmark {
         out.add("| --- | --- | --- | --- | ---: | ---: | --- |");
         int mismatches = 0;
         boolean build = o.ops.contains("build");
-        for (long nl : o.n) {
+        boolean kernels = build || o.ops.contains("value") || o.ops.contains("inverse");
+        for (long nl : kernels ? o.n : List.<Long>of()) {
             int n = (int) nl;
             double[][] d = data(n, 7 + n);
             boolean timeCpu = cpu && n <= o.cpuMaxSize;
@@ -212,12 +226,16 @@ public final class SplineBenchmark {
                 }
             }
         }
-        if (o.cdfRows > 0) {
+        if (o.cdfRows > 0 && (o.ops.contains("cdf") || o.ops.contains("partition"))) {
             SparkSession spark = SparkSession.builder().master("local[*]").appName("SplineBenchmark")
                     .config("spark.ui.enabled", "false").getOrCreate();
             try {
-                cdf(o, spark, out);
-                partitioner(o, spark, out);
+                if (o.ops.contains("cdf")) {
+                    cdf(o, spark, out);
+                }
+                if (o.ops.contains("partition")) {
+                    partitioner(o, spark, out);
+                }
             } finally {
                 spark.stop();
             }
@@ -282,16 +300,60 @@ public final class SplineBenchmark {
 
     /** The largest |rank(estimate) - p (n - 1)| / n over the levels, against the sorted column. */
     static double rankError(double[] sorted, double[] est) {
-        int n = sorted.length;
+        long[] less = new long[est.length];
+        long[] leq = new long[est.length];
+        for (int i = 0; i < est.length; i++) {
+            less[i] = SplineCdf.lowerBound(sorted, est[i]);
+            leq[i] = SplineCdf.lowerBound(sorted, Math.nextUp(est[i]));
+        }
+        return rankError(sorted.length, less, leq);
+    }
+
+    /**
+     * The same from counts: less[i] rows below estimate i and leq[i] at or below it (ranks less..leq-1 hold its
+     * value), of n.
+     */
+    static double rankError(long n, long[] less, long[] leq) {
         double worst = 0;
         for (int i = 0; i < PROBS.length; i++) {
-            int lo = SplineCdf.lowerBound(sorted, est[i]);
-            int hi = SplineCdf.lowerBound(sorted, Math.nextUp(est[i])) - 1; // ranks lo..hi hold the value (ties)
+            long lo = less[i];
+            long hi = Math.max(lo, leq[i] - 1);
             double target = PROBS[i] * (n - 1);
-            double e = target < lo ? lo - target : target > Math.max(lo, hi) ? target - Math.max(lo, hi) : 0;
+            double e = target < lo ? lo - target : target > hi ? target - hi : 0;
             worst = Math.max(worst, e / n);
         }
         return worst;
+    }
+
+    /** Rows of df's column v below and at or below each estimate: one aggregation pass (no sort, no collect). */
+    static long[][] rankCounts(Dataset<Row> df, List<double[]> estimates) {
+        List<org.apache.spark.sql.Column> aggs = new ArrayList<>();
+        for (double[] est : estimates) {
+            for (double e : est) {
+                aggs.add(functions.count(functions.when(functions.col("v").lt(e), 1)));
+                aggs.add(functions.count(functions.when(functions.col("v").leq(e), 1)));
+            }
+        }
+        Row r = df.agg(aggs.get(0), aggs.subList(1, aggs.size()).toArray(new org.apache.spark.sql.Column[0])).head();
+        long[][] out = new long[estimates.size() * 2][];
+        int c = 0;
+        for (int m = 0; m < estimates.size(); m++) {
+            int k = estimates.get(m).length;
+            out[2 * m] = new long[k];
+            out[2 * m + 1] = new long[k];
+            for (int i = 0; i < k; i++) {
+                out[2 * m][i] = r.getLong(c++);
+                out[2 * m + 1][i] = r.getLong(c++);
+            }
+        }
+        return out;
+    }
+
+    /** Seconds since t0 as a progress line on stderr (a run cut off by a time limit still shows where it was). */
+    static double phase(String what, long t0) {
+        double sec = (System.nanoTime() - t0) / 1e9;
+        System.err.printf(Locale.ROOT, "[spline bench] %s: %.2f s%n", what, sec);
+        return sec;
     }
 
     /** A lognormal column of n rows (seeded per partition). */
@@ -302,32 +364,45 @@ public final class SplineBenchmark {
     static void cdf(Options o, SparkSession spark, List<String> out) {
         long n = o.cdfRows;
         int parts = Math.max(2, Runtime.getRuntime().availableProcessors());
+        long t0 = System.nanoTime();
         Dataset<Row> df = lognormal(spark, n, parts).cache();
-        double[] sorted = new double[(int) n];
-        java.util.Iterator<Row> it = df.toLocalIterator(); // streamed: no list of 10^8 rows on the driver
-        for (int i = 0; i < sorted.length; i++) {
-            sorted[i] = it.next().getDouble(0);
-        }
-        Arrays.parallelSort(sorted);
+        df.count();
+        double gen = phase("cdf data: " + n + " lognormal rows generated and cached", t0);
+        out.add(row("data", "lognormal, generated in " + parts + " seeded partitions and cached", n + " rows",
+                "spark", gen * 1e3, rate(n, gen * 1e3, "rows/s"), ""));
         String backend = o.backends.contains("gpu") ? "auto" : "cpu";
+        List<String> names = new ArrayList<>();
+        List<String> backends = new ArrayList<>();
+        List<Double> times = new ArrayList<>();
+        List<double[]> estimates = new ArrayList<>();
         for (long sample : new long[] {0, 1_000_000}) {
             if (sample >= n) {
                 continue;
             }
             GpuMonotoneCdfModel[] m = new GpuMonotoneCdfModel[1];
-            double ms = bestMillis(1, () -> m[0] = new GpuMonotoneCdf().setInputCol("v").setSampleSize(sample)
-                    .setBackend(backend).fit(df));
-            double[] est = m[0].quantile(PROBS);
-            out.add(row("quantiles", "GpuMonotoneCdf, " + (sample == 0 ? "whole column" : "sample " + sample)
-                    + ", 1025 knots", n + " rows", backend, ms, rate(n, ms, "rows/s"),
-                    String.format(Locale.ROOT, "max rank error %.2e n", rankError(sorted, est))));
+            long t = System.nanoTime();
+            m[0] = new GpuMonotoneCdf().setInputCol("v").setSampleSize(sample).setBackend(backend).fit(df);
+            String name = "GpuMonotoneCdf, " + (sample == 0 ? "whole column" : "sample " + sample) + ", 1025 knots";
+            times.add(phase("cdf: " + name, t) * 1e3);
+            names.add(name);
+            backends.add(backend);
+            estimates.add(m[0].quantile(PROBS));
         }
         for (double rel : new double[] {1e-2, 1e-3}) {
-            double[][] est = new double[1][];
-            double ms = bestMillis(1, () -> est[0] = df.stat().approxQuantile("v", PROBS, rel));
-            out.add(row("quantiles", "approxQuantile, relativeError " + rel, n + " rows", "spark", ms,
-                    rate(n, ms, "rows/s"), String.format(Locale.ROOT, "max rank error %.2e n",
-                            rankError(sorted, est[0]))));
+            long t = System.nanoTime();
+            estimates.add(df.stat().approxQuantile("v", PROBS, rel));
+            String name = "approxQuantile, relativeError " + rel;
+            times.add(phase("cdf: " + name, t) * 1e3);
+            names.add(name);
+            backends.add("spark");
+        }
+        long t = System.nanoTime();
+        long[][] counts = rankCounts(df, estimates); // the exact ranks of every estimate, one pass
+        phase("cdf: exact ranks of the estimates (one aggregation)", t);
+        for (int i = 0; i < names.size(); i++) {
+            out.add(row("quantiles", names.get(i), n + " rows", backends.get(i), times.get(i),
+                    rate(n, times.get(i), "rows/s"), String.format(Locale.ROOT, "max rank error %.2e n",
+                            rankError(n, counts[2 * i], counts[2 * i + 1]))));
         }
         df.unpersist();
     }
@@ -351,20 +426,31 @@ public final class SplineBenchmark {
         long n = o.cdfRows;
         int p = o.partitions;
         int parts = Math.max(2, Runtime.getRuntime().availableProcessors());
-        for (String kind : new String[] {"lognormal", "zipf", "bimodal"}) {
+        for (String kind : o.dists) {
+            long t0 = System.nanoTime();
             Dataset<Row> df = skewed(spark, kind, n, parts).cache();
             df.count();
-            long[][] sizes = new long[1][];
-            double ms = bestMillis(1, () -> sizes[0] = SplineRangePartitioner.partitionSizes(
-                    GpuMonotoneCdf.partitionByQuantiles(df, "key", p)));
-            out.add(row("partition", "SplineRangePartitioner, " + kind, n + " rows, " + p + " partitions", "auto",
-                    ms, rate(n, ms, "rows/s"), String.format(Locale.ROOT, "imbalance %.4f",
-                            SplineRangePartitioner.imbalance(sizes[0]))));
-            double ms2 = bestMillis(1, () -> sizes[0] = SplineRangePartitioner.partitionSizes(
-                    df.repartitionByRange(p, functions.col("key"))));
+            double gen = phase("partition data: " + n + " " + kind + " rows generated and cached", t0);
+            out.add(row("data", kind + ", generated in " + parts + " seeded partitions and cached", n + " rows",
+                    "spark", gen * 1e3, rate(n, gen * 1e3, "rows/s"), ""));
+            long t1 = System.nanoTime();
+            String backend = o.backends.contains("gpu") ? "auto" : "cpu";
+            SplineRangePartitioner sp = SplineRangePartitioner.fit(df, "key", p, backend);
+            double fit = phase("partition: " + kind + ", fit (sample map, exact bin counts)", t1);
+            long t2 = System.nanoTime();
+            long[] sizes = SplineRangePartitioner.partitionSizes(sp.partition(df, "key"));
+            double shuffle = phase("partition: " + kind + ", shuffle and count", t2);
+            double ms = (fit + shuffle) * 1e3;
+            out.add(row("partition", "SplineRangePartitioner, " + kind, n + " rows, " + p + " partitions", backend,
+                    ms, rate(n, ms, "rows/s"), String.format(Locale.ROOT, "imbalance %.4f; fit %.0f ms, shuffle %.0f"
+                            + " ms; sizes %s the counted ones", SplineRangePartitioner.imbalance(sizes), fit * 1e3,
+                            shuffle * 1e3, Arrays.equals(sizes, sp.expectedSizes()) ? "=" : "DIFFER from")));
+            long t3 = System.nanoTime();
+            sizes = SplineRangePartitioner.partitionSizes(df.repartitionByRange(p, functions.col("key")));
+            double ms2 = phase("partition: " + kind + ", repartitionByRange and count", t3) * 1e3;
             out.add(row("partition", "repartitionByRange, " + kind, n + " rows, " + p + " partitions", "spark",
                     ms2, rate(n, ms2, "rows/s"), String.format(Locale.ROOT, "imbalance %.4f",
-                            SplineRangePartitioner.imbalance(sizes[0]))));
+                            SplineRangePartitioner.imbalance(sizes))));
             df.unpersist();
         }
     }

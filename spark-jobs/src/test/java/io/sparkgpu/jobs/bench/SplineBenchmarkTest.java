@@ -23,6 +23,11 @@ class SplineBenchmarkTest {
                 "tpu"}));
         assertThrows(IllegalArgumentException.class, () -> SplineBenchmark.Options.parse(new String[] {"--cdf-rows",
                 "1"}));
+        assertEquals(List.of("zipf"), SplineBenchmark.Options.parse(new String[] {"--dists", "zipf"}).dists);
+        assertEquals(List.of("cdf", "partition"), SplineBenchmark.Options.parse(new String[] {"--ops",
+                "cdf,partition"}).ops);
+        assertThrows(IllegalArgumentException.class, () -> SplineBenchmark.Options.parse(new String[] {"--dists",
+                "pareto"}));
     }
 
     @Test
@@ -53,6 +58,24 @@ class SplineBenchmarkTest {
         assertTrue(md.contains("approxQuantile, relativeError 0.001") && md.contains("GpuMonotoneCdf, whole column"),
                 md);
         assertTrue(md.contains("SplineRangePartitioner, zipf") && md.contains("repartitionByRange, bimodal"), md);
+        assertEquals(3, md.split("sizes = the counted ones").length - 1, md);
+        assertEquals(4, md.split("\\| data \\|").length - 1, md); // the generation of each data set is timed
+        // the exact ranks come from counts: the whole column's spline quantiles are a few ranks from exact
+        String whole = md.lines().filter(l -> l.contains("whole column")).findFirst().orElseThrow();
+        double err = Double.parseDouble(whole.replaceAll(".*max rank error (\\S+) n.*", "$1"));
+        assertTrue(err < 1e-3, whole);
+    }
+
+    @Test
+    void cdfAloneSkipsTheKernels() {
+        SplineBenchmark.Options o = SplineBenchmark.Options.parse(new String[] {"--backends", "cpu", "--cdf-rows",
+                "5000", "--ops", "cdf", "--reps", "1"});
+        String md = SplineBenchmark.run(o).markdown();
+        assertEquals(0, md.split("\\| build \\|").length - 1, md);
+        assertEquals(0, md.split("\\| eval \\|").length - 1, md);
+        assertEquals(0, md.split("\\| partition \\|").length - 1, md);
+        assertEquals(3, md.split("\\| quantiles \\|").length - 1, md); // whole column, 2 x approxQuantile (the
+        // 10^6 sample is skipped: the column is smaller)
     }
 
     @Test
