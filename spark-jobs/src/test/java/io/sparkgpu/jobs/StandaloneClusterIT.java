@@ -144,11 +144,9 @@ class StandaloneClusterIT {
         // the same fit as one barrier stage of two tasks (one per executor), an executor killed inside it at pass 3:
         // Spark fails the whole stage; its reruns cannot read the blocks cached on the dead executor, so the trainer
         // recomputes them and runs the stage again. The bits are those of one job per pass on local[2].
-        Map<String, String> single = Map.of("spark.sparkgpu.kmeans.localValues", "0",
-                "spark.sparkgpu.kmeans.mode", "single-stage", "spark.sparkgpu.fit.gpuTasks", "2");
-        CaseRun killed = runBarrierKillCase("kmeans", single, 3, outs, args);
-        assertDriverLogged(killed, "recomputing the lost blocks and running the single stage again");
-        assertSameOutputs(local, killed);
+        sameBitsWhenKilledInsideTheBarrierStage(local, Map.of("spark.sparkgpu.kmeans.localValues", "0",
+                "spark.sparkgpu.kmeans.mode", "single-stage", "spark.sparkgpu.fit.gpuTasks", "2"), 3,
+                "recomputing the lost blocks and running the single stage again", args);
     }
 
     @Test
@@ -190,11 +188,9 @@ class StandaloneClusterIT {
         // the dead executor, so the fit runs two Spark jobs per iteration from the start. Same bits as local[2],
         // although the input is read in two partitions here (one there): a small open cost splits the small file,
         // so that P has two slices and the stage two tasks
-        Map<String, String> oneStage = Map.of("spark.sparkgpu.tsne.distributedStage", "true",
-                "spark.sparkgpu.fit.gpuTasks", "2", "spark.sql.files.openCostInBytes", "1024");
-        CaseRun killed = runBarrierKillCase("tsne", oneStage, 20, outs, args);
-        assertDriverLogged(killed, "running two Spark jobs per iteration instead");
-        assertSameOutputs(local, killed);
+        sameBitsWhenKilledInsideTheBarrierStage(local, Map.of("spark.sparkgpu.tsne.distributedStage", "true",
+                "spark.sparkgpu.fit.gpuTasks", "2", "spark.sql.files.openCostInBytes", "1024"), 20,
+                "running two Spark jobs per iteration instead", args);
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -257,6 +253,18 @@ class StandaloneClusterIT {
                     + "job, then a '" + killWhen + "' line, after it)\n" + tail(log));
         }
         return run;
+    }
+
+    /**
+     * {@link #runBarrierKillCase} of {@code local}'s capability and outputs: the driver logged {@code rerunLine} (how
+     * the fit went on after the stage failed) and the outputs are {@code local}'s bits.
+     */
+    static void sameBitsWhenKilledInsideTheBarrierStage(CaseRun local, Map<String, String> conf, int pauseAt,
+            String rerunLine, java.util.function.Function<Path, List<String>> args) throws Exception {
+        String capability = local.name.substring(0, local.name.lastIndexOf("-local"));
+        CaseRun killed = runBarrierKillCase(capability, conf, pauseAt, local.outputs, args);
+        assertDriverLogged(killed, rerunLine);
+        assertSameOutputs(local, killed);
     }
 
     /**
