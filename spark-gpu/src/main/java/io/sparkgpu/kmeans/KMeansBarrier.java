@@ -131,7 +131,11 @@ final class KMeansBarrier {
         // exchange through task 0 over TCP: BarrierTaskContext.allGather waits about a second per call
         final BarrierExchange ex = tasks == 1 ? null : BarrierExchange.open(ctx, job.key);
         KMeansLloyd.Pass pass = (centres, m) -> {
-            if (++passes[0] == killAt) {
+            ++passes[0];
+            if (job.run == 0) {
+                BarrierStages.pauseForTests(ctx, "k-means pass", passes[0]);
+            }
+            if (passes[0] == killAt) {
                 LOG.warn("spark-gpu k-means: fault injection ({}): halting executor {} in pass {} of stage attempt 0",
                         KILL_AT, SparkEnv.get().executorId(), killAt);
                 Runtime.getRuntime().halt(137);

@@ -129,4 +129,48 @@ public final class BarrierStages {
                 .values()
                 .collect();
     }
+
+    /**
+     * Test-only (issue 18 item 6: an executor killed inside a barrier stage), off unless set (Spark conf or system
+     * property): {@code STEP:MILLIS}. Task 0 of a fit's barrier stage, on its first attempt and in an executor's
+     * JVM (never the driver's, so never on {@code local[N]}), logs a line holding {@link #PAUSE_MARK} when it
+     * reaches step STEP (k-means: Lloyd pass; t-SNE: force evaluation) and then sleeps MILLIS ms, so that a test
+     * can kill that executor by pid while the stage is running. The other tasks wait for it in their exchange.
+     */
+    public static final String PAUSE_KEY = "spark.sparkgpu.test.barrierPause";
+    /** Starts the line {@link #pauseForTests} logs (the test looks for it in the executors' logs). */
+    public static final String PAUSE_MARK = "spark-gpu test: barrier task paused";
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BarrierStages.class);
+
+    /**
+     * {@link #PAUSE_KEY}: pauses when this is task 0 of the stage's first attempt in an executor at {@code step}.
+     *
+     * @param what names the step in the logged line (e.g. "k-means pass")
+     */
+    public static void pauseForTests(org.apache.spark.BarrierTaskContext ctx, String what, int step) {
+        String v = io.sparkgpu.cuda.SparkGpuConf.get(PAUSE_KEY, "").trim();
+        if (v.isEmpty() || ctx.partitionId() != 0 || ctx.stageAttemptNumber() != 0
+                || "driver".equals(SparkEnv.get().executorId())) {
+            return;
+        }
+        int colon = v.indexOf(':');
+        int at;
+        long millis;
+        try {
+            at = Integer.parseInt(v.substring(0, colon).trim());
+            millis = Long.parseLong(v.substring(colon + 1).trim());
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException(PAUSE_KEY + " must be STEP:MILLIS (two integers), got '" + v + "'");
+        }
+        if (step != at) {
+            return;
+        }
+        LOG.warn("{} at {} {} of stage {} attempt 0 on executor {} for {} ms ({})", PAUSE_MARK, what, step,
+                ctx.stageId(), SparkEnv.get().executorId(), millis, PAUSE_KEY);
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
 }

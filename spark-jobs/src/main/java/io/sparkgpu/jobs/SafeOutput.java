@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
@@ -32,6 +33,14 @@ import org.knowm.xchart.XYChart;
  * aside and deleted only after the new one is in place. On any failure the temporary sibling is removed and the
  * previous output is left (or put back) as it was. Works through Hadoop's {@link FileSystem}, so local paths and
  * HDFS alike.
+ *
+ * <p>A process killed while writing (no {@code finally} runs) can leave hidden siblings behind; {@link #check}
+ * repairs that before the next run's work ({@link #recover}): when the target is missing because the kill came
+ * between moving the previous output aside and moving the new one in, the previous output is moved back; every
+ * other leftover sibling of the target (an unfinished or never-committed new output, a previous output that was
+ * already replaced) is deleted. Each repair is reported in {@link #notes}. One run per output at a time: a run
+ * started on an output that another is still writing removes that one's temporary sibling, so the other fails
+ * (without touching the target).
  */
 final class SafeOutput {
     /** What an output is, which decides what an existing target must look like to be replaced. */
@@ -69,6 +78,26 @@ final class SafeOutput {
     /** For tests only: runs after the output is complete, before it is moved into place (to inject a failure). */
     static volatile Runnable beforeMoveForTests;
 
+    /**
+     * Test-only (issue 18: a process killed mid-write), off unless set (Spark conf or system property):
+     * {@code STEP:FILE} makes the run, at that {@link PauseStep} of writing an output, create FILE and then sleep
+     * (at most {@link #PAUSE_MILLIS}), so that a test can kill the process at exactly that step.
+     */
+    static final String PAUSE_KEY = "spark.sparkgpu.test.outputPause";
+    static final long PAUSE_MILLIS = 120_000;
+
+    /** The points of {@link #write} where {@link #PAUSE_KEY} can hold a run. */
+    enum PauseStep {
+        /** A model's data is at the temporary sibling, its summary.json not yet: an unfinished output. */
+        WRITING,
+        /** The new output is complete at the temporary sibling; the target is untouched. */
+        WRITTEN,
+        /** The previous output has been moved aside; the new one is not in place yet (the target is missing). */
+        ASIDE,
+        /** The new output is in place; the previous one, aside, is not deleted yet. */
+        MOVED
+    }
+
     final String option;
     /** The path as the user gave it (for messages). */
     final String shown;
@@ -77,6 +106,8 @@ final class SafeOutput {
     private final FileSystem fs;
     /** Qualified, normalised, symbolic links of its existing part resolved. */
     final Path target;
+    /** What {@link #recover} repaired for this target (for the user), in order. */
+    final List<String> notes = new ArrayList<>();
 
     private SafeOutput(String option, String shown, Kind kind, boolean overwrite, FileSystem fs, Path target) {
         this.option = option;
@@ -152,7 +183,16 @@ final class SafeOutput {
                 }
             }
             SafeOutput out = new SafeOutput(option, shown, kind, overwrite, fs, t);
-            out.checkExisting();
+            out.recover();
+            try {
+                out.checkExisting();
+            } catch (IllegalArgumentException e) {
+                if (out.notes.isEmpty()) {
+                    throw e;
+                }
+                // the refusal is all the caller sees: say what was repaired first
+                throw new IllegalArgumentException(String.join("; ", out.notes) + ". " + e.getMessage(), e);
+            }
             return out;
         } catch (IOException e) {
             throw new IllegalArgumentException(option + ": cannot access " + shown + ": " + e.getMessage(), e);
@@ -246,6 +286,64 @@ final class SafeOutput {
         return fs.makeQualified(new Path("file", null, real.normalize().toString()));
     }
 
+    /** The hidden siblings {@link #write} makes next to the target: {@code .NAME} + a mark + an 8-hex-digit id. */
+    private FileStatus[] leftovers() throws IOException {
+        Path parent = target.getParent();
+        if (parent == null || !fs.exists(parent) || !fs.getFileStatus(parent).isDirectory()) {
+            return new FileStatus[0];
+        }
+        java.util.regex.Pattern own = java.util.regex.Pattern.compile("\\." + java.util.regex.Pattern.quote(
+                target.getName()) + "(" + java.util.regex.Pattern.quote(TMP_MARK) + "|"
+                + java.util.regex.Pattern.quote(ASIDE_MARK) + ")[0-9a-f]{8}");
+        FileStatus[] all = fs.listStatus(parent, p -> own.matcher(p.getName()).matches());
+        Arrays.sort(all, (a, b) -> a.getPath().getName().compareTo(b.getPath().getName()));
+        return all;
+    }
+
+    /**
+     * Repairs what a killed run left next to the target (see the class comment): a missing target with one
+     * previous output aside gets it back; then every leftover sibling is deleted. Several previous outputs aside
+     * of a missing target are refused (which one to keep is the user's choice).
+     */
+    private void recover() throws IOException {
+        FileStatus[] left = leftovers();
+        if (left.length == 0) {
+            return;
+        }
+        if (!fs.exists(target)) {
+            List<Path> aside = new ArrayList<>();
+            for (FileStatus f : left) {
+                if (f.getPath().getName().contains(ASIDE_MARK)) {
+                    aside.add(f.getPath());
+                }
+            }
+            if (aside.size() > 1) {
+                throw new IllegalArgumentException(option + ": " + shown + " is missing and several previous outputs "
+                        + "were left aside by runs stopped while replacing it: " + aside + "; move the one to keep "
+                        + "back to " + shown + " (or remove them)");
+            }
+            if (aside.size() == 1) {
+                if (!fs.rename(aside.get(0), target)) {
+                    throw new IllegalArgumentException(option + ": " + shown + " is missing; the previous output, left "
+                            + "aside by a run stopped while replacing it, is at " + aside.get(0) + " and could not be "
+                            + "moved back");
+                }
+                notes.add(option + ": moved the previous " + shown + " back into place from " + aside.get(0).getName()
+                        + " (a run was stopped while replacing it)");
+                left = leftovers();
+            }
+        }
+        List<String> removed = new ArrayList<>();
+        for (FileStatus f : left) {
+            if (fs.delete(f.getPath(), true) || !fs.exists(f.getPath())) {
+                removed.add(f.getPath().getName());
+            }
+        }
+        if (!removed.isEmpty()) {
+            notes.add(option + ": removed what a stopped run left next to " + shown + ": " + String.join(", ", removed));
+        }
+    }
+
     /** Refuses an existing target without --overwrite, or one that is not a previous output of this kind. */
     private void checkExisting() throws IOException {
         if (!fs.exists(target)) {
@@ -313,6 +411,7 @@ final class SafeOutput {
             if (!fs.exists(tmp)) {
                 throw new IOException(option + ": nothing was written for " + shown);
             }
+            pauseForTests(PauseStep.WRITTEN);
             Runnable hook = beforeMoveForTests;
             if (hook != null) {
                 hook.run();
@@ -341,6 +440,7 @@ final class SafeOutput {
             if (!fs.rename(target, aside)) {
                 throw new IOException(option + ": cannot move the previous " + shown + " aside; it is unchanged");
             }
+            pauseForTests(PauseStep.ASIDE);
         }
         IOException failure = null;
         boolean moved;
@@ -357,6 +457,9 @@ final class SafeOutput {
             }
             throw new IOException(option + ": cannot move the new output into place at " + shown
                     + (replacing ? "; the previous one is unchanged" : ""), failure);
+        }
+        if (replacing) {
+            pauseForTests(PauseStep.MOVED);
         }
         if (replacing && !fs.delete(aside, true) && fs.exists(aside)) {
             throw new IOException(option + ": " + shown + " is written, but the previous output could not be "
@@ -392,11 +495,39 @@ final class SafeOutput {
     void writeModel(MLWritable model, String summaryJson) throws IOException {
         write(tmp -> {
             model.write().save(tmp);
+            pauseForTests(PauseStep.WRITING);
             if (summaryJson != null) {
                 try (OutputStream os = fs.create(new Path(tmp, ModelOutput.SUMMARY), false)) {
                     os.write(summaryJson.getBytes(StandardCharsets.UTF_8));
                 }
             }
         });
+    }
+
+    /** {@link #PAUSE_KEY}: at {@code step}, creates the named file and sleeps (to be killed there by a test). */
+    static void pauseForTests(PauseStep step) {
+        String v = io.sparkgpu.cuda.SparkGpuConf.get(PAUSE_KEY, "").trim();
+        if (v.isEmpty()) {
+            return;
+        }
+        int colon = v.indexOf(':');
+        PauseStep at;
+        try {
+            at = PauseStep.valueOf(colon < 0 ? "" : v.substring(0, colon).trim().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(PAUSE_KEY + " must be STEP:FILE with STEP one of "
+                    + Arrays.toString(PauseStep.values()) + ", got '" + v + "'");
+        }
+        if (at != step) {
+            return;
+        }
+        try {
+            Files.writeString(Paths.get(v.substring(colon + 1).trim()), step.name(), StandardCharsets.UTF_8);
+            Thread.sleep(PAUSE_MILLIS);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -142,6 +142,8 @@ abstract class SparkCommand implements Callable<Integer> {
         }
         if (t != null) {
             targets.add(t);
+            // repairs of what a killed run left behind (SafeOutput.recover): tell the user
+            t.notes.forEach(n -> spec.commandLine().getErr().println("note: " + n));
         }
         return t;
     }

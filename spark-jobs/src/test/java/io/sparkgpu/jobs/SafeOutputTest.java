@@ -190,4 +190,40 @@ class SafeOutputTest {
         assertEquals("someone else's", Files.readString(late));
         assertFalse(snapshot(tmp).keySet().stream().anyMatch(n -> n.contains(".sparkgpu-")), snapshot(tmp).toString());
     }
+
+    /**
+     * What a killed run leaves (no finally block ran), repaired by the next check: a target missing between the two
+     * moves gets its previous output back; any other leftover of this target is removed, those of other names are
+     * not; several previous outputs aside of a missing target are the user's choice. The real kills, in their own
+     * JVM: {@code SafeOutputKillIT}.
+     */
+    @Test
+    void theNextCheckRepairsWhatAKilledRunLeftBehind() throws Exception {
+        Path out = tmp.resolve("out");
+        Path aside = Files.createDirectories(tmp.resolve(".out" + SafeOutput.ASIDE_MARK + "0123abcd"));
+        Files.writeString(aside.resolve("part-00000.csv"), "old\n");
+        Path newTmp = Files.createDirectories(tmp.resolve(".out" + SafeOutput.TMP_MARK + "0123abcd"));
+        Files.writeString(newTmp.resolve("part-00000.csv"), "new\n");
+        Files.writeString(tmp.resolve(".out2" + SafeOutput.TMP_MARK + "0123abcd"), "another target's");
+        Files.writeString(tmp.resolve(".out" + SafeOutput.TMP_MARK + "notmine!"), "not our name");
+
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> check(out.toString(), SafeOutput.Kind.DATASET, false));
+        assertTrue(e.getMessage().startsWith("--out: moved the previous " + out + " back into place from .out"
+                + SafeOutput.ASIDE_MARK + "0123abcd") && e.getMessage().contains("already exists (pass --overwrite"),
+                e.getMessage());
+        assertEquals(Map.of("out/part-00000.csv", "old\n", ".out2" + SafeOutput.TMP_MARK + "0123abcd",
+                "another target's", ".out" + SafeOutput.TMP_MARK + "notmine!", "not our name"), snapshot(tmp));
+
+        Files.createDirectories(tmp.resolve(".out" + SafeOutput.ASIDE_MARK + "00000001"));
+        SafeOutput t = check(out.toString(), SafeOutput.Kind.DATASET, true);
+        assertEquals(List.of("--out: removed what a stopped run left next to " + out + ": .out" + SafeOutput.ASIDE_MARK
+                + "00000001"), t.notes);
+
+        Files.move(out, tmp.resolve(".out" + SafeOutput.ASIDE_MARK + "00000002"));
+        Files.createDirectories(tmp.resolve(".out" + SafeOutput.ASIDE_MARK + "00000003"));
+        assertTrue(refusal(out.toString(), SafeOutput.Kind.DATASET).contains("is missing and several previous "
+                + "outputs were left aside"));
+        assertTrue(Files.exists(tmp.resolve(".out" + SafeOutput.ASIDE_MARK + "00000002/part-00000.csv")), "kept");
+    }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.sparkgpu.spark.BarrierStages;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
@@ -42,7 +43,11 @@ import org.junit.jupiter.api.Test;
  * compared, bit for bit, with the same command on {@code local[2]}. For k-means (Spark path forced, one job per
  * pass), the scan's replicas (Spark path forced) and distributed t-SNE (two Spark jobs per iteration), one executor is killed by pid (SIGKILL) as
  * soon as the driver prints a progress line of the fit, and the result must still be the same bits; the test
- * checks that the executor really died and that Spark noticed the loss.
+ * checks that the executor really died and that Spark noticed the loss. The k-means and t-SNE cases then run the
+ * same fit as one barrier stage of two tasks (k-means {@code single-stage}, t-SNE's one-stage optimiser) held by
+ * the test-only {@link BarrierStages#PAUSE_KEY} at a chosen pass, kill the executor whose task logged the pause
+ * (so the kill lands inside the running barrier stage, which at this size lasts well under a second otherwise),
+ * check that Spark failed and resubmitted the whole stage, and expect the local bits again.
  *
  * <p>The cluster's JVMs get this JVM's class path without spark-jobs' own classes and jars (so the CLI comes from
  * the submitted jar, as for a user) and Spark's default logging (INFO, into files under
@@ -131,10 +136,17 @@ class StandaloneClusterIT {
                 "spark.sparkgpu.kmeans.mode", "job-per-pass");
         // uniform points: Lloyd's iterations keep moving the centres, so the fit spans all max-iter passes
         String[] outs = {"pred", "model"};
-        sameBitsOnTheCluster("kmeans", conf, "k-means: iteration ", outs, dir -> List.of("kmeans",
+        java.util.function.Function<Path, List<String>> args = dir -> List.of("kmeans",
                 "--input", input.toString(), "--features", "x,y", "-k", "12", "--max-iter", "12", "--tol", "0",
                 "--seed", "7", "--output", dir.resolve("pred").toString(), "--output-format", "csv",
-                "--model-out", dir.resolve("model").toString()));
+                "--model-out", dir.resolve("model").toString());
+        CaseRun local = sameBitsOnTheCluster("kmeans", conf, "k-means: iteration ", outs, args);
+        // the same fit as one barrier stage of two tasks (one per executor), an executor killed inside it at pass 3:
+        // Spark fails the whole stage; its reruns cannot read the blocks cached on the dead executor, so the trainer
+        // recomputes them and runs the stage again. The bits are those of one job per pass on local[2].
+        sameBitsWhenKilledInsideTheBarrierStage(local, Map.of("spark.sparkgpu.kmeans.localValues", "0",
+                "spark.sparkgpu.kmeans.mode", "single-stage", "spark.sparkgpu.fit.gpuTasks", "2"), 3,
+                "recomputing the lost blocks and running the single stage again", args);
     }
 
     @Test
@@ -165,11 +177,20 @@ class StandaloneClusterIT {
         // two Spark jobs per iteration rather than every iteration in one barrier stage, whose progress lines come
         // only when the stage has ended (under a second here): the kill then lands between iterations
         Map<String, String> conf = Map.of("spark.sparkgpu.tsne.distributedStage", "false");
-        sameBitsOnTheCluster("tsne", conf, "t-SNE: iteration ", outs, dir -> List.of("tsne",
+        java.util.function.Function<Path, List<String>> args = dir -> List.of("tsne",
                 "--input", input.toString(), "--features", "p0..p63", "--id", "id", "--label", "digit",
                 "--mode", "distributed", "--distributed-partitions", "2", "--pca", "16", "--max-iter", "100",
                 "--seed", "7", "--output", dir.resolve("embedding").toString(), "--output-format", "csv",
-                "--model-out", dir.resolve("model").toString()));
+                "--model-out", dir.resolve("model").toString());
+        CaseRun local = sameBitsOnTheCluster("tsne", conf, "t-SNE: iteration ", outs, args);
+        // the one-stage optimiser (every iteration in one barrier stage of two tasks), an executor killed inside it
+        // at the 20th force evaluation: Spark fails the whole stage; its reruns cannot read the P slices cached on
+        // the dead executor, so the fit runs two Spark jobs per iteration from the start. Same bits as local[2],
+        // although the input is read in two partitions here (one there): a small open cost splits the small file,
+        // so that P has two slices and the stage two tasks
+        sameBitsWhenKilledInsideTheBarrierStage(local, Map.of("spark.sparkgpu.tsne.distributedStage", "true",
+                "spark.sparkgpu.fit.gpuTasks", "2", "spark.sql.files.openCostInBytes", "1024"), 20,
+                "running two Spark jobs per iteration instead", args);
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -179,11 +200,12 @@ class StandaloneClusterIT {
      * Runs {@code args} on {@code local[2]}, then on the cluster (killing an executor at the first driver line
      * holding {@code killAt}, unless null), and asserts that {@code outputs} are the same bits.
      */
-    static void sameBitsOnTheCluster(String capability, Map<String, String> conf, String killAt, String[] outputs,
-                                     java.util.function.Function<Path, List<String>> args) throws Exception {
+    static CaseRun sameBitsOnTheCluster(String capability, Map<String, String> conf, String killAt, String[] outputs,
+                                        java.util.function.Function<Path, List<String>> args) throws Exception {
         CaseRun local = runCase(capability, "local[2]", conf, null, outputs, args);
         CaseRun cluster = runCase(capability, masterUrl, conf, killAt, outputs, args);
         assertSameOutputs(local, cluster);
+        return local;
     }
 
     /** The outcome of one submit: its directory (outputs, driver log), its outputs and the executor killed. */
@@ -211,6 +233,135 @@ class StandaloneClusterIT {
         boolean cluster = master.startsWith("spark://");
         String name = capability + (cluster ? killWhen != null ? "-cluster-kill" : "-cluster" : "-local");
         CaseRun run = new CaseRun(name, Files.createDirectories(work.resolve(name)), outputs);
+        Path log = run.dir.resolve("driver.log");
+        Process p = submit(run, master, conf, args, killWhen == null ? null : line -> {
+            if (run.killedPid == null && line.contains(killWhen)) {
+                run.killedPid = killOneExecutor();
+                return KILL_MARK + run.killedPid;
+            }
+            return null;
+        });
+        awaitSubmit(run, p);
+        if (killWhen != null) {
+            String driver = Files.readString(log, StandardCharsets.UTF_8);
+            assertKilled(run, driver);
+            // mid-fit: a Spark job of the fit started after the kill, and only then came its next progress line
+            // (lines printed after a stage that had already run every step would not show a job in between)
+            String after = driver.substring(driver.indexOf(KILL_MARK));
+            int job = after.indexOf("Starting job:");
+            assertTrue(job >= 0 && after.indexOf(killWhen, job) > job, name + ": the kill was not mid-fit (no Spark "
+                    + "job, then a '" + killWhen + "' line, after it)\n" + tail(log));
+        }
+        return run;
+    }
+
+    /**
+     * {@link #runBarrierKillCase} of {@code local}'s capability and outputs: the driver logged {@code rerunLine} (how
+     * the fit went on after the stage failed) and the outputs are {@code local}'s bits.
+     */
+    static void sameBitsWhenKilledInsideTheBarrierStage(CaseRun local, Map<String, String> conf, int pauseAt,
+            String rerunLine, java.util.function.Function<Path, List<String>> args) throws Exception {
+        String capability = local.name.substring(0, local.name.lastIndexOf("-local"));
+        CaseRun killed = runBarrierKillCase(capability, conf, pauseAt, local.outputs, args);
+        assertDriverLogged(killed, rerunLine);
+        assertSameOutputs(local, killed);
+    }
+
+    /**
+     * Submits {@code args(dir)} to the cluster with {@code conf} and {@link BarrierStages#PAUSE_KEY} holding task 0
+     * of the fit's barrier stage at step {@code pauseAt}; as soon as an executor's log shows that pause, kills that
+     * executor by pid (inside the running barrier stage), and asserts that it died, that Spark failed the whole
+     * barrier stage and resubmitted it, and that the submit still succeeded.
+     */
+    static CaseRun runBarrierKillCase(String capability, Map<String, String> conf, int pauseAt, String[] outputs,
+                                      java.util.function.Function<Path, List<String>> args) throws Exception {
+        String name = capability + "-cluster-barrier-kill";
+        CaseRun run = new CaseRun(name, Files.createDirectories(work.resolve(name)), outputs);
+        Map<String, String> all = new LinkedHashMap<>(conf);
+        // paused far longer than the kill takes: a run that is not killed fails the test below
+        all.put(BarrierStages.PAUSE_KEY, pauseAt + ":60000");
+        java.util.Set<Path> before = appDirs();
+        Path log = run.dir.resolve("driver.log");
+        Process p = submit(run, masterUrl, all, args, null);
+        long killedAt = -1;
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(SUBMIT_LIMIT_SECONDS);
+        while (p.isAlive() && run.killedPid == null && System.nanoTime() < end) {
+            for (Path app : appDirs()) {
+                Optional<Path> paused = before.contains(app) ? Optional.empty() : pausedExecutorLog(app);
+                if (paused.isPresent()) {
+                    killedAt = Files.size(log);
+                    run.killedPid = killExecutor(app.getFileName().toString(),
+                            paused.get().getParent().getFileName().toString());
+                }
+            }
+            Thread.sleep(100);
+        }
+        awaitSubmit(run, p);
+        String driver = Files.readString(log, StandardCharsets.UTF_8);
+        assertKilled(run, driver);
+        String after = driver.substring((int) Math.min(killedAt, driver.length()));
+        assertTrue(after.contains("as failed due to a barrier task failed") && after.contains("due to barrier stage "
+                + "failure"), name + ": Spark did not fail and resubmit the whole barrier stage after the kill\n"
+                + tail(log));
+        return run;
+    }
+
+    /** The application directories under the workers' work directories. */
+    static java.util.Set<Path> appDirs() throws IOException {
+        java.util.Set<Path> out = new java.util.TreeSet<>();
+        for (int i = 1; i <= 2; i++) {
+            try (Stream<Path> s = Files.list(work.resolve("worker" + i))) {
+                s.filter(d -> d.getFileName().toString().startsWith("app-")).forEach(out::add);
+            }
+        }
+        return out;
+    }
+
+    /** The stderr of an executor of {@code app} that logged {@link BarrierStages#PAUSE_MARK}, if one did. */
+    static Optional<Path> pausedExecutorLog(Path app) throws IOException {
+        try (Stream<Path> s = Files.list(app)) {
+            for (Path exec : (Iterable<Path>) s::iterator) {
+                Path err = exec.resolve("stderr");
+                if (Files.isRegularFile(err)
+                        && Files.readString(err, StandardCharsets.ISO_8859_1).contains(BarrierStages.PAUSE_MARK)) {
+                    return Optional.of(err);
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    static void assertDriverLogged(CaseRun run, String text) throws IOException {
+        Path log = run.dir.resolve("driver.log");
+        assertTrue(Files.readString(log, StandardCharsets.UTF_8).contains(text),
+                run.name + ": the driver did not log '" + text + "'\n" + tail(log));
+    }
+
+    /** The killed executor died and Spark noticed. */
+    static void assertKilled(CaseRun run, String driver) {
+        Path log = run.dir.resolve("driver.log");
+        assertTrue(run.killedPid != null, run.name + ": no point came to kill an executor at\n" + tail(log));
+        assertFalse(ProcessHandle.of(run.killedPid).map(ProcessHandle::isAlive).orElse(false),
+                run.name + ": executor pid " + run.killedPid + " is still alive");
+        assertTrue(driver.contains("Lost executor") || driver.contains("Command exited with code 137"),
+                run.name + ": Spark logged no executor loss after pid " + run.killedPid + " was killed\n" + tail(log));
+    }
+
+    /** Waits for a submit (at most {@link #SUBMIT_LIMIT_SECONDS}) and asserts that it succeeded. */
+    static void awaitSubmit(CaseRun run, Process p) throws Exception {
+        if (!p.waitFor(SUBMIT_LIMIT_SECONDS, TimeUnit.SECONDS)) {
+            stop(p);
+            fail(run.name + " did not finish within " + SUBMIT_LIMIT_SECONDS + " s\n" + tails());
+        }
+        readerOf(p).join(10_000);
+        assertEquals(0, p.exitValue(), run.name + " failed\n" + tails());
+    }
+
+    /** Starts {@code SparkSubmit} of the CLI with {@code args(run.dir)} on {@code master}, logging to driver.log. */
+    static Process submit(CaseRun run, String master, Map<String, String> conf,
+                          java.util.function.Function<Path, List<String>> args,
+                          java.util.function.Function<String, String> onLine) throws IOException {
+        String name = run.name;
         List<String> cmd = new ArrayList<>(List.of("org.apache.spark.deploy.SparkSubmit", "--master", master,
                 "--deploy-mode", "client", "--name", "cluster-it-" + name, "--class", SparkGpuCli.class.getName()));
         Map<String, String> all = new LinkedHashMap<>();
@@ -234,36 +385,7 @@ class StandaloneClusterIT {
         cmd.add(appJar.toString());
         cmd.addAll(args.apply(run.dir));
         cmd.add("--no-ui");
-
-        Path log = run.dir.resolve("driver.log");
-        Process p = startJvmLogged("driver " + name, "-Xmx768m", cmd, log, killWhen == null ? null : line -> {
-            if (run.killedPid == null && line.contains(killWhen)) {
-                run.killedPid = killOneExecutor();
-                return KILL_MARK + run.killedPid;
-            }
-            return null;
-        });
-        if (!p.waitFor(SUBMIT_LIMIT_SECONDS, TimeUnit.SECONDS)) {
-            stop(p);
-            fail(name + " did not finish within " + SUBMIT_LIMIT_SECONDS + " s\n" + tails());
-        }
-        readerOf(p).join(10_000);
-        assertEquals(0, p.exitValue(), name + " failed\n" + tails());
-        if (killWhen != null) {
-            String driver = Files.readString(log, StandardCharsets.UTF_8);
-            assertTrue(run.killedPid != null, name + ": no progress line came to kill an executor at\n" + tail(log));
-            assertFalse(ProcessHandle.of(run.killedPid).map(ProcessHandle::isAlive).orElse(false),
-                    name + ": executor pid " + run.killedPid + " is still alive");
-            assertTrue(driver.contains("Lost executor") || driver.contains("Command exited with code 137"),
-                    name + ": Spark logged no executor loss after pid " + run.killedPid + " was killed\n" + tail(log));
-            // mid-fit: a Spark job of the fit started after the kill, and only then came its next progress line
-            // (lines printed after a stage that had already run every step would not show a job in between)
-            String after = driver.substring(driver.indexOf(KILL_MARK));
-            int job = after.indexOf("Starting job:");
-            assertTrue(job >= 0 && after.indexOf(killWhen, job) > job, name + ": the kill was not mid-fit (no Spark "
-                    + "job, then a '" + killWhen + "' line, after it)\n" + tail(log));
-        }
-        return run;
+        return startJvmLogged("driver " + name, "-Xmx768m", cmd, run.dir.resolve("driver.log"), onLine);
     }
 
     /** Kills (SIGKILL) one executor JVM started by our workers and waits for it to die; returns its pid. */
@@ -273,7 +395,25 @@ class StandaloneClusterIT {
         if (exec.isEmpty()) {
             throw new IllegalStateException("no " + EXECUTOR_MAIN + " process under the workers to kill");
         }
-        ProcessHandle h = exec.get();
+        return kill(exec.get());
+    }
+
+    /** Kills (SIGKILL) executor {@code executorId} of application {@code appId}; returns its pid. */
+    static long killExecutor(String appId, String executorId) {
+        Optional<ProcessHandle> exec = WORKERS.stream().flatMap(w -> w.toHandle().descendants())
+                .filter(h -> {
+                    String c = commandLineOf(h) + " ";
+                    return c.contains(EXECUTOR_MAIN) && c.contains(" --executor-id " + executorId + " ")
+                            && c.contains(" --app-id " + appId + " ");
+                }).findFirst();
+        if (exec.isEmpty()) {
+            throw new IllegalStateException("no executor " + executorId + " of " + appId + " to kill");
+        }
+        return kill(exec.get());
+    }
+
+    /** SIGKILL, then waits for the process to die; its pid. */
+    static long kill(ProcessHandle h) {
         h.destroyForcibly();
         try {
             h.onExit().get(30, TimeUnit.SECONDS);

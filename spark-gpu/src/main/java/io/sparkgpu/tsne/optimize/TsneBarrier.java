@@ -185,11 +185,12 @@ final class TsneBarrier {
         TsneTimings timings = new TsneTimings();
         TsneResult r;
         if (tasks == 1) {
+            BarrierStages.pauseForTests(ctx, "t-SNE start (one task)", 1);
             SparseRows p = SparseRowsOps.concat(mine.isEmpty() ? read : mine);
             r = TsneOptimizer.single(p, job.y0, job.cfg, null, timings);
         } else {
             try (BarrierExchange ex = BarrierExchange.open(ctx, job.key);
-                 Source src = new Source(ex, mine, job.n, job.cfg, job.key)) {
+                 Source src = new Source(ex, mine, job.n, job.cfg, job.key, ctx)) {
                 r = TsneOptimizer.run(src, job.y0, job.cfg, null, timings, TsneConfig.MODE_DISTRIBUTED, null);
             }
         }
@@ -214,8 +215,11 @@ final class TsneBarrier {
         private final boolean exact;
         private final double dof;
         private final String key;
+        private final BarrierTaskContext ctx;
+        /** Force evaluations so far (for {@link BarrierStages#pauseForTests}). */
+        private int evaluations;
 
-        Source(BarrierExchange ex, List<SparseRows> mine, int n, TsneConfig cfg, String key) {
+        Source(BarrierExchange ex, List<SparseRows> mine, int n, TsneConfig cfg, String key, BarrierTaskContext ctx) {
             this.ex = ex;
             this.mine = mine;
             this.n = n;
@@ -226,6 +230,7 @@ final class TsneBarrier {
             this.exact = cfg.exactRepulsion(n);
             this.dof = cfg.dof;
             this.key = key;
+            this.ctx = ctx;
         }
 
         @Override
@@ -250,6 +255,7 @@ final class TsneBarrier {
 
         @Override
         public Forces forces(double[] y, boolean withKl, TsneTimings timings) {
+            BarrierStages.pauseForTests(ctx, "t-SNE force evaluation", ++evaluations);
             io.sparkgpu.cuda.BackendUsage usage = timings.backends();
             long t0 = System.nanoTime();
             // the grid path: S2G over all points and G2G here; the exact path needs neither (each row sums over all Y)
