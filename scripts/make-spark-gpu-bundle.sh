@@ -87,7 +87,8 @@ rm -rf "$WORK"
 mkdir -p "$WORK/deps" "$WORK/full/jars" "$WORK/full/conf" "$WORK/full/launcher/target/scala-2.13"
 resolve_bundle_deps "$WORK/deps"
 step "collecting the runtime class path (spark-jobs/target/classpath.txt, our jars, JCuda driver natives)"
-tr ':' '\n' < spark-jobs/target/classpath.txt | while IFS= read -r entry; do
+# (the file ends without a newline: '|| -n' keeps its last entry, which a plain read loop silently dropped)
+tr ':' '\n' < spark-jobs/target/classpath.txt | while IFS= read -r entry || [[ -n "$entry" ]]; do
     [[ -z "$entry" ]] && continue
     case "$(basename "$entry")" in
         jcuda-natives-*) continue ;; # replaced by the driver-only natives below
