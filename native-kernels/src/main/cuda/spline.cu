@@ -14,6 +14,9 @@
  * spline_eval      one query per thread (grid-stride); the block first loads a guide of every stride-th knot into
  *                  shared memory, so a search starts with a bisection there and ends in one stride of the knots (the
  *                  answer, the largest j with t[j] <= z, is unique, so it equals the twin's plain bisection).
+ * spline_eval_schumaker_data  the same for a Schumaker spline from its data knots alone (x, y, slopes): the search
+ *                  runs over n knots instead of 2n - 1 and the interval's extra knot is recomputed by the build's
+ *                  own operations (schumaker_mid), so the random accesses touch half the bytes for the same bits.
  *                  Queries are read and results written with the streaming cache hints (__ldcs/__stcs, evict
  *                  first): they are touched once, and the knot arrays (3 x 8 x T bytes, 48 MB for 10^6 Schumaker
  *                  knots: about the H100's whole L2) then stay cached for the random accesses of the searches.
@@ -68,15 +71,13 @@ __device__ bool interval_ok(const double *x, const double *y, const double *p, d
     return true;
 }
 
-__device__ void schumaker_interval(const double *x, const double *y, double sign, int n, int i, double *t,
-                                   double *a, double *b) {
-    const double x0 = x[i], x1 = x[i + 1];
-    const double y0 = MUL(sign, y[i]), y1 = MUL(sign, y[i + 1]);
+/* The extra knot of Schumaker's interval [x0, x1] (signed values y0 <= y1, end slopes d0, d1): its position tk,
+ * value abar and slope dbar (SplineCpu.schumakerInterval). Shared by the build and by the evaluation from the data
+ * knots, which recomputes it with the same operations from the same inputs, hence the same bits. */
+__device__ __forceinline__ void schumaker_mid(double x0, double x1, double y0, double y1, double d0, double d1,
+                                              double &tk, double &abar, double &dbar) {
     const double h = SUB(x1, x0);
     const double del = DIV(SUB(y1, y0), h);
-    const double d0 = butland(x, y, sign, n, i);
-    const double d1 = butland(x, y, sign, n, i + 1);
-    double tk, dbar;
     if (ADD(d0, d1) == MUL(2.0, del)) {
         tk = x0;
         dbar = d0;
@@ -92,7 +93,6 @@ __device__ void schumaker_interval(const double *x, const double *y, double sign
     if (tk > x1) tk = x1;
     const double wa = SUB(tk, x0);
     const double wb = SUB(x1, tk);
-    double abar;
     if (wa == 0) {
         abar = y0;
         dbar = d0;
@@ -104,6 +104,16 @@ __device__ void schumaker_interval(const double *x, const double *y, double sign
         if (!(abar >= y0)) abar = y0;
         if (abar > y1) abar = y1;
     }
+}
+
+__device__ void schumaker_interval(const double *x, const double *y, double sign, int n, int i, double *t,
+                                   double *a, double *b) {
+    const double x0 = x[i], x1 = x[i + 1];
+    const double y0 = MUL(sign, y[i]), y1 = MUL(sign, y[i + 1]);
+    const double d0 = butland(x, y, sign, n, i);
+    const double d1 = butland(x, y, sign, n, i + 1);
+    double tk, abar, dbar;
+    schumaker_mid(x0, x1, y0, y1, d0, d1, tk, abar, dbar);
     t[2 * i] = x0;
     a[2 * i] = y0;
     b[2 * i] = d0;
@@ -144,9 +154,8 @@ extern "C" __global__ void spline_build(const double *__restrict__ x, const doub
  * bits, and a value-only evaluation saves the rational piece's second division.
  */
 template <bool WANT_D>
-__device__ void piece(int kind, const double *t, const double *a, const double *b, int j, double z, double &v,
-                      double &d) {
-    const double t0 = t[j], t1 = t[j + 1], a0 = a[j], a1 = a[j + 1], b0 = b[j], b1 = b[j + 1];
+__device__ void piece_of(int kind, double t0, double t1, double a0, double a1, double b0, double b1, double z,
+                         double &v, double &d) {
     const double w = SUB(t1, t0);
     if (kind == SPLINE_KIND_SCHUMAKER) {
         if (b1 >= b0) {
@@ -184,6 +193,28 @@ __device__ void piece(int kind, const double *t, const double *a, const double *
     }
     if (!(v >= a0)) v = a0;
     if (v > a1) v = a1;
+}
+
+template <bool WANT_D>
+__device__ __forceinline__ void piece(int kind, const double *t, const double *a, const double *b, int j, double z,
+                                      double &v, double &d) {
+    piece_of<WANT_D>(kind, t[j], t[j + 1], a[j], a[j + 1], b[j], b[j + 1], z, v, d);
+}
+
+/* Schumaker's piece at z from its data knots i, i + 1 (x[i] <= z < x[i+1]; y signed, d their slopes): the extra
+ * knot recomputed as the build made it, then the half holding z, i.e. the largest knot <= z as find_piece over all
+ * knots would give (t[2i + 1] = tk). */
+template <bool WANT_D>
+__device__ __forceinline__ void schumaker_piece_from_data(const double *x, const double *y, const double *dd, int i,
+                                                          double z, double &v, double &d) {
+    const double x0 = x[i], x1 = x[i + 1], y0 = y[i], y1 = y[i + 1], d0 = dd[i], d1 = dd[i + 1];
+    double tk, abar, dbar;
+    schumaker_mid(x0, x1, y0, y1, d0, d1, tk, abar, dbar);
+    if (tk <= z) {
+        piece_of<WANT_D>(SPLINE_KIND_SCHUMAKER, tk, x1, abar, y1, dbar, d1, z, v, d);
+    } else {
+        piece_of<WANT_D>(SPLINE_KIND_SCHUMAKER, x0, tk, y0, abar, d0, dbar, z, v, d);
+    }
 }
 
 /* Loads every stride-th entry of arr into the block's guide; returns stride. */
@@ -227,10 +258,12 @@ __device__ int find_value(const double *a, int T, const double *guide, int strid
     return lo;
 }
 
-extern "C" __global__ void __launch_bounds__(SPLINE_THREADS)
-spline_eval(const double *__restrict__ t, const double *__restrict__ a, const double *__restrict__ b, int T,
-            int kind, double sign, const double *__restrict__ z, long long K, int mode, double *__restrict__ value,
-            double *__restrict__ deriv, int *__restrict__ bad) {
+/* DATA: t, a, b are Schumaker's data knots only (x, signed y, slopes: every other entry of the built spline, T = n),
+ * the extra knots recomputed per query (half the bytes the random searches and pieces touch). */
+template <bool DATA>
+__device__ __forceinline__ void eval_body(const double *__restrict__ t, const double *__restrict__ a,
+        const double *__restrict__ b, int T, int kind, double sign, const double *__restrict__ z, long long K,
+        int mode, double *__restrict__ value, double *__restrict__ deriv, int *__restrict__ bad) {
     __shared__ double guide[SPLINE_GUIDE];
     const int stride = load_guide(t, T, guide);
     const int last = T - 1;
@@ -261,6 +294,12 @@ spline_eval(const double *__restrict__ t, const double *__restrict__ a, const do
             if (j == last) {
                 v = a[last];
                 d = b[last];
+            } else if (DATA) {
+                if (deriv != nullptr) {
+                    schumaker_piece_from_data<true>(t, a, b, j, zi, v, d);
+                } else {
+                    schumaker_piece_from_data<false>(t, a, b, j, zi, v, d);
+                }
             } else if (deriv != nullptr) {
                 piece<true>(kind, t, a, b, j, zi, v, d);
             } else {
@@ -271,6 +310,21 @@ spline_eval(const double *__restrict__ t, const double *__restrict__ a, const do
         if (deriv != nullptr) __stcs(deriv + i, MUL(sign, d));
     }
     if (firstBad != SPLINE_NO_BAD) atomicMin(bad, firstBad);
+}
+
+extern "C" __global__ void __launch_bounds__(SPLINE_THREADS)
+spline_eval(const double *__restrict__ t, const double *__restrict__ a, const double *__restrict__ b, int T,
+            int kind, double sign, const double *__restrict__ z, long long K, int mode, double *__restrict__ value,
+            double *__restrict__ deriv, int *__restrict__ bad) {
+    eval_body<false>(t, a, b, T, kind, sign, z, K, mode, value, deriv, bad);
+}
+
+/* spline_eval of a Schumaker spline given by its data knots (x, signed y, slopes; n of them; kind is ignored). */
+extern "C" __global__ void __launch_bounds__(SPLINE_THREADS)
+spline_eval_schumaker_data(const double *__restrict__ x, const double *__restrict__ y, const double *__restrict__ d,
+                           int n, int kind, double sign, const double *__restrict__ z, long long K, int mode,
+                           double *__restrict__ value, double *__restrict__ deriv, int *__restrict__ bad) {
+    eval_body<true>(x, y, d, n, SPLINE_KIND_SCHUMAKER, sign, z, K, mode, value, deriv, bad);
 }
 
 /* ------------------------------------------------------------------------------------------- inverse */

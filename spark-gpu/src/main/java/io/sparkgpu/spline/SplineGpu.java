@@ -138,8 +138,14 @@ final class SplineGpu {
         if (k == 0) {
             return;
         }
-        int T = sp.size();
-        String kernel = inverse ? "spline_inverse" : "spline_eval";
+        // a Schumaker evaluation reads the data knots only (every other knot; spline_eval_schumaker_data recomputes
+        // the extra knots as the build did): half the bytes for its random searches, the same bits
+        boolean data = !inverse && sp.kind == SplineConfig.Kind.SCHUMAKER;
+        double[] kt = data ? everyOther(sp.t) : sp.t;
+        double[] ka = data ? everyOther(sp.a) : sp.a;
+        double[] kb = data ? everyOther(sp.b) : sp.b;
+        int T = kt.length;
+        String kernel = inverse ? "spline_inverse" : data ? "spline_eval_schumaker_data" : "spline_eval";
         long[] plan = DeviceMemoryBudget.chunks("spline " + (inverse ? "inverse" : "evaluation"), k, 24L * T + 4,
                 deriv == null ? 16 : 24, DeviceMemoryBudget.bytes());
         int c = (int) (plan[1] - plan[0]);
@@ -151,9 +157,9 @@ final class SplineGpu {
              DeviceBuffer dv = DeviceBuffer.ofDoubles(dev, c);
              DeviceBuffer dd = DeviceBuffer.ofDoubles(dev, deriv == null ? 1 : c);
              DeviceBuffer bad = DeviceBuffer.allocate(dev, 4)) {
-            dt.upload(sp.t, s);
-            da.upload(sp.a, s);
-            db.upload(sp.b, s);
+            dt.upload(kt, s);
+            da.upload(ka, s);
+            db.upload(kb, s);
             boolean whole = plan.length == 2;
             double[] tv = whole ? out : new double[c];
             double[] td = whole || deriv == null ? deriv : new double[c];
@@ -189,5 +195,14 @@ final class SplineGpu {
                 }
             }
         }
+    }
+
+    /** Entries 0, 2, 4, ... of a Schumaker table of 2n - 1 knots: its n data knots. */
+    static double[] everyOther(double[] v) {
+        double[] out = new double[(v.length + 1) / 2];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = v[2 * i];
+        }
+        return out;
     }
 }
