@@ -2,7 +2,11 @@ package io.sparkgpu.tsne;
 
 import io.sparkgpu.cuda.Backend;
 import io.sparkgpu.cuda.BackendChooser;
+import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.cuda.CudaException;
+import io.sparkgpu.cuda.CudaRuntime;
+import io.sparkgpu.cuda.DeviceFaults;
+import io.sparkgpu.cuda.SparkGpuConf;
 import io.sparkgpu.cuda.DeviceMemoryBudget;
 
 /**
@@ -46,18 +50,46 @@ public final class TsneDeviceBudget {
 
     /**
      * The backend the fit runs on: {@code cfg.backend}, or the CPU twin when the estimate is over the budget under
-     * {@code auto} (logged once per reason).
+     * {@code auto} (logged once per reason). Without a budget, the estimate is checked against the memory of the GPU
+     * this JVM would use when the fit's GPU work runs here ({@code local}: local mode, whose tasks run in the
+     * driver's JVM), so a fit that cannot fit the device is refused before it starts rather than failing on an
+     * allocation after the kNN.
      *
-     * @throws CudaException under {@code gpu} when the estimate is over the budget
+     * @throws CudaException under {@code gpu} when the estimate is over the budget or the device
      */
-    public static Backend backendFor(TsneConfig cfg, long n, long d) {
-        long budget = DeviceMemoryBudget.bytes();
-        if (cfg.backend == Backend.CPU || budget == DeviceMemoryBudget.UNLIMITED) {
+    public static Backend backendFor(TsneConfig cfg, long n, long d, boolean local) {
+        if (cfg.backend == Backend.CPU) {
             return cfg.backend;
         }
+        long budget = DeviceMemoryBudget.bytes();
+        return budget != DeviceMemoryBudget.UNLIMITED ? backendFor(cfg, n, d, budget, null)
+                : local ? backendFor(cfg, n, d, 0, localDevice()) : cfg.backend;
+    }
+
+    /** {@link #backendFor(TsneConfig, long, long, boolean)} for a fit whose GPU work runs in this JVM. */
+    public static Backend backendFor(TsneConfig cfg, long n, long d) {
+        return backendFor(cfg, n, d, true);
+    }
+
+    /**
+     * The decision against a budget ({@code device} null) or against a device's memory ({@code device} = its name
+     * and total bytes; null name: no device here, nothing to check).
+     */
+    static Backend backendFor(TsneConfig cfg, long n, long d, long budget, Object[] device) {
+        if (cfg.backend == Backend.CPU || (device != null && device[0] == null)) {
+            return cfg.backend;
+        }
+        String what = "t-SNE of " + n + " points (d=" + d + ", dimension " + cfg.dimension + ")";
+        long est = estimate(cfg, n, d);
         try {
-            DeviceMemoryBudget.check("t-SNE of " + n + " points (d=" + d + ", dimension " + cfg.dimension + ")",
-                    estimate(cfg, n, d), budget);
+            if (device == null) {
+                DeviceMemoryBudget.check(what, est, budget);
+            } else if (est > (long) device[1]) {
+                throw new CudaException(what + " needs an estimated " + DeviceMemoryBudget.describe(est)
+                        + " of device memory, more than the " + DeviceMemoryBudget.describe((long) device[1])
+                        + " of " + device[0] + "; reduce the features first (pcaDimension), lower the perplexity, "
+                        + "or run it on the CPU twin (backend=auto does so by itself)");
+            }
             return cfg.backend;
         } catch (CudaException e) {
             if (cfg.backend == Backend.GPU) {
@@ -65,6 +97,19 @@ public final class TsneDeviceBudget {
             }
             BackendChooser.fallback("tsne", e.getMessage());
             return Backend.CPU;
+        }
+    }
+
+    /** {name, total bytes} of the GPU this thread would use, or {null, 0} when none is usable here. */
+    private static Object[] localDevice() {
+        if (!SparkGpuConf.get(DeviceFaults.KEY, "").isBlank()) {
+            return new Object[] {null, 0L}; // test faults armed: this probe must not consume one of them
+        }
+        try {
+            CudaDevice dev = CudaRuntime.device(CudaRuntime.selectDeviceOrdinal());
+            return new Object[] {dev.name(), dev.totalMemory()};
+        } catch (CudaException | LinkageError | IllegalArgumentException e) {
+            return new Object[] {null, 0L};
         }
     }
 }

@@ -205,7 +205,7 @@ public final class TsneTrainer {
                 d = pcaDimension;
             }
             // the device-memory budget: the fit cannot be chunked, so over it auto runs on the CPU twin (issue 18)
-            cfg.backend = TsneDeviceBudget.backendFor(cfg, n, d);
+            cfg.backend = TsneDeviceBudget.backendFor(cfg, n, d, jsc.sc().isLocal());
             final int dim = cfg.dimension;
             final int nn = (int) n;
             Object[] ids = ids(points, nn);
@@ -483,7 +483,7 @@ public final class TsneTrainer {
         long t0 = System.nanoTime();
         SparseRows p = JointProbabilities.fromEdges(n, src, dst, w);
         timings.add(TsneTimings.Phase.AFFINITIES, System.nanoTime() - t0);
-        cfg.backend = TsneDeviceBudget.backendFor(cfg, n, 0); // the device-memory budget, as for features
+        cfg.backend = TsneDeviceBudget.backendFor(cfg, n, 0, jsc.sc().isLocal()); // the budget, as for features
         double[] y0 = TsneInit.random(TsneInit.idKeys(ids), cfg.dimension, cfg.seed);
         int parts = Math.max(1, df.rdd().getNumPartitions());
         TsneResult r = SparkOptimizer.optimize(jsc, p, y0, cfg, timings, parts, 0, progress);

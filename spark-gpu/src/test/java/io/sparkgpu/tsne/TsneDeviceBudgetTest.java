@@ -53,4 +53,22 @@ class TsneDeviceBudgetTest {
             }
         }
     }
+
+    @Test
+    void withoutABudgetAFitLargerThanTheDeviceIsRefusedBeforeItStarts() {
+        TsneConfig gpu = cfg(Backend.GPU);
+        long est = TsneDeviceBudget.estimate(gpu, 100_000, 4);
+        Object[] small = {"Fake GPU", est - 1};
+        Object[] large = {"Fake GPU", est};
+        assertEquals(Backend.GPU, TsneDeviceBudget.backendFor(gpu, 100_000, 4, 0, large));
+        assertEquals(Backend.AUTO, TsneDeviceBudget.backendFor(cfg(Backend.AUTO), 100_000, 4, 0, large));
+        assertEquals(Backend.CPU, TsneDeviceBudget.backendFor(cfg(Backend.AUTO), 100_000, 4, 0, small));
+        CudaException e = assertThrows(CudaException.class,
+                () -> TsneDeviceBudget.backendFor(gpu, 100_000, 4, 0, small));
+        assertTrue(e.getMessage().startsWith("backend=gpu: t-SNE of 100000 points")
+                && e.getMessage().contains("more than the") && e.getMessage().contains("of Fake GPU")
+                && e.getMessage().contains("pcaDimension"), e.getMessage());
+        // no device in this JVM: nothing to check here (a cluster's executors check their own)
+        assertEquals(Backend.GPU, TsneDeviceBudget.backendFor(gpu, 100_000, 4, 0, new Object[] {null, 0L}));
+    }
 }
