@@ -68,7 +68,9 @@ public final class SparkGpuConf {
      * @param explicit the backend asked for, or null when none was
      */
     public static Backend backend(Backend explicit) {
-        DeviceMemoryBudget.bytes(); // every surface resolves its backend here on the driver: check the budget's rule too
+        // every surface resolves its backend here on the driver when a fit starts: the device settings' rules too
+        DeviceMemoryBudget.bytes();
+        checkAddressMap();
         return explicit != null ? explicit : backend();
     }
 
@@ -109,8 +111,9 @@ public final class SparkGpuConf {
     }
 
     /**
-     * Checks the syntax of {@value #ADDRESS_MAP} where it is set (the driver, when a fit starts), so a mistyped map
-     * is an error naming the key before any task runs rather than in every task; an unset map passes.
+     * Checks the syntax of {@value #ADDRESS_MAP} where it is set ({@link #backend(Backend)}, on the driver when a fit
+     * starts), so a mistyped map is an error naming the key before any task runs rather than in every task; an unset
+     * map passes.
      */
     public static void checkAddressMap() {
         String map = get(ADDRESS_MAP, "");

@@ -20,7 +20,6 @@ public final class GpuTasks {
 
     /** {@value #TASKS} when set (a positive integer, else an error naming the setting), else {@link #scheduledGpus}. */
     public static int count(SparkContext sc) {
-        SparkGpuConf.checkAddressMap();
         String set = SparkGpuConf.get(TASKS, "");
         if (set.isBlank()) {
             return scheduledGpus(sc);
@@ -54,9 +53,6 @@ public final class GpuTasks {
      * else when executors are given GPUs.
      */
     public static boolean gpuFit(SparkContext sc, Backend backend, String module, String probeKernel) {
-        if (backend != Backend.CPU) {
-            SparkGpuConf.checkAddressMap();
-        }
         if (backend == Backend.GPU) {
             return true;
         }
@@ -78,9 +74,6 @@ public final class GpuTasks {
      */
     public static void checkGpuBackend(SparkContext sc, Backend backend, String module, String probeKernel,
                                        String what) {
-        if (backend != Backend.CPU) {
-            SparkGpuConf.checkAddressMap();
-        }
         if (backend != Backend.GPU) {
             return;
         }
