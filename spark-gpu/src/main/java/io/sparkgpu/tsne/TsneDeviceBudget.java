@@ -71,12 +71,19 @@ public final class TsneDeviceBudget {
         return backendFor(cfg, n, d, true);
     }
 
+    /** A GPU's name and memory, the limit of a fit when no budget is set. */
+    record Device(String name, long bytes) {
+    }
+
+    /** No usable GPU in this JVM: nothing to check against. */
+    static final Device NO_DEVICE = new Device(null, 0);
+
     /**
-     * The decision against a budget ({@code device} null) or against a device's memory ({@code device} = its name
-     * and total bytes; null name: no device here, nothing to check).
+     * The decision against a budget ({@code device} null) or against a device's memory ({@link #NO_DEVICE}: none
+     * here, nothing to check).
      */
-    static Backend backendFor(TsneConfig cfg, long n, long d, long budget, Object[] device) {
-        if (cfg.backend == Backend.CPU || (device != null && device[0] == null)) {
+    static Backend backendFor(TsneConfig cfg, long n, long d, long budget, Device device) {
+        if (cfg.backend == Backend.CPU || device == NO_DEVICE) {
             return cfg.backend;
         }
         String what = "t-SNE of " + n + " points (d=" + d + ", dimension " + cfg.dimension + ")";
@@ -84,10 +91,10 @@ public final class TsneDeviceBudget {
         try {
             if (device == null) {
                 DeviceMemoryBudget.check(what, est, budget);
-            } else if (est > (long) device[1]) {
+            } else if (est > device.bytes()) {
                 throw new CudaException(what + " needs an estimated " + DeviceMemoryBudget.describe(est)
-                        + " of device memory, more than the " + DeviceMemoryBudget.describe((long) device[1])
-                        + " of " + device[0] + "; reduce the features first (pcaDimension), lower the perplexity, "
+                        + " of device memory, more than the " + DeviceMemoryBudget.describe(device.bytes())
+                        + " of " + device.name() + "; reduce the features first (pcaDimension), lower the perplexity, "
                         + "or run it on the CPU twin (backend=auto does so by itself)");
             }
             return cfg.backend;
@@ -100,16 +107,16 @@ public final class TsneDeviceBudget {
         }
     }
 
-    /** {name, total bytes} of the GPU this thread would use, or {null, 0} when none is usable here. */
-    private static Object[] localDevice() {
+    /** The GPU this thread would use, or {@link #NO_DEVICE} when none is usable here. */
+    private static Device localDevice() {
         if (!SparkGpuConf.get(DeviceFaults.KEY, "").isBlank()) {
-            return new Object[] {null, 0L}; // test faults armed: this probe must not consume one of them
+            return NO_DEVICE; // test faults armed: this probe must not consume one of them
         }
         try {
             CudaDevice dev = CudaRuntime.device(CudaRuntime.selectDeviceOrdinal());
-            return new Object[] {dev.name(), dev.totalMemory()};
+            return new Device(dev.name(), dev.totalMemory());
         } catch (CudaException | LinkageError | IllegalArgumentException e) {
-            return new Object[] {null, 0L};
+            return NO_DEVICE;
         }
     }
 }

@@ -58,8 +58,8 @@ class TsneDeviceBudgetTest {
     void withoutABudgetAFitLargerThanTheDeviceIsRefusedBeforeItStarts() {
         TsneConfig gpu = cfg(Backend.GPU);
         long est = TsneDeviceBudget.estimate(gpu, 100_000, 4);
-        Object[] small = {"Fake GPU", est - 1};
-        Object[] large = {"Fake GPU", est};
+        TsneDeviceBudget.Device small = new TsneDeviceBudget.Device("Fake GPU", est - 1);
+        TsneDeviceBudget.Device large = new TsneDeviceBudget.Device("Fake GPU", est);
         assertEquals(Backend.GPU, TsneDeviceBudget.backendFor(gpu, 100_000, 4, 0, large));
         assertEquals(Backend.AUTO, TsneDeviceBudget.backendFor(cfg(Backend.AUTO), 100_000, 4, 0, large));
         assertEquals(Backend.CPU, TsneDeviceBudget.backendFor(cfg(Backend.AUTO), 100_000, 4, 0, small));
@@ -69,6 +69,6 @@ class TsneDeviceBudgetTest {
                 && e.getMessage().contains("more than the") && e.getMessage().contains("of Fake GPU")
                 && e.getMessage().contains("pcaDimension"), e.getMessage());
         // no device in this JVM: nothing to check here (a cluster's executors check their own)
-        assertEquals(Backend.GPU, TsneDeviceBudget.backendFor(gpu, 100_000, 4, 0, new Object[] {null, 0L}));
+        assertEquals(Backend.GPU, TsneDeviceBudget.backendFor(gpu, 100_000, 4, 0, TsneDeviceBudget.NO_DEVICE));
     }
 }
