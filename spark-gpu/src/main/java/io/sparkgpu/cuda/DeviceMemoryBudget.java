@@ -135,6 +135,11 @@ public final class DeviceMemoryBudget {
         }
     }
 
+    /** Whether {@code items} items of {@code bytesPerItem} next to {@code fixedBytes} fit {@code budget} whole. */
+    public static boolean fits(long fixedBytes, long bytesPerItem, long items, long budget) {
+        return add(fixedBytes, times(bytesPerItem, items)) <= budget;
+    }
+
     /** {@link #check} against the configured budget. */
     public static void check(String what, long estimateBytes) {
         check(what, estimateBytes, bytes());

@@ -49,9 +49,8 @@ final class IsoPoolGpu {
      * them and PAVA-merge runs on the device in chunks of points, with the same bits).
      */
     static boolean overBudget(long len) {
-        return io.sparkgpu.cuda.DeviceMemoryBudget.add(
-                io.sparkgpu.cuda.DeviceMemoryBudget.times(len, BUDGET_BYTES_PER_ROW), 4096)
-                > io.sparkgpu.cuda.DeviceMemoryBudget.bytes();
+        return !io.sparkgpu.cuda.DeviceMemoryBudget.fits(4096, BUDGET_BYTES_PER_ROW, len,
+                io.sparkgpu.cuda.DeviceMemoryBudget.bytes());
     }
     static final int RUN = 8;
     /** Radix sort of 64-bit keys (the sort engine's): PASSES passes of DIGIT_BITS-bit digits. */

@@ -543,8 +543,7 @@ final class KMeansGpu {
 
     /** Whether a whole block of n rows (plus the fixed part) fits the device-memory budget. */
     static boolean fitsBudget(long fixed, long perRow, long n, long budget) {
-        return io.sparkgpu.cuda.DeviceMemoryBudget.add(fixed, io.sparkgpu.cuda.DeviceMemoryBudget.times(perRow, n))
-                <= budget;
+        return io.sparkgpu.cuda.DeviceMemoryBudget.fits(fixed, perRow, n, budget);
     }
 
     /**
@@ -715,7 +714,7 @@ final class KMeansGpu {
      * there or does not fit the budget), so that later passes find it on the device.
      */
     static void preload(CudaDevice dev, KMeansData data) {
-        if (8L * (data.d + 1) * data.n > io.sparkgpu.cuda.DeviceMemoryBudget.bytes()) {
+        if (!fitsBudget(0, 8L * (data.d + 1), data.n, io.sparkgpu.cuda.DeviceMemoryBudget.bytes())) {
             return; // over the device-memory budget: the passes stream it in chunks
         }
         DeviceResidentCache.Lease lease = DeviceResidentCache.of(dev).acquire(data.residencyKey, 8L * (data.d + 1) * data.n);
