@@ -20,8 +20,10 @@
  *                      rule needs no outside cell) and writes its tile back: one global read and write per K steps
  *                      instead of per step. Each cell's update is pde_explicit_step's expression, so the bits equal
  *                      the twin's; probes and the max are observed by the tile's owning threads at every step.
- *   pde_explicit_resident  whole short axons (n <= 1024) resident in shared memory for all the steps of a launch:
- *                      the parameter sweep's kernel (one global load and store per launch instead of per step).
+ *   pde_explicit_resident  whole short axons (n <= 1024) resident in shared memory for all the steps of a launch
+ *                      (one global load and store per launch instead of per step).
+ *   pde_explicit_lanes_C   the parameter sweep's kernel for axons of up to 32 LANES_CMAX cells: whole axons in
+ *                      registers, C cells per lane, neighbours by warp shuffles, no shared memory or barrier.
  *   pde_cn_thomas      Crank-Nicolson + Newton, one thread per axon over a chunk of steps, interleaved layout
  *                      (cell i of axon s at i S + s: consecutive threads read consecutive words). Coefficients are
  *                      formed on the fly in the Thomas forward sweep; the Newton test (max |delta| <= tol) is the
@@ -34,6 +36,8 @@
  *                      memory when the whole system fits, else in place in global memory.
  *   pde_thomas_batch   batched Thomas on the interleaved layout (c <- c', d <- solution): the benchmark's, and the
  *                      solver of both half steps of the 2-D ADI scheme.
+ *   pde_thomas_batch_l2  the same with c', d' in an L2-sized scratch, discarded once read (5 doubles of HBM traffic
+ *                      per unknown with every thread busy): the benchmark's fastest for systems of a few hundred.
  *   pde_thomas_batch_shared  the same with c', d' in shared memory (5 doubles of traffic per unknown, not 9): a
  *                      benchmark variant for systems of up to a few hundred unknowns.
  *   pde_adi_rhs_rows / pde_adi_rhs_cols / pde_adi_w
@@ -376,6 +380,196 @@ pde_explicit_resident(int S, int n, int A, int K, double* __restrict__ v, double
     }
     segmented_key_max(live ? (i64) s : -1, key, maxKey);
 }
+
+/* Whole short axons resident in registers (the sweep's kernel for n <= 32 LANES_CMAX cells): an axon is a segment
+ * of L lanes (L a power of two dividing 32), lane l of the segment holds cells l C .. l C + C - 1 in registers (v, w
+ * and the profile), cells n .. L C - 1 are padding (v = -inf, held, never observed or stored). A step needs the
+ * neighbouring lanes' edge values only: two shuffles within the segment, no shared memory and no barrier, and C
+ * independent cell updates per lane to hide the fp64 latency. Boundaries: Dirichlet holds cells 0 and n - 1;
+ * Neumann's ghost v_{-1} = v_1 is the left value of cell 0 taken from its right, and v_n = v_{n-2} likewise; periodic
+ * brings v_{n-1} and v_0 across the segment by two more shuffles. Each update is ftcs_v with pde_explicit_step's
+ * operands, so the bits equal the twin's. Observables as pde_explicit_resident: probe crossings in the owning lane's
+ * registers, the max per lane as a double (NaN never compares greater) with a flag for +0.0 (so -0 < +0 as the order
+ * keys have it), reduced per segment and one atomic per axon. init != null: the launch starts from init (n values,
+ * every axon) with w = 0 instead of reading v and w; v == null: the final state is not stored. */
+#define LANES_CMAX 16
+
+template <int C>
+__device__ __forceinline__ void explicit_lanes(int S, int n, int L, int K, double* __restrict__ vg,
+                                               double* __restrict__ wg, const double* __restrict__ init,
+                                               const double* __restrict__ prm, const double* __restrict__ prof,
+                                               const double* __restrict__ sgs, double dt, double idx2, int bc, int pn,
+                                               int pf, double th, i64 k0, double* tNear, double* tFar, int* pulses,
+                                               i64* maxKey, double* frames, int every) {
+    int gt = blockIdx.x * blockDim.x + threadIdx.x;
+    int s = gt / L;
+    int sl = threadIdx.x & (L - 1);
+    bool live = s < S;
+    int first = sl * C;
+    double v[C], w[C], pr[C];
+    double a = 0.0, eps = 0.0, gam = 0.0, cur = 0.0, D = 0.0;
+    i64 g = (i64) s * n + first;
+    if (live) {
+        a = prm[s];
+        eps = prm[S + s];
+        gam = prm[2 * S + s];
+        cur = prm[3 * S + s];
+        D = prm[4 * S + s];
+    }
+    unsigned hold = 0;
+#pragma unroll
+    for (int j = 0; j < C; j++) {
+        int i = first + j;
+        bool real = live && i < n;
+        v[j] = real ? (init != nullptr ? init[i] : vg[g + j]) : -INFINITY;
+        w[j] = real && init == nullptr ? wg[g + j] : 0.0;
+        pr[j] = real ? prof[i] : 0.0;
+        if (!real || (bc == BC_DIRICHLET && (i == 0 || i == n - 1))) {
+            hold |= 1u << j;
+        }
+    }
+    bool firstLane = sl == 0;
+    int ownerLast = (n - 1) / C;           /* the segment lane holding cell n - 1 */
+    int jLast = sl == ownerLast ? (n - 1) - first : -1;
+    int jEdge = bc == BC_DIRICHLET ? -1 : jLast; /* the cell whose right value the boundary replaces */
+    bool per = bc == BC_PERIODIC;
+    int jn = live && pn >= first && pn < first + C ? pn - first : -1;
+    int jf = live && pf >= first && pf < first + C ? pf - first : -1;
+    double tn = 0.0, tf = 0.0;
+    int pu = 0;
+    if (jn >= 0) {
+        tn = tNear[s];
+    }
+    if (jf >= 0) {
+        tf = tFar[s];
+        pu = pulses[s];
+    }
+    double mx = -INFINITY;
+    bool posZero = false;
+    int toFrame = every > 0 ? every - (int) (k0 % every) : 0;
+    double sg = K > 0 ? __ldg(&sgs[0]) : 0.0;
+    for (int m = 0; m < K; m++) {
+        double sgNext = m + 1 < K ? __ldg(&sgs[m + 1]) : 0.0;
+        double amp = cur * sg;
+        double lft = __shfl_up_sync(FULL_MASK, v[C - 1], 1, L);
+        double rgt = __shfl_down_sync(FULL_MASK, v[0], 1, L);
+        double pRight = 0.0;
+        if (per) {
+            double last = 0.0;
+#pragma unroll
+            for (int j = 0; j < C; j++) {
+                last = j == jLast ? v[j] : last;
+            }
+            double pLeft = __shfl_sync(FULL_MASK, last, ownerLast, L);
+            pRight = __shfl_sync(FULL_MASK, v[0], 0, L);
+            if (firstLane) {
+                lft = pLeft;
+            }
+        } else if (bc == BC_NEUMANN && firstLane) {
+            lft = C > 1 ? v[C > 1 ? 1 : 0] : rgt;
+        }
+        double vn[C];
+#pragma unroll
+        for (int j = 0; j < C; j++) {
+            double vi = v[j];
+            double wi = w[j];
+            double vl = j == 0 ? lft : v[j > 0 ? j - 1 : 0];
+            double vr = j == C - 1 ? rgt : v[j < C - 1 ? j + 1 : 0];
+            if (j == jEdge) {
+                vr = per ? pRight : vl;
+            }
+            w[j] = wi + dt * (eps * (vi - gam * wi));
+            double x = ftcs_v(vi, wi, vl, vr, a, D, amp, pr[j], dt, idx2);
+            vn[j] = (hold >> j) & 1u ? vi : x;
+        }
+        i64 k = k0 + m;
+        if (jn >= 0 || jf >= 0) {
+#pragma unroll
+            for (int j = 0; j < C; j++) {
+                if ((j == jn || j == jf) && v[j] < th && vn[j] >= th) {
+                    double tc = (double) k * dt + dt * ((th - v[j]) / (vn[j] - v[j]));
+                    if (j == jn && isnan(tn)) {
+                        tn = tc;
+                    }
+                    if (j == jf) {
+                        if (isnan(tf)) {
+                            tf = tc;
+                        }
+                        pu++;
+                    }
+                }
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < C; j++) {
+            mx = vn[j] > mx ? vn[j] : mx;
+            posZero |= __double_as_longlong(vn[j]) == 0;
+            v[j] = vn[j];
+        }
+        if (every > 0 && --toFrame == 0) {
+            toFrame = every;
+            i64 base = (((k + 1) / every) * S + s) * (i64) n + first;
+#pragma unroll
+            for (int j = 0; j < C; j++) {
+                if (live && first + j < n) {
+                    frames[base + j] = v[j];
+                }
+            }
+        }
+        sg = sgNext;
+    }
+    if (live && vg != nullptr) {
+#pragma unroll
+        for (int j = 0; j < C; j++) {
+            if (first + j < n) {
+                vg[g + j] = v[j];
+                wg[g + j] = w[j];
+            }
+        }
+    }
+    if (jn >= 0) {
+        tNear[s] = tn;
+    }
+    if (jf >= 0) {
+        tFar[s] = tf;
+        pulses[s] = pu;
+    }
+    i64 key = order_key(mx == 0.0 && posZero ? 0.0 : mx);
+    for (int off = L >> 1; off > 0; off >>= 1) {
+        i64 o = __shfl_xor_sync(FULL_MASK, key, off, L);
+        key = o > key ? o : key;
+    }
+    if (live && firstLane) {
+        atomicMax((long long*) &maxKey[s], (long long) key);
+    }
+}
+
+#define PDE_LANES_KERNEL(C)                                                                                           \
+    extern "C" __global__ void __launch_bounds__(128)                                                                 \
+    pde_explicit_lanes_##C(int S, int n, int L, int K, double* __restrict__ v, double* __restrict__ w,                \
+                           const double* __restrict__ init, const double* __restrict__ prm,                          \
+                           const double* __restrict__ prof, const double* __restrict__ sgs, double dt, double idx2,  \
+                           int bc, int pn, int pf, double th, i64 k0, double* tNear, double* tFar, int* pulses,      \
+                           i64* maxKey, double* frames, int every) {                                                  \
+        explicit_lanes<C>(S, n, L, K, v, w, init, prm, prof, sgs, dt, idx2, bc, pn, pf, th, k0, tNear, tFar, pulses,  \
+                          maxKey, frames, every);                                                                     \
+    }
+PDE_LANES_KERNEL(1)
+PDE_LANES_KERNEL(2)
+PDE_LANES_KERNEL(3)
+PDE_LANES_KERNEL(4)
+PDE_LANES_KERNEL(5)
+PDE_LANES_KERNEL(6)
+PDE_LANES_KERNEL(7)
+PDE_LANES_KERNEL(8)
+PDE_LANES_KERNEL(9)
+PDE_LANES_KERNEL(10)
+PDE_LANES_KERNEL(11)
+PDE_LANES_KERNEL(12)
+PDE_LANES_KERNEL(13)
+PDE_LANES_KERNEL(14)
+PDE_LANES_KERNEL(15)
+PDE_LANES_KERNEL(16)
 
 /* ------------------------------------------------------------------------------------ Crank-Nicolson */
 
@@ -939,6 +1133,98 @@ extern "C" __global__ void pde_thomas_batch_shared(int S, int n, const double* _
     if (s < S) {
         thomas_interleaved(S, n, s, a, b, c, d, ThomasShared {tsm, tsm + n * blockDim.x, (int) blockDim.x,
                                                               (int) threadIdx.x});
+    }
+}
+
+/* pde_thomas_batch with the intermediate c', d' kept in L2: T threads (a grid sized on the host so that the 2 n T
+ * doubles of scratch fit the L2 with room to spare) each solve systems t, t + T, t + 2T, ...; c'_i and d'_i of thread
+ * t go to scratch row i (cp[i T + t]: a warp's lanes share 128-byte lines) and are read back by the backward sweep of
+ * the same thread while still in L2; once read, each line is discarded from L2 (discard.global.L2: no write-back of a
+ * value nobody needs). a, b, c, d are read with the evict-first hint and x written with the streaming store, so they
+ * pass through without pushing the scratch out: HBM moves the 5 doubles per unknown a solve must move (a, b, c, d
+ * in, x out into d; c is left as it was). The forward sweep loads the next TH_U rows of a, b, c, d while it eliminates
+ * the current ones (the recurrence is latency-bound; the loads are not). Same operations in the same order as
+ * pde_thomas_batch, so the same bits. */
+#define TH_U 4
+
+__device__ __forceinline__ void discard_l2_line(const double* p) {
+    asm volatile("discard.global.L2 [%0], 128;" ::"l"(p) : "memory");
+}
+
+extern "C" __global__ void __launch_bounds__(128)
+pde_thomas_batch_l2(int S, int n, int T, const double* __restrict__ a, const double* __restrict__ b,
+                    const double* __restrict__ c, double* __restrict__ d, double* __restrict__ cp,
+                    double* __restrict__ dp) {
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= T) {
+        return;
+    }
+    const i64 St = S;
+    const i64 Tt = T;
+    bool lineHead = (t & 15) == 0; /* 16 doubles per 128-byte line; T and the warps are multiples of 32 */
+    for (int s = t; s < S; s += T) {
+        double m = __ldcs(&b[s]);
+        double cprev = __ldcs(&c[s]) / m;
+        double dprev = __ldcs(&d[s]) / m;
+        cp[t] = cprev;
+        dp[t] = dprev;
+        double ra[TH_U], rb[TH_U], rc[TH_U], rd[TH_U];
+#pragma unroll
+        for (int u = 0; u < TH_U; u++) {
+            int i = 1 + u;
+            if (i < n) {
+                i64 e = (i64) i * St + s;
+                ra[u] = __ldcs(&a[e]);
+                rb[u] = __ldcs(&b[e]);
+                rc[u] = __ldcs(&c[e]);
+                rd[u] = __ldcs(&d[e]);
+            }
+        }
+        for (int i0 = 1; i0 < n; i0 += TH_U) {
+            double na[TH_U], nb[TH_U], nc[TH_U], nd[TH_U];
+#pragma unroll
+            for (int u = 0; u < TH_U; u++) {
+                int i = i0 + TH_U + u;
+                if (i < n) {
+                    i64 e = (i64) i * St + s;
+                    na[u] = __ldcs(&a[e]);
+                    nb[u] = __ldcs(&b[e]);
+                    nc[u] = __ldcs(&c[e]);
+                    nd[u] = __ldcs(&d[e]);
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < TH_U; u++) {
+                int i = i0 + u;
+                if (i < n) {
+                    m = rb[u] - ra[u] * cprev;
+                    cprev = rc[u] / m;
+                    dprev = (rd[u] - ra[u] * dprev) / m;
+                    cp[(i64) i * Tt + t] = cprev;
+                    dp[(i64) i * Tt + t] = dprev;
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < TH_U; u++) {
+                ra[u] = na[u];
+                rb[u] = nb[u];
+                rc[u] = nc[u];
+                rd[u] = nd[u];
+            }
+        }
+        double xn = dprev;
+        __stcs(&d[(i64) (n - 1) * St + s], xn);
+        for (int i = n - 2; i >= 0; i--) {
+            const double* pc = &cp[(i64) i * Tt + t];
+            const double* pd = &dp[(i64) i * Tt + t];
+            xn = *pd - *pc * xn;
+            __stcs(&d[(i64) i * St + s], xn);
+            __syncwarp(__activemask());
+            if (lineHead) {
+                discard_l2_line(pc);
+                discard_l2_line(pd);
+            }
+        }
     }
 }
 

@@ -357,19 +357,69 @@ final class FhnGpu {
         return (axons * n + 31) / 32 * 32;
     }
 
+    /** Cells per lane at most in pde_explicit_lanes_C (the kernel's LANES_CMAX): axons of up to 32 times this. */
+    static final int LANES_CMAX = 16;
+    /** Threads per block of pde_explicit_lanes_C. */
+    static final int LANES_THREADS = 128;
     /**
-     * The explicit scheme with whole axons resident in shared memory ({@code n <= RESIDENT_MAX_CELLS}): the whole
-     * batch is one launch per {@code stepsPerLaunch} steps (one, for runs up to that many steps), the observables
-     * reduced on the device; the host uploads the signal once per launch and downloads the observables (and, with
-     * {@code withState}, the final state) once. Same bits as the twin.
+     * Lanes per axon forced for pde_explicit_lanes_C by the system property {@code sparkgpu.pde.lanes} (a power of
+     * two up to 32, or 0 for the shared-memory kernel): a benchmark's knob, not a user setting. Same bits for any.
+     */
+    static final String LANES_PROPERTY = "sparkgpu.pde.lanes";
+
+    /**
+     * Lanes per axon of the register kernel for n cells (a power of two dividing 32, n at most 32 LANES_CMAX): the
+     * count whose lanes x ceil(n / lanes) cells waste the fewest slots, the most lanes on a tie (fewer registers);
+     * 0 when n is too long (the shared-memory kernel) or the property chose it.
+     */
+    static int lanesPerAxon(int n) {
+        String forced = System.getProperty(LANES_PROPERTY);
+        if (forced != null) {
+            int l = Integer.parseInt(forced.trim());
+            if (l != 0 && (Integer.bitCount(l) != 1 || l > 32)) {
+                throw new IllegalArgumentException(LANES_PROPERTY + " must be 0 or a power of two up to 32, got " + l);
+            }
+            return l == 0 || (n + l - 1) / l > LANES_CMAX ? 0 : l;
+        }
+        int best = 0;
+        long bestSlots = Long.MAX_VALUE;
+        for (int l = 32; l >= 1; l >>= 1) {
+            int c = (n + l - 1) / l;
+            if (c <= LANES_CMAX && (long) l * c < bestSlots) {
+                best = l;
+                bestSlots = (long) l * c;
+            }
+        }
+        return best;
+    }
+
+    /**
+     * The explicit scheme with whole axons resident on chip ({@code n <= RESIDENT_MAX_CELLS}): in registers
+     * (pde_explicit_lanes_C, {@link #lanesPerAxon}) up to 32 LANES_CMAX cells, else in shared memory
+     * (pde_explicit_resident). The whole batch is one launch per {@code stepsPerLaunch} steps (one, for runs up to
+     * that many steps), the observables reduced on the device; the host uploads the signal once per launch and
+     * downloads the observables (and, with {@code withState}, the final state) once. The register kernel starts
+     * from the n initial values (no S n upload) and, without the state in a one-launch run, allocates no state at
+     * all. Same bits as the twin.
      */
     static FhnResult[] explicitResident(CudaDevice dev, FhnSetup s, FhnParams[] ps, int stepsPerLaunch,
                                         boolean withState) {
+        return explicitResident(dev, s, ps, stepsPerLaunch, withState, lanesPerAxon(s.n));
+    }
+
+    /** As above with {@code lanes} lanes per axon in the register kernel (0: the shared-memory kernel). */
+    static FhnResult[] explicitResident(CudaDevice dev, FhnSetup s, FhnParams[] ps, int stepsPerLaunch,
+                                        boolean withState, int lanes) {
         int S = ps.length;
         int n = s.n;
         if (n > RESIDENT_MAX_CELLS || stepsPerLaunch < 1) {
             throw new IllegalArgumentException("resident axons hold at most " + RESIDENT_MAX_CELLS + " cells with >= 1"
                     + " step per launch, got " + n + " cells, " + stepsPerLaunch + " steps");
+        }
+        int cellsPerLane = lanes == 0 ? 0 : (n + lanes - 1) / lanes;
+        if (lanes != 0 && (Integer.bitCount(lanes) != 1 || lanes > 32 || cellsPerLane > LANES_CMAX)) {
+            throw new IllegalArgumentException("lanes per axon must be a power of two up to 32 holding at most "
+                    + LANES_CMAX + " cells each, got " + lanes + " for " + n + " cells");
         }
         long cells = (long) S * n;
         int frames = checkedFrames(s, S);
@@ -377,32 +427,55 @@ final class FhnGpu {
         int threads = residentThreads(n, axons);
         int blocks = grid(S, axons);
         int every = s.config.recordEvery;
-        DeviceBuffer[] b = new DeviceBuffer[6];
+        // the register kernel needs no state on the device for a one-launch run whose final state nobody reads
+        boolean state = lanes == 0 || withState || s.steps > stepsPerLaunch;
+        DeviceBuffer[] b = new DeviceBuffer[7];
         try (GpuStream st = new GpuStream(dev);
              Stats stats = new Stats(dev, st, S, FhnCpu.initialMax(s.v0), true)) {
-            b[0] = DeviceBuffer.ofDoubles(dev, cells);
-            b[1] = DeviceBuffer.ofDoubles(dev, cells);
+            b[0] = state ? DeviceBuffer.ofDoubles(dev, cells) : null;
+            b[1] = state ? DeviceBuffer.ofDoubles(dev, cells) : null;
             b[2] = DeviceBuffer.ofDoubles(dev, 5L * S);
             b[3] = DeviceBuffer.ofDoubles(dev, n);
             b[4] = DeviceBuffer.ofDoubles(dev, (int) Math.min(stepsPerLaunch, Math.max(1, s.steps)));
             b[5] = frames > 0 ? DeviceBuffer.ofDoubles(dev, cells * frames) : null;
-            b[0].upload(replicateMajor(s.v0, S), st);
-            b[1].zero(st);
             b[2].upload(packParams(ps), st);
             b[3].upload(s.profile, st);
-            if (b[5] != null) {
-                b[5].copyFrom(b[0], 0, 0, 8 * cells, st);
+            if (lanes == 0) {
+                b[0].upload(replicateMajor(s.v0, S), st);
+                b[1].zero(st);
+                if (b[5] != null) {
+                    b[5].copyFrom(b[0], 0, 0, 8 * cells, st);
+                }
+            } else {
+                b[6] = DeviceBuffer.ofDoubles(dev, n);
+                b[6].upload(s.v0, st);
+                if (b[5] != null) {
+                    b[5].upload(replicateMajor(s.v0, S), st); // frame 0: the initial state
+                }
             }
             for (long k = 0; k < s.steps; ) {
                 int m = (int) Math.min(stepsPerLaunch, s.steps - k);
                 b[4].upload(s.signals(k, m), 0, m, 0, st);
-                KernelLauncher.launch(st, MODULE, "pde_explicit_resident", blocks, threads, 16 * axons * n, S, n,
-                        axons, m, b[0], b[1], b[2], b[3], b[4], s.dt, s.idx2, s.bc, s.probeNear, s.probeFar,
-                        s.threshold, k, stats.tNear, stats.tFar, stats.pulses, stats.max, KernelLauncher.nullable(b[5]),
-                        b[5] == null ? 0 : every);
+                if (lanes == 0) {
+                    KernelLauncher.launch(st, MODULE, "pde_explicit_resident", blocks, threads, 16 * axons * n, S, n,
+                            axons, m, b[0], b[1], b[2], b[3], b[4], s.dt, s.idx2, s.bc, s.probeNear, s.probeFar,
+                            s.threshold, k, stats.tNear, stats.tFar, stats.pulses, stats.max,
+                            KernelLauncher.nullable(b[5]), b[5] == null ? 0 : every);
+                } else {
+                    KernelLauncher.launch(st, MODULE, "pde_explicit_lanes_" + cellsPerLane,
+                            grid((long) S * lanes, LANES_THREADS), LANES_THREADS, 0, S, n, lanes, m,
+                            KernelLauncher.nullable(b[0]), KernelLauncher.nullable(b[1]),
+                            KernelLauncher.nullable(k == 0 ? b[6] : null), b[2], b[3], b[4], s.dt, s.idx2, s.bc,
+                            s.probeNear, s.probeFar, s.threshold, k, stats.tNear, stats.tFar, stats.pulses, stats.max,
+                            KernelLauncher.nullable(b[5]), b[5] == null ? 0 : every);
+                }
                 k += m;
             }
             if (withState) {
+                if (s.steps == 0 && lanes != 0) {
+                    b[0].upload(replicateMajor(s.v0, S), st); // no launch ran: the initial state is the final one
+                    b[1].zero(st);
+                }
                 return resultsMajor(s, st, stats, b[0], b[1], b[5], S, frames);
             }
             double[][] field = null;

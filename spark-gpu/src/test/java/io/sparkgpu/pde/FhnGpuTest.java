@@ -131,6 +131,11 @@ class FhnGpuTest {
             if (n <= PdeEngine.thomasSharedMaxUnknowns(dev)) {
                 assertArrayEquals(d, PdeEngine.thomasBatch(dev, S, n, sys, true), "shared thomas " + S + "x" + n);
             }
+            // the L2 scratch: one block of threads for many systems (several rounds, the last partial), and the default
+            for (double f : new double[] {128.0 * 16 * n / dev.l2Bytes(), PdeEngine.THOMAS_L2_FRACTION}) {
+                assertArrayEquals(d, PdeEngine.thomasBatch(dev, S, n, sys, PdeEngine.THOMAS_L2, Math.min(1, f)),
+                        "L2 thomas " + S + "x" + n + " at " + f);
+            }
         }
         for (int n : new int[] {5, 1000, 5000, 100_000, 1_000_003}) {
             double[][] sys = PdeEngine.randomSystems(1, n, n);
@@ -168,32 +173,44 @@ class FhnGpuTest {
         }
     }
     /**
-     * The sweep's kernel (whole axons resident in shared memory, several per block): every boundary and stimulus,
-     * axons of 3 .. 1024 cells (one to many per block, the last block partial), frames, one launch for the run and
-     * 37 steps per launch; without the state the observables are the same.
+     * The sweep's kernels (whole axons resident in registers, a segment of lanes per axon, and in shared memory,
+     * several per block): every boundary and stimulus, axons of 3 .. 1024 cells (one lane to 32 per axon, one cell
+     * to 16 per lane, padding in the last lane, the last warp partial), frames, one launch for the run and 37 steps
+     * per launch; without the state the observables are the same.
      */
     @Test
     void residentAxonsKeepTheTwinsBits() {
         CudaDevice dev = GpuTestSupport.deviceOrSkip();
         FhnParams[] ps = FhnTestData.sweep(11);
-        for (int cells : new int[] {3, 37, 101, 1024}) {
+        for (int cells : new int[] {3, 5, 17, 37, 101, 129, 512, 1024}) {
+            java.util.TreeSet<Integer> kernels = new java.util.TreeSet<>(java.util.List.of(0));
+            kernels.add(FhnGpu.lanesPerAxon(cells));
+            for (int l = 1; l <= 32; l <<= 1) {
+                if ((cells + l - 1) / l <= FhnGpu.LANES_CMAX) {
+                    kernels.add(l); // the fewest lanes (most cells per lane) and every other count that fits
+                }
+            }
             for (String bc : new String[] {FhnConfig.DIRICHLET, FhnConfig.NEUMANN, FhnConfig.PERIODIC}) {
                 for (String st : new String[] {FhnConfig.NONE, FhnConfig.CONSTANT, FhnConfig.SERIES}) {
                     FhnSetup s = explicitSetup(cells, bc, st);
                     FhnResult[] cpu = FhnCpu.run(s, ps, 2);
-                    for (int per : new int[] {FhnGpu.RESIDENT_STEPS, 37}) {
-                        FhnResult[] gpu = FhnGpu.explicitResident(dev, s, ps, per, true);
-                        FhnResult[] obs = FhnGpu.explicitResident(dev, s, ps, per, false);
-                        for (int j = 0; j < ps.length; j++) {
-                            String what = "resident " + cells + "/" + bc + "/" + st + ", " + per + " steps/launch, row "
-                                    + j;
-                            assertSame(cpu[j], gpu[j], what);
-                            assertEquals(Double.doubleToLongBits(cpu[j].maxV), Double.doubleToLongBits(obs[j].maxV),
-                                    what);
-                            assertEquals(cpu[j].pulseCount, obs[j].pulseCount, what);
-                            assertEquals(Double.doubleToLongBits(cpu[j].tFar), Double.doubleToLongBits(obs[j].tFar),
-                                    what);
-                            assertArrayEquals(cpu[j].field, obs[j].field, what);
+                    for (int lanes : kernels) {
+                        for (int per : new int[] {FhnGpu.RESIDENT_STEPS, 37}) {
+                            FhnResult[] gpu = FhnGpu.explicitResident(dev, s, ps, per, true, lanes);
+                            FhnResult[] obs = FhnGpu.explicitResident(dev, s, ps, per, false, lanes);
+                            for (int j = 0; j < ps.length; j++) {
+                                String what = "resident " + cells + "/" + bc + "/" + st + ", lanes " + lanes + ", "
+                                        + per + " steps/launch, row " + j;
+                                assertSame(cpu[j], gpu[j], what);
+                                assertEquals(Double.doubleToLongBits(cpu[j].maxV),
+                                        Double.doubleToLongBits(obs[j].maxV), what);
+                                assertEquals(cpu[j].pulseCount, obs[j].pulseCount, what);
+                                assertEquals(Double.doubleToLongBits(cpu[j].tNear),
+                                        Double.doubleToLongBits(obs[j].tNear), what);
+                                assertEquals(Double.doubleToLongBits(cpu[j].tFar),
+                                        Double.doubleToLongBits(obs[j].tFar), what);
+                                assertArrayEquals(cpu[j].field, obs[j].field, what);
+                            }
                         }
                     }
                 }

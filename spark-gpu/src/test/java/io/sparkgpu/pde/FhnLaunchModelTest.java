@@ -2,6 +2,7 @@ package io.sparkgpu.pde;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
@@ -149,5 +150,70 @@ class FhnLaunchModelTest {
             assertTrue(a >= 1 && t >= a * n && t - a * n < 32 && t <= 1024 && t % 32 == 0, "n = " + n);
             assertTrue(2L * 8 * a * n <= 48 * 1024, "shared memory of n = " + n);
         }
+    }
+
+    /**
+     * The observables FhnGpuTest's resident test compares are not trivial: among its cases the near probe fires
+     * (101 cells), the far probe fires and counts pulses (17 cells), and the max moves off its initial value.
+     */
+    @Test
+    void theResidentCasesFireBothProbes() {
+        boolean near = false;
+        boolean far = false;
+        boolean max = false;
+        for (String bc : new String[] {FhnConfig.DIRICHLET, FhnConfig.NEUMANN, FhnConfig.PERIODIC}) {
+            for (int cells : new int[] {17, 101}) {
+                FhnSetup s = FhnGpuTest.explicitSetup(cells, bc, FhnConfig.CONSTANT);
+                for (FhnResult r : FhnCpu.run(s, FhnTestData.sweep(11), 2)) {
+                    near |= !Double.isNaN(r.tNear);
+                    far |= !Double.isNaN(r.tFar) && r.pulseCount > 0;
+                    max |= r.maxV > FhnCpu.initialMax(s.v0);
+                }
+            }
+        }
+        assertTrue(near && far && max, "near " + near + ", far " + far + ", max " + max);
+    }
+
+    /**
+     * The register kernel's segments: lanes per axon a power of two up to 32 holding at most LANES_CMAX cells each,
+     * the fewest wasted slots (101 cells: 8 lanes of 13, 104 slots), none past 32 LANES_CMAX cells.
+     */
+    @Test
+    void registerSegmentsWasteFewSlots() {
+        assertEquals(8, FhnGpu.lanesPerAxon(101));
+        assertEquals(1, FhnGpu.lanesPerAxon(3));
+        assertEquals(32, FhnGpu.lanesPerAxon(512));
+        assertEquals(0, FhnGpu.lanesPerAxon(513));
+        for (int n = 3; n <= 32 * FhnGpu.LANES_CMAX; n++) {
+            int l = FhnGpu.lanesPerAxon(n);
+            int c = (n + l - 1) / l;
+            assertTrue(Integer.bitCount(l) == 1 && l <= 32 && c <= FhnGpu.LANES_CMAX, "n = " + n);
+            for (int o = 1; o <= 32; o <<= 1) {
+                int oc = (n + o - 1) / o;
+                assertTrue(oc > FhnGpu.LANES_CMAX || (long) o * oc >= (long) l * c, "n = " + n + ", lanes " + o);
+            }
+        }
+    }
+
+    /**
+     * The L2 Thomas grid: whole blocks whose scratch (2 n doubles a thread) fits the share of the L2, at least one
+     * block, no more blocks than the systems need; a share outside (0, 1] is refused.
+     */
+    @Test
+    void l2ThomasThreadsFitTheScratchInTheL2() {
+        long l2 = 50L << 20;
+        assertEquals(12_800, PdeEngine.thomasL2Threads(l2, 1_000_000, 128, 0.5)); // 25 MiB / 2 KiB = 12800
+        assertEquals(1024, PdeEngine.thomasL2Threads(l2, 1000, 128, 0.5));       // S rounded up to blocks
+        assertEquals(128, PdeEngine.thomasL2Threads(l2, 10_000, 1 << 20, 0.5));  // one block at least
+        for (int n : new int[] {3, 128, 129, 4096}) {
+            for (double f : new double[] {0.1, 0.5, 1}) {
+                int t = PdeEngine.thomasL2Threads(l2, 1_000_000, n, f);
+                assertTrue(t % 128 == 0 && t >= 128, "n = " + n);
+                assertTrue(t == 128 || 16L * n * t <= f * l2, "n = " + n + ", share " + f);
+                assertTrue(16L * n * (t + 128) > f * l2 || t >= 1_000_000, "the largest fit, n = " + n);
+            }
+        }
+        assertThrows(IllegalArgumentException.class, () -> PdeEngine.thomasL2Threads(l2, 10, 10, 0));
+        assertThrows(IllegalArgumentException.class, () -> PdeEngine.thomasL2Threads(l2, 10, 10, 1.5));
     }
 }

@@ -66,6 +66,35 @@ public final class FhnBenchmark {
         @Option(order = 12, names = "--partitions", converter = BenchArgs.IntCount.class, paramLabel = "P",
                 description = "Spark partitions of the sweep  [GPUs: 1]")
         int partitions = 1;
+        @Option(order = 12, names = "--sweep-lanes", paramLabel = "LIST",
+                description = {"device batch of the sweep, each kernel timed: lanes per axon of the register kernel, "
+                    + "0 = the shared-memory kernel, auto = the default choice  [auto,0]"})
+        void setSweepLanes(String v) {
+            List<Integer> l = new ArrayList<>();
+            for (String s : v.split(",")) {
+                String t = s.trim().toLowerCase(Locale.ROOT);
+                l.add(t.equals("auto") ? -1 : Integer.parseInt(t));
+            }
+            this.sweepLanes = l;
+        }
+
+        List<Integer> sweepLanes = List.of(-1, 0);
+
+        @Option(order = 4, names = "--thomas-l2", paramLabel = "LIST",
+                description = {"batched Thomas with c' d' in L2: shares of the L2 its scratch takes, each timed "
+                    + "(0 skips)  [0.25,0.5,0.75]"})
+        void setThomasL2(String v) {
+            List<Double> l = new ArrayList<>();
+            for (String s : v.split(",")) {
+                double f = Double.parseDouble(s.trim());
+                if (f > 0) {
+                    l.add(f);
+                }
+            }
+            this.thomasL2 = l;
+        }
+
+        List<Double> thomasL2 = List.of(0.25, 0.5, 0.75);
         @Option(order = 13, names = "--threads", converter = BenchArgs.IntCount.class, paramLabel = "T",
                 description = "CPU twin threads  [available cores]")
         int threads = Runtime.getRuntime().availableProcessors();
@@ -165,12 +194,25 @@ public final class FhnBenchmark {
         }
         for (int[] sh : o.tridiag) {
             double u = (double) sh[0] * sh[1];
-            // the shared-memory variant (intermediate on chip) where a system fits it
-            for (boolean shared : sh[1] <= PdeEngine.thomasSharedMaxUnknowns(dev) ? new boolean[] {false, true}
-                    : new boolean[] {false}) {
-                double ms = medianAfterWarmup(PdeEngine.thomasBatchMillis(dev, sh[0], sh[1], o.reps + 1, shared));
-                out.add(row(shared ? "batched Thomas, c' d' in shared memory" : "batched Thomas", sh[0] + " x "
-                        + sh[1], ms, u / (ms / 1e3), "unknowns/s", 40.0 * u / (ms / 1e3) / 1e9 / bw));
+            // the shared-memory variant (intermediate on chip) where a system fits it, the L2 variant at each share
+            List<double[]> variants = new ArrayList<>();
+            variants.add(new double[] {PdeEngine.THOMAS_GLOBAL, 0});
+            if (sh[1] <= PdeEngine.thomasSharedMaxUnknowns(dev)) {
+                variants.add(new double[] {PdeEngine.THOMAS_SHARED, 0});
+            }
+            for (double f : o.thomasL2) {
+                variants.add(new double[] {PdeEngine.THOMAS_L2, f});
+            }
+            for (double[] v : variants) {
+                int variant = (int) v[0];
+                double ms = medianAfterWarmup(PdeEngine.thomasBatchMillis(dev, sh[0], sh[1], o.reps + 1, variant,
+                        variant == PdeEngine.THOMAS_L2 ? v[1] : PdeEngine.THOMAS_L2_FRACTION));
+                String name = variant == PdeEngine.THOMAS_GLOBAL ? "batched Thomas"
+                        : variant == PdeEngine.THOMAS_SHARED ? "batched Thomas, c' d' in shared memory"
+                        : String.format(Locale.ROOT, "batched Thomas, c' d' in L2 (%.0f%% of it, %d threads)",
+                                100 * v[1], PdeEngine.thomasL2Threads(dev.l2Bytes(), sh[0], sh[1], v[1]));
+                out.add(row(name, sh[0] + " x " + sh[1], ms, u / (ms / 1e3), "unknowns/s",
+                        40.0 * u / (ms / 1e3) / 1e9 / bw));
             }
         }
         if (o.longN > 0) {
@@ -242,50 +284,82 @@ public final class FhnBenchmark {
         long c0 = System.nanoTime();
         FhnResult[] cpu = PdeEngine.runCpu(cfg, ps, o.threads);
         double cpuS = (System.nanoTime() - c0) / 1e9;
-        SparkSession spark = SparkSession.builder().master("local[" + o.partitions + "]").appName("FhnBenchmark")
-                .config("spark.ui.enabled", "false").getOrCreate();
+        SparkSession spark = SparkSession.builder().master("local[" + Math.max(o.partitions, o.threads) + "]")
+                .appName("FhnBenchmark").config("spark.ui.enabled", "false").getOrCreate();
         StructType schema = new StructType().add("id", DataTypes.IntegerType).add("a", DataTypes.DoubleType)
                 .add("eps", DataTypes.DoubleType).add("I", DataTypes.DoubleType);
         List<Row> rows = new ArrayList<>(ps.length);
         for (int j = 0; j < ps.length; j++) {
             rows.add(RowFactory.create(j, ps[j].a, ps[j].eps, ps[j].current));
         }
-        Dataset<Row> in = spark.createDataFrame(rows, schema).repartition(o.partitions).cache();
-        in.count();
-        // warm-up: the same job on a slice (Spark's code generation, the JIT, the module load), untimed
-        t.transform(in.limit(Math.min(1000, ps.length))).select("id", "maxV").collectAsList();
-        long g0 = System.nanoTime();
-        List<Row> res = t.transform(in).select("id", "maxV", "newtonIterations", "pulseCount").collectAsList();
-        double gpuS = (System.nanoTime() - g0) / 1e9;
-        // breakdown: the device batch alone (what one task does on the GPU: upload, every step, observables back)
-        CudaDevice dev = CudaRuntime.device(o.device);
-        PdeEngine.runGpuObservables(dev, cfg, Arrays.copyOf(ps, Math.min(1000, ps.length)));
-        long d0 = System.nanoTime();
-        FhnResult[] dgpu = PdeEngine.runGpuObservables(dev, cfg, ps);
-        double devS = (System.nanoTime() - d0) / 1e9;
-        for (int j = 0; j < ps.length; j++) {
-            if (Double.doubleToLongBits(cpu[j].maxV) != Double.doubleToLongBits(dgpu[j].maxV)
-                    || cpu[j].pulseCount != dgpu[j].pulseCount) {
-                mismatches++;
+        // the Spark job on the GPU partitions (one task per GPU) and on one partition per core (the tasks share the
+        // GPU, each its own batch): median of the timed runs after a warm-up on a slice
+        java.util.LinkedHashMap<Integer, Double> jobS = new java.util.LinkedHashMap<>();
+        for (int parts : new java.util.TreeSet<>(List.of(o.partitions, o.threads))) {
+            Dataset<Row> in = spark.createDataFrame(rows, schema).repartition(parts).cache();
+            in.count();
+            // warm-up: the same job on a slice (Spark's code generation, the JIT, the module load), untimed
+            t.transform(in.limit(Math.min(1000, ps.length))).select("id", "maxV").collectAsList();
+            double[] times = new double[Math.max(1, Math.min(3, o.reps))];
+            List<Row> res = null;
+            for (int r = 0; r < times.length; r++) {
+                long g0 = System.nanoTime();
+                res = t.transform(in).select("id", "maxV", "newtonIterations", "pulseCount").collectAsList();
+                times[r] = (System.nanoTime() - g0) / 1e9;
             }
+            Arrays.sort(times);
+            jobS.put(parts, times[times.length / 2]);
+            for (Row r : res) {
+                FhnResult c = cpu[r.getInt(0)];
+                if (Double.doubleToLongBits(c.maxV) != Double.doubleToLongBits(r.getDouble(1))
+                        || c.pulseCount != r.getInt(3)) {
+                    mismatches++;
+                }
+            }
+            in.unpersist();
         }
-        for (Row r : res) {
-            FhnResult c = cpu[r.getInt(0)];
-            if (Double.doubleToLongBits(c.maxV) != Double.doubleToLongBits(r.getDouble(1))
-                    || c.pulseCount != r.getInt(3)) {
-                mismatches++;
+        // breakdown: the device batch alone (what one task does on the GPU: upload, every step, observables back),
+        // for each kernel asked for (lanes per axon of the register kernel; 0: the shared-memory kernel)
+        CudaDevice dev = CudaRuntime.device(o.device);
+        java.util.LinkedHashMap<String, Double> devS = new java.util.LinkedHashMap<>();
+        for (int lanes : o.sweepLanes) {
+            int l = lanes < 0 ? PdeEngine.lanesPerAxon(o.sweepCells) : lanes;
+            String name = l == 0 ? "shared-memory kernel" : "register kernel, " + l + " lanes x "
+                    + ((o.sweepCells + l - 1) / l) + " cells per axon";
+            if (devS.containsKey(name)) {
+                continue;
+            }
+            PdeEngine.runGpuObservables(dev, cfg, Arrays.copyOf(ps, Math.min(1000, ps.length)), l);
+            double best = Double.MAX_VALUE;
+            FhnResult[] dgpu = null;
+            for (int r = 0; r < 3; r++) {
+                long d0 = System.nanoTime();
+                dgpu = PdeEngine.runGpuObservables(dev, cfg, ps, l);
+                best = Math.min(best, (System.nanoTime() - d0) / 1e9);
+            }
+            devS.put(name, best);
+            for (int j = 0; j < ps.length; j++) {
+                if (Double.doubleToLongBits(cpu[j].maxV) != Double.doubleToLongBits(dgpu[j].maxV)
+                        || cpu[j].pulseCount != dgpu[j].pulseCount) {
+                    mismatches++;
+                }
             }
         }
         long steps = PdeEngine.steps(cfg);
         double updates = (double) ps.length * o.sweepCells * steps;
-        out.add(String.format(Locale.ROOT, "| sweep, Spark job (gpu, %d partitions) | %d rows x %d cells x %d steps "
-                + "| %.1f | %.3g cell updates/s | |", o.partitions, ps.length, o.sweepCells, steps, gpuS * 1e3,
-                updates / gpuS));
-        out.add(String.format(Locale.ROOT, "| sweep, device batch alone (no Spark; upload, steps, observables back) "
-                + "| same | %.1f | %.3g cell updates/s (%.1fx the CPU twin; Spark's share of the job: %.1f ms) | |",
-                devS * 1e3, updates / devS, cpuS / devS, (gpuS - devS) * 1e3));
-        out.add(String.format(Locale.ROOT, "| sweep, CPU twin (%d threads) | same | %.1f | %.3g cell updates/s "
-                + "(GPU job: %.1fx) | |", o.threads, cpuS * 1e3, updates / cpuS, cpuS / gpuS));
+        for (var e : jobS.entrySet()) {
+            out.add(String.format(Locale.ROOT, "| sweep, Spark job (gpu, %d partitions, local[%d]) | %d rows x %d cells x"
+                    + " %d steps | %.1f | %.3g cell updates/s (%.1fx the CPU twin) | |", e.getKey(),
+                    Math.max(o.partitions, o.threads), ps.length, o.sweepCells, steps, e.getValue() * 1e3,
+                    updates / e.getValue(), cpuS / e.getValue()));
+        }
+        for (var e : devS.entrySet()) {
+            out.add(String.format(Locale.ROOT, "| sweep, device batch alone (%s; upload, steps, observables back) "
+                    + "| same | %.1f | %.3g cell updates/s (%.1fx the CPU twin) | |", e.getKey(), e.getValue() * 1e3,
+                    updates / e.getValue(), cpuS / e.getValue()));
+        }
+        out.add(String.format(Locale.ROOT, "| sweep, CPU twin (%d threads) | same | %.1f | %.3g cell updates/s | |",
+                o.threads, cpuS * 1e3, updates / cpuS));
         out.add("");
         out.add(mismatches == 0 ? "Sweep: every row equals the CPU twin's bits."
                 : "Sweep: " + mismatches + " rows differ from the CPU twin.");
