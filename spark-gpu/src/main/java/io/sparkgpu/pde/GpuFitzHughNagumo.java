@@ -16,13 +16,17 @@ import org.apache.spark.ml.util.MLWritable;
 import org.apache.spark.ml.util.MLWriter;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.RowFactory;
-import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.CatalystTypeConverters;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.catalyst.expressions.JoinedRow;
+import org.apache.spark.sql.catalyst.expressions.UnsafeArrayData;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.NumericType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * A FitzHugh-Nagumo parameter sweep as a Spark ML {@link Transformer}: every row of the input is one parameter set
@@ -127,69 +131,120 @@ public class GpuFitzHughNagumo extends Transformer
             (Double) getOrDefault(gammaValue()), (Double) getOrDefault(currentValue()),
             (Double) getOrDefault(diffusionValue())};
         boolean withField = cfg.recordEvery > 0;
-        JavaRDD<Row> rows = dataset.toDF().javaRDD().mapPartitions(it -> {
-            List<Row> in = new ArrayList<>();
-            it.forEachRemaining(in::add);
+        StructType inSchema = dataset.schema();
+        DataType[] types = new DataType[cols.length];
+        for (int q = 0; q < cols.length; q++) {
+            types[q] = cols[q] < 0 ? null : inSchema.fields()[cols[q]].dataType();
+        }
+        // Spark's internal rows in and out: no Row objects and no conversion of every value to and from Scala's types
+        JavaRDD<InternalRow> rows = dataset.toDF().queryExecution().toRdd().toJavaRDD().mapPartitions(it -> {
+            List<InternalRow> in = new ArrayList<>();
+            while (it.hasNext()) {
+                in.add(it.next().copy()); // Spark reuses the row object
+            }
             if (in.isEmpty()) {
                 return in.iterator();
             }
             FhnParams[] ps = new FhnParams[in.size()];
             for (int j = 0; j < ps.length; j++) {
-                ps[j] = rowParams(in.get(j), cols, colNames, values);
+                ps[j] = rowParams(in.get(j), inSchema, cols, types, colNames, values);
             }
             var ran = FhnStep.run(cfg, ps, 1, false); // observables only: the final state stays on the device
-            List<Row> res = new ArrayList<>(in.size());
-            for (int j = 0; j < ps.length; j++) {
-                FhnResult r = ran.value[j];
-                Row row = in.get(j);
-                Object[] o = new Object[row.size() + OUTPUTS.size() + (withField ? 1 : 0)];
-                for (int q = 0; q < row.size(); q++) {
-                    o[q] = row.get(q);
+            UTF8String backend = UTF8String.fromString(ran.backend());
+            int width = OUTPUTS.size() + (withField ? 1 : 0);
+            return new java.util.Iterator<InternalRow>() {
+                int j;
+
+                @Override
+                public boolean hasNext() {
+                    return j < ps.length;
                 }
-                int at = row.size();
-                o[at++] = r.waveSpeed;
-                o[at++] = r.pulseCount;
-                o[at++] = r.maxV;
-                o[at++] = r.propagated;
-                o[at++] = r.finalTime;
-                o[at++] = r.steps;
-                o[at++] = r.newtonIterations;
-                o[at++] = r.unconvergedSteps;
-                o[at++] = r.meanNodes;
-                o[at++] = ran.backend();
-                if (withField) {
-                    o[at] = r.field;
+
+                @Override
+                public InternalRow next() {
+                    if (j >= ps.length) {
+                        throw new java.util.NoSuchElementException();
+                    }
+                    FhnResult r = ran.value[j];
+                    Object[] o = new Object[width];
+                    o[0] = r.waveSpeed;
+                    o[1] = r.pulseCount;
+                    o[2] = r.maxV;
+                    o[3] = r.propagated;
+                    o[4] = r.finalTime;
+                    o[5] = r.steps;
+                    o[6] = r.newtonIterations;
+                    o[7] = r.unconvergedSteps;
+                    o[8] = r.meanNodes;
+                    o[9] = backend;
+                    if (withField) {
+                        o[10] = UnsafeArrayData.fromPrimitiveArray(r.field);
+                    }
+                    InternalRow row = new JoinedRow(in.get(j), new GenericInternalRow(o));
+                    in.set(j, null);
+                    ran.value[j++] = null;
+                    return row;
                 }
-                res.add(RowFactory.create(o));
-            }
-            return res.iterator();
-        });
-        return SparkSession.active().createDataFrame(rows, out);
+            };
+        }, true);
+        return ((org.apache.spark.sql.classic.SparkSession) dataset.sparkSession())
+                .internalCreateDataFrame(rows.rdd(), out, false);
     }
 
     /** The rule of each per-row parameter, in the order of {@link #columnParams()}. */
     private static final java.util.function.DoubleConsumer[] RULES = {FhnParams::checkA, FhnParams::checkEps,
         FhnParams::checkGamma, FhnParams::checkCurrent, FhnParams::checkDiffusion};
 
-    /** The parameters of one row; a null or a value breaking its parameter's rule is an error naming the column. */
-    static FhnParams rowParams(Row row, int[] cols, String[] names, double[] values) {
+    /**
+     * The parameters of one (internal) row; a null or a value breaking its parameter's rule is an error naming the
+     * column and showing the row as Spark's {@code Row} prints it.
+     */
+    static FhnParams rowParams(InternalRow row, StructType schema, int[] cols, DataType[] types, String[] names,
+                               double[] values) {
         double[] v = new double[5];
         for (int q = 0; q < 5; q++) {
             if (cols[q] < 0) {
                 v[q] = values[q];
             } else if (row.isNullAt(cols[q])) {
-                throw new IllegalArgumentException("column '" + names[q] + "' must not be null (row " + row + ")");
+                throw new IllegalArgumentException("column '" + names[q] + "' must not be null (row "
+                        + describe(row, schema) + ")");
             } else {
-                v[q] = ((Number) row.get(cols[q])).doubleValue();
+                v[q] = number(row, cols[q], types[q]);
                 try {
                     RULES[q].accept(v[q]);
                 } catch (IllegalArgumentException e) {
-                    throw new IllegalArgumentException("column '" + names[q] + "': " + e.getMessage() + " (row " + row
-                            + ")", e);
+                    throw new IllegalArgumentException("column '" + names[q] + "': " + e.getMessage() + " (row "
+                            + describe(row, schema) + ")", e);
                 }
             }
         }
-        return new FhnParams(v[0], v[1], v[2], v[3], v[4]).checkLazily(() -> "row " + row);
+        return new FhnParams(v[0], v[1], v[2], v[3], v[4]).checkLazily(() -> "row " + describe(row, schema));
+    }
+
+    /** A numeric column's value as a double, as {@code ((Number) row.get(i)).doubleValue()} of the Row. */
+    static double number(InternalRow row, int i, DataType t) {
+        if (t instanceof org.apache.spark.sql.types.DoubleType) {
+            return row.getDouble(i);
+        } else if (t instanceof org.apache.spark.sql.types.FloatType) {
+            return row.getFloat(i);
+        } else if (t instanceof org.apache.spark.sql.types.IntegerType) {
+            return row.getInt(i);
+        } else if (t instanceof org.apache.spark.sql.types.LongType) {
+            return row.getLong(i);
+        } else if (t instanceof org.apache.spark.sql.types.ShortType) {
+            return row.getShort(i);
+        } else if (t instanceof org.apache.spark.sql.types.ByteType) {
+            return row.getByte(i);
+        } else if (t instanceof org.apache.spark.sql.types.DecimalType) {
+            org.apache.spark.sql.types.DecimalType d = (org.apache.spark.sql.types.DecimalType) t;
+            return row.getDecimal(i, d.precision(), d.scale()).toJavaBigDecimal().doubleValue();
+        }
+        throw new IllegalArgumentException("unsupported numeric type " + t.simpleString());
+    }
+
+    /** The row as Spark's {@code Row.toString} prints it (for error messages only). */
+    static String describe(InternalRow row, StructType schema) {
+        return String.valueOf(CatalystTypeConverters.createToScalaConverter(schema).apply(row));
     }
 
     @Override

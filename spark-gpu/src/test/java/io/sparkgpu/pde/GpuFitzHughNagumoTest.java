@@ -138,6 +138,8 @@ class GpuFitzHughNagumoTest {
         Exception r = assertThrows(Exception.class, () -> renamed.transform(nan.withColumnRenamed("a", "thr"))
                 .collectAsList());
         assertTrue(r.getMessage().contains("column 'thr': a must be finite, got NaN"), r.getMessage());
+        // the row as Spark's Row prints it (the sweep reads Spark's internal rows; their own text is bytes in hex)
+        assertTrue(r.getMessage().matches("(?s).*\\(row \\[[01],NaN,0\\.0\\d*,[0-9.E-]+,0\\.[57]5?\\].*"), r.getMessage());
         GpuFitzHughNagumo exp = transformer().setScheme(FhnConfig.EXPLICIT).setDt(0.5);
         Throwable s = assertThrows(Exception.class, () -> exp.transform(in).collectAsList());
         while (s.getCause() != null && !(s instanceof IllegalArgumentException)) {
