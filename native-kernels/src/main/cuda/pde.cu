@@ -1142,87 +1142,120 @@ extern "C" __global__ void pde_thomas_batch_shared(int S, int n, const double* _
  * the same thread while still in L2; once read, each line is discarded from L2 (discard.global.L2: no write-back of a
  * value nobody needs). a, b, c, d are read with the evict-first hint and x written with the streaming store, so they
  * pass through without pushing the scratch out: HBM moves the 5 doubles per unknown a solve must move (a, b, c, d
- * in, x out into d; c is left as it was). The forward sweep loads the next TH_U rows of a, b, c, d while it eliminates
- * the current ones (the recurrence is latency-bound; the loads are not). Same operations in the same order as
- * pde_thomas_batch, so the same bits. */
-#define TH_U 4
+ * in, x out into d; c is left as it was). Few threads must keep HBM busy, so the loads run far ahead of the
+ * latency-bound recurrence: the forward sweep streams rows through a ring of TH_D rows per thread in shared memory
+ * filled by cp.async (TH_D - 1 rows in flight), the backward sweep reads TH_B rows of scratch at a time. Same
+ * operations in the same order as pde_thomas_batch, so the same bits. Shared memory: 32 TH_D blockDim.x bytes. */
+#define TH_D 16
+#define TH_B 8
 
 __device__ __forceinline__ void discard_l2_line(const double* p) {
     asm volatile("discard.global.L2 [%0], 128;" ::"l"(p) : "memory");
+}
+
+__device__ __forceinline__ void async_copy8(double* dst, const double* src) {
+    unsigned d = (unsigned) __cvta_generic_to_shared(dst);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(d), "l"(src) : "memory");
+}
+
+__device__ __forceinline__ void async_commit() {
+    asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
+template <int N>
+__device__ __forceinline__ void async_wait() {
+    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
 }
 
 extern "C" __global__ void __launch_bounds__(128)
 pde_thomas_batch_l2(int S, int n, int T, const double* __restrict__ a, const double* __restrict__ b,
                     const double* __restrict__ c, double* __restrict__ d, double* __restrict__ cp,
                     double* __restrict__ dp) {
+    extern __shared__ double ring[]; /* [TH_D][4][blockDim.x] */
     int t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= T) {
-        return;
-    }
+    const int B = blockDim.x;
     const i64 St = S;
     const i64 Tt = T;
     bool lineHead = (t & 15) == 0; /* 16 doubles per 128-byte line; T and the warps are multiples of 32 */
-    for (int s = t; s < S; s += T) {
-        double m = __ldcs(&b[s]);
-        double cprev = __ldcs(&c[s]) / m;
-        double dprev = __ldcs(&d[s]) / m;
-        cp[t] = cprev;
-        dp[t] = dprev;
-        double ra[TH_U], rb[TH_U], rc[TH_U], rd[TH_U];
+    for (int s0 = blockIdx.x * B; s0 < S; s0 += T) { /* every thread of the block takes the same rounds */
+        int s = s0 + threadIdx.x;
+        bool live = s < S;
+        /* rows 0 .. TH_D - 2 in flight (one commit group per row, empty past n or for an idle lane) */
 #pragma unroll
-        for (int u = 0; u < TH_U; u++) {
-            int i = 1 + u;
-            if (i < n) {
-                i64 e = (i64) i * St + s;
-                ra[u] = __ldcs(&a[e]);
-                rb[u] = __ldcs(&b[e]);
-                rc[u] = __ldcs(&c[e]);
-                rd[u] = __ldcs(&d[e]);
+        for (int r = 0; r < TH_D - 1; r++) {
+            if (live && r < n) {
+                i64 e = (i64) r * St + s;
+                double* slot = ring + (r * 4) * B + threadIdx.x;
+                async_copy8(slot, &a[e]);
+                async_copy8(slot + B, &b[e]);
+                async_copy8(slot + 2 * B, &c[e]);
+                async_copy8(slot + 3 * B, &d[e]);
+            }
+            async_commit();
+        }
+        double cprev = 0.0, dprev = 0.0;
+        for (int i = 0; i < n; i++) {
+            int r = i + TH_D - 1; /* prefetch row r into its slot, which row r - TH_D = i - 1 has left */
+            if (live && r < n) {
+                i64 e = (i64) r * St + s;
+                double* slot = ring + ((r % TH_D) * 4) * B + threadIdx.x;
+                async_copy8(slot, &a[e]);
+                async_copy8(slot + B, &b[e]);
+                async_copy8(slot + 2 * B, &c[e]);
+                async_copy8(slot + 3 * B, &d[e]);
+            }
+            async_commit();
+            async_wait<TH_D - 1>(); /* row i has landed */
+            if (live) {
+                const double* row = ring + ((i % TH_D) * 4) * B + threadIdx.x;
+                if (i == 0) {
+                    double m = row[B];
+                    cprev = row[2 * B] / m;
+                    dprev = row[3 * B] / m;
+                } else {
+                    double ai = row[0];
+                    double m = row[B] - ai * cprev;
+                    cprev = row[2 * B] / m;
+                    dprev = (row[3 * B] - ai * dprev) / m;
+                }
+                cp[(i64) i * Tt + t] = cprev;
+                dp[(i64) i * Tt + t] = dprev;
             }
         }
-        for (int i0 = 1; i0 < n; i0 += TH_U) {
-            double na[TH_U], nb[TH_U], nc[TH_U], nd[TH_U];
-#pragma unroll
-            for (int u = 0; u < TH_U; u++) {
-                int i = i0 + TH_U + u;
-                if (i < n) {
-                    i64 e = (i64) i * St + s;
-                    na[u] = __ldcs(&a[e]);
-                    nb[u] = __ldcs(&b[e]);
-                    nc[u] = __ldcs(&c[e]);
-                    nd[u] = __ldcs(&d[e]);
-                }
-            }
-#pragma unroll
-            for (int u = 0; u < TH_U; u++) {
-                int i = i0 + u;
-                if (i < n) {
-                    m = rb[u] - ra[u] * cprev;
-                    cprev = rc[u] / m;
-                    dprev = (rd[u] - ra[u] * dprev) / m;
-                    cp[(i64) i * Tt + t] = cprev;
-                    dp[(i64) i * Tt + t] = dprev;
-                }
-            }
-#pragma unroll
-            for (int u = 0; u < TH_U; u++) {
-                ra[u] = na[u];
-                rb[u] = nb[u];
-                rc[u] = nc[u];
-                rd[u] = nd[u];
-            }
+        async_wait<0>();
+        if (!live) {
+            continue; /* the block's lanes past S: nothing to solve (lane heads of live lines are live) */
         }
         double xn = dprev;
         __stcs(&d[(i64) (n - 1) * St + s], xn);
-        for (int i = n - 2; i >= 0; i--) {
-            const double* pc = &cp[(i64) i * Tt + t];
-            const double* pd = &dp[(i64) i * Tt + t];
-            xn = *pd - *pc * xn;
-            __stcs(&d[(i64) i * St + s], xn);
+        for (int hi = n - 2; hi >= 0; hi -= TH_B) {
+            double rc[TH_B], rd[TH_B];
+#pragma unroll
+            for (int u = 0; u < TH_B; u++) {
+                int i = hi - u;
+                if (i >= 0) {
+                    rc[u] = cp[(i64) i * Tt + t];
+                    rd[u] = dp[(i64) i * Tt + t];
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < TH_B; u++) {
+                int i = hi - u;
+                if (i >= 0) {
+                    xn = rd[u] - rc[u] * xn;
+                    __stcs(&d[(i64) i * St + s], xn);
+                }
+            }
             __syncwarp(__activemask());
             if (lineHead) {
-                discard_l2_line(pc);
-                discard_l2_line(pd);
+#pragma unroll
+                for (int u = 0; u < TH_B; u++) {
+                    int i = hi - u;
+                    if (i >= 0) {
+                        discard_l2_line(&cp[(i64) i * Tt + t]);
+                        discard_l2_line(&dp[(i64) i * Tt + t]);
+                    }
+                }
             }
         }
     }

@@ -367,10 +367,15 @@ final class FhnGpu {
      */
     static final String LANES_PROPERTY = "sparkgpu.pde.lanes";
 
+    /** Cells per lane the automatic choice prefers: more cost registers (118 at 7, 184 at 13) and so warps. */
+    static final int LANES_CPREF = 8;
+
     /**
      * Lanes per axon of the register kernel for n cells (a power of two dividing 32, n at most 32 LANES_CMAX): the
-     * count whose lanes x ceil(n / lanes) cells waste the fewest slots, the most lanes on a tie (fewer registers);
-     * 0 when n is too long (the shared-memory kernel) or the property chose it.
+     * count whose lanes x ceil(n / lanes) cells waste the fewest slots, the most lanes on a tie (fewer registers),
+     * among those of at most LANES_CPREF cells per lane when n allows (measured on an H200 for 101 cells: 16 lanes
+     * of 7 cells 79.5 ms, 8 of 13 88.3 ms, 32 of 4 86.7 ms); 0 when n is too long (the shared-memory kernel) or the
+     * property chose it.
      */
     static int lanesPerAxon(int n) {
         String forced = System.getProperty(LANES_PROPERTY);
@@ -381,11 +386,12 @@ final class FhnGpu {
             }
             return l == 0 || (n + l - 1) / l > LANES_CMAX ? 0 : l;
         }
+        int cmax = n <= 32 * LANES_CPREF ? LANES_CPREF : LANES_CMAX;
         int best = 0;
         long bestSlots = Long.MAX_VALUE;
         for (int l = 32; l >= 1; l >>= 1) {
             int c = (n + l - 1) / l;
-            if (c <= LANES_CMAX && (long) l * c < bestSlots) {
+            if (c <= cmax && (long) l * c < bestSlots) {
                 best = l;
                 bestSlots = (long) l * c;
             }
@@ -410,6 +416,12 @@ final class FhnGpu {
     /** As above with {@code lanes} lanes per axon in the register kernel (0: the shared-memory kernel). */
     static FhnResult[] explicitResident(CudaDevice dev, FhnSetup s, FhnParams[] ps, int stepsPerLaunch,
                                         boolean withState, int lanes) {
+        return explicitResident(dev, s, ps, stepsPerLaunch, withState, lanes, null);
+    }
+
+    /** As above; {@code timer} (nullable) times the launches alone (the benchmark's kernel time). */
+    static FhnResult[] explicitResident(CudaDevice dev, FhnSetup s, FhnParams[] ps, int stepsPerLaunch,
+                                        boolean withState, int lanes, io.sparkgpu.cuda.KernelTimer timer) {
         int S = ps.length;
         int n = s.n;
         if (n > RESIDENT_MAX_CELLS || stepsPerLaunch < 1) {
@@ -453,6 +465,9 @@ final class FhnGpu {
                     b[5].upload(replicateMajor(s.v0, S), st); // frame 0: the initial state
                 }
             }
+            if (timer != null) {
+                timer.start(st);
+            }
             for (long k = 0; k < s.steps; ) {
                 int m = (int) Math.min(stepsPerLaunch, s.steps - k);
                 b[4].upload(s.signals(k, m), 0, m, 0, st);
@@ -470,6 +485,9 @@ final class FhnGpu {
                             KernelLauncher.nullable(b[5]), b[5] == null ? 0 : every);
                 }
                 k += m;
+            }
+            if (timer != null) {
+                timer.stop(st);
             }
             if (withState) {
                 if (s.steps == 0 && lanes != 0) {

@@ -94,6 +94,8 @@ public final class PdeEngine {
     static final int THOMAS_SHARED_THREADS = 32;
     /** Threads per block of pde_thomas_batch_l2 (its launch bound). */
     static final int THOMAS_L2_BLOCK = 128;
+    /** Shared memory of a pde_thomas_batch_l2 block: its ring of TH_D = 16 rows of a, b, c, d per thread. */
+    static final int THOMAS_L2_RING_BYTES = 16 * 4 * 8 * THOMAS_L2_BLOCK;
 
     /** The largest system pde_thomas_batch_shared takes on {@code dev}. */
     public static int thomasSharedMaxUnknowns(CudaDevice dev) {
@@ -138,8 +140,8 @@ public final class PdeEngine {
         }
         if (variant == THOMAS_L2) {
             int T = (int) (scratch[0].bytes() / 8 / n);
-            KernelLauncher.launch(st, FhnGpu.MODULE, "pde_thomas_batch_l2", T / THOMAS_L2_BLOCK, THOMAS_L2_BLOCK, 0,
-                    S, n, T, b[0], b[1], b[2], b[3], scratch[0], scratch[1]);
+            KernelLauncher.launch(st, FhnGpu.MODULE, "pde_thomas_batch_l2", T / THOMAS_L2_BLOCK, THOMAS_L2_BLOCK,
+                    THOMAS_L2_RING_BYTES, S, n, T, b[0], b[1], b[2], b[3], scratch[0], scratch[1]);
             return;
         }
         int max = thomasSharedMaxUnknowns(st.device());
@@ -345,6 +347,18 @@ public final class PdeEngine {
             FhnSetup.checkExplicitStable(s, p, null);
         }
         return FhnGpu.explicitResident(dev, s, params, FhnGpu.RESIDENT_STEPS, false, lanes);
+    }
+
+    /**
+     * Milliseconds of the launches alone of {@link #runGpuObservables(CudaDevice, FhnConfig, FhnParams[], int)}
+     * (CUDA events around them; the signal's upload inside).
+     */
+    public static double residentKernelMillis(CudaDevice dev, FhnConfig config, FhnParams[] params, int lanes) {
+        FhnSetup s = new FhnSetup(config);
+        try (io.sparkgpu.cuda.KernelTimer t = new io.sparkgpu.cuda.KernelTimer(dev)) {
+            FhnGpu.explicitResident(dev, s, params, FhnGpu.RESIDENT_STEPS, false, lanes, t);
+            return t.millis();
+        }
     }
 
     /** Lanes per axon the register kernel takes for axons of n cells (0: too long, the shared-memory kernel). */

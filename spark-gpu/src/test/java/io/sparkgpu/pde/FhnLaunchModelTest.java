@@ -176,21 +176,24 @@ class FhnLaunchModelTest {
 
     /**
      * The register kernel's segments: lanes per axon a power of two up to 32 holding at most LANES_CMAX cells each,
-     * the fewest wasted slots (101 cells: 8 lanes of 13, 104 slots), none past 32 LANES_CMAX cells.
+     * the fewest wasted slots at up to LANES_CPREF cells per lane where n allows (101 cells: 16 lanes of 7),
+     * none past 32 LANES_CMAX cells.
      */
     @Test
     void registerSegmentsWasteFewSlots() {
-        assertEquals(8, FhnGpu.lanesPerAxon(101));
+        assertEquals(16, FhnGpu.lanesPerAxon(101)); // 16 x 7 = 112 slots (8 x 13 = 104 would need 13 per lane)
         assertEquals(1, FhnGpu.lanesPerAxon(3));
+        assertEquals(32, FhnGpu.lanesPerAxon(257)); // 32 x 9: past 32 x 8 cells, up to 16 per lane
         assertEquals(32, FhnGpu.lanesPerAxon(512));
         assertEquals(0, FhnGpu.lanesPerAxon(513));
         for (int n = 3; n <= 32 * FhnGpu.LANES_CMAX; n++) {
             int l = FhnGpu.lanesPerAxon(n);
             int c = (n + l - 1) / l;
-            assertTrue(Integer.bitCount(l) == 1 && l <= 32 && c <= FhnGpu.LANES_CMAX, "n = " + n);
+            int cmax = n <= 32 * FhnGpu.LANES_CPREF ? FhnGpu.LANES_CPREF : FhnGpu.LANES_CMAX;
+            assertTrue(Integer.bitCount(l) == 1 && l <= 32 && c <= cmax, "n = " + n);
             for (int o = 1; o <= 32; o <<= 1) {
                 int oc = (n + o - 1) / o;
-                assertTrue(oc > FhnGpu.LANES_CMAX || (long) o * oc >= (long) l * c, "n = " + n + ", lanes " + o);
+                assertTrue(oc > cmax || (long) o * oc >= (long) l * c, "n = " + n + ", lanes " + o);
             }
         }
     }
