@@ -36,8 +36,6 @@
  *                      memory when the whole system fits, else in place in global memory.
  *   pde_thomas_batch   batched Thomas on the interleaved layout (c <- c', d <- solution): the benchmark's, and the
  *                      solver of both half steps of the 2-D ADI scheme.
- *   pde_thomas_batch_l2  the same with c', d' in an L2-sized scratch, discarded once read (5 doubles of HBM traffic
- *                      per unknown with every thread busy): the benchmark's fastest for systems of a few hundred.
  *   pde_thomas_batch_shared  the same with c', d' in shared memory (5 doubles of traffic per unknown, not 9): a
  *                      benchmark variant for systems of up to a few hundred unknowns.
  *   pde_adi_rhs_rows / pde_adi_rhs_cols / pde_adi_w
@@ -387,10 +385,11 @@ pde_explicit_resident(int S, int n, int A, int K, double* __restrict__ v, double
  * neighbouring lanes' edge values only: two shuffles within the segment, no shared memory and no barrier, and C
  * independent cell updates per lane to hide the fp64 latency. Boundaries: Dirichlet holds cells 0 and n - 1;
  * Neumann's ghost v_{-1} = v_1 is the left value of cell 0 taken from its right, and v_n = v_{n-2} likewise; periodic
- * brings v_{n-1} and v_0 across the segment by two more shuffles. Each update is ftcs_v with pde_explicit_step's
- * operands, so the bits equal the twin's. Observables as pde_explicit_resident: probe crossings in the owning lane's
- * registers, the max per lane as a double (NaN never compares greater) with a flag for +0.0 (so -0 < +0 as the order
- * keys have it), reduced per segment and one atomic per axon. init != null: the launch starts from init (n values,
+ * brings v_{n-1} and v_0 across the segment by two more shuffles. Padding cells start at -inf and turn NaN: they
+ * feed only cell n - 1's right value, which every boundary holds or replaces. Each update is ftcs_v with
+ * pde_explicit_step's operands, so the bits equal the twin's. Observables as pde_explicit_resident: probe crossings
+ * in the owning lane's registers, the max per lane as a double taken in the order of the keys (NaN never, -0 < +0),
+ * reduced per segment and one atomic per axon. init != null: the launch starts from init (n values,
  * every axon) with w = 0 instead of reading v and w; v == null: the final state is not stored. */
 #define LANES_CMAX 16
 
@@ -416,7 +415,6 @@ __device__ __forceinline__ void explicit_lanes(int S, int n, int L, int K, doubl
         cur = prm[3 * S + s];
         D = prm[4 * S + s];
     }
-    unsigned hold = 0;
 #pragma unroll
     for (int j = 0; j < C; j++) {
         int i = first + j;
@@ -424,15 +422,15 @@ __device__ __forceinline__ void explicit_lanes(int S, int n, int L, int K, doubl
         v[j] = real ? (init != nullptr ? init[i] : vg[g + j]) : -INFINITY;
         w[j] = real && init == nullptr ? wg[g + j] : 0.0;
         pr[j] = real ? prof[i] : 0.0;
-        if (!real || (bc == BC_DIRICHLET && (i == 0 || i == n - 1))) {
-            hold |= 1u << j;
-        }
     }
+    bool dir = bc == BC_DIRICHLET;
+    bool per = bc == BC_PERIODIC;
     bool firstLane = sl == 0;
+    bool holdFirst = firstLane && dir;     /* Dirichlet holds cell 0 (lane 0, register 0) */
     int ownerLast = (n - 1) / C;           /* the segment lane holding cell n - 1 */
     int jLast = sl == ownerLast ? (n - 1) - first : -1;
-    int jEdge = bc == BC_DIRICHLET ? -1 : jLast; /* the cell whose right value the boundary replaces */
-    bool per = bc == BC_PERIODIC;
+    int jHold = dir ? jLast : -1;          /* Dirichlet holds cell n - 1 */
+    int jEdge = dir ? -1 : jLast;          /* Neumann and periodic replace the right value of cell n - 1 */
     int jn = live && pn >= first && pn < first + C ? pn - first : -1;
     int jf = live && pf >= first && pf < first + C ? pf - first : -1;
     double tn = 0.0, tf = 0.0;
@@ -445,9 +443,9 @@ __device__ __forceinline__ void explicit_lanes(int S, int n, int L, int K, doubl
         pu = pulses[s];
     }
     double mx = -INFINITY;
-    bool posZero = false;
     int toFrame = every > 0 ? every - (int) (k0 % every) : 0;
     double sg = K > 0 ? __ldg(&sgs[0]) : 0.0;
+#pragma unroll 2
     for (int m = 0; m < K; m++) {
         double sgNext = m + 1 < K ? __ldg(&sgs[m + 1]) : 0.0;
         double amp = cur * sg;
@@ -480,7 +478,10 @@ __device__ __forceinline__ void explicit_lanes(int S, int n, int L, int K, doubl
             }
             w[j] = wi + dt * (eps * (vi - gam * wi));
             double x = ftcs_v(vi, wi, vl, vr, a, D, amp, pr[j], dt, idx2);
-            vn[j] = (hold >> j) & 1u ? vi : x;
+            if ((j == 0 && holdFirst) || j == jHold) {
+                x = vi;
+            }
+            vn[j] = x; /* padding cells (-inf, then NaN) feed only cell n - 1's right value, which is held or replaced */
         }
         i64 k = k0 + m;
         if (jn >= 0 || jf >= 0) {
@@ -502,8 +503,10 @@ __device__ __forceinline__ void explicit_lanes(int S, int n, int L, int K, doubl
         }
 #pragma unroll
         for (int j = 0; j < C; j++) {
-            mx = vn[j] > mx ? vn[j] : mx;
-            posZero |= __double_as_longlong(vn[j]) == 0;
+            /* the max in the order of the keys (-0 < +0), NaN (and the padding) never taken */
+            if (vn[j] >= mx && (vn[j] > mx || __double_as_longlong(vn[j]) == 0)) {
+                mx = vn[j];
+            }
             v[j] = vn[j];
         }
         if (every > 0 && --toFrame == 0) {
@@ -534,7 +537,7 @@ __device__ __forceinline__ void explicit_lanes(int S, int n, int L, int K, doubl
         tFar[s] = tf;
         pulses[s] = pu;
     }
-    i64 key = order_key(mx == 0.0 && posZero ? 0.0 : mx);
+    i64 key = order_key(mx);
     for (int off = L >> 1; off > 0; off >>= 1) {
         i64 o = __shfl_xor_sync(FULL_MASK, key, off, L);
         key = o > key ? o : key;
@@ -545,7 +548,7 @@ __device__ __forceinline__ void explicit_lanes(int S, int n, int L, int K, doubl
 }
 
 #define PDE_LANES_KERNEL(C)                                                                                           \
-    extern "C" __global__ void __launch_bounds__(128)                                                                 \
+    extern "C" __global__ void __launch_bounds__(128, C <= 8 ? 4 : 2)                                                 \
     pde_explicit_lanes_##C(int S, int n, int L, int K, double* __restrict__ v, double* __restrict__ w,                \
                            const double* __restrict__ init, const double* __restrict__ prm,                          \
                            const double* __restrict__ prof, const double* __restrict__ sgs, double dt, double idx2,  \
@@ -1133,131 +1136,6 @@ extern "C" __global__ void pde_thomas_batch_shared(int S, int n, const double* _
     if (s < S) {
         thomas_interleaved(S, n, s, a, b, c, d, ThomasShared {tsm, tsm + n * blockDim.x, (int) blockDim.x,
                                                               (int) threadIdx.x});
-    }
-}
-
-/* pde_thomas_batch with the intermediate c', d' kept in L2: T threads (a grid sized on the host so that the 2 n T
- * doubles of scratch fit the L2 with room to spare) each solve systems t, t + T, t + 2T, ...; c'_i and d'_i of thread
- * t go to scratch row i (cp[i T + t]: a warp's lanes share 128-byte lines) and are read back by the backward sweep of
- * the same thread while still in L2; once read, each line is discarded from L2 (discard.global.L2: no write-back of a
- * value nobody needs). a, b, c, d are read with the evict-first hint and x written with the streaming store, so they
- * pass through without pushing the scratch out: HBM moves the 5 doubles per unknown a solve must move (a, b, c, d
- * in, x out into d; c is left as it was). Few threads must keep HBM busy, so the loads run far ahead of the
- * latency-bound recurrence: the forward sweep streams rows through a ring of TH_D rows per thread in shared memory
- * filled by cp.async (TH_D - 1 rows in flight), the backward sweep reads TH_B rows of scratch at a time. Same
- * operations in the same order as pde_thomas_batch, so the same bits. Shared memory: 32 TH_D blockDim.x bytes. */
-#define TH_D 16
-#define TH_B 8
-
-__device__ __forceinline__ void discard_l2_line(const double* p) {
-    asm volatile("discard.global.L2 [%0], 128;" ::"l"(p) : "memory");
-}
-
-__device__ __forceinline__ void async_copy8(double* dst, const double* src) {
-    unsigned d = (unsigned) __cvta_generic_to_shared(dst);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(d), "l"(src) : "memory");
-}
-
-__device__ __forceinline__ void async_commit() {
-    asm volatile("cp.async.commit_group;" ::: "memory");
-}
-
-template <int N>
-__device__ __forceinline__ void async_wait() {
-    asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-}
-
-extern "C" __global__ void __launch_bounds__(128)
-pde_thomas_batch_l2(int S, int n, int T, const double* __restrict__ a, const double* __restrict__ b,
-                    const double* __restrict__ c, double* __restrict__ d, double* __restrict__ cp,
-                    double* __restrict__ dp) {
-    extern __shared__ double ring[]; /* [TH_D][4][blockDim.x] */
-    int t = blockIdx.x * blockDim.x + threadIdx.x;
-    const int B = blockDim.x;
-    const i64 St = S;
-    const i64 Tt = T;
-    bool lineHead = (t & 15) == 0; /* 16 doubles per 128-byte line; T and the warps are multiples of 32 */
-    for (int s0 = blockIdx.x * B; s0 < S; s0 += T) { /* every thread of the block takes the same rounds */
-        int s = s0 + threadIdx.x;
-        bool live = s < S;
-        /* rows 0 .. TH_D - 2 in flight (one commit group per row, empty past n or for an idle lane) */
-#pragma unroll
-        for (int r = 0; r < TH_D - 1; r++) {
-            if (live && r < n) {
-                i64 e = (i64) r * St + s;
-                double* slot = ring + (r * 4) * B + threadIdx.x;
-                async_copy8(slot, &a[e]);
-                async_copy8(slot + B, &b[e]);
-                async_copy8(slot + 2 * B, &c[e]);
-                async_copy8(slot + 3 * B, &d[e]);
-            }
-            async_commit();
-        }
-        double cprev = 0.0, dprev = 0.0;
-        for (int i = 0; i < n; i++) {
-            int r = i + TH_D - 1; /* prefetch row r into its slot, which row r - TH_D = i - 1 has left */
-            if (live && r < n) {
-                i64 e = (i64) r * St + s;
-                double* slot = ring + ((r % TH_D) * 4) * B + threadIdx.x;
-                async_copy8(slot, &a[e]);
-                async_copy8(slot + B, &b[e]);
-                async_copy8(slot + 2 * B, &c[e]);
-                async_copy8(slot + 3 * B, &d[e]);
-            }
-            async_commit();
-            async_wait<TH_D - 1>(); /* row i has landed */
-            if (live) {
-                const double* row = ring + ((i % TH_D) * 4) * B + threadIdx.x;
-                if (i == 0) {
-                    double m = row[B];
-                    cprev = row[2 * B] / m;
-                    dprev = row[3 * B] / m;
-                } else {
-                    double ai = row[0];
-                    double m = row[B] - ai * cprev;
-                    cprev = row[2 * B] / m;
-                    dprev = (row[3 * B] - ai * dprev) / m;
-                }
-                cp[(i64) i * Tt + t] = cprev;
-                dp[(i64) i * Tt + t] = dprev;
-            }
-        }
-        async_wait<0>();
-        if (!live) {
-            continue; /* the block's lanes past S: nothing to solve (lane heads of live lines are live) */
-        }
-        double xn = dprev;
-        __stcs(&d[(i64) (n - 1) * St + s], xn);
-        for (int hi = n - 2; hi >= 0; hi -= TH_B) {
-            double rc[TH_B], rd[TH_B];
-#pragma unroll
-            for (int u = 0; u < TH_B; u++) {
-                int i = hi - u;
-                if (i >= 0) {
-                    rc[u] = cp[(i64) i * Tt + t];
-                    rd[u] = dp[(i64) i * Tt + t];
-                }
-            }
-#pragma unroll
-            for (int u = 0; u < TH_B; u++) {
-                int i = hi - u;
-                if (i >= 0) {
-                    xn = rd[u] - rc[u] * xn;
-                    __stcs(&d[(i64) i * St + s], xn);
-                }
-            }
-            __syncwarp(__activemask());
-            if (lineHead) {
-#pragma unroll
-                for (int u = 0; u < TH_B; u++) {
-                    int i = hi - u;
-                    if (i >= 0) {
-                        discard_l2_line(&cp[(i64) i * Tt + t]);
-                        discard_l2_line(&dp[(i64) i * Tt + t]);
-                    }
-                }
-            }
-        }
     }
 }
 

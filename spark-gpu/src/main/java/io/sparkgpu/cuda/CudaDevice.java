@@ -34,7 +34,6 @@ public final class CudaDevice {
     private final long totalMemory;
     private final int multiprocessors;
     private final int maxSharedOptin;
-    private final int l2Bytes;
     private final double peakBandwidthGBs;
     private final int computeCapability;
     private final ConcurrentHashMap<String, CUmodule> modules = new ConcurrentHashMap<>();
@@ -64,7 +63,6 @@ public final class CudaDevice {
             totalMemory = mem[0];
             multiprocessors = attribute(CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
             maxSharedOptin = attribute(CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
-            l2Bytes = attribute(CUdevice_attribute.CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
             computeCapability = 10 * attribute(CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)
                     + attribute(CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
             double memClockKHz = attribute(CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
@@ -89,7 +87,6 @@ public final class CudaDevice {
         totalMemory = 80L << 30;
         multiprocessors = 132;
         maxSharedOptin = 227 * 1024;
-        l2Bytes = 50 << 20;
         computeCapability = 90;
         peakBandwidthGBs = 3350;
     }
@@ -208,11 +205,6 @@ public final class CudaDevice {
 
     public int maxSharedMemoryOptin() {
         return maxSharedOptin;
-    }
-
-    /** Bytes of L2 cache. */
-    public int l2Bytes() {
-        return l2Bytes;
     }
 
     public int computeCapability() {

@@ -54,94 +54,37 @@ public final class PdeEngine {
         return thomasBatch(dev, S, n, sys, false);
     }
 
-    /** Batched Thomas kernels: c', d' through global memory, in shared memory, in an L2-sized scratch. */
-    public static final int THOMAS_GLOBAL = 0;
-    public static final int THOMAS_SHARED = 1;
-    public static final int THOMAS_L2 = 2;
-    /** Share of the L2 the scratch of pde_thomas_batch_l2 takes by default. */
-    public static final double THOMAS_L2_FRACTION = 0.5;
-
     /**
      * {@link #thomasBatch(CudaDevice, int, int, double[][])}; {@code shared}: the variant with the intermediate in
      * shared memory (pde_thomas_batch_shared; n up to {@link #thomasSharedMaxUnknowns}). Same bits.
      */
     public static double[] thomasBatch(CudaDevice dev, int S, int n, double[][] sys, boolean shared) {
-        return thomasBatch(dev, S, n, sys, shared ? THOMAS_SHARED : THOMAS_GLOBAL, THOMAS_L2_FRACTION);
-    }
-
-    /**
-     * {@link #thomasBatch(CudaDevice, int, int, double[][])} with the kernel {@code variant} ({@link #THOMAS_GLOBAL},
-     * {@link #THOMAS_SHARED}, {@link #THOMAS_L2} with its scratch taking {@code l2Fraction} of the L2). Same bits.
-     */
-    public static double[] thomasBatch(CudaDevice dev, int S, int n, double[][] sys, int variant, double l2Fraction) {
         try (GpuStream st = new GpuStream(dev)) {
             DeviceBuffer[] b = upload(dev, st, sys, 0);
-            DeviceBuffer[] scratch = thomasScratch(dev, S, n, variant, l2Fraction);
             try {
-                launchThomas(st, S, n, b, variant, scratch);
+                launchThomas(st, S, n, b, shared);
                 double[] x = new double[S * n];
                 b[3].download(x, x.length, st);
                 st.synchronize("batched Thomas " + S + " x " + n);
                 return x;
             } finally {
                 FhnGpu.closeAll(b);
-                FhnGpu.closeAll(scratch);
             }
         }
     }
 
     /** Threads per block of pde_thomas_batch_shared (each holds 2 n doubles of shared memory). */
     static final int THOMAS_SHARED_THREADS = 32;
-    /** Threads per block of pde_thomas_batch_l2 (its launch bound). */
-    static final int THOMAS_L2_BLOCK = 128;
-    /** Shared memory of a pde_thomas_batch_l2 block: its ring of TH_D = 16 rows of a, b, c, d per thread. */
-    static final int THOMAS_L2_RING_BYTES = 16 * 4 * 8 * THOMAS_L2_BLOCK;
 
     /** The largest system pde_thomas_batch_shared takes on {@code dev}. */
     public static int thomasSharedMaxUnknowns(CudaDevice dev) {
         return dev.maxSharedMemoryOptin() / (16 * THOMAS_SHARED_THREADS);
     }
 
-    /**
-     * Threads of pde_thomas_batch_l2 for S systems of n unknowns: as many whole blocks as keep their 2 n doubles of
-     * scratch each within {@code fraction} of {@code l2Bytes} (at least one block), no more than S needs.
-     */
-    public static int thomasL2Threads(long l2Bytes, int S, int n, double fraction) {
-        if (!(fraction > 0 && fraction <= 1)) {
-            throw new IllegalArgumentException("the L2 share must be in (0, 1], got " + fraction);
-        }
-        long fit = (long) (fraction * l2Bytes) / (16L * n) / THOMAS_L2_BLOCK * THOMAS_L2_BLOCK;
-        long need = ((long) S + THOMAS_L2_BLOCK - 1) / THOMAS_L2_BLOCK * THOMAS_L2_BLOCK;
-        return (int) Math.max(THOMAS_L2_BLOCK, Math.min(fit, need));
-    }
-
-    private static DeviceBuffer[] thomasScratch(CudaDevice dev, int S, int n, int variant, double l2Fraction) {
-        if (variant != THOMAS_L2) {
-            return new DeviceBuffer[0];
-        }
-        long T = thomasL2Threads(dev.l2Bytes(), S, n, l2Fraction);
-        DeviceBuffer[] b = new DeviceBuffer[2];
-        try {
-            b[0] = DeviceBuffer.ofDoubles(dev, T * n);
-            b[1] = DeviceBuffer.ofDoubles(dev, T * n);
-            return b;
-        } catch (RuntimeException e) {
-            FhnGpu.closeAll(b);
-            throw e;
-        }
-    }
-
-    private static void launchThomas(GpuStream st, int S, int n, DeviceBuffer[] b, int variant,
-                                     DeviceBuffer[] scratch) {
-        if (variant == THOMAS_GLOBAL) {
+    private static void launchThomas(GpuStream st, int S, int n, DeviceBuffer[] b, boolean shared) {
+        if (!shared) {
             KernelLauncher.launch(st, FhnGpu.MODULE, "pde_thomas_batch", FhnGpu.grid(S, FhnGpu.AXON_THREADS),
                     FhnGpu.AXON_THREADS, 0, S, n, b[0], b[1], b[2], b[3]);
-            return;
-        }
-        if (variant == THOMAS_L2) {
-            int T = (int) (scratch[0].bytes() / 8 / n);
-            KernelLauncher.launch(st, FhnGpu.MODULE, "pde_thomas_batch_l2", T / THOMAS_L2_BLOCK, THOMAS_L2_BLOCK,
-                    THOMAS_L2_RING_BYTES, S, n, T, b[0], b[1], b[2], b[3], scratch[0], scratch[1]);
             return;
         }
         int max = thomasSharedMaxUnknowns(st.device());
@@ -176,31 +119,26 @@ public final class PdeEngine {
 
     /** {@link #thomasBatchMillis(CudaDevice, int, int, int)}, optionally of the shared-memory variant. */
     public static double[] thomasBatchMillis(CudaDevice dev, int S, int n, int reps, boolean shared) {
-        return thomasBatchMillis(dev, S, n, reps, shared ? THOMAS_SHARED : THOMAS_GLOBAL, THOMAS_L2_FRACTION);
-    }
-
-    /** {@link #thomasBatchMillis(CudaDevice, int, int, int)} of the kernel {@code variant} (see thomasBatch). */
-    public static double[] thomasBatchMillis(CudaDevice dev, int S, int n, int reps, int variant, double l2Fraction) {
         double[][] sys = randomSystems(S, n, 1);
-        return timeSolve(dev, S, n, sys, reps, variant, l2Fraction);
+        return timeSolve(dev, S, n, sys, reps, shared ? SOLVE_THOMAS_SHARED : SOLVE_THOMAS);
     }
 
-    private static final int SOLVE_CR = -1;
+    private static final int SOLVE_THOMAS = 0;
+    private static final int SOLVE_THOMAS_SHARED = 1;
+    private static final int SOLVE_CR = 2;
 
     /** Milliseconds of each of {@code reps} cyclic reductions of S systems of n unknowns. */
     public static double[] cyclicReductionMillis(CudaDevice dev, int S, int n, int reps) {
         double[][] sys = randomSystems(S, n, 2);
-        return timeSolve(dev, S, n, sys, reps, SOLVE_CR, 0);
+        return timeSolve(dev, S, n, sys, reps, SOLVE_CR);
     }
 
-    private static double[] timeSolve(CudaDevice dev, int S, int n, double[][] sys, int reps, int solver,
-                                      double l2Fraction) {
+    private static double[] timeSolve(CudaDevice dev, int S, int n, double[][] sys, int reps, int solver) {
         boolean thomas = solver != SOLVE_CR;
         double[] ms = new double[reps];
         long bytes = 8L * S * n;
         try (GpuStream st = new GpuStream(dev); KernelTimer t = new KernelTimer(dev)) {
             DeviceBuffer[] b = upload(dev, st, sys, 5); // 4 working + x + 4 pristine copies
-            DeviceBuffer[] scratch = thomas ? thomasScratch(dev, S, n, solver, l2Fraction) : new DeviceBuffer[0];
             try {
                 for (int q = 0; q < 4; q++) {
                     b[5 + q].copyFrom(b[q], bytes, st);
@@ -211,7 +149,7 @@ public final class PdeEngine {
                     }
                     t.start(st);
                     if (thomas) {
-                        launchThomas(st, S, n, b, solver, scratch);
+                        launchThomas(st, S, n, b, solver == SOLVE_THOMAS_SHARED);
                     } else {
                         FhnGpu.crSolve(st, new FhnGpu.CrSystems(b[0], b[1], b[2], b[3], b[4], S, n), new Pointer());
                     }
@@ -221,7 +159,6 @@ public final class PdeEngine {
                 }
             } finally {
                 FhnGpu.closeAll(b);
-                FhnGpu.closeAll(scratch);
             }
         }
         return ms;

@@ -131,11 +131,6 @@ class FhnGpuTest {
             if (n <= PdeEngine.thomasSharedMaxUnknowns(dev)) {
                 assertArrayEquals(d, PdeEngine.thomasBatch(dev, S, n, sys, true), "shared thomas " + S + "x" + n);
             }
-            // the L2 scratch: one block of threads for many systems (several rounds, the last partial), and the default
-            for (double f : new double[] {128.0 * 16 * n / dev.l2Bytes(), PdeEngine.THOMAS_L2_FRACTION}) {
-                assertArrayEquals(d, PdeEngine.thomasBatch(dev, S, n, sys, PdeEngine.THOMAS_L2, Math.min(1, f)),
-                        "L2 thomas " + S + "x" + n + " at " + f);
-            }
         }
         for (int n : new int[] {5, 1000, 5000, 100_000, 1_000_003}) {
             double[][] sys = PdeEngine.randomSystems(1, n, n);

@@ -2,7 +2,6 @@ package io.sparkgpu.pde;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
@@ -196,27 +195,5 @@ class FhnLaunchModelTest {
                 assertTrue(oc > cmax || (long) o * oc >= (long) l * c, "n = " + n + ", lanes " + o);
             }
         }
-    }
-
-    /**
-     * The L2 Thomas grid: whole blocks whose scratch (2 n doubles a thread) fits the share of the L2, at least one
-     * block, no more blocks than the systems need; a share outside (0, 1] is refused.
-     */
-    @Test
-    void l2ThomasThreadsFitTheScratchInTheL2() {
-        long l2 = 50L << 20;
-        assertEquals(12_800, PdeEngine.thomasL2Threads(l2, 1_000_000, 128, 0.5)); // 25 MiB / 2 KiB = 12800
-        assertEquals(1024, PdeEngine.thomasL2Threads(l2, 1000, 128, 0.5));       // S rounded up to blocks
-        assertEquals(128, PdeEngine.thomasL2Threads(l2, 10_000, 1 << 20, 0.5));  // one block at least
-        for (int n : new int[] {3, 128, 129, 4096}) {
-            for (double f : new double[] {0.1, 0.5, 1}) {
-                int t = PdeEngine.thomasL2Threads(l2, 1_000_000, n, f);
-                assertTrue(t % 128 == 0 && t >= 128, "n = " + n);
-                assertTrue(t == 128 || 16L * n * t <= f * l2, "n = " + n + ", share " + f);
-                assertTrue(16L * n * (t + 128) > f * l2 || t >= 1_000_000, "the largest fit, n = " + n);
-            }
-        }
-        assertThrows(IllegalArgumentException.class, () -> PdeEngine.thomasL2Threads(l2, 10, 10, 0));
-        assertThrows(IllegalArgumentException.class, () -> PdeEngine.thomasL2Threads(l2, 10, 10, 1.5));
     }
 }

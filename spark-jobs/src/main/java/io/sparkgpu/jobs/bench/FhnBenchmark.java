@@ -80,21 +80,6 @@ public final class FhnBenchmark {
 
         List<Integer> sweepLanes = List.of(-1, 0);
 
-        @Option(order = 4, names = "--thomas-l2", paramLabel = "LIST",
-                description = {"batched Thomas with c' d' in L2: shares of the L2 its scratch takes, each timed "
-                    + "(0 skips)  [0.25,0.5,0.75]"})
-        void setThomasL2(String v) {
-            List<Double> l = new ArrayList<>();
-            for (String s : v.split(",")) {
-                double f = Double.parseDouble(s.trim());
-                if (f > 0) {
-                    l.add(f);
-                }
-            }
-            this.thomasL2 = l;
-        }
-
-        List<Double> thomasL2 = List.of(0.25, 0.5, 0.75);
         @Option(order = 13, names = "--threads", converter = BenchArgs.IntCount.class, paramLabel = "T",
                 description = "CPU twin threads  [available cores]")
         int threads = Runtime.getRuntime().availableProcessors();
@@ -194,25 +179,12 @@ public final class FhnBenchmark {
         }
         for (int[] sh : o.tridiag) {
             double u = (double) sh[0] * sh[1];
-            // the shared-memory variant (intermediate on chip) where a system fits it, the L2 variant at each share
-            List<double[]> variants = new ArrayList<>();
-            variants.add(new double[] {PdeEngine.THOMAS_GLOBAL, 0});
-            if (sh[1] <= PdeEngine.thomasSharedMaxUnknowns(dev)) {
-                variants.add(new double[] {PdeEngine.THOMAS_SHARED, 0});
-            }
-            for (double f : o.thomasL2) {
-                variants.add(new double[] {PdeEngine.THOMAS_L2, f});
-            }
-            for (double[] v : variants) {
-                int variant = (int) v[0];
-                double ms = medianAfterWarmup(PdeEngine.thomasBatchMillis(dev, sh[0], sh[1], o.reps + 1, variant,
-                        variant == PdeEngine.THOMAS_L2 ? v[1] : PdeEngine.THOMAS_L2_FRACTION));
-                String name = variant == PdeEngine.THOMAS_GLOBAL ? "batched Thomas"
-                        : variant == PdeEngine.THOMAS_SHARED ? "batched Thomas, c' d' in shared memory"
-                        : String.format(Locale.ROOT, "batched Thomas, c' d' in L2 (%.0f%% of it, %d threads)",
-                                100 * v[1], PdeEngine.thomasL2Threads(dev.l2Bytes(), sh[0], sh[1], v[1]));
-                out.add(row(name, sh[0] + " x " + sh[1], ms, u / (ms / 1e3), "unknowns/s",
-                        40.0 * u / (ms / 1e3) / 1e9 / bw));
+            // the shared-memory variant (intermediate on chip) where a system fits it
+            for (boolean shared : sh[1] <= PdeEngine.thomasSharedMaxUnknowns(dev) ? new boolean[] {false, true}
+                    : new boolean[] {false}) {
+                double ms = medianAfterWarmup(PdeEngine.thomasBatchMillis(dev, sh[0], sh[1], o.reps + 1, shared));
+                out.add(row(shared ? "batched Thomas, c' d' in shared memory" : "batched Thomas", sh[0] + " x "
+                        + sh[1], ms, u / (ms / 1e3), "unknowns/s", 40.0 * u / (ms / 1e3) / 1e9 / bw));
             }
         }
         if (o.longN > 0) {
@@ -297,6 +269,7 @@ public final class FhnBenchmark {
         java.util.LinkedHashMap<Integer, Double> jobS = new java.util.LinkedHashMap<>();
         java.util.LinkedHashMap<Integer, Double> oneStepS = new java.util.LinkedHashMap<>();
         java.util.LinkedHashMap<Integer, Double> collectS = new java.util.LinkedHashMap<>();
+        java.util.LinkedHashMap<Integer, Double> cpuJobS = new java.util.LinkedHashMap<>();
         GpuFitzHughNagumo oneStep = t.copy(new org.apache.spark.ml.param.ParamMap()).setTEnd(0.01);
         for (int parts : new java.util.TreeSet<>(List.of(o.partitions, o.threads))) {
             Dataset<Row> in = spark.createDataFrame(rows, schema).repartition(parts).cache();
@@ -320,6 +293,13 @@ public final class FhnBenchmark {
                 g0 = System.nanoTime();
                 in.select("id", "a", "eps", "I").collectAsList();
                 coll[r] = (System.nanoTime() - g0) / 1e9;
+            }
+            if (parts == o.threads) {
+                // the same Spark job on the CPU twin (one partition per core): the like-for-like comparison, once
+                long c1 = System.nanoTime();
+                t.copy(new org.apache.spark.ml.param.ParamMap()).setBackend("cpu").transform(in)
+                        .select("id", "maxV", "newtonIterations", "pulseCount").collectAsList();
+                cpuJobS.put(parts, (System.nanoTime() - c1) / 1e9);
             }
             Arrays.sort(times);
             Arrays.sort(one);
@@ -376,6 +356,11 @@ public final class FhnBenchmark {
                     + " %d steps | %.1f | %.3g cell updates/s (%.1fx the CPU twin) | |", e.getKey(),
                     Math.max(o.partitions, o.threads), ps.length, o.sweepCells, steps, e.getValue() * 1e3,
                     updates / e.getValue(), cpuS / e.getValue()));
+        }
+        for (var e : cpuJobS.entrySet()) {
+            out.add(String.format(Locale.ROOT, "| sweep, Spark job (CPU twin, %d partitions, local[%d]) | same | %.1f | "
+                    + "%.3g cell updates/s (the GPU job: %.1fx) | |", e.getKey(), Math.max(o.partitions, o.threads),
+                    e.getValue() * 1e3, updates / e.getValue(), e.getValue() / jobS.get(e.getKey())));
         }
         for (int parts : jobS.keySet()) {
             out.add(String.format(Locale.ROOT, "| sweep, Spark job with 1 step (%d partitions: Spark, rows, per-task GPU"
