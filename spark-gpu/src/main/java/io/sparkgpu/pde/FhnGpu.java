@@ -10,9 +10,10 @@ import jcuda.Pointer;
 
 /**
  * GPU implementation of {@link FhnCpu} through the {@code pde} module ({@code pde.cu}; its header lists the
- * kernels). A batch of simulations on one grid runs as one launch series: explicit on axons of up to
- * {@link #RESIDENT_MAX_CELLS} cells (a sweep's), whole axons resident in shared memory for every step of a launch
- * (one launch for runs of up to {@link #RESIDENT_STEPS} steps); explicit on longer axons, one thread per cell and
+ * kernels). A batch of simulations on one grid runs as one launch series: explicit on axons of up to 32
+ * {@link #LANES_CMAX} cells (a sweep's), whole axons in registers, a segment of lanes per axon
+ * ({@link #lanesPerAxon}); up to {@link #RESIDENT_MAX_CELLS} cells, whole axons in shared memory, for every step of a
+ * launch (one launch for runs of up to {@link #RESIDENT_STEPS} steps); explicit on longer axons, one thread per cell and
  * {@link #EXPLICIT_STEPS_PER_LAUNCH} steps per launch (temporal blocking in shared memory); Crank-Nicolson with Thomas, one thread per axon and one launch per chunk of steps (Newton
  * iterations and their convergence test inside); Crank-Nicolson with cyclic reduction, one thread per cell, the
  * Newton test on the device (a per-system done flag turns the rest of the enqueued iterations into no-ops), the
