@@ -75,6 +75,43 @@ class GpuFitzHughNagumoTest {
         }
     }
 
+    /**
+     * The sweep reads Spark's internal rows: every numeric column type gives the value {@code Row}'s
+     * {@code ((Number) get(i)).doubleValue()} gives (byte, short, long, float, decimal, double columns; input columns
+     * are passed through unchanged).
+     */
+    @Test
+    void everyNumericColumnTypeIsReadAsItsDoubleValue() {
+        SparkSession spark = SparkTestSession.get();
+        StructType schema = new StructType().add("id", DataTypes.LongType).add("a", DataTypes.createDecimalType(10, 7))
+                .add("eps", DataTypes.FloatType).add("I", DataTypes.ShortType).add("D", DataTypes.ByteType)
+                .add("gamma", DataTypes.DoubleType);
+        List<Row> rows = new ArrayList<>();
+        for (int j = 0; j < 4; j++) {
+            rows.add(RowFactory.create((long) j << 40, new java.math.BigDecimal("0.0" + (5 + j) + "12345"),
+                    0.01f + 0.001f * j, (short) (j % 2), (byte) (1 + j % 2), 0.5 + 0.125 * j));
+        }
+        Dataset<Row> in = spark.createDataFrame(rows, schema);
+        GpuFitzHughNagumo t = transformer().setRecordEvery(0).setTEnd(1);
+        FhnSetup setup = new FhnSetup(t.toConfig().validate());
+        List<Row> out = t.transform(in.repartition(2)).orderBy("id").collectAsList();
+        assertEquals(rows.size(), out.size());
+        for (int j = 0; j < rows.size(); j++) {
+            Row r = rows.get(j);
+            FhnParams p = new FhnParams(((Number) r.get(1)).doubleValue(), ((Number) r.get(2)).doubleValue(),
+                    ((Number) r.get(5)).doubleValue(), ((Number) r.get(3)).doubleValue(),
+                    ((Number) r.get(4)).doubleValue());
+            FhnResult ref = FhnCpu.run(setup, new FhnParams[] {p}, 1)[0];
+            Row o = out.get(j);
+            for (int q = 0; q < 6; q++) {
+                assertEquals(r.get(q), o.get(q), "input column " + q + " passes through, row " + j);
+            }
+            assertEquals(Double.doubleToLongBits(ref.maxV), Double.doubleToLongBits(o.getDouble(o.fieldIndex("maxV"))),
+                    "row " + j);
+            assertEquals(ref.finalTime, o.getDouble(o.fieldIndex("finalTime")), 0.0);
+        }
+    }
+
     @Test
     void paramsSaveAndLoad() throws Exception {
         GpuFitzHughNagumo t = transformer().setBoundary(FhnConfig.PERIODIC).setSeries(new double[] {1, 0.5});
