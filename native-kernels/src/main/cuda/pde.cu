@@ -78,6 +78,24 @@ __device__ __forceinline__ void observe(int i, int s, int pn, int pf, double old
     }
 }
 
+/* One step of a probe cell from old to nw, in the registers of the probe's owner: an upward crossing of th sets the
+ * near probe's first time and the far probe's first time and pulse count (FhnCpu.Observer.step's arithmetic). */
+__device__ __forceinline__ void probe_step(bool near, bool far, double old, double nw, double th, i64 k, double dt,
+                                           double& tn, double& tf, int& pu) {
+    if ((near || far) && old < th && nw >= th) {
+        double tc = (double) k * dt + dt * ((th - old) / (nw - old));
+        if (near && isnan(tn)) {
+            tn = tc;
+        }
+        if (far) {
+            if (isnan(tf)) {
+                tf = tc;
+            }
+            pu++;
+        }
+    }
+}
+
 /* The max of a key per segment over a warp whose lanes may belong to several axons (contiguous), then one atomic
  * per axon and warp. seg < 0: an idle lane. Every lane must call it. */
 __device__ __forceinline__ void segmented_key_max(i64 seg, i64 key, i64* maxKey) {
@@ -340,18 +358,7 @@ pde_explicit_resident(int S, int n, int A, int K, double* __restrict__ v, double
             nx[p + i] = vnew;
             wi = wnew;
             i64 k = k0 + m;
-            if ((i == pn || i == pf) && vi < th && vnew >= th) {
-                double tc = (double) k * dt + dt * ((th - vi) / (vnew - vi));
-                if (i == pn && isnan(tn)) {
-                    tn = tc;
-                }
-                if (i == pf) {
-                    if (isnan(tf)) {
-                        tf = tc;
-                    }
-                    pu++;
-                }
-            }
+            probe_step(i == pn, i == pf, vi, vnew, th, k, dt, tn, tf, pu);
             if (!isnan(vnew)) {
                 i64 kk = order_key(vnew);
                 key = kk > key ? kk : key;
@@ -487,18 +494,7 @@ __device__ __forceinline__ void explicit_lanes(int S, int n, int L, int K, doubl
         if (jn >= 0 || jf >= 0) {
 #pragma unroll
             for (int j = 0; j < C; j++) {
-                if ((j == jn || j == jf) && v[j] < th && vn[j] >= th) {
-                    double tc = (double) k * dt + dt * ((th - v[j]) / (vn[j] - v[j]));
-                    if (j == jn && isnan(tn)) {
-                        tn = tc;
-                    }
-                    if (j == jf) {
-                        if (isnan(tf)) {
-                            tf = tc;
-                        }
-                        pu++;
-                    }
-                }
+                probe_step(j == jn, j == jf, v[j], vn[j], th, k, dt, tn, tf, pu);
             }
         }
 #pragma unroll

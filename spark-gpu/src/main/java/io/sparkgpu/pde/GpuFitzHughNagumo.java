@@ -209,7 +209,7 @@ public class GpuFitzHughNagumo extends Transformer
                 throw new IllegalArgumentException("column '" + names[q] + "' must not be null (row "
                         + describe(row, schema) + ")");
             } else {
-                v[q] = number(row, cols[q], types[q]);
+                v[q] = io.sparkgpu.spark.FeatureIngest.numberAt(row, cols[q], types[q]);
                 try {
                     RULES[q].accept(v[q]);
                 } catch (IllegalArgumentException e) {
@@ -219,27 +219,6 @@ public class GpuFitzHughNagumo extends Transformer
             }
         }
         return new FhnParams(v[0], v[1], v[2], v[3], v[4]).checkLazily(() -> "row " + describe(row, schema));
-    }
-
-    /** A numeric column's value as a double, as {@code ((Number) row.get(i)).doubleValue()} of the Row. */
-    static double number(InternalRow row, int i, DataType t) {
-        if (t instanceof org.apache.spark.sql.types.DoubleType) {
-            return row.getDouble(i);
-        } else if (t instanceof org.apache.spark.sql.types.FloatType) {
-            return row.getFloat(i);
-        } else if (t instanceof org.apache.spark.sql.types.IntegerType) {
-            return row.getInt(i);
-        } else if (t instanceof org.apache.spark.sql.types.LongType) {
-            return row.getLong(i);
-        } else if (t instanceof org.apache.spark.sql.types.ShortType) {
-            return row.getShort(i);
-        } else if (t instanceof org.apache.spark.sql.types.ByteType) {
-            return row.getByte(i);
-        } else if (t instanceof org.apache.spark.sql.types.DecimalType) {
-            org.apache.spark.sql.types.DecimalType d = (org.apache.spark.sql.types.DecimalType) t;
-            return row.getDecimal(i, d.precision(), d.scale()).toJavaBigDecimal().doubleValue();
-        }
-        throw new IllegalArgumentException("unsupported numeric type " + t.simpleString());
     }
 
     /** The row as Spark's {@code Row.toString} prints it (for error messages only). */

@@ -159,6 +159,30 @@ public final class FeatureIngest {
         throw new IllegalArgumentException("unsupported numeric type " + t.simpleString());
     }
 
+    /**
+     * The value of numeric column {@code i} (of type {@code t}: byte, short, int, long, float, double or decimal) of an
+     * internal row as a double, as {@code ((Number) row.get(i)).doubleValue()} gives it for the external {@code Row}.
+     */
+    public static double numberAt(InternalRow r, int i, DataType t) {
+        switch (numericKind(t)) {
+            case DOUBLE:
+                return r.getDouble(i);
+            case FLOAT:
+                return r.getFloat(i);
+            case INT:
+                return r.getInt(i);
+            case LONG:
+                return r.getLong(i);
+            case SHORT:
+                return r.getShort(i);
+            case BYTE:
+                return r.getByte(i);
+            default:
+                DecimalType d = (DecimalType) t;
+                return r.getDecimal(i, d.precision(), d.scale()).toJavaBigDecimal().doubleValue();
+        }
+    }
+
     /** What to read: the kinds, decimal precision/scale, names and the caller's check (shipped to the tasks). */
     static final class Spec implements Serializable {
         private static final long serialVersionUID = 1L;
