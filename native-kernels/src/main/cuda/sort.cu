@@ -10,7 +10,9 @@
  *      are grouped per warp instruction (a ballot loop over the bits when m <= 256, __match_any_sync above)
  *      and the lowest lane of each group adds the group's size. sort_hist_shared keeps `copies` privatised
  *      histograms per block in shared memory (warp w uses copy w % copies) and flushes the non-zero bins
- *      with global atomics; sort_hist_global (m too large for shared memory) adds into the global level 0.
+ *      with global atomics; sort_hist_global (m too large for shared memory) adds into the global level 0
+ *      through a per-block cache of popular keys in shared memory (CACHE_SLOTS hashed slots, first key to find a
+ *      slot empty keeps it, flushed once per block), so skewed keys do not contend for their bins in L2.
  *   2. Pyramid: level l+1 holds the pairwise sums of level l (level L is the single total n). Layout: level l
  *      starts at off(l) = 2M - (2M >> l) and has M >> l entries; 2M - 1 entries in all. sort_pyramid builds
  *      `levels` levels above level `src`, block b taking 2^levels entries of level src through shared memory:
@@ -144,15 +146,48 @@ __device__ __forceinline__ int offset_of_level(int L, int l) { return (2 << L) -
  * One warp-wide step of the histogram: each lane offers one key (inRange: the lane has an element, at index
  * `index`). The warp's hot key is counted in a register (the same value in every lane), other keys by groups.
  */
+/*
+ * The block's cache of popular keys for the global histogram: CACHE_SLOTS slots in shared memory, a key's slot
+ * fixed by a hash, taken by the first key that finds it empty (popular keys come early and often); a group whose
+ * slot holds another key adds to the global histogram instead. Flushed with one global atomic per slot at the end,
+ * so a skewed input (Zipf over 2^16 .. 2^24 keys) stops contending for its popular bins in L2. Counts are exact
+ * whatever the order, so the histogram is the same.
+ */
+#define CACHE_SLOTS 4096
+
+struct KeyCache {
+    int *keys;          /* CACHE_SLOTS keys, -1: empty */
+    unsigned *counts;   /* CACHE_SLOTS counts */
+};
+
+__device__ __forceinline__ unsigned cache_slot(unsigned key) { return (key * 0x9E3779B1u) >> 20; /* 12 bits */ }
+
+template <bool CACHED>
+__device__ __forceinline__ void hist_add(unsigned key, unsigned count, unsigned *__restrict__ h, KeyCache cache) {
+    if (CACHED) {
+        const unsigned slot = cache_slot(key);
+        int held = cache.keys[slot];
+        if (held < 0) held = atomicCAS(&cache.keys[slot], -1, (int) key);
+        if (held < 0 || held == (int) key) {
+            atomicAdd(&cache.counts[slot], count);
+            return;
+        }
+    }
+    atomicAdd(&h[key], count);
+}
+
+template <bool CACHED>
 __device__ __forceinline__ void hist_step(int key, bool inRange, int index, int m, int bits, unsigned hot,
-                                          unsigned &hotCount, unsigned *__restrict__ h, int &firstBad) {
+                                          unsigned &hotCount, unsigned *__restrict__ h, int &firstBad, KeyCache cache) {
     const bool valid = inRange && (unsigned) key < (unsigned) m;
     if (inRange && !valid) firstBad = min(firstBad, index);
     const bool isHot = valid && (unsigned) key == hot;
     hotCount += __popc(__ballot_sync(FULL_MASK, isHot));
     const unsigned label = valid && !isHot ? (unsigned) key : INVALID_LABEL;
     const unsigned peers = warp_peers(label, bits);
-    if (label != INVALID_LABEL && (peers & lanemask_lt()) == 0) atomicAdd(&h[key], (unsigned) __popc(peers));
+    if (label != INVALID_LABEL && (peers & lanemask_lt()) == 0) {
+        hist_add<CACHED>((unsigned) key, (unsigned) __popc(peers), h, cache);
+    }
 }
 
 /* The warp's hot key: the largest group among its lanes' first keys if at least HOT_MIN_GROUP lanes share it. */
@@ -171,8 +206,9 @@ __device__ __forceinline__ unsigned pick_hot(int key, bool inRange, int m, int b
  * Histogram of keys[0, n) (index of keys[i] for error reports: base + i). Grid-stride over int4 loads; whole
  * warps stay in the loop so that the warp votes see every lane; block 0's first warp takes the n % 4 tail.
  */
+template <bool CACHED>
 __device__ __forceinline__ void histogram(const int *__restrict__ keys, int n, int m, int bits, unsigned *__restrict__ h,
-                                          int *__restrict__ bad, int base) {
+                                          int *__restrict__ bad, int base, KeyCache cache) {
     const int4 *k4 = reinterpret_cast<const int4 *>(keys);
     const long long n4 = n >> 2;
     const long long stride = (long long) gridDim.x * blockDim.x;
@@ -189,16 +225,16 @@ __device__ __forceinline__ void histogram(const int *__restrict__ keys, int n, i
         const bool in = v < n4;
         const int4 q = in ? __ldg(k4 + v) : make_int4(0, 0, 0, 0);
         const int i = base + (int) (4 * v);
-        hist_step(q.x, in, i, m, bits, hot, hotCount, h, firstBad);
-        hist_step(q.y, in, i + 1, m, bits, hot, hotCount, h, firstBad);
-        hist_step(q.z, in, i + 2, m, bits, hot, hotCount, h, firstBad);
-        hist_step(q.w, in, i + 3, m, bits, hot, hotCount, h, firstBad);
+        hist_step<CACHED>(q.x, in, i, m, bits, hot, hotCount, h, firstBad, cache);
+        hist_step<CACHED>(q.y, in, i + 1, m, bits, hot, hotCount, h, firstBad, cache);
+        hist_step<CACHED>(q.z, in, i + 2, m, bits, hot, hotCount, h, firstBad, cache);
+        hist_step<CACHED>(q.w, in, i + 3, m, bits, hot, hotCount, h, firstBad, cache);
     }
     const int tail = n - (int) (4 * n4);
     if (tail > 0 && blockIdx.x == 0 && threadIdx.x < 32) {
         const bool in = (int) lane < tail;
         const int idx = (int) (4 * n4) + (int) lane;
-        hist_step(in ? __ldg(keys + idx) : 0, in, base + idx, m, bits, hot, hotCount, h, firstBad);
+        hist_step<CACHED>(in ? __ldg(keys + idx) : 0, in, base + idx, m, bits, hot, hotCount, h, firstBad, cache);
     }
     if (lane == 0 && hotCount != 0) atomicAdd(&h[hot], hotCount);
     if (bad != NULL) record_bad(bad, firstBad);
@@ -212,7 +248,7 @@ sort_hist_shared(const int *__restrict__ keys, int n, int m, int bits, int copie
     const int total = copies * m;
     for (int i = threadIdx.x; i < total; i += blockDim.x) shist[i] = 0u;
     __syncthreads();
-    histogram(keys, n, m, bits, shist + (int) ((threadIdx.x >> 5) % copies) * m, bad, base);
+    histogram<false>(keys, n, m, bits, shist + (int) ((threadIdx.x >> 5) % copies) * m, bad, base, KeyCache {});
     __syncthreads();
     for (int k = threadIdx.x; k < m; k += blockDim.x) {
         unsigned s = 0;
@@ -224,7 +260,18 @@ sort_hist_shared(const int *__restrict__ keys, int n, int m, int bits, int copie
 extern "C" __global__ void __launch_bounds__(HIST_THREADS)
 sort_hist_global(const int *__restrict__ keys, int n, int m, int bits, unsigned *__restrict__ hist,
                  int *__restrict__ bad, int base) {
-    histogram(keys, n, m, bits, hist, bad, base);
+    __shared__ int ckeys[CACHE_SLOTS];
+    __shared__ unsigned ccounts[CACHE_SLOTS];
+    for (int i = threadIdx.x; i < CACHE_SLOTS; i += blockDim.x) {
+        ckeys[i] = -1;
+        ccounts[i] = 0u;
+    }
+    __syncthreads();
+    histogram<true>(keys, n, m, bits, hist, bad, base, KeyCache {ckeys, ccounts});
+    __syncthreads();
+    for (int i = threadIdx.x; i < CACHE_SLOTS; i += blockDim.x) {
+        if (ckeys[i] >= 0 && ccounts[i] != 0u) atomicAdd(&hist[ckeys[i]], ccounts[i]);
+    }
 }
 
 /* ------------------------------------------------------------------------------------------- pyramid */
