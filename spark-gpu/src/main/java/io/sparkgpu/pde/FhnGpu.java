@@ -13,8 +13,8 @@ import jcuda.Pointer;
  * kernels). A batch of simulations on one grid runs as one launch series: explicit on axons of up to 32
  * {@link #LANES_CMAX} cells (a sweep's), whole axons in registers, a segment of lanes per axon
  * ({@link #lanesPerAxon}); up to {@link #RESIDENT_MAX_CELLS} cells, whole axons in shared memory, for every step of a
- * launch (one launch for runs of up to {@link #RESIDENT_STEPS} steps); explicit on longer axons, one thread per cell and
- * {@link #EXPLICIT_STEPS_PER_LAUNCH} steps per launch (temporal blocking in shared memory); Crank-Nicolson with Thomas, one thread per axon and one launch per chunk of steps (Newton
+ * launch (one launch for runs of up to {@link #RESIDENT_STEPS} steps); explicit on longer axons, one thread per
+ * cell and {@link #EXPLICIT_STEPS_PER_LAUNCH} steps per launch (temporal blocking in shared memory); Crank-Nicolson with Thomas, one thread per axon and one launch per chunk of steps (Newton
  * iterations and their convergence test inside); Crank-Nicolson with cyclic reduction, one thread per cell, the
  * Newton test on the device (a per-system done flag turns the rest of the enqueued iterations into no-ops), the
  * reduction in shared memory when a system fits, else level by level with the last levels in one block. Results
@@ -368,7 +368,7 @@ final class FhnGpu {
      */
     static final String LANES_PROPERTY = "sparkgpu.pde.lanes";
 
-    /** Cells per lane the automatic choice prefers: more cost registers (118 at 7, 184 at 13) and so warps. */
+    /** Cells per lane the automatic choice prefers: more cost registers (at most 128 up to 8, ~200 at 13), so warps. */
     static final int LANES_CPREF = 8;
 
     /**
