@@ -102,11 +102,46 @@ __device__ __forceinline__ void tsne_knn_lists_store(const float *ld, const int 
     }
 }
 
-/* RPT references per thread: the reference tile is KR = 16 RPT wide (RPT = 4 or 8). */
-template <int RPT>
-__device__ __forceinline__ void tsne_knn_body(const float *__restrict__ q, int nq, int qOff,
-        const float *__restrict__ ref, int nr, int rOff, int d, int k, int qResident, float *__restrict__ listD,
-        int *__restrict__ listI, unsigned char *tsne_knn_smem, int *qflag, const int *__restrict__ qIdx) {
+/* The references a block scans: one contiguous range (global indices rOff..; the plain kernels) ... */
+struct TsneKnnOneRange {
+    const float *ref;
+    int nr;
+    int rOff;
+    __device__ __forceinline__ int count() const { return 1; }
+    __device__ __forceinline__ void get(int, const float *&p, int &n, int &off, const int *&idx) const {
+        p = ref;
+        n = nr;
+        off = rOff;
+        idx = nullptr;
+    }
+};
+
+/* ... or the cells of a probe list (tsne_knn_cells): cell b holds the rows cellStart[b]..cellStart[b+1] of the
+ * cell-ordered points xs, whose global indices are perm[row]. */
+struct TsneKnnCellRanges {
+    const float *xs;
+    int d;
+    const int *probe; /* this block's probe list */
+    int np;
+    const int *cellStart;
+    const int *perm;
+    __device__ __forceinline__ int count() const { return np; }
+    __device__ __forceinline__ void get(int i, const float *&p, int &n, int &off, const int *&idx) const {
+        const int b = probe[i];
+        const int s = cellStart[b];
+        p = xs + (i64) s * d;
+        n = cellStart[b + 1] - s;
+        off = 0;
+        idx = perm + s;
+    }
+};
+
+/* RPT references per thread: the reference tile is KR = 16 RPT wide (RPT = 4 or 8). The block owns query rows
+ * q0..q0+qn-1 of q (global index qIdx[row], or qOff + row when qIdx is null) and scans every range of R. */
+template <int RPT, class R>
+__device__ __forceinline__ void tsne_knn_body(const float *__restrict__ q, int q0, int qn, int qOff, const R &ranges,
+        int d, int k, int qResident, float *__restrict__ listD, int *__restrict__ listI,
+        unsigned char *tsne_knn_smem, int *qflag, int *ridx, const int *__restrict__ qIdx) {
     constexpr int KNN_KR = TSNE_KNN_KR(RPT);
     constexpr int KNN_RS = TSNE_KNN_RS(RPT);
     constexpr int KNN_DS = TSNE_KNN_DS(RPT);
@@ -123,8 +158,6 @@ __device__ __forceinline__ void tsne_knn_body(const float *__restrict__ q, int n
     const int ty = tid >> 4;
     const int lane = tid & 31;
     const int warp = tid >> 5;
-    const int q0 = blockIdx.x * TSNE_KNN_KQ;
-    const int qn = min(TSNE_KNN_KQ, nq - q0);
 
     tsne_knn_lists_load(ld, li, listD, listI, q0, qn, k);
     if (tid < TSNE_KNN_KQ) qflag[tid] = 0;
@@ -139,6 +172,12 @@ __device__ __forceinline__ void tsne_knn_body(const float *__restrict__ q, int n
         }
     }
 
+    const int nRanges = ranges.count();
+    for (int rg = 0; rg < nRanges; rg++) {
+    const float *ref;
+    int nr, rOff;
+    const int *rIdx;
+    ranges.get(rg, ref, nr, rOff, rIdx);
     for (int r0 = 0; r0 < nr; r0 += KNN_KR) {
         const int rn = min(KNN_KR, nr - r0);
         float acc[4][RPT];
@@ -156,6 +195,7 @@ __device__ __forceinline__ void tsne_knn_body(const float *__restrict__ q, int n
                     const int row = (tid >> 5) + it * (TSNE_KNN_THREADS / 32);
                     if (lane < dl && row < rn) rs[lane * KNN_RS + row] = rp[row * d + lane];
                 }
+                if (rIdx && d0 == 0 && tid < KNN_KR) ridx[tid] = tid < rn ? rIdx[r0 + tid] : -1;
             }
             if (!qResident) {
                 const float *qp = q + (i64) q0 * d + d0;
@@ -203,7 +243,7 @@ __device__ __forceinline__ void tsne_knn_body(const float *__restrict__ q, int n
 #pragma unroll
             for (int j = 0; j < RPT; j++) {
                 const int c = RPT * tx + j;
-                const int gi = rOff + r0 + c;
+                const int gi = rIdx ? ridx[c] : rOff + r0 + c;
                 any |= qq < qn && c < rn && gi != self && tsne_knn_before(acc[i][j], gi, wd, wi);
             }
             if (any) {
@@ -227,7 +267,7 @@ __device__ __forceinline__ void tsne_knn_body(const float *__restrict__ q, int n
 #pragma unroll
             for (int half = 0; half < KNN_KR / 32; half++) {
                 int c = lane + 32 * half;
-                int gi = rOff + r0 + c;
+                int gi = rIdx ? ridx[c] : rOff + r0 + c;
                 float dc = ds[qq * KNN_DS + c];
                 bool cand = c < rn && gi != self && tsne_knn_before(dc, gi, wd, wi);
                 tsne_knn_offer(lqd, lqi, k, dc, gi, cand, wd, wi, lane);
@@ -235,6 +275,7 @@ __device__ __forceinline__ void tsne_knn_body(const float *__restrict__ q, int n
             __syncwarp();
             if (lane == 0) qflag[qq] = 0;
         }
+    }
     }
     __syncthreads();
     tsne_knn_lists_store(ld, li, listD, listI, q0, qn, k);
@@ -245,7 +286,9 @@ tsne_knn_tile(const float *__restrict__ q, int nq, int qOff, const float *__rest
               int d, int k, int qResident, float *__restrict__ listD, int *__restrict__ listI) {
     extern __shared__ __align__(16) unsigned char tsne_knn_smem[];
     __shared__ int qflag[TSNE_KNN_KQ];
-    tsne_knn_body<4>(q, nq, qOff, ref, nr, rOff, d, k, qResident, listD, listI, tsne_knn_smem, qflag, nullptr);
+    const int q0 = blockIdx.x * TSNE_KNN_KQ;
+    tsne_knn_body<4>(q, q0, min(TSNE_KNN_KQ, nq - q0), qOff, TsneKnnOneRange{ref, nr, rOff}, d, k, qResident, listD,
+                     listI, tsne_knn_smem, qflag, nullptr, nullptr);
 }
 
 /* The same with 128-reference tiles (4 x 8 distances per thread). */
@@ -254,7 +297,9 @@ tsne_knn_tile8(const float *__restrict__ q, int nq, int qOff, const float *__res
                int d, int k, int qResident, float *__restrict__ listD, int *__restrict__ listI) {
     extern __shared__ __align__(16) unsigned char tsne_knn_smem[];
     __shared__ int qflag[TSNE_KNN_KQ];
-    tsne_knn_body<8>(q, nq, qOff, ref, nr, rOff, d, k, qResident, listD, listI, tsne_knn_smem, qflag, nullptr);
+    const int q0 = blockIdx.x * TSNE_KNN_KQ;
+    tsne_knn_body<8>(q, q0, min(TSNE_KNN_KQ, nq - q0), qOff, TsneKnnOneRange{ref, nr, rOff}, d, k, qResident, listD,
+                     listI, tsne_knn_smem, qflag, nullptr, nullptr);
 }
 
 /* tsne_knn_tile8 for gathered queries: query row r has global index qIdx[r] (the self it skips); the re-run of
@@ -264,7 +309,37 @@ tsne_knn_tile8_idx(const float *__restrict__ q, int nq, const int *__restrict__ 
                    int nr, int rOff, int d, int k, int qResident, float *__restrict__ listD, int *__restrict__ listI) {
     extern __shared__ __align__(16) unsigned char tsne_knn_smem[];
     __shared__ int qflag[TSNE_KNN_KQ];
-    tsne_knn_body<8>(q, nq, 0, ref, nr, rOff, d, k, qResident, listD, listI, tsne_knn_smem, qflag, qIdx);
+    const int q0 = blockIdx.x * TSNE_KNN_KQ;
+    tsne_knn_body<8>(q, q0, min(TSNE_KNN_KQ, nq - q0), 0, TsneKnnOneRange{ref, nr, rOff}, d, k, qResident, listD,
+                     listI, tsne_knn_smem, qflag, nullptr, qIdx);
+}
+
+/*
+ * kNN over cells (TsneKnnCells, the exact kNN pruned by cells and its approximate option). The points are ordered
+ * by cell: xs float[n*d] (row r is the point perm[r]), cell c holds rows cellStart[c]..cellStart[c+1]-1. Block b
+ * owns the query rows tileStart[b]..+tileCount[b] (<= KQ, all of one cell) and scans the cells
+ * probe[probeStart[tileCell[b]]..probeStart[tileCell[b]+1]-1] with tsne_knn_tile8's arithmetic and order; the lists
+ * listD/listI are rows of the cell order holding global indices (in/out: a later call with more cells merges).
+ */
+extern "C" __global__ void __launch_bounds__(TSNE_KNN_THREADS)
+tsne_knn_cells(const float *__restrict__ xs, const int *__restrict__ perm, const int *__restrict__ cellStart,
+               const int *__restrict__ tileCell, const int *__restrict__ tileStart, const int *__restrict__ tileCount,
+               const int *__restrict__ probeStart, const int *__restrict__ probe, int d, int k, int qResident,
+               float *__restrict__ listD, int *__restrict__ listI) {
+    extern __shared__ __align__(16) unsigned char tsne_knn_smem[];
+    __shared__ int qflag[TSNE_KNN_KQ];
+    __shared__ int ridx[TSNE_KNN_KR(8)];
+    const int c = tileCell[blockIdx.x];
+    const int p0 = probeStart[c];
+    TsneKnnCellRanges rg{xs, d, probe + p0, probeStart[c + 1] - p0, cellStart, perm};
+    tsne_knn_body<8>(xs, tileStart[blockIdx.x], tileCount[blockIdx.x], 0, rg, d, k, qResident, listD, listI,
+                     tsne_knn_smem, qflag, ridx, perm);
+}
+
+/* The k-th (last) distance of every list row (TsneKnnCells: the cells' radii of the pruning). */
+extern "C" __global__ void tsne_knn_kth(const float *__restrict__ listD, int n, int k, float *__restrict__ kth) {
+    for (int r = blockIdx.x * blockDim.x + threadIdx.x; r < n; r += gridDim.x * blockDim.x)
+        kth[r] = listD[(i64) r * k + k - 1];
 }
 
 /*

@@ -76,6 +76,7 @@ public class GpuTsne extends Estimator<GpuTsneModel> implements GpuTsneParams<Gp
         setDefault(dimension(), d.dimension);
         setDefault(perplexity(), d.perplexity);
         setDefault(k(), d.k);
+        setDefault(knnProbes(), d.knnProbes);
         setDefault(earlyExaggeration(), d.earlyExaggeration);
         setDefault(exaggerationIterations(), d.exaggerationIterations);
         setDefault(lateExaggeration(), d.lateExaggeration);

@@ -48,6 +48,12 @@ public interface GpuTsneParams<T extends GpuTsneParams<T>>
                 + "min(ceil(3 * perplexity), n - 1).", intValidator(TsneConfig::checkK)));
     }
 
+    default IntParam knnProbes() {
+        return slot("knnProbes", o -> new IntParam(o, "knnProbes", "0: the exact kNN (default). P > 0: the "
+                + "approximate kNN, searching each point's neighbours in the P cells of about 2048 points nearest to "
+                + "its own (single-device mode).", intValidator(v -> TsneConfig.checkKnnProbes(v, true))));
+    }
+
     default DoubleParam earlyExaggeration() {
         return slot("earlyExaggeration", o -> new DoubleParam(o, "earlyExaggeration", "Factor on P during the first "
                 + "exaggerationIterations iterations (> 0).", doubleValidator(TsneConfig::checkEarlyExaggeration)));
@@ -175,6 +181,7 @@ public interface GpuTsneParams<T extends GpuTsneParams<T>>
     default int getDimension() { return (Integer) getOrDefault(dimension()); }
     default double getPerplexity() { return (Double) getOrDefault(perplexity()); }
     default int getK() { return (Integer) getOrDefault(k()); }
+    default int getKnnProbes() { return (Integer) getOrDefault(knnProbes()); }
     default double getEarlyExaggeration() { return (Double) getOrDefault(earlyExaggeration()); }
     default int getExaggerationIterations() { return (Integer) getOrDefault(exaggerationIterations()); }
     default double getLearningRate() { return (Double) getOrDefault(learningRate()); }
@@ -203,6 +210,7 @@ public interface GpuTsneParams<T extends GpuTsneParams<T>>
     default T setDimension(int v) { return with(dimension(), v); }
     default T setPerplexity(double v) { return with(perplexity(), v); }
     default T setK(int v) { return with(k(), v); }
+    default T setKnnProbes(int v) { return with(knnProbes(), v); }
     default T setEarlyExaggeration(double v) { return with(earlyExaggeration(), v); }
     default T setExaggerationIterations(int v) { return with(exaggerationIterations(), v); }
     default T setLateExaggeration(double v) { return with(lateExaggeration(), v); }
@@ -242,6 +250,7 @@ public interface GpuTsneParams<T extends GpuTsneParams<T>>
         c.dimension = getDimension();
         c.perplexity = getPerplexity();
         c.k = getK();
+        c.knnProbes = getKnnProbes();
         c.earlyExaggeration = getEarlyExaggeration();
         c.exaggerationIterations = getExaggerationIterations();
         c.dof = getDof();

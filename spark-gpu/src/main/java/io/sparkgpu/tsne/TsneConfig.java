@@ -88,6 +88,13 @@ public final class TsneConfig implements Serializable {
     public double perplexity = 30;
     /** Neighbours per point; 0 means {@link #defaultK}. */
     public int k;
+    /**
+     * 0: the exact kNN (the default). P &gt; 0: the approximate kNN searching each point's neighbours in the P cells
+     * of about 2048 points nearest to its own ({@link io.sparkgpu.tsne.affinity.TsneAffinities#knnApproximate});
+     * faster on data without cluster structure, where the exact kNN's pruning excludes little, at a recall the
+     * benchmark measures. Feature mode, single device.
+     */
+    public int knnProbes;
     public double earlyExaggeration = 12;
     public int exaggerationIterations = 250;
     /**
@@ -139,6 +146,7 @@ public final class TsneConfig implements Serializable {
         c.dimension = dimension;
         c.perplexity = perplexity;
         c.k = k;
+        c.knnProbes = knnProbes;
         c.earlyExaggeration = earlyExaggeration;
         c.exaggerationIterations = exaggerationIterations;
         c.dof = dof;
@@ -326,6 +334,20 @@ public final class TsneConfig implements Serializable {
         }
     }
 
+    /** The cells searched per point by the approximate kNN: >= 1. */
+    public static void checkKnnProbes(int probes) {
+        checkKnnProbes(probes, false);
+    }
+
+    /** knnProbes: >= 1, or 0 (the exact kNN) where {@code zeroAllowed}. */
+    public static void checkKnnProbes(int probes, boolean zeroAllowed) {
+        if (probes < (zeroAllowed ? 0 : 1)) {
+            throw new IllegalArgumentException("knnProbes=" + probes + " must be " + (zeroAllowed
+                    ? ">= 0 (0: the exact kNN; P > 0: the approximate kNN searching P cells per point)"
+                    : ">= 1 (cells searched per point)"));
+        }
+    }
+
     /** The one formula of the default number of neighbours: min(ceil(3 perplexity), n - 1). */
     public static int defaultK(double perplexity, long n) {
         return (int) Math.min(n - 1, (long) Math.ceil(3 * perplexity));
@@ -371,6 +393,7 @@ public final class TsneConfig implements Serializable {
         checkPerplexity(perplexity);
         checkK(k);
         checkKAbovePerplexity(k, perplexity);
+        checkKnnProbes(knnProbes, true);
         checkEarlyExaggeration(earlyExaggeration);
         checkExaggerationIterations(exaggerationIterations);
         checkDof(dof);

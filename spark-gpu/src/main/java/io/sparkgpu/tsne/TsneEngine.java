@@ -35,6 +35,31 @@ public final class TsneEngine {
         return TsneAffinities.knn(x, n, d, k, backend);
     }
 
+    /**
+     * The approximate kNN searching {@code probes} cells per point ({@link TsneAffinities#knnApproximate}); the GPU and
+     * the CPU twin give the same bits.
+     */
+    public static KnnGraph knnApproximate(float[] x, int n, int d, int k, int probes, Backend backend) {
+        return TsneAffinities.knnApproximate(x, n, d, k, probes, backend, null);
+    }
+
+    /**
+     * The brute-force kNN of the query rows (global indices queryOffset..) among the reference rows
+     * ({@link TsneAffinities#knnBlock}: every pair, no cells); with the whole set as both, {@link #knn}'s lists.
+     */
+    public static KnnGraph knnBlock(float[] query, int queryOffset, int nq, float[] ref, int refOffset, int nr, int d,
+            int k, int n, Backend backend) {
+        return TsneAffinities.knnBlock(query, queryOffset, nq, ref, refOffset, nr, d, k, n, backend);
+    }
+
+    /**
+     * Pairs of points the last exact kNN over cells scanned in its two rounds (the brute force scans n (n - 1)):
+     * {round 1, round 2}; zeros before the first.
+     */
+    public static long[] lastKnnCellPairs() {
+        return TsneAffinities.lastKnnCellPairs();
+    }
+
     /** Perplexity-calibrated conditional affinities p_{j|i} of the graph ({@link TsneAffinities#conditional}). */
     public static double[] conditional(KnnGraph g, double perplexity, Backend backend) {
         return TsneAffinities.conditional(g, perplexity, backend);

@@ -212,7 +212,8 @@ public final class TsneTrainer {
             double[] y0 = initialize(jsc, points, TsneInit.idKeys(ids), d, cfg);
             long entries = 2L * n * cfg.effectiveK(n) + n * (long) (dim + d);
             boolean single = TsneConfig.MODE_SINGLE.equals(cfg.mode)
-                    || (TsneConfig.MODE_AUTO.equals(cfg.mode) && entries <= cfg.singleModeMaxEntries);
+                    || (TsneConfig.MODE_AUTO.equals(cfg.mode) && (entries <= cfg.singleModeMaxEntries
+                            || cfg.knnProbes > 0)); // the approximate kNN is a single-device option
             TsneResult r;
             float[] x = null;
             if (single) {
@@ -297,7 +298,9 @@ public final class TsneTrainer {
     static SparseRows affinities(float[] x, int n, int d, TsneConfig cfg, TsneTimings timings, String featuresCol) {
         int k = cfg.effectiveK(n);
         long t0 = System.nanoTime();
-        KnnGraph g = TsneAffinities.knn(x, n, d, k, cfg.backend, timings.backends());
+        KnnGraph g = cfg.knnProbes > 0
+                ? TsneAffinities.knnApproximate(x, n, d, k, cfg.knnProbes, cfg.backend, timings.backends())
+                : TsneAffinities.knn(x, n, d, k, cfg.backend, timings.backends());
         long t1 = System.nanoTime();
         timings.add(TsneTimings.Phase.KNN, t1 - t0);
         checkDuplicates(g, featuresCol);
@@ -513,6 +516,10 @@ public final class TsneTrainer {
     private static TsneResult distributedFromFeatures(org.apache.spark.sql.SparkSession spark, JavaSparkContext jsc,
             JavaRDD<Point> points, int n, int d, double[] y0, TsneConfig cfg, TsneTimings timings,
             TsneProgress progress) {
+        if (cfg.knnProbes > 0) {
+            throw new IllegalArgumentException("knnProbes=" + cfg.knnProbes + " (the approximate kNN) runs in the "
+                    + "single-device mode, not in mode=distributed; set mode to single or auto, or knnProbes to 0");
+        }
         jsc.setJobDescription("spark-gpu t-SNE: distributed kNN and affinities of " + n + " points");
         long t0 = System.nanoTime();
         StructType schema = new StructType().add("features", org.apache.spark.ml.linalg.SQLDataTypes.VectorType(),

@@ -289,6 +289,9 @@ class SettingBoundariesTest {
         for (int v : new int[] {-1, 0, 500}) {
             tsne("lateExaggerationIter", v, v >= 0, c -> c.lateExaggerationIter = v);
         }
+        for (int v : new int[] {Integer.MIN_VALUE, -1, 0, 1, 64}) {
+            tsne("knnProbes", v, v >= 0, c -> c.knnProbes = v);
+        }
         // perplexity calibration needs 1 < perplexity (entropy ln 1 = 0 needs an infinite bandwidth)
         for (double v : new double[] {0.5, 1.0, Math.nextUp(1.0), 30, Double.POSITIVE_INFINITY, Double.NaN}) {
             tsne("perplexity", v, v > 1 && v < Double.POSITIVE_INFINITY, c -> c.perplexity = v);
@@ -559,7 +562,7 @@ class SettingBoundariesTest {
         assertEquals(new java.util.TreeSet<>(java.util.List.of("backend", "convolution", "dimension",
                 "distributedPartitions", "dof", "dstCol", "earlyExaggeration", "exaggerationIterations", "featuresCol",
                 "finalMomentum", "gridIntervalsPerUnit", "gridMaxIntervals", "gridMinIntervals", "gridNodesPerInterval",
-                "idCol", "init", "initialMomentum", "k", "klEvery", "learningRate", "maxIter", "minGain", "mode",
+                "idCol", "init", "initialMomentum", "k", "klEvery", "knnProbes", "learningRate", "maxIter", "minGain", "mode",
                 "outputCol", "pcaDimension", "perplexity", "qualitySampleSize", "repulsion", "seed", "singleModeMaxEntries",
                 "srcCol", "weightCol", "lateExaggeration", "lateExaggerationIter", "transformMaxIter",
                 "transformLearningRate")), names, "GpuTsne's param names are part of the saved format");

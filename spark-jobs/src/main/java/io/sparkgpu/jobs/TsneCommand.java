@@ -40,6 +40,7 @@ final class TsneCommand extends SparkCommand implements EstimatorDefaults.Source
     /** The options that are params of {@link GpuTsne}: their defaults and rules are the estimator's. */
     static final Map<String, String> PARAMS = Map.ofEntries(Map.entry("--dimension", "dimension"),
             Map.entry("--perplexity", "perplexity"), Map.entry("--neighbors", "k"), Map.entry("--max-iter", "maxIter"),
+            Map.entry("--knn-probes", "knnProbes"),
             Map.entry("--learning-rate", "learningRate"), Map.entry("--early-exaggeration", "earlyExaggeration"),
             Map.entry("--exaggeration-iter", "exaggerationIterations"), Map.entry("--init", "init"),
             Map.entry("--pca", "pcaDimension"), Map.entry("--seed", "seed"), Map.entry("--mode", "mode"),
@@ -87,6 +88,11 @@ final class TsneCommand extends SparkCommand implements EstimatorDefaults.Source
             description = "Neighbours per point (> perplexity, < rows; 0: min(ceil(3 x perplexity), rows - 1)). "
                     + "Default: ${DEFAULT-VALUE}.")
     int neighbors;
+
+    @Option(names = "--knn-probes", paramLabel = "P",
+            description = "0: the exact kNN. P > 0: the approximate kNN, searching each point's neighbours in the P "
+                    + "cells (of about 2048 points) nearest to its own; single-device mode. Default: ${DEFAULT-VALUE}.")
+    int knnProbes;
 
     @Option(names = "--max-iter", paramLabel = "N",
             description = "Gradient iterations. Default: ${DEFAULT-VALUE}.")
@@ -209,6 +215,7 @@ final class TsneCommand extends SparkCommand implements EstimatorDefaults.Source
         option("--dimension", () -> est.setDimension(dimension));
         option("--perplexity", () -> est.setPerplexity(perplexity));
         option("--neighbors", () -> est.setK(neighbors));
+        option("--knn-probes", () -> est.setKnnProbes(knnProbes));
         option("--max-iter", () -> est.setMaxIter(maxIter));
         option("--early-exaggeration", () -> est.setEarlyExaggeration(earlyExaggeration));
         option("--exaggeration-iter", () -> est.setExaggerationIterations(exaggerationIter));

@@ -196,6 +196,8 @@ class SparkGpuCliSettingsTest {
                 "--neighbors", "5", "--perplexity", "5");
         same(TSNE, "--neighbors", () -> e.get().setK(6).setPerplexity(5).toConfig().validate(), true,
                 "--neighbors", "6", "--perplexity", "5");
+        same(TSNE, "--knn-probes", () -> e.get().setKnnProbes(-1), false, "--knn-probes", "-1");
+        same(TSNE, "--knn-probes", () -> e.get().setKnnProbes(16), true, "--knn-probes", "16");
         same(TSNE, "--max-iter", () -> e.get().setMaxIter(-1), false, "--max-iter", "-1");
         same(TSNE, "--max-iter", () -> e.get().setMaxIter(0), true, "--max-iter", "0");
         same(TSNE, "--learning-rate", () -> e.get().setLearningRate(-1), false, "--learning-rate", "-1");

@@ -6,6 +6,7 @@ import io.sparkgpu.cuda.BackendChooser;
 import io.sparkgpu.cuda.BackendUsage;
 import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.cuda.CudaException;
+import io.sparkgpu.cuda.DeviceMemoryBudget;
 import io.sparkgpu.tsne.TsneConfig;
 import java.util.Arrays;
 
@@ -46,6 +47,14 @@ import java.util.Arrays;
  * The GPU kNN keeps each block's top-k lists in shared memory, so it supports k up to about 330 on an H100
  * (k &gt; that: {@code AUTO} falls back to the twin with a warning, {@code GPU} throws); inputs are chunked to
  * at most 1 GiB of device memory per chunk of queries and of references.
+ *
+ * <h2>kNN over cells</h2>
+ * {@link #knn} of at least {@link KnnCells#minPoints} (50,000) points runs {@link KnnCells}: the points grouped into
+ * cells, each cell's points scanning their own and the nearest cells, then every cell a triangle-inequality bound
+ * cannot exclude ({@code tsne_knn_cells}, the arithmetic below); the lists are the brute force's bit for bit on both
+ * backends, and clustered data skips most pairs. On the GPU it keeps the points and lists of the whole set on the
+ * device; when they do not fit (80% of the device, or the memory budget) the brute force below runs in chunks.
+ * {@link #knnApproximate} scans a fixed number of cells (no bound): faster, with a recall below 1.
  *
  * <h2>GPU kNN kernels</h2>
  * On sm_80+ (tensor cores) with more than 2C references: a 3xTF32 tensor-core filter ({@code tsne_knn_tc}) keeps
@@ -111,7 +120,50 @@ public final class TsneAffinities {
             throw new IllegalArgumentException("kNN needs at least 2 points, got n=" + n);
         }
         TsneConfig.checkNeighbourCount(k, n);
-        return knnBlock(x, 0, n, x, 0, n, d, k, n, backend, usage);
+        if (n < KnnCells.minPoints) {
+            return knnBlock(x, 0, n, x, 0, n, d, k, n, backend, usage);
+        }
+        checkBlock(x, 0, n, x, 0, n, d, k, n);
+        BackendChooser.Ran<KnnGraph> r = BackendChooser.run(backend, MODULE, PROBE_KERNEL, KNN_PHASE, dev -> {
+            requireKnnFits(dev, k);
+            return KnnCells.fitsDevice(dev, n, d, k) ? KnnCells.exactGpu(dev, x, n, d, k)
+                    : TsneAffinitiesGpu.knnBlock(dev, x, 0, n, x, 0, n, d, k, n);
+        }, () -> KnnCells.exactCpu(x, n, d, k));
+        BackendUsage.recordIfAny(usage, KNN_PHASE, r);
+        return r.value;
+    }
+
+    /** Pairs scanned by the last exact kNN over cells, {round 1, round 2} (benchmarks, logs). */
+    public static long[] lastKnnCellPairs() {
+        return new long[] {KnnCells.lastPairsRound1, KnnCells.lastPairsRound2};
+    }
+
+    /**
+     * Approximate k nearest neighbours of all n rows (the option {@code knnProbes} of t-SNE): the points are grouped
+     * in about n / 2048 cells ({@link KnnCells}) and each point's neighbours are searched only in its cell and the
+     * {@code probes - 1} cells whose centres are nearest to its cell's (more when those hold fewer than k + 1
+     * points). Each found neighbour is a true distance with the exact arithmetic, so the lists are ordered as
+     * {@link #knn}'s; a true neighbour in a cell not probed is missed (recall below 1). The GPU and the CPU twin give
+     * the same bits. {@code probes} at least the number of cells gives {@link #knn}'s lists.
+     *
+     * @param probes cells searched per point, >= 1
+     */
+    public static KnnGraph knnApproximate(float[] x, int n, int d, int k, int probes, Backend backend,
+            BackendUsage usage) {
+        if (n < 2) {
+            throw new IllegalArgumentException("kNN needs at least 2 points, got n=" + n);
+        }
+        TsneConfig.checkNeighbourCount(k, n);
+        TsneConfig.checkKnnProbes(probes);
+        checkBlock(x, 0, n, x, 0, n, d, k, n);
+        BackendChooser.Ran<KnnGraph> r = BackendChooser.run(backend, MODULE, PROBE_KERNEL, KNN_PHASE, dev -> {
+            requireKnnFits(dev, k);
+            DeviceMemoryBudget.check("t-SNE approximate kNN of " + n + " x " + d + " points",
+                    KnnCells.deviceBytes(n, d, k, KnnCells.cellCount(n)));
+            return KnnCells.approximateGpu(dev, x, n, d, k, probes);
+        }, () -> KnnCells.approximateCpu(x, n, d, k, probes));
+        BackendUsage.recordIfAny(usage, KNN_PHASE, r);
+        return r.value;
     }
 
     /**

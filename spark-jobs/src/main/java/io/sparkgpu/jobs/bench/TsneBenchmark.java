@@ -84,6 +84,14 @@ public final class TsneBenchmark {
         @Option(order = 10, names = "--quality-sample", converter = BenchArgs.IntCount.class, paramLabel = "M",
                 description = {"points of the trustworthiness / kNN accuracy sample  [1000]"})
         int qualitySample = 1000;
+        @Option(order = 21, names = "--knn-probes", converter = BenchArgs.IntCount.class, paramLabel = "P",
+                description = {"0: the exact kNN (pruned by cells from 50,000 points); P > 0: the approximate kNN",
+                    "searching P cells per point (also in the Spark runs)  [0]"})
+        int knnProbes;
+        @Option(order = 22, names = "--knn-check", converter = BenchArgs.IntCount.class, paramLabel = "M",
+                description = {"GPU runs: the brute-force kNN of the first M points against all, timed, and the",
+                    "recall of the run's graph on them (identical rows for the exact kNN; 0: skip)  [0]"})
+        int knnCheck;
         @Option(order = 19, names = "--seed", paramLabel = "S", description = "data and initialisation seed  [42]")
         long seed = 42;
         @Option(order = 11, names = "--spark", converter = BenchArgs.IntCount.class, paramLabel = "CORES",
@@ -291,6 +299,7 @@ public final class TsneBenchmark {
         int errSample;
         String note = "";
         double[] embedding;
+        boolean mismatchKnn;
     }
 
     static final class Report {
@@ -355,7 +364,8 @@ public final class TsneBenchmark {
                 TsneConfig.EXACT_MAX_POINTS, o.grid.p, o.grid.intervalsPerUnit,
                 o.grid.minIntervals, o.grid.maxIntervals[o.dimension]));
         rep.header.add("single-device mode in one JVM (the distributed mode runs the same calls per row slice and "
-                + "gives the same bits); kNN exact (tiled brute force); times are wall clock of one run, including "
+                + "gives the same bits); kNN " + (o.knnProbes > 0 ? "approximate (" + o.knnProbes + " cells per point)"
+                : "exact (tiled brute force, pruned by cells from 50,000 points: the same lists)") + "; times are wall clock of one run, including "
                 + "the first-call kernel loading");
         for (String c : o.cases) {
             Data data = load(c);
@@ -374,6 +384,7 @@ public final class TsneBenchmark {
                 } else {
                     System.err.printf(Locale.ROOT, "[bench] %s on %s ...%n", data.name, r.backend);
                     runOne(data, b.equals("gpu") ? Backend.GPU : Backend.CPU, r);
+                    rep.mismatch |= r.mismatchKnn;
                     if (b.equals("gpu")) {
                         gpuRow = r;
                     } else {
@@ -447,8 +458,19 @@ public final class TsneBenchmark {
         cfg.repulsion = o.repulsion;
         cfg.validate(data.n);
         long t0 = System.nanoTime();
-        KnnGraph g = TsneEngine.knn(data.x, data.n, data.d, cfg.effectiveK(data.n), backend);
+        int k = cfg.effectiveK(data.n);
+        long[] pairsBefore = TsneEngine.lastKnnCellPairs();
+        KnnGraph g = o.knnProbes > 0 ? TsneEngine.knnApproximate(data.x, data.n, data.d, k, o.knnProbes, backend)
+                : TsneEngine.knn(data.x, data.n, data.d, k, backend);
         long t1 = System.nanoTime();
+        long[] pairs = TsneEngine.lastKnnCellPairs();
+        if (o.knnProbes == 0 && !Arrays.equals(pairs, pairsBefore)) {
+            r.note = String.format(Locale.ROOT, "exact kNN over cells scanned %.2f%% of the n^2 pairs (round 1 "
+                    + "%.2f%%)", 100.0 * (pairs[0] + pairs[1]) / ((double) data.n * data.n),
+                    100.0 * pairs[0] / ((double) data.n * data.n));
+        } else if (o.knnProbes > 0) {
+            r.note = "approximate kNN, " + o.knnProbes + " cells per point";
+        }
         double[] pc = TsneEngine.conditional(g, cfg.perplexity, backend);
         SparseRows p = TsneEngine.symmetrize(g, pc, backend);
         long t2 = System.nanoTime();
@@ -457,6 +479,35 @@ public final class TsneBenchmark {
         long t3 = System.nanoTime();
         r.knnS = (t1 - t0) / 1e9;
         r.affS = (t2 - t1) / 1e9;
+        if (o.knnCheck > 0 && backend == Backend.GPU) {
+            int m = Math.min(o.knnCheck, data.n);
+            float[] q = Arrays.copyOf(data.x, m * data.d);
+            long b0 = System.nanoTime();
+            KnnGraph brute = TsneEngine.knnBlock(q, 0, m, data.x, 0, data.n, data.d, k, data.n, backend);
+            double bs = (System.nanoTime() - b0) / 1e9;
+            long hit = 0;
+            int sameRows = 0;
+            for (int i = 0; i < m; i++) {
+                Set<Integer> want = new java.util.HashSet<>();
+                boolean same = true;
+                for (int j = 0; j < k; j++) {
+                    want.add(brute.index[i * k + j]);
+                    same &= brute.index[i * k + j] == g.index[i * k + j] && brute.dist2[i * k + j] == g.dist2[i * k + j];
+                }
+                for (int j = 0; j < k; j++) {
+                    hit += want.contains(g.index[i * k + j]) ? 1 : 0;
+                }
+                sameRows += same ? 1 : 0;
+            }
+            String check = String.format(Locale.ROOT, "kNN check on %d points: recall %.4f, %d rows identical to the "
+                    + "brute force (its time for them %.3f s, i.e. %.1f s for all %d)", m, hit / ((double) m * k),
+                    sameRows, bs, bs * data.n / m, data.n);
+            r.note = r.note.isEmpty() ? check : r.note + "; " + check;
+            if (o.knnProbes == 0 && sameRows != m) {
+                r.note += " (MISMATCH: the exact kNN must equal the brute force)";
+                r.mismatchKnn = true;
+            }
+        }
         r.t = res.timings;
         r.endToEndS = (t3 - t0) / 1e9;
         r.kl = res.finalKl();
@@ -548,6 +599,7 @@ public final class TsneBenchmark {
         cfg.grid = o.grid;
         cfg.repulsion = o.repulsion;
         cfg.mode = mode.equals(DISTRIBUTED_JOBS) ? TsneConfig.MODE_DISTRIBUTED : mode;
+        cfg.knnProbes = o.knnProbes;
         try {
             long t0 = System.nanoTime();
             cfg.pcaDimension = 0;
