@@ -82,8 +82,8 @@ public final class GridRepulsionGpu {
     }
 
     /**
-     * Queues S2G of {@code rows} points by boxes (include/tsne/boxes.cuh: count, scan, scatter, one warp per box, no
-     * atomics on the charges) into acc, added to what it holds: the plain S2G's bits, since the fixed-point sums are
+     * Queues S2G of {@code rows} points by boxes (include/tsne/boxes.cuh: count, scan, scatter, then one thread per
+     * point in box order, each warp adding one stencil per run of equal boxes) into acc, added to what it holds: the plain S2G's bits, since the fixed-point sums are
      * exact in any order. {@code boxes} holds the per-call index buffers and grows as needed.
      */
     public static void launchS2GByBoxes(GpuStream s, InterpGrid g, int rows, DeviceBuffer y, DeviceBuffer prm,
@@ -96,8 +96,8 @@ public final class GridRepulsionGpu {
                 boxes.counts(), nb, boxes.offsets(), boxes.cursor());
         KernelLauncher.launch(s, GridRepulsion.MODULE, "tsne_box_scatter", grid(rows), BLOCK, 0,
                 boxes.boxOf(), rows, boxes.cursor(), boxes.order());
-        KernelLauncher.launch(s, GridRepulsion.MODULE, gridKernel("tsne_s2g_box", g), grid(32L * nb), BLOCK, 0,
-                y, boxes.order(), boxes.offsets(), nb, g.p, g.nodesPerDim(), g.nodes(), prm, acc);
+        KernelLauncher.launch(s, GridRepulsion.MODULE, gridKernel("tsne_s2g_sorted", g), grid(rows), BLOCK, 0,
+                y, boxes.order(), boxes.boxOf(), rows, g.p, g.nodesPerDim(), g.nodes(), prm, acc);
     }
 
     /** S2G by boxes or by point ({@link S2GBoxes#enabled()}), queued on s into acc (added to). */

@@ -479,6 +479,11 @@ public final class TsneBenchmark {
         long t3 = System.nanoTime();
         r.knnS = (t1 - t0) / 1e9;
         r.affS = (t2 - t1) / 1e9;
+        double klS = res.timings.seconds(TsneTimings.Phase.KL);
+        String split = String.format(Locale.ROOT, "optimiser %.2f s = iterations %.2f + KL evaluations %.2f + the "
+                + "rest (set-up, uploads, final KL) %.2f", (t3 - t2) / 1e9, iterationSeconds(res.timings), klS,
+                (t3 - t2) / 1e9 - iterationSeconds(res.timings) - klS);
+        r.note = r.note.isEmpty() ? split : r.note + "; " + split;
         if (o.knnCheck > 0 && backend == Backend.GPU) {
             int m = Math.min(o.knnCheck, data.n);
             float[] q = Arrays.copyOf(data.x, m * data.d);
