@@ -1,5 +1,6 @@
 /*
- * t-SNE section: the attractive term (kernels tsne_attr_sell_d1..d3). Included by tsne.cu only (module "tsne").
+ * t-SNE section: the attractive term (kernels tsne_attr_sell_d1..d3) and the KL divergence's partial sums
+ * (tsne_kl_sell_d1..d3, at the end). Included by tsne.cu only (module "tsne").
  * CPU twin: io.sparkgpu.tsne.optimize.ExactTsne.attractive; host side AttractiveForcesGpu, SellRows.
  *
  * Data layout
@@ -26,6 +27,7 @@
 #pragma once
 
 #include "common.cuh"
+#include "fixed128.cuh"
 #include "layout/tsne.cuh"
 #include "tsne/kernel.cuh"
 
@@ -160,3 +162,82 @@ __device__ __forceinline__ void tsne_attr_body(const int *__restrict__ meta, int
 TSNE_ATTR_KERNEL(1)
 TSNE_ATTR_KERNEL(2)
 TSNE_ATTR_KERNEL(3)
+
+/*
+ * The KL divergence's exact partial sums on the device (kernels tsne_kl_sell_d1..d3; twin: TsneKl.partial, host side
+ * AttractiveForcesGpu.launchKl): per row of P, in CSR order and in double, A = sum p_ij ln(p_ij (1 + d2)) (dof = 1)
+ * or sum p_ij (ln p_ij + dof ln(1 + d2 / dof)), and S = sum p_ij, over the entries with p_ij > 0 (ln: dm_log, the
+ * twin's DetMath.log); both quantised to 128-bit fixed point with multipliers (m1, m2) and summed exactly over the
+ * rows into acc u64[4] = {A lo, A hi, S lo, S hi} (block sums, one atomic per block and sum). Same SELL layout and
+ * launch as tsne_attr_sell_d*, except that the hub rows are taken by the threads after the SELL slots, one per row.
+ * Launch: ceil((slots + nHubs) / 256) blocks of TSNE_BLOCK threads.
+ */
+template <int DIM>
+__device__ __forceinline__ void tsne_kl_entry(const double *yi, const double *__restrict__ y, int j, double v,
+        double dof, double &a, double &s) {
+    if (!(v > 0.0)) return;
+    double d2 = 0.0;
+#pragma unroll
+    for (int t = 0; t < DIM; t++) {
+        const double diff = __dsub_rn(yi[t], y[(long long) j * DIM + t]);
+        d2 = __dadd_rn(d2, __dmul_rn(diff, diff));
+    }
+    const double term = dof == 1.0 ? __dmul_rn(v, dm_log(__dmul_rn(v, __dadd_rn(1.0, d2))))
+            : __dmul_rn(v, __dadd_rn(dm_log(v), __dmul_rn(dof, dm_log(tsne_kernel_base(d2, dof)))));
+    a = __dadd_rn(a, term);
+    s = __dadd_rn(s, v);
+}
+
+template <int DIM>
+__device__ __forceinline__ void tsne_kl_body(const int *__restrict__ meta, int nSlices, int nHubs,
+        const double *__restrict__ val, const int *__restrict__ col, int rowOffset, const double *__restrict__ y,
+        double dof, double m1, double m2, u64 *__restrict__ acc) {
+    const int slots = nSlices * 32;
+    const long long t = (long long) blockIdx.x * blockDim.x + threadIdx.x;
+    double a = 0.0, s = 0.0;
+    bool row = false;
+    if (t < slots) {
+        const int r = meta[nSlices + 1 + t];
+        if (r >= 0) {
+            row = true;
+            const int len = meta[nSlices + 1 + slots + t];
+            const int base = meta[t >> 5] + (int) (t & 31);
+            double yi[DIM];
+#pragma unroll
+            for (int k = 0; k < DIM; k++) yi[k] = y[(long long) (rowOffset + r) * DIM + k];
+            for (int e = 0; e < len; e++) tsne_kl_entry<DIM>(yi, y, col[base + 32 * e], val[base + 32 * e], dof, a, s);
+        }
+    } else if (t < (long long) slots + nHubs) {
+        const int h = (int) (t - slots);
+        const int *hubRow = meta + nSlices + 1 + 2 * slots;
+        const int *hubPtr = hubRow + nHubs;
+        const int r = hubRow[h];
+        row = true;
+        double yi[DIM];
+#pragma unroll
+        for (int k = 0; k < DIM; k++) yi[k] = y[(long long) (rowOffset + r) * DIM + k];
+        for (int e = hubPtr[h]; e < hubPtr[h + 1]; e++) tsne_kl_entry<DIM>(yi, y, col[e], val[e], dof, a, s);
+    }
+    Fx128 fa = {0ull, 0ull}, fs = {0ull, 0ull};
+    if (row) {
+        fx_quantize(a, m1, m2, fa.lo, fa.hi);
+        fx_quantize(s, m1, m2, fs.lo, fs.hi);
+    }
+    const Fx128 ta = fx_block_sum(fa);
+    __syncthreads(); /* fx_block_sum's shared words are reused */
+    const Fx128 ts = fx_block_sum(fs);
+    if (threadIdx.x == 0) {
+        fx_atomic_add(acc, ta.lo, ta.hi);
+        fx_atomic_add(acc + 2, ts.lo, ts.hi);
+    }
+}
+
+#define TSNE_KL_KERNEL(DIM)                                                                                      \
+    extern "C" __global__ void __launch_bounds__(TSNE_BLOCK) tsne_kl_sell_d##DIM(const int *meta, int nSlices,  \
+            int nHubs, const double *val, const int *col, int rowOffset, const double *y, double dof, double m1, \
+            double m2, u64 *acc) {                                                                             \
+        tsne_kl_body<DIM>(meta, nSlices, nHubs, val, col, rowOffset, y, dof, m1, m2, acc);                     \
+    }
+TSNE_KL_KERNEL(1)
+TSNE_KL_KERNEL(2)
+TSNE_KL_KERNEL(3)

@@ -151,6 +151,16 @@ final class AttractiveForcesGpu {
                 BLOCK, 0, dp.meta, dp.nSlices, dp.nHubs, dp.val, dp.col, dp.p.rowOffset, y, dof, out);
     }
 
+    /**
+     * Queues the KL divergence's exact partial sums of P at the device positions y into acc (4 longs, added to:
+     * {A lo, A hi, S lo, S hi}), the bits of {@link TsneKl#partial} (kernel tsne_kl_sell_d*).
+     */
+    static void launchKl(GpuStream s, DeviceP dp, int dim, double dof, DeviceBuffer y, DeviceBuffer acc) {
+        long threads = (long) dp.nSlices * SellRows.C + dp.nHubs;
+        KernelLauncher.launch(s, AttractiveForces.MODULE, "tsne_kl_sell_d" + dim, grid(threads), BLOCK, 0, dp.meta,
+                dp.nSlices, dp.nHubs, dp.val, dp.col, dp.p.rowOffset, y, dof, TsneKl.MUL[0], TsneKl.MUL[1], acc);
+    }
+
     static double[] attractive(CudaDevice dev, SparseRows p, String callerKey, double[] y, int dim, double dof) {
         double[] out = new double[p.rows * dim];
         try (GpuStream s = new GpuStream(dev);

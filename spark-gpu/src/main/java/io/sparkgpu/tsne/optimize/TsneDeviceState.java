@@ -64,6 +64,8 @@ final class TsneDeviceState implements TsneOptimizer.State {
     private final DeviceBuffer keys;
     private final DeviceBuffer prm;
     private final DeviceBuffer zacc;
+    /** The KL divergence's partial sums of one evaluation (tsne_kl_sell_d*). */
+    private final DeviceBuffer klAcc;
     private DeviceBuffer acc;
     /** S2G by boxes: the points' counting sort by box, reused every iteration. */
     private final io.sparkgpu.tsne.repulsion.S2GBoxes boxes = new io.sparkgpu.tsne.repulsion.S2GBoxes();
@@ -102,6 +104,7 @@ final class TsneDeviceState implements TsneOptimizer.State {
             keys = own(DeviceBuffer.allocate(dev, 16L * dim));
             prm = own(DeviceBuffer.ofDoubles(dev, 8 + 2 * 5));
             zacc = own(DeviceBuffer.allocate(dev, 16));
+            klAcc = own(DeviceBuffer.allocate(dev, 32));
             double[] ones = new double[len];
             java.util.Arrays.fill(ones, 1.0);
             y.upload(y0, st);
@@ -148,9 +151,11 @@ final class TsneDeviceState implements TsneOptimizer.State {
         timings.add(TsneTimings.Phase.ATTRACTIVE, t4 - t3);
         TsneOptimizer.checkZ(z, iteration);
         CompletableFuture<long[]> kl = null;
-        if (withKl) {
-            double[] snapshot = positions();
-            kl = CompletableFuture.supplyAsync(() -> TsneKl.partial(p, snapshot, dim, dof));
+        if (withKl) { // on the device at the positions before the update: TsneKl.partial's bits
+            kl = CompletableFuture.completedFuture(klOnDevice());
+            long t5 = System.nanoTime();
+            timings.add(TsneTimings.Phase.KL, t5 - t4);
+            t4 = t5;
         }
         int len = n * dim;
         BackendChooser.faultPoint(AttractiveForces.MODULE, TsneOptimizer.PHASE);
@@ -304,7 +309,17 @@ final class TsneDeviceState implements TsneOptimizer.State {
         checkPositions(pos);
         y.upload(pos, s);
         double z = repulsion(new TsneTimings(), System.nanoTime());
-        return new GradientSource.Forces(null, null, z, TsneKl.partial(p, pos, dim, dof));
+        return new GradientSource.Forces(null, null, z, klOnDevice());
+    }
+
+    /** The KL divergence's exact partial sums at the device positions y (tsne_kl_sell_d*: TsneKl.partial's bits). */
+    private long[] klOnDevice() {
+        klAcc.zero(s);
+        AttractiveForcesGpu.launchKl(s, dp, dim, dof, y, klAcc);
+        long[] part = TsneKl.empty();
+        klAcc.download(part, part.length, s);
+        s.synchronize("t-SNE KL divergence (n " + n + ", nnz " + p.nnz() + ")");
+        return part;
     }
 
     /**

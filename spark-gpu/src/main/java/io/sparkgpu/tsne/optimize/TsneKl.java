@@ -1,5 +1,6 @@
 package io.sparkgpu.tsne.optimize;
 
+import io.sparkgpu.common.DetMath;
 import io.sparkgpu.common.FixedPoint;
 import io.sparkgpu.tsne.affinity.SparseRows;
 
@@ -7,12 +8,13 @@ import io.sparkgpu.tsne.affinity.SparseRows;
  * The KL divergence KL(P || Q) = sum_{p_ij > 0} p_ij log(p_ij (1 + |y_i - y_j|^2)) + (sum p_ij) log Z, accumulated
  * from the stored entries of P: per row in double (CSR order), then over rows in exact 128-bit fixed point (two sums:
  * the first term and sum p_ij), so that row slices and threads can be combined in any order and the value does not
- * depend on the partitioning. Cost O(nnz(P) dim), parallel over chunks of rows.
+ * depend on the partitioning. Cost O(nnz(P) dim), parallel over chunks of rows. The logarithm is {@link DetMath#log},
+ * so the device-resident fit's kernel (tsne_kl_sell_d*, {@link AttractiveForcesGpu#launchKl}) gives the same bits.
  */
 final class TsneKl {
     /** Both sums are bounded by this: sum p = 1, and |log(p (1 + d^2))| < 2^11 for every finite double. */
     static final int SHIFT = FixedPoint.shiftFor(1 << 12);
-    private static final double[] MUL = FixedPoint.multipliers(SHIFT);
+    static final double[] MUL = FixedPoint.multipliers(SHIFT);
 
     private TsneKl() {
     }
@@ -67,8 +69,8 @@ final class TsneKl {
                         double diff = y[i * dim + t] - y[j * dim + t];
                         d2 += diff * diff;
                     }
-                    a += dof == 1.0 ? pij * Math.log(pij * (1.0 + d2))
-                            : pij * (Math.log(pij) + io.sparkgpu.tsne.repulsion.TsneKernel.negLogWeight(d2, dof));
+                    a += dof == 1.0 ? pij * DetMath.log(pij * (1.0 + d2))
+                            : pij * (DetMath.log(pij) + io.sparkgpu.tsne.repulsion.TsneKernel.negLogWeight(d2, dof));
                     s += pij;
                 }
             }

@@ -46,8 +46,8 @@ public final class TsneKernel {
         return pow(t, dof) / t;
     }
 
-    /** -ln w = dof ln(1 + d2 / dof) (the KL's per-pair term; {@link Math#log}, host only). */
+    /** -ln w = dof ln(1 + d2 / dof) (the KL's per-pair term; {@link DetMath#log}, as tsne_kl_sell_d*). */
     public static double negLogWeight(double d2, double dof) {
-        return dof == 1.0 ? Math.log(1.0 + d2) : dof * Math.log(base(d2, dof));
+        return dof == 1.0 ? DetMath.log(1.0 + d2) : dof * DetMath.log(base(d2, dof));
     }
 }
