@@ -109,28 +109,38 @@ final class SellRows {
         }
         final int sellEntries = (int) off;
         off += hubEntries;
-        for (int e = 0; e < p.nnz(); e++) {
-            if (p.col[e] < 0 || p.col[e] >= p.n) {
-                throw new IllegalArgumentException("P column index " + p.col[e] + " at entry " + e
-                        + " is outside 0.." + (p.n - 1));
+        int bad = java.util.stream.IntStream.range(0, (p.nnz() + 65535) >>> 16).parallel().map(b -> {
+            for (int e = b << 16, end = Math.min(p.nnz(), (b + 1) << 16); e < end; e++) {
+                if (p.col[e] < 0 || p.col[e] >= p.n) {
+                    return e;
+                }
             }
+            return Integer.MAX_VALUE;
+        }).min().orElse(Integer.MAX_VALUE);
+        if (bad != Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("P column index " + p.col[bad] + " at entry " + bad
+                    + " is outside 0.." + (p.n - 1));
         }
         int[] col = new int[(int) off];
         double[] val = new double[(int) off];
-        for (int s = 0; s < slots; s++) {
-            int r = slotRow[s];
-            meta[nSlices + 1 + s] = r;
-            if (r < 0) {
-                continue;
+        // slices own disjoint ranges of col/val: filled in parallel, the same arrays as in any order
+        java.util.stream.IntStream.range(0, nSlices).parallel().forEach(g -> {
+            for (int s = g * C; s < (g + 1) * C; s++) {
+                int r = slotRow[s];
+                meta[nSlices + 1 + s] = r;
+                if (r < 0) {
+                    continue;
+                }
+                int len = p.rowPtr[r + 1] - p.rowPtr[r];
+                meta[nSlices + 1 + slots + s] = len;
+                int base = meta[g] + (s % C);
+                int from = p.rowPtr[r];
+                for (int e = 0; e < len; e++) {
+                    col[base + C * e] = p.col[from + e];
+                    val[base + C * e] = p.val[from + e];
+                }
             }
-            int len = p.rowPtr[r + 1] - p.rowPtr[r];
-            meta[nSlices + 1 + slots + s] = len;
-            int base = meta[s / C] + (s % C);
-            for (int e = 0; e < len; e++) {
-                col[base + C * e] = p.col[p.rowPtr[r] + e];
-                val[base + C * e] = p.val[p.rowPtr[r] + e];
-            }
-        }
+        });
         int hubRow0 = nSlices + 1 + 2 * slots;
         int hubPtr0 = hubRow0 + nHubs;
         int h = 0;
