@@ -92,6 +92,10 @@ public final class TsneBenchmark {
                 description = {"GPU runs: the brute-force kNN of the first M points against all, timed, and the",
                     "recall of the run's graph on them (identical rows for the exact kNN; 0: skip)  [0]"})
         int knnCheck;
+        @Option(order = 23, names = "--intrinsic", converter = BenchArgs.IntCount.class, paramLabel = "M",
+                description = {"blobs: each cluster in a random M-dimensional subspace plus small noise (0: full",
+                    "dimension, isotropic)  [0]"})
+        int intrinsic;
         @Option(order = 19, names = "--seed", paramLabel = "S", description = "data and initialisation seed  [42]")
         long seed = 42;
         @Option(order = 11, names = "--spark", converter = BenchArgs.IntCount.class, paramLabel = "CORES",
@@ -217,21 +221,50 @@ public final class TsneBenchmark {
 
     /** C Gaussian clusters (unit spread) with centres drawn uniformly in [-10, 10]^d; cluster i % C for row i. */
     static Data blobs(int n, int d, int clusters, long seed) {
+        return blobs(n, d, clusters, 0, seed);
+    }
+
+    /**
+     * {@link #blobs(int, int, int, long)}, or with {@code intrinsic} m in 1..d-1: each cluster a unit Gaussian in a
+     * random m-dimensional subspace (a d x m matrix of N(0, 1/m) entries) plus N(0, 0.05^2) noise in every
+     * dimension, data of low intrinsic dimension as real features often are.
+     */
+    static Data blobs(int n, int d, int clusters, int intrinsic, long seed) {
         Random rnd = new Random(seed);
         double[] centres = new double[clusters * d];
         for (int t = 0; t < centres.length; t++) {
             centres[t] = 20 * rnd.nextDouble() - 10;
         }
+        int m = intrinsic > 0 && intrinsic < d ? intrinsic : 0;
+        double[] basis = new double[clusters * d * Math.max(m, 1)];
+        for (int t = 0; t < basis.length && m > 0; t++) {
+            basis[t] = rnd.nextGaussian() / Math.sqrt(m);
+        }
         float[] x = new float[n * d];
         int[] labels = new int[n];
+        double[] z = new double[Math.max(m, 1)];
         for (int i = 0; i < n; i++) {
             int c = i % clusters;
             labels[i] = c;
+            if (m == 0) {
+                for (int a = 0; a < d; a++) {
+                    x[i * d + a] = (float) (centres[c * d + a] + rnd.nextGaussian());
+                }
+                continue;
+            }
+            for (int u = 0; u < m; u++) {
+                z[u] = rnd.nextGaussian();
+            }
             for (int a = 0; a < d; a++) {
-                x[i * d + a] = (float) (centres[c * d + a] + rnd.nextGaussian());
+                double v = centres[c * d + a] + 0.05 * rnd.nextGaussian();
+                for (int u = 0; u < m; u++) {
+                    v += basis[(c * d + a) * m + u] * z[u];
+                }
+                x[i * d + a] = (float) v;
             }
         }
-        return new Data("blobs " + n + " x " + d + " (" + clusters + " clusters)", n, d, x, labels);
+        return new Data("blobs " + n + " x " + d + " (" + clusters + " clusters" + (m > 0 ? ", intrinsic dimension "
+                + m : "") + ")", n, d, x, labels);
     }
 
     /** digits.csv (64 pixel columns, then the digit) or iris.csv (4 measures, then the species). */
@@ -277,7 +310,7 @@ public final class TsneBenchmark {
 
     Data load(String c) throws IOException {
         long[] nd = Options.parseCase(c);
-        return nd == null ? shipped(c) : blobs((int) nd[0], (int) nd[1], o.clusters, o.seed);
+        return nd == null ? shipped(c) : blobs((int) nd[0], (int) nd[1], o.clusters, o.intrinsic, o.seed);
     }
 
     // ------------------------------------------------------------------------------------------ runs
