@@ -306,30 +306,30 @@ final class KnnCells {
 
     /** The exact kNN by cells on the CPU: {@link TsneAffinitiesCpu#knnBlock}'s bits. */
     static KnnGraph exactCpu(float[] x, int n, int d, int k) {
-        Cells cells = build(x, n, d, (cen, nc) -> TsneAffinitiesCpu.knnBlock(x, 0, n, cen, n, nc, d, 1, n + nc));
-        float[] xs = ordered(x, cells);
-        float[] listD = new float[n * k];
-        int[] listI = new int[n * k];
-        Arrays.fill(listD, Float.POSITIVE_INFINITY);
-        Arrays.fill(listI, -1);
-        Probes r1 = round1(cells, round1Points(k), 2);
-        scanCpu(cells, xs, r1, d, k, listD, listI);
-        Probes r2 = round2(cells, r1, kth(listD, n, k));
-        lastPairsRound1 = r1.pairs(cells);
-        lastPairsRound2 = r2.pairs(cells);
-        scanCpu(cells, xs, r2, d, k, listD, listI);
-        return unordered(cells, k, listD, listI);
+        return cpu(x, n, d, k, 0);
     }
 
     /** The approximate kNN on the CPU: each point scans its cell and the probes - 1 nearest cells. */
     static KnnGraph approximateCpu(float[] x, int n, int d, int k, int probes) {
+        return cpu(x, n, d, k, probes);
+    }
+
+    /** probes 0: exact (two rounds), else approximate (round 1 with that many cells); the GPU side's steps. */
+    private static KnnGraph cpu(float[] x, int n, int d, int k, int probes) {
         Cells cells = build(x, n, d, (cen, nc) -> TsneAffinitiesCpu.knnBlock(x, 0, n, cen, n, nc, d, 1, n + nc));
         float[] xs = ordered(x, cells);
         float[] listD = new float[n * k];
         int[] listI = new int[n * k];
         Arrays.fill(listD, Float.POSITIVE_INFINITY);
         Arrays.fill(listI, -1);
-        scanCpu(cells, xs, round1(cells, k + 1, probes), d, k, listD, listI);
+        Probes r1 = probes > 0 ? round1(cells, k + 1, probes) : round1(cells, round1Points(k), 2);
+        scanCpu(cells, xs, r1, d, k, listD, listI);
+        if (probes == 0) {
+            Probes r2 = round2(cells, r1, kth(listD, n, k));
+            lastPairsRound1 = r1.pairs(cells);
+            lastPairsRound2 = r2.pairs(cells);
+            scanCpu(cells, xs, r2, d, k, listD, listI);
+        }
         return unordered(cells, k, listD, listI);
     }
 
@@ -371,40 +371,17 @@ final class KnnCells {
 
     private static void scanRow(float[] xs, int q, int self, int[] perm, int from, int to, int d, int k,
             float[] dist2, int[] index) {
-        final int qa = q * d;
         final int at = q * k;
         final int last = at + k - 1;
-        float worstD = dist2[last];
-        int worstI = index[last];
         for (int r = from; r < to; r++) {
             int gi = perm[r];
             if (gi == self) {
                 continue;
             }
-            int ra = r * d;
-            float acc = 0f;
-            boolean out = false;
-            for (int t = 0; t < d; t++) {
-                float diff = xs[qa + t] - xs[ra + t];
-                acc = Math.fma(diff, diff, acc);
-                if (acc > worstD) {
-                    out = true;
-                    break;
-                }
+            float acc = TsneAffinitiesCpu.dist2Within(xs, q * d, xs, r * d, d, dist2[last]);
+            if (TsneAffinitiesCpu.before(acc, gi, dist2[last], index[last])) {
+                TsneAffinitiesCpu.insert(dist2, index, at, k, acc, gi);
             }
-            if (out || !TsneAffinitiesCpu.before(acc, gi, worstD, worstI)) {
-                continue;
-            }
-            int pos = last;
-            while (pos > at && TsneAffinitiesCpu.before(acc, gi, dist2[pos - 1], index[pos - 1])) {
-                dist2[pos] = dist2[pos - 1];
-                index[pos] = index[pos - 1];
-                pos--;
-            }
-            dist2[pos] = acc;
-            index[pos] = gi;
-            worstD = dist2[last];
-            worstI = index[last];
         }
     }
 

@@ -37,40 +37,45 @@ final class TsneAffinitiesCpu {
 
     private static void knnRow(float[] query, int q, int gq, float[] ref, int refOffset, int nr, int d, int k,
             int[] index, float[] dist2, int at) {
-        final int qa = q * d;
         final int last = at + k - 1;
-        float worstD = Float.POSITIVE_INFINITY;
-        int worstI = -1;
         for (int r = 0; r < nr; r++) {
             int gi = refOffset + r;
             if (gi == gq) {
                 continue;
             }
-            int ra = r * d;
-            float acc = 0f;
-            boolean out = false;
-            for (int t = 0; t < d; t++) {
-                float diff = query[qa + t] - ref[ra + t];
-                acc = Math.fma(diff, diff, acc);
-                if (acc > worstD) { // partial sums never decrease: it cannot make the list
-                    out = true;
-                    break;
-                }
+            float acc = dist2Within(query, q * d, ref, r * d, d, dist2[last]);
+            if (before(acc, gi, dist2[last], index[last])) {
+                insert(dist2, index, at, k, acc, gi);
             }
-            if (out || !before(acc, gi, worstD, worstI)) {
-                continue;
-            }
-            int pos = last;
-            while (pos > at && before(acc, gi, dist2[pos - 1], index[pos - 1])) {
-                dist2[pos] = dist2[pos - 1];
-                index[pos] = index[pos - 1];
-                pos--;
-            }
-            dist2[pos] = acc;
-            index[pos] = gi;
-            worstD = dist2[last];
-            worstI = index[last];
         }
+    }
+
+    /**
+     * The squared distance of rows a[aa..aa+d) and b[ba..ba+d) (the kNN arithmetic), or +Infinity as soon as a
+     * partial sum exceeds {@code bound} (partial sums never decrease: such a pair cannot beat the bound).
+     */
+    static float dist2Within(float[] a, int aa, float[] b, int ba, int d, float bound) {
+        float acc = 0f;
+        for (int t = 0; t < d; t++) {
+            float diff = a[aa + t] - b[ba + t];
+            acc = Math.fma(diff, diff, acc);
+            if (acc > bound) {
+                return Float.POSITIVE_INFINITY;
+            }
+        }
+        return acc;
+    }
+
+    /** Inserts (acc, gi) into the list dist2/index[at..at+k), ascending by (dist2, index); the last entry drops out. */
+    static void insert(float[] dist2, int[] index, int at, int k, float acc, int gi) {
+        int pos = at + k - 1;
+        while (pos > at && before(acc, gi, dist2[pos - 1], index[pos - 1])) {
+            dist2[pos] = dist2[pos - 1];
+            index[pos] = index[pos - 1];
+            pos--;
+        }
+        dist2[pos] = acc;
+        index[pos] = gi;
     }
 
     /** The squared distance of the arithmetic above (for tests and checks). */
