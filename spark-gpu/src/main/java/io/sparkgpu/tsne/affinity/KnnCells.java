@@ -1,7 +1,6 @@
 package io.sparkgpu.tsne.affinity;
 
 import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
-import static jcuda.driver.JCudaDriver.cuMemcpyHtoDAsync;
 
 import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.cuda.DeviceBuffer;
@@ -12,7 +11,6 @@ import java.util.Arrays;
 import java.util.function.BiFunction;
 import java.util.stream.IntStream;
 import jcuda.Pointer;
-import jcuda.Sizeof;
 
 /**
  * kNN of all n points over cells: the exact kNN pruned by cells (the brute force's bits, faster when the data has
@@ -148,7 +146,6 @@ final class KnnCells {
         int[] rank = new int[nc * nc];
         double[] dist = new double[nc * nc];
         IntStream.range(0, nc).parallel().forEach(a -> {
-            long[] keyed = new long[nc];
             double[] da = new double[nc];
             for (int b = 0; b < nc; b++) {
                 double s = 0;
@@ -156,22 +153,19 @@ final class KnnCells {
                     double diff = (double) cen[a * d + t] - cen[b * d + t];
                     s += diff * diff;
                 }
-                da[b] = a == b ? 0 : Math.sqrt(s);
+                da[b] = a == b ? -1 : Math.sqrt(s); // -1: a first, even before a cell with the same centre
             }
             Integer[] order = new Integer[nc];
             for (int b = 0; b < nc; b++) {
                 order[b] = b;
             }
             Arrays.sort(order, (u, v) -> {
-                if (u == a || v == a) {
-                    return u == a ? (v == a ? 0 : -1) : 1;
-                }
                 int cmp = Double.compare(da[u], da[v]);
                 return cmp != 0 ? cmp : Integer.compare(u, v);
             });
             for (int j = 0; j < nc; j++) {
                 rank[a * nc + j] = order[j];
-                dist[a * nc + j] = da[order[j]];
+                dist[a * nc + j] = Math.max(0, da[order[j]]);
             }
         });
         return new Cells(n, d, nc, perm, start, cen, radius2, rank, dist);
@@ -343,30 +337,14 @@ final class KnnCells {
 
     /** Twin of tsne_knn_cells: the rows of every cell against the rows of its probe cells, merged into the lists. */
     static void scanCpu(Cells cells, float[] xs, Probes pr, int d, int k, float[] listD, int[] listI) {
-        IntStream.range(0, (cells.n + 15) / 16).parallel().forEach(b -> {
-            int end = Math.min(cells.n, (b + 1) * 16);
-            for (int r = b * 16; r < end; r++) {
-                int a = cellOfRow(cells, r);
+        IntStream.range(0, cells.nc).parallel().forEach(a -> {
+            for (int r = cells.start[a]; r < cells.start[a + 1]; r++) {
                 for (int j = pr.probeStart[a]; j < pr.probeStart[a + 1]; j++) {
                     int c = pr.probe[j];
                     scanRow(xs, r, cells.perm[r], cells.perm, cells.start[c], cells.start[c + 1], d, k, listD, listI);
                 }
             }
         });
-    }
-
-    private static int cellOfRow(Cells cells, int r) {
-        int lo = 0;
-        int hi = cells.nc - 1;
-        while (lo < hi) { // the last cell whose start is <= r (empty cells share starts)
-            int mid = (lo + hi + 1) >>> 1;
-            if (cells.start[mid] <= r) {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        return lo;
     }
 
     private static void scanRow(float[] xs, int q, int self, int[] perm, int from, int to, int d, int k,
@@ -387,9 +365,19 @@ final class KnnCells {
 
     // ------------------------------------------------------------------------------------------ GPU
 
+    /** Device bytes per point of the GPU path: its ordered row, its list, its index entries. */
+    private static long bytesPerPoint(int d, int k) {
+        return 4L * d + 8L * k + 16;
+    }
+
+    /** Device bytes of the GPU path that do not grow with the points (probe lists, cell boundaries). */
+    private static long fixedBytes(int nc) {
+        return 4L * nc * (long) nc + (1L << 20);
+    }
+
     /** Device bytes of the GPU path: the ordered points, the lists, the index arrays. */
     static long deviceBytes(int n, int d, int k, int nc) {
-        return 4L * n * d + 8L * n * k + 4L * n * 4 + 4L * nc * (long) nc + (1L << 20);
+        return DeviceMemoryBudget.add(fixedBytes(nc), DeviceMemoryBudget.times(bytesPerPoint(d, k), n));
     }
 
     /**
@@ -397,8 +385,8 @@ final class KnnCells {
      * the device; otherwise the caller runs the brute force, which chunks.
      */
     static boolean fitsDevice(CudaDevice dev, int n, int d, int k) {
-        long need = deviceBytes(n, d, k, cellCount(n));
-        return need <= DeviceMemoryBudget.bytes() && need <= dev.totalMemory() / 10 * 8;
+        return DeviceMemoryBudget.fits(fixedBytes(cellCount(n)), bytesPerPoint(d, k), n,
+                Math.min(DeviceMemoryBudget.bytes(), dev.totalMemory() / 10 * 8));
     }
 
     static KnnGraph exactGpu(CudaDevice dev, float[] x, int n, int d, int k) {
@@ -415,8 +403,7 @@ final class KnnCells {
         float[] xs = ordered(x, cells);
         final int nc = cells.nc;
         final boolean resident = TsneAffinitiesGpu.queryResident(dev, d, k);
-        final int shared = resident ? TsneAffinitiesGpu.knnSharedBytes(k, (d + TsneAffinitiesGpu.KD - 1)
-                / TsneAffinitiesGpu.KD * TsneAffinitiesGpu.KD) : TsneAffinitiesGpu.knnSharedBytes(k);
+        final int shared = TsneAffinitiesGpu.knnSharedBytes(k, d, resident);
         float[] listD = new float[n * k];
         int[] listI = new int[n * k];
         try (GpuStream s = new GpuStream(dev);
@@ -425,17 +412,18 @@ final class KnnCells {
              DeviceBuffer dstart = DeviceBuffer.allocate(dev, 4L * (nc + 1));
              DeviceBuffer dD = DeviceBuffer.allocate(dev, 4L * n * k);
              DeviceBuffer dI = DeviceBuffer.allocate(dev, 4L * n * k)) {
-            cuMemcpyHtoDAsync(dxs.pointer(), Pointer.to(xs), 4L * n * d, s.handle());
-            cuMemcpyHtoDAsync(dperm.pointer(), Pointer.to(cells.perm), 4L * n, s.handle());
-            cuMemcpyHtoDAsync(dstart.pointer(), Pointer.to(cells.start), 4L * (nc + 1), s.handle());
-            KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_knn_fill", gridFor(dev, (long) n * k), 256, 0, dD,
+            TsneAffinitiesGpu.upload(dxs, xs, 0, (long) n * d, s);
+            dperm.upload(cells.perm, s);
+            dstart.upload(cells.start, s);
+            KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_knn_fill", TsneAffinitiesGpu.gridFor(dev,
+                    (long) n * k), 256, 0, dD,
                     dI, (long) n * k);
             Probes r1 = probes > 0 ? round1(cells, k + 1, probes) : round1(cells, round1Points(k), 2);
             scanGpu(dev, s, cells, r1, dxs, dperm, dstart, d, k, resident, shared, dD, dI);
             if (probes == 0) {
                 float[] kth = new float[n];
                 try (DeviceBuffer dk = DeviceBuffer.allocate(dev, 4L * n)) {
-                    KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_knn_kth", gridFor(dev, n), 256, 0, dD, n,
+                    KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_knn_kth", TsneAffinitiesGpu.gridFor(dev, n), 256, 0, dD, n,
                             k, dk);
                     cuMemcpyDtoHAsync(Pointer.to(kth), dk.pointer(), 4L * n, s.handle());
                     s.synchronize("tsne_knn_kth");
@@ -446,14 +434,10 @@ final class KnnCells {
                 scanGpu(dev, s, cells, r2, dxs, dperm, dstart, d, k, resident, shared, dD, dI);
             }
             cuMemcpyDtoHAsync(Pointer.to(listD), dD.pointer(), 4L * n * k, s.handle());
-            cuMemcpyDtoHAsync(Pointer.to(listI), dI.pointer(), 4L * n * k, s.handle());
+            dI.download(listI, n * k, s);
             s.synchronize("tsne_knn_cells");
         }
         return unordered(cells, k, listD, listI);
-    }
-
-    private static int gridFor(CudaDevice dev, long count) {
-        return (int) Math.max(1, Math.min((count + 255) / 256, 65535L * 4));
     }
 
     /**
@@ -503,12 +487,12 @@ final class KnnCells {
              DeviceBuffer dtn = DeviceBuffer.allocate(dev, 4L * tiles);
              DeviceBuffer dps = DeviceBuffer.allocate(dev, 4L * (nc + 1));
              DeviceBuffer dpr = DeviceBuffer.allocate(dev, 4L * Math.max(1, pr.probe.length))) {
-            cuMemcpyHtoDAsync(dtc.pointer(), Pointer.to(tileCell), 4L * tiles, s.handle());
-            cuMemcpyHtoDAsync(dts.pointer(), Pointer.to(tileStart), 4L * tiles, s.handle());
-            cuMemcpyHtoDAsync(dtn.pointer(), Pointer.to(tileCount), 4L * tiles, s.handle());
-            cuMemcpyHtoDAsync(dps.pointer(), Pointer.to(pr.probeStart), 4L * (nc + 1), s.handle());
+            dtc.upload(tileCell, s);
+            dts.upload(tileStart, s);
+            dtn.upload(tileCount, s);
+            dps.upload(pr.probeStart, s);
             if (pr.probe.length > 0) {
-                cuMemcpyHtoDAsync(dpr.pointer(), Pointer.to(pr.probe), 4L * pr.probe.length, s.handle());
+                dpr.upload(pr.probe, s);
             }
             KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_knn_cells", tiles, TsneAffinitiesGpu.KNN_THREADS,
                     shared, dxs, dperm, dstart, dtc, dts, dtn, dps, dpr, d, k, resident ? 1 : 0, dD, dI);

@@ -56,6 +56,11 @@ final class TsneAffinitiesGpu {
         return 4L * AFF_THREADS * k;
     }
 
+    /** The exact kNN kernels' dynamic shared memory: the query tile resident (all d) or staged per KD dimensions. */
+    static int knnSharedBytes(int k, int d, boolean resident) {
+        return resident ? knnSharedBytes(k, (d + KD - 1) / KD * KD) : knnSharedBytes(k);
+    }
+
     /** Whether the whole query tile (d rounded up to KD) fits in shared memory next to the rest. */
     static boolean queryResident(CudaDevice dev, int d, int k) {
         int qDims = (d + KD - 1) / KD * KD;
@@ -67,7 +72,7 @@ final class TsneAffinitiesGpu {
                 && affSharedBytes(k) <= dev.maxSharedMemoryOptin();
     }
 
-    private static void upload(DeviceBuffer dst, float[] src, long from, long count, GpuStream s) {
+    static void upload(DeviceBuffer dst, float[] src, long from, long count, GpuStream s) {
         cuMemcpyHtoDAsync(dst.pointer(), Pointer.to(src).withByteOffset(from * Sizeof.FLOAT), count * Sizeof.FLOAT,
                 s.handle());
     }
@@ -100,7 +105,7 @@ final class TsneAffinitiesGpu {
             return new KnnGraph(n, queryOffset, nq, k, index, dist2);
         }
         final boolean resident = queryResident(dev, d, k);
-        final int shared = resident ? knnSharedBytes(k, (d + KD - 1) / KD * KD) : knnSharedBytes(k);
+        final int shared = knnSharedBytes(k, d, resident);
         long qRowBytes = 4L * d + 8L * k;
         int qChunk = (int) Math.max(KQ, Math.min(nq, chunkBytes / qRowBytes / KQ * KQ));
         qChunk = Math.min(qChunk, nq);
@@ -334,7 +339,7 @@ final class TsneAffinitiesGpu {
     }
 
     /** Grid of a grid-stride kernel of 256 threads over count items. */
-    private static int gridFor(CudaDevice dev, long count) {
+    static int gridFor(CudaDevice dev, long count) {
         return (int) Math.max(1, Math.min(dev.multiprocessors() * 16L, (count + 255) / 256));
     }
 
