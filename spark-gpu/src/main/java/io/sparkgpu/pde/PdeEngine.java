@@ -59,13 +59,24 @@ public final class PdeEngine {
      * shared memory (pde_thomas_batch_shared; n up to {@link #thomasSharedMaxUnknowns}). Same bits.
      */
     public static double[] thomasBatch(CudaDevice dev, int S, int n, double[][] sys, boolean shared) {
+        return solveOnce(dev, S, n, sys, "batched Thomas", (st, b) -> launchThomas(st, S, n, b, shared));
+    }
+
+    /** One solver launch on {a, b, c, d} in b[0..3] (the solution into d, b[3]). */
+    @FunctionalInterface
+    private interface Solve {
+        void launch(GpuStream st, DeviceBuffer[] b);
+    }
+
+    /** Uploads {@code sys}, runs {@code solve} once and downloads d (the solutions). */
+    private static double[] solveOnce(CudaDevice dev, int S, int n, double[][] sys, String what, Solve solve) {
         try (GpuStream st = new GpuStream(dev)) {
             DeviceBuffer[] b = upload(dev, st, sys, 0);
             try {
-                launchThomas(st, S, n, b, shared);
+                solve.launch(st, b);
                 double[] x = new double[S * n];
                 b[3].download(x, x.length, st);
-                st.synchronize("batched Thomas " + S + " x " + n);
+                st.synchronize(what + " " + S + " x " + n);
                 return x;
             } finally {
                 FhnGpu.closeAll(b);
@@ -96,6 +107,8 @@ public final class PdeEngine {
                 THOMAS_SHARED_THREADS, 16 * n * THOMAS_SHARED_THREADS, S, n, b[0], b[1], b[2], b[3]);
     }
 
+    // ------------------------------------------------------------------ cyclic reduction, timing
+
     /** Cyclic reduction of S systems stored system-major: the solutions, same layout. */
     public static double[] cyclicReduction(CudaDevice dev, int S, int n, double[][] sys) {
         try (GpuStream st = new GpuStream(dev)) {
@@ -119,22 +132,24 @@ public final class PdeEngine {
 
     /** {@link #thomasBatchMillis(CudaDevice, int, int, int)}, optionally of the shared-memory variant. */
     public static double[] thomasBatchMillis(CudaDevice dev, int S, int n, int reps, boolean shared) {
-        double[][] sys = randomSystems(S, n, 1);
-        return timeSolve(dev, S, n, sys, reps, shared ? SOLVE_THOMAS_SHARED : SOLVE_THOMAS);
+        return timeSolve(dev, S, n, randomSystems(S, n, 1), reps, "timed batched Thomas",
+                (st, b) -> launchThomas(st, S, n, b, shared));
     }
-
-    private static final int SOLVE_THOMAS = 0;
-    private static final int SOLVE_THOMAS_SHARED = 1;
-    private static final int SOLVE_CR = 2;
 
     /** Milliseconds of each of {@code reps} cyclic reductions of S systems of n unknowns. */
     public static double[] cyclicReductionMillis(CudaDevice dev, int S, int n, int reps) {
-        double[][] sys = randomSystems(S, n, 2);
-        return timeSolve(dev, S, n, sys, reps, SOLVE_CR);
+        return timeSolve(dev, S, n, randomSystems(S, n, 2), reps, "timed cyclic reduction",
+                (st, b) -> FhnGpu.crSolve(st, new FhnGpu.CrSystems(b[0], b[1], b[2], b[3], b[4], S, n),
+                        new Pointer()));
     }
 
-    private static double[] timeSolve(CudaDevice dev, int S, int n, double[][] sys, int reps, int solver) {
-        boolean thomas = solver != SOLVE_CR;
+    /**
+     * Milliseconds of each of {@code reps} runs of {@code solve} (CUDA events around the launches alone) on the
+     * device copy of {@code sys} in b[0..3] (b[4]: an output buffer of the same size), restored from a pristine
+     * device copy before each run, outside the interval.
+     */
+    private static double[] timeSolve(CudaDevice dev, int S, int n, double[][] sys, int reps, String what,
+                                      Solve solve) {
         double[] ms = new double[reps];
         long bytes = 8L * S * n;
         try (GpuStream st = new GpuStream(dev); KernelTimer t = new KernelTimer(dev)) {
@@ -148,13 +163,9 @@ public final class PdeEngine {
                         b[q].copyFrom(b[5 + q], bytes, st);
                     }
                     t.start(st);
-                    if (thomas) {
-                        launchThomas(st, S, n, b, solver == SOLVE_THOMAS_SHARED);
-                    } else {
-                        FhnGpu.crSolve(st, new FhnGpu.CrSystems(b[0], b[1], b[2], b[3], b[4], S, n), new Pointer());
-                    }
+                    solve.launch(st, b);
                     t.stop(st);
-                    st.synchronize(thomas ? "timed batched Thomas" : "timed cyclic reduction");
+                    st.synchronize(what + " " + S + " x " + n);
                     ms[r] = t.millis();
                 }
             } finally {
