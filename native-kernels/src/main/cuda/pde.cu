@@ -1135,6 +1135,187 @@ extern "C" __global__ void pde_thomas_batch_shared(int S, int n, const double* _
     }
 }
 
+/* ------------------------------------------------------------------------------------ partitioned batched solver */
+
+/*
+ * pde_tridiag_partition_R<R>: the batched tridiagonal solve of pde_thomas_batch (same interleaved layout, row i of
+ * system j at i S + j; a, b, c read, d replaced by the solution) with a, b, c left untouched and every row read
+ * once and written once (5 doubles of traffic per unknown), the elimination spread over the threads of a system.
+ * A Thomas/PCR hybrid ("partition method"), FhnCpu.partitionInterleaved's arithmetic operation for operation:
+ *
+ *  - System j is cut into K = ceil(n / R) chunks of R consecutive rows; chunk k (rows kR .. kR + R - 1) belongs to
+ *    one thread, which keeps its R rows in registers. Rows past n are identity rows (a = c = 0, b = 1, d = 0,
+ *    never loaded nor stored), a[0] and c[n - 1] count as 0 (as in Thomas, which never reads them).
+ *  - Block: SB systems (a power of two, 4..32) x K chunks, 1-D, thread t = k SB + s: the lanes of a warp are SB
+ *    consecutive systems at 32 / SB consecutive chunks, so each row access of a warp is 32 / SB coalesced segments
+ *    of 8 SB bytes (one 256-byte access for SB = 32). The host picks SB (PdeEngine.partitionPlan).
+ *  - Local elimination (the "modified Thomas" of Laszlo, Giles and Appleyard 2016): a down sweep then an up sweep
+ *    write every row of the chunk as alpha_r x_first + x_r + gamma_r x_last = delta_r (first and last: rows 0 and
+ *    R - 1 of the chunk), row 0 as alpha x_(last of chunk k-1) + x_first + gamma x_last = delta and row R - 1 as
+ *    alpha x_first + x_last + gamma x_(first of chunk k+1) = delta: one reciprocal per row, no pivoting.
+ *  - The chunks' last unknowns form a tridiagonal system of K rows with unit diagonal (the row R - 1 of chunk k
+ *    with the first unknowns of chunks k and k+1 eliminated by their rows 0; chunk k+1's row 0 through shared
+ *    memory), solved by parallel cyclic reduction in shared memory: ceil(log2 K) steps, one row per thread, double
+ *    buffered (one barrier per step); a neighbour outside [0, K) is the zero row (0, 0, 0).
+ *  - Then x_first from row 0 (with the last unknown of chunk k-1, from shared memory), the interior rows from their
+ *    alpha, gamma, delta in registers, and the chunk's rows written back (coalesced).
+ *
+ * Like Thomas it needs a non-singular elimination without pivoting: diagonal dominance (|b| > |a| + |c| on every
+ * row) suffices; the reduced systems of a diagonally dominant system are diagonally dominant. R >= 3 (the sweeps
+ * need a first, an interior and a last row). Dynamic shared memory: 48 SB K bytes (two buffers of 3 doubles per
+ * thread). Every + - * / is written out in the twin's order (the module has no FMA contraction).
+ */
+template <int R>
+__device__ __forceinline__ void tridiag_partition(int S, int n, int SB, const double* __restrict__ a,
+                                                  const double* __restrict__ b, const double* __restrict__ c,
+                                                  double* __restrict__ d) {
+    extern __shared__ double psm[];
+    const int T = blockDim.x;
+    const int t = threadIdx.x;
+    const int K = T / SB;
+    const int k = t / SB;
+    const i64 j = (i64) blockIdx.x * SB + (t - k * SB);
+    const bool live = j < S;
+    const i64 St = S;
+    double A[R];
+    double B[R];
+    double C[R];
+    double D[R];
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        const int g = k * R + r;
+        A[r] = 0.0;
+        B[r] = 1.0;
+        C[r] = 0.0;
+        D[r] = 0.0;
+        if (live && g < n) {
+            const i64 e = (i64) g * St + j;
+            if (g > 0) {
+                A[r] = a[e];
+            }
+            B[r] = b[e];
+            if (g < n - 1) {
+                C[r] = c[e];
+            }
+            D[r] = d[e];
+        }
+    }
+    // down sweep: rows 0 and 1 normalised, row r >= 2 rewritten on x_first, x_r, x_(r+1)
+#pragma unroll
+    for (int r = 0; r < 2; r++) {
+        const double q = 1.0 / B[r];
+        D[r] = D[r] * q;
+        A[r] = A[r] * q;
+        C[r] = C[r] * q;
+    }
+#pragma unroll
+    for (int r = 2; r < R; r++) {
+        const double q = 1.0 / (B[r] - A[r] * C[r - 1]);
+        D[r] = (D[r] - A[r] * D[r - 1]) * q;
+        A[r] = -((A[r] * A[r - 1]) * q);
+        C[r] = C[r] * q;
+    }
+    // up sweep: interior rows on x_first and x_last, row 0 on x_(last of chunk k-1) and x_last
+#pragma unroll
+    for (int r = R - 3; r >= 1; r--) {
+        D[r] = D[r] - C[r] * D[r + 1];
+        A[r] = A[r] - C[r] * A[r + 1];
+        C[r] = -(C[r] * C[r + 1]);
+    }
+    {
+        const double q = 1.0 / (1.0 - C[0] * A[1]);
+        D[0] = (D[0] - C[0] * D[1]) * q;
+        A[0] = A[0] * q;
+        C[0] = -((C[0] * C[1]) * q);
+    }
+    // shared memory: buffer p, field f (0 a, 1 c, 2 d) of thread t at psm[(3 p + f) T + t]
+    double* const b0 = psm;
+    b0[t] = A[0];
+    b0[T + t] = C[0];
+    b0[2 * T + t] = D[0];
+    __syncthreads();
+    double na = 0.0;
+    double nc = 0.0;
+    double nd = 0.0;
+    if (k + 1 < K) {
+        na = b0[t + SB];
+        nc = b0[T + t + SB];
+        nd = b0[2 * T + t + SB];
+    }
+    // row R - 1 with x_first (own row 0) and x_(first of chunk k+1) (its row 0) eliminated
+    double ea;
+    double ec;
+    double ed;
+    {
+        const double q = 1.0 / ((1.0 - A[R - 1] * C[0]) - C[R - 1] * na);
+        ea = -((A[R - 1] * A[0]) * q);
+        ec = -((C[R - 1] * nc) * q);
+        ed = ((D[R - 1] - A[R - 1] * D[0]) - C[R - 1] * nd) * q;
+    }
+    // parallel cyclic reduction of the K last unknowns (unit diagonal throughout)
+    int p = 1;
+    for (int s = 1; s < K; s <<= 1) {
+        double* const bp = psm + 3 * p * T;
+        bp[t] = ea;
+        bp[T + t] = ec;
+        bp[2 * T + t] = ed;
+        __syncthreads();
+        double am = 0.0;
+        double cm = 0.0;
+        double dm = 0.0;
+        double ap = 0.0;
+        double cp = 0.0;
+        double dp = 0.0;
+        if (k - s >= 0) {
+            const int u = t - s * SB;
+            am = bp[u];
+            cm = bp[T + u];
+            dm = bp[2 * T + u];
+        }
+        if (k + s < K) {
+            const int u = t + s * SB;
+            ap = bp[u];
+            cp = bp[T + u];
+            dp = bp[2 * T + u];
+        }
+        const double q = 1.0 / ((1.0 - ea * cm) - ec * ap);
+        const double ta = -((ea * am) * q);
+        const double tc = -((ec * cp) * q);
+        ed = ((ed - ea * dm) - ec * dp) * q;
+        ea = ta;
+        ec = tc;
+        p ^= 1;
+    }
+    const double xl = ed;
+    double* const bl = psm + 3 * p * T + 2 * T;
+    bl[t] = xl;
+    __syncthreads();
+    const double xprev = k > 0 ? bl[t - SB] : 0.0;
+    const double xf = (D[0] - A[0] * xprev) - C[0] * xl;
+    if (live) {
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            const int g = k * R + r;
+            if (g < n) {
+                const double x = r == 0 ? xf : (r == R - 1 ? xl : (D[r] - A[r] * xf) - C[r] * xl);
+                d[(i64) g * St + j] = x;
+            }
+        }
+    }
+}
+
+/* Register budgets: R = 4 at up to 1024 threads a block (64 registers), R = 8 at 512 (128), R = 16 at 256 (255);
+ * PdeEngine.PARTITION_MAX_THREADS mirrors them. */
+#define PDE_PARTITION_KERNEL(R, MAXT)                                                                                 \
+    extern "C" __global__ void __launch_bounds__(MAXT)                                                                \
+    pde_tridiag_partition_R##R(int S, int n, int SB, const double* __restrict__ a, const double* __restrict__ b,      \
+                               const double* __restrict__ c, double* __restrict__ d) {                                \
+        tridiag_partition<R>(S, n, SB, a, b, c, d);                                                                   \
+    }
+PDE_PARTITION_KERNEL(4, 1024)
+PDE_PARTITION_KERNEL(8, 512)
+PDE_PARTITION_KERNEL(16, 256)
+
 /* ------------------------------------------------------------------------------------ 2-D ADI (Fhn2d) */
 
 extern "C" __global__ void pde_adi_rhs_rows(int nx, int ny, const double* __restrict__ v,

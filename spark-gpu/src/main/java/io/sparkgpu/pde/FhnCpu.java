@@ -568,6 +568,134 @@ final class FhnCpu {
         }
     }
 
+    /**
+     * The partitioned batched solver (pde.cu's pde_tridiag_partition_R&lt;r&gt;, its twin operation for operation) on
+     * the interleaved layout of {@link #thomasInterleaved}: d receives the solutions, a, b and c are not written.
+     * Each system is cut into K = ceil(n / r) chunks of r rows (rows past n: identity rows a = c = 0, b = 1, d = 0;
+     * a[0] and c[n - 1] count as 0). Per chunk, a down and an up sweep (the "modified Thomas") write each row through
+     * the chunk's first and last unknowns; the chunks' last unknowns form a K-row tridiagonal system with unit
+     * diagonal, solved by parallel cyclic reduction (ceil(log2 K) steps, a neighbour outside [0, K) the zero row);
+     * then the first and interior unknowns of every chunk follow. Without pivoting, like Thomas: diagonal dominance
+     * suffices. r >= 3 (the kernels: 4, 8, 16); n >= 1.
+     */
+    public static void partitionInterleaved(int systems, int n, int r, double[] a, double[] b, double[] c,
+                                            double[] d) {
+        if (r < 3 || n < 1) {
+            throw new IllegalArgumentException("partitioned solver: need r >= 3 and n >= 1, got r = " + r
+                    + ", n = " + n);
+        }
+        int chunks = (n + r - 1) / r;
+        int rows = chunks * r;
+        double[] ra = new double[rows];
+        double[] rb = new double[rows];
+        double[] rc = new double[rows];
+        double[] rd = new double[rows];
+        // the reduced rows, double buffered like the kernel's shared memory
+        double[][] ea = new double[2][chunks];
+        double[][] ec = new double[2][chunks];
+        double[][] ed = new double[2][chunks];
+        for (int j = 0; j < systems; j++) {
+            for (int g = 0; g < rows; g++) {
+                int e = g * systems + j;
+                boolean real = g < n;
+                ra[g] = real && g > 0 ? a[e] : 0.0;
+                rb[g] = real ? b[e] : 1.0;
+                rc[g] = real && g < n - 1 ? c[e] : 0.0;
+                rd[g] = real ? d[e] : 0.0;
+            }
+            for (int k = 0; k < chunks; k++) {
+                partitionSweeps(k * r, r, ra, rb, rc, rd);
+            }
+            // row r - 1 of chunk k with its own row 0 and chunk k+1's row 0 eliminated
+            for (int k = 0; k < chunks; k++) {
+                int f = k * r;
+                int l = f + r - 1;
+                double na = 0.0;
+                double nc = 0.0;
+                double nd = 0.0;
+                if (k + 1 < chunks) {
+                    na = ra[f + r];
+                    nc = rc[f + r];
+                    nd = rd[f + r];
+                }
+                double q = 1.0 / ((1.0 - ra[l] * rc[f]) - rc[l] * na);
+                ea[0][k] = -((ra[l] * ra[f]) * q);
+                ec[0][k] = -((rc[l] * nc) * q);
+                ed[0][k] = ((rd[l] - ra[l] * rd[f]) - rc[l] * nd) * q;
+            }
+            int p = 0;
+            for (int s = 1; s < chunks; s <<= 1) {
+                double[] oa = ea[p];
+                double[] oc = ec[p];
+                double[] od = ed[p];
+                for (int k = 0; k < chunks; k++) {
+                    double am = 0.0;
+                    double cm = 0.0;
+                    double dm = 0.0;
+                    double ap = 0.0;
+                    double cp = 0.0;
+                    double dp = 0.0;
+                    if (k - s >= 0) {
+                        am = oa[k - s];
+                        cm = oc[k - s];
+                        dm = od[k - s];
+                    }
+                    if (k + s < chunks) {
+                        ap = oa[k + s];
+                        cp = oc[k + s];
+                        dp = od[k + s];
+                    }
+                    double q = 1.0 / ((1.0 - oa[k] * cm) - oc[k] * ap);
+                    ea[1 - p][k] = -((oa[k] * am) * q);
+                    ec[1 - p][k] = -((oc[k] * cp) * q);
+                    ed[1 - p][k] = ((od[k] - oa[k] * dm) - oc[k] * dp) * q;
+                }
+                p = 1 - p;
+            }
+            double[] xl = ed[p];
+            for (int k = 0; k < chunks; k++) {
+                int f = k * r;
+                double xprev = k > 0 ? xl[k - 1] : 0.0;
+                double xf = (rd[f] - ra[f] * xprev) - rc[f] * xl[k];
+                for (int i = 0; i < r && f + i < n; i++) {
+                    int g = f + i;
+                    double x = i == 0 ? xf : (i == r - 1 ? xl[k] : (rd[g] - ra[g] * xf) - rc[g] * xl[k]);
+                    d[g * systems + j] = x;
+                }
+            }
+        }
+    }
+
+    /**
+     * The chunk [f, f + r) of {@link #partitionInterleaved}: the down sweep (rows 0 and 1 normalised, row i >= 2 on
+     * x_first, x_i, x_(i+1)), then the up sweep (interior rows on x_first and x_last, row 0 on the previous chunk's
+     * last unknown and x_last), in place: afterwards row i reads a[i] x_first + x_i + c[i] x_last = d[i] (row 0:
+     * a[0] x_(f-1), row r - 1: c x_(f+r)).
+     */
+    static void partitionSweeps(int f, int r, double[] a, double[] b, double[] c, double[] d) {
+        for (int i = f; i < f + 2; i++) {
+            double q = 1.0 / b[i];
+            d[i] = d[i] * q;
+            a[i] = a[i] * q;
+            c[i] = c[i] * q;
+        }
+        for (int i = f + 2; i < f + r; i++) {
+            double q = 1.0 / (b[i] - a[i] * c[i - 1]);
+            d[i] = (d[i] - a[i] * d[i - 1]) * q;
+            a[i] = -((a[i] * a[i - 1]) * q);
+            c[i] = c[i] * q;
+        }
+        for (int i = f + r - 3; i >= f + 1; i--) {
+            d[i] = d[i] - c[i] * d[i + 1];
+            a[i] = a[i] - c[i] * a[i + 1];
+            c[i] = -(c[i] * c[i + 1]);
+        }
+        double q = 1.0 / (1.0 - c[f] * a[f + 1]);
+        d[f] = (d[f] - c[f] * d[f + 1]) * q;
+        a[f] = a[f] * q;
+        c[f] = -((c[f] * c[f + 1]) * q);
+    }
+
     /** Batched cyclic reduction, system-major (system j at [j n, (j + 1) n)); x receives the solutions. */
     public static void cyclicReductionBatch(int systems, int n, double[] a, double[] b, double[] c, double[] d,
                                             double[] x) {

@@ -13,7 +13,18 @@ import jcuda.Pointer;
  * FitzHugh-Nagumo runs of arrays on one twin without Spark (the CPU twin {@code FhnCpu}, the 2-D ADI on either twin;
  * the dispatcher {@link FhnStep} with its fallback is the public library call), the batched tridiagonal solvers on
  * their own, and kernel-only timings (CUDA events, data resident on the device, no transfer inside the interval) of
- * the explicit step, the batched Thomas, cyclic reduction and a plain copy (the bandwidth reference of the same run).
+ * the explicit step, the batched Thomas, the partitioned batched solver, cyclic reduction and a plain copy (the
+ * bandwidth reference of the same run).
+ *
+ * <p><b>Batched tridiagonal solvers</b> (interleaved layout: row i of system j at i S + j). The batched Thomas
+ * ({@link #thomasBatch}) is one thread per system: one division chain per system, and c', d' written to memory and
+ * read back (9 doubles of traffic per unknown where 5 count). The partitioned solver ({@link #tridiagPartition},
+ * kernels {@code pde_tridiag_partition_R4/_R8/_R16}, twin {@code FhnCpu.partitionInterleaved}) cuts each system into
+ * chunks of R rows, one thread per chunk with its rows in registers: a local elimination per chunk, the chunks'
+ * interface unknowns by parallel cyclic reduction in shared memory, then every row back; a, b and c are only read
+ * and d receives the solution, so each unknown costs 5 doubles of traffic. n up to
+ * {@link #PARTITION_MAX_UNKNOWNS}. Both need a non-singular elimination without pivoting (diagonal dominance
+ * suffices, as in {@link #randomSystems}).
  */
 public final class PdeEngine {
     private PdeEngine() {
@@ -105,6 +116,117 @@ public final class PdeEngine {
         }
         KernelLauncher.launch(st, FhnGpu.MODULE, "pde_thomas_batch_shared", FhnGpu.grid(S, THOMAS_SHARED_THREADS),
                 THOMAS_SHARED_THREADS, 16 * n * THOMAS_SHARED_THREADS, S, n, b[0], b[1], b[2], b[3]);
+    }
+
+    // ------------------------------------------------------------------ partitioned batched solver
+
+    /** The chunk sizes R with a kernel (pde_tridiag_partition_R&lt;R&gt;). */
+    public static final int[] PARTITION_R = {4, 8, 16};
+
+    /**
+     * The largest n the partitioned solver takes, for every R: a block holds at least 4 systems (a warp's row access
+     * stays in segments of 32 bytes or more) of K = ceil(n / R) chunk threads each, within the kernel's thread
+     * budget (its registers: {@link #partitionMaxThreads}), so K &lt;= that budget / 4: 256 x 4, 128 x 8, 64 x 16.
+     */
+    public static final int PARTITION_MAX_UNKNOWNS = 1024;
+
+    /**
+     * Threads a block of pde_tridiag_partition_R&lt;r&gt; may have: its __launch_bounds__ in pde.cu, set by the R rows
+     * it keeps in registers (ptxas, sm_90: R4 58 registers, R8 94, R16 172, no spills).
+     */
+    static int partitionMaxThreads(int r) {
+        switch (r) {
+            case 4:
+                return 1024;
+            case 8:
+                return 512;
+            case 16:
+                return 256;
+            default:
+                throw new IllegalArgumentException("the partitioned tridiagonal solver has kernels for R = 4, 8 and 16, "
+                        + "got R = " + r);
+        }
+    }
+
+    /**
+     * The automatic chunk size for systems of n unknowns: R = 4 up to n = 128, 8 up to 256, 16 beyond (up to
+     * {@link #PARTITION_MAX_UNKNOWNS}). Why: the smallest R that keeps the reduced system at K = ceil(n / R) &lt;= 32
+     * rows (at most 5 PCR steps, each a barrier and a division per thread; beyond n = 512, 64 rows and 6 steps).
+     * Within that, a smaller R is better: fewer registers per thread (58 for R = 4 against 94 and 172), so more
+     * threads, more bytes in flight per SM and more independent blocks to overlap one block's barrier phase with
+     * another's loads; the PCR's extra arithmetic per unknown ((1 + log2 K) / R row updates, 1.5 at n = 128, R = 4)
+     * is far below the fp64 rate a memory-bound solve leaves idle. Not measured yet: {@code bench fhn --tridiag-r}
+     * times every R against this choice.
+     */
+    public static int partitionR(int n) {
+        checkPartitionUnknowns(n);
+        return n <= 128 ? 4 : n <= 256 ? 8 : 16;
+    }
+
+    private static void checkPartitionUnknowns(int n) {
+        if (n < 1 || n > PARTITION_MAX_UNKNOWNS) {
+            throw new IllegalArgumentException("the partitioned tridiagonal solver takes 1 <= n <= "
+                    + PARTITION_MAX_UNKNOWNS + " unknowns per system (at least 4 systems of ceil(n / R) chunk threads "
+                    + "a block), got n = " + n);
+        }
+    }
+
+    /** Threads a block should have for chunk size r: enough blocks per SM to overlap their barrier phases. */
+    private static int partitionTargetThreads(int r) {
+        return r == 4 ? 256 : 128;
+    }
+
+    /**
+     * The launch of the partitioned solver for S systems of n unknowns with chunk size r (0: {@link #partitionR}):
+     * {r, K chunks, SB systems per block, block threads SB K, grid blocks, dynamic shared bytes 48 SB K}. SB is the
+     * largest power of two in [4, 32] with SB K within {@link #partitionTargetThreads} (4 when even that exceeds
+     * it; 4 K is within the kernel's budget by the check on n).
+     */
+    public static int[] partitionPlan(int S, int n, int r) {
+        checkPartitionUnknowns(n);
+        if (S < 1) {
+            throw new IllegalArgumentException("the partitioned tridiagonal solver needs S >= 1 systems, got " + S);
+        }
+        int rr = r == 0 ? partitionR(n) : r;
+        int maxT = partitionMaxThreads(rr);
+        int k = (n + rr - 1) / rr;
+        if (4 * k > maxT) {
+            throw new IllegalArgumentException("the partitioned tridiagonal solver with R = " + rr + " takes n <= "
+                    + maxT / 4 * rr + " unknowns per system (" + maxT + " threads a block), got n = " + n);
+        }
+        int sb = 4;
+        while (sb < 32 && 2 * sb * k <= partitionTargetThreads(rr)) {
+            sb *= 2;
+        }
+        int threads = sb * k;
+        long grid = ((long) S + sb - 1) / sb;
+        return new int[] {rr, k, sb, threads, (int) grid, 48 * threads};
+    }
+
+    /**
+     * The partitioned batched solver of S systems of n unknowns, interleaved layout (element i of system j at i S + j,
+     * {@code sys} = {a, b, c, d} as {@link #randomSystems}); chunk size r in {@link #PARTITION_R}, 0 for
+     * {@link #partitionR}. The solutions, same layout; the bits of {@code FhnCpu.partitionInterleaved(S, n, R, ...)}.
+     */
+    public static double[] tridiagPartition(CudaDevice dev, int S, int n, double[][] sys, int r) {
+        int[] plan = partitionPlan(S, n, r);
+        return solveOnce(dev, S, n, sys, "partitioned tridiagonal (R = " + plan[0] + ")",
+                (st, b) -> launchPartition(st, S, n, plan, b));
+    }
+
+    private static void launchPartition(GpuStream st, int S, int n, int[] plan, DeviceBuffer[] b) {
+        KernelLauncher.launch(st, FhnGpu.MODULE, "pde_tridiag_partition_R" + plan[0], plan[4], plan[3], plan[5], S, n,
+                plan[2], b[0], b[1], b[2], b[3]);
+    }
+
+    /**
+     * Milliseconds of each of {@code reps} partitioned solves of S random systems of n unknowns with chunk size r
+     * (0: {@link #partitionR}); same systems and timing as {@link #thomasBatchMillis(CudaDevice, int, int, int)}.
+     */
+    public static double[] tridiagPartitionMillis(CudaDevice dev, int S, int n, int reps, int r) {
+        int[] plan = partitionPlan(S, n, r);
+        return timeSolve(dev, S, n, randomSystems(S, n, 1), reps, "timed partitioned tridiagonal",
+                (st, b) -> launchPartition(st, S, n, plan, b));
     }
 
     // ------------------------------------------------------------------ cyclic reduction, timing

@@ -1,0 +1,191 @@
+package io.sparkgpu.pde;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The partitioned batched tridiagonal solver's CPU twin ({@link FhnCpu#partitionInterleaved}, the bits of
+ * pde_tridiag_partition_R&lt;R&gt;): against the batched Thomas to 1e-12 (relative, max norm) with a tiny residual, for
+ * every kernel's R and n a multiple of R, not a multiple, below R, 2 and 1; a, b, c untouched; a system's bits do not
+ * depend on the batch around it; the residual check catches a wrong solution; and the launch plan's rules.
+ */
+class TridiagPartitionTest {
+
+    /** max |x - y| / max |y|. */
+    static double relDiff(double[] x, double[] y) {
+        double num = 0;
+        double den = 0;
+        for (int i = 0; i < y.length; i++) {
+            num = Math.max(num, Math.abs(x[i] - y[i]));
+            den = Math.max(den, Math.abs(y[i]));
+        }
+        return num / den;
+    }
+
+    /**
+     * max over rows of |a x_(i-1) + b x_i + c x_(i+1) - d| / max |d| on the interleaved layout (a[0] and c[n - 1]
+     * not part of the system), each row summed in plain double arithmetic.
+     */
+    static double residual(int S, int n, double[][] sys, double[] x) {
+        double worst = 0;
+        double dmax = 0;
+        for (int j = 0; j < S; j++) {
+            for (int i = 0; i < n; i++) {
+                int e = i * S + j;
+                double r = sys[1][e] * x[e] - sys[3][e];
+                if (i > 0) {
+                    r += sys[0][e] * x[e - S];
+                }
+                if (i < n - 1) {
+                    r += sys[2][e] * x[e + S];
+                }
+                worst = Math.max(worst, Math.abs(r));
+                dmax = Math.max(dmax, Math.abs(sys[3][e]));
+            }
+        }
+        return worst / dmax;
+    }
+
+    static double[] thomas(int S, int n, double[][] sys) {
+        double[] d = sys[3].clone();
+        FhnCpu.thomasInterleaved(S, n, sys[0].clone(), sys[1].clone(), sys[2].clone(), d);
+        return d;
+    }
+
+    static double[] partition(int S, int n, int r, double[][] sys) {
+        double[] a = sys[0].clone();
+        double[] b = sys[1].clone();
+        double[] c = sys[2].clone();
+        double[] d = sys[3].clone();
+        FhnCpu.partitionInterleaved(S, n, r, a, b, c, d);
+        assertArrayEquals(sys[0], a, "a untouched");
+        assertArrayEquals(sys[1], b, "b untouched");
+        assertArrayEquals(sys[2], c, "c untouched");
+        return d;
+    }
+
+    @Test
+    void agreesWithThomasTo1e12WithATinyResidual() {
+        Random rnd = new Random(17);
+        int[] ns = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 100, 127, 128, 129, 255, 256, 300, 512,
+            777, 1000, 1024};
+        for (int r : PdeEngine.PARTITION_R) {
+            for (int n : ns) {
+                int S = 1 + rnd.nextInt(40);
+                double[][] sys = PdeEngine.randomSystems(S, n, rnd.nextLong());
+                double[] ref = thomas(S, n, sys);
+                double[] x = partition(S, n, r, sys);
+                String what = "S=" + S + " n=" + n + " R=" + r;
+                double diff = relDiff(x, ref);
+                assertTrue(diff <= 1e-12, what + ": relative difference to Thomas " + diff);
+                double res = residual(S, n, sys, x);
+                assertTrue(res <= 1e-14, what + ": relative residual " + res);
+            }
+        }
+    }
+
+    @Test
+    void theBenchmarksShapeAndAnOddBatch() {
+        for (int[] sh : new int[][] {{1000, 128}, {333, 129}, {65, 1000}}) {
+            int S = sh[0];
+            int n = sh[1];
+            double[][] sys = PdeEngine.randomSystems(S, n, 1);
+            double[] ref = thomas(S, n, sys);
+            int r = PdeEngine.partitionR(n);
+            double[] x = partition(S, n, r, sys);
+            assertTrue(relDiff(x, ref) <= 1e-12, S + "x" + n + " R=" + r + ": " + relDiff(x, ref));
+            assertTrue(residual(S, n, sys, x) <= 1e-14, S + "x" + n + " R=" + r);
+        }
+    }
+
+    /** Each system's bits are its own: solved alone (S = 1) it gives the same bits as inside a batch. */
+    @Test
+    void aSystemsBitsDoNotDependOnItsBatch() {
+        int S = 37;
+        int n = 101;
+        double[][] sys = PdeEngine.randomSystems(S, n, 4);
+        for (int r : PdeEngine.PARTITION_R) {
+            double[] x = partition(S, n, r, sys);
+            for (int j : new int[] {0, 17, 36}) {
+                double[][] one = new double[4][n];
+                for (int q = 0; q < 4; q++) {
+                    for (int i = 0; i < n; i++) {
+                        one[q][i] = sys[q][i * S + j];
+                    }
+                }
+                double[] y = partition(1, n, r, one);
+                for (int i = 0; i < n; i++) {
+                    assertEquals(Double.doubleToLongBits(y[i]), Double.doubleToLongBits(x[i * S + j]),
+                            "R=" + r + " system " + j + " row " + i);
+                }
+            }
+        }
+    }
+
+    /** The checks have teeth: a solution off by 1e-9 in one row fails both the residual and the 1e-12 agreement. */
+    @Test
+    void aWrongSolutionFailsTheChecks() {
+        int S = 5;
+        int n = 64;
+        double[][] sys = PdeEngine.randomSystems(S, n, 8);
+        double[] ref = thomas(S, n, sys);
+        double[] x = partition(S, n, 8, sys);
+        x[33 * S + 2] += 1e-9;
+        assertTrue(residual(S, n, sys, x) > 1e-12);
+        assertTrue(relDiff(x, ref) > 1e-12);
+        // and the coupling across chunks matters: solving each chunk as if it stood alone is far off
+        double[][] cut = new double[4][];
+        for (int q = 0; q < 4; q++) {
+            cut[q] = sys[q].clone();
+        }
+        for (int j = 0; j < S; j++) {
+            for (int i = 8; i < n; i += 8) {
+                cut[0][i * S + j] = 0;
+                cut[2][(i - 1) * S + j] = 0;
+            }
+        }
+        assertTrue(residual(S, n, sys, partition(S, n, 8, cut)) > 1e-6);
+    }
+
+    @Test
+    void rejectsWhatItCannotSolve() {
+        double[] z = new double[4];
+        assertThrows(IllegalArgumentException.class, () -> FhnCpu.partitionInterleaved(1, 4, 2, z, z, z, z));
+        assertThrows(IllegalArgumentException.class, () -> FhnCpu.partitionInterleaved(1, 0, 4, z, z, z, z));
+    }
+
+    @Test
+    void launchPlans() {
+        // {R, K, SB, threads, grid, shared bytes}
+        assertArrayEquals(new int[] {4, 32, 8, 256, 125_000, 48 * 256}, PdeEngine.partitionPlan(1_000_000, 128, 0));
+        assertArrayEquals(new int[] {8, 16, 8, 128, 5, 48 * 128}, PdeEngine.partitionPlan(33, 128, 8));
+        assertArrayEquals(new int[] {16, 8, 16, 128, 1, 48 * 128}, PdeEngine.partitionPlan(3, 128, 16));
+        assertArrayEquals(new int[] {4, 1, 32, 32, 2, 48 * 32}, PdeEngine.partitionPlan(33, 2, 0));
+        assertArrayEquals(new int[] {16, 64, 4, 256, 25_000, 48 * 256}, PdeEngine.partitionPlan(100_000, 1024, 0));
+        assertArrayEquals(new int[] {4, 256, 4, 1024, 3, 48 * 1024}, PdeEngine.partitionPlan(9, 1024, 4));
+        assertEquals(4, PdeEngine.partitionR(128));
+        assertEquals(8, PdeEngine.partitionR(129));
+        assertEquals(8, PdeEngine.partitionR(256));
+        assertEquals(16, PdeEngine.partitionR(257));
+        assertEquals(16, PdeEngine.partitionR(1024));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> PdeEngine.partitionPlan(10, 4096, 0));
+        assertTrue(e.getMessage().contains("n = 4096") && e.getMessage().contains("1024"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> PdeEngine.partitionPlan(10, 128, 5));
+        assertTrue(e.getMessage().contains("R = 5"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> PdeEngine.partitionPlan(0, 128, 0));
+        assertThrows(IllegalArgumentException.class, () -> PdeEngine.partitionPlan(10, 0, 0));
+        for (int r : PdeEngine.PARTITION_R) {
+            for (int n = 1; n <= PdeEngine.PARTITION_MAX_UNKNOWNS; n++) {
+                int[] p = PdeEngine.partitionPlan(1000, n, r);
+                assertTrue(p[3] <= PdeEngine.partitionMaxThreads(r) && p[2] >= 4 && p[2] <= 32 && p[5] <= 48 * 1024,
+                        "R=" + r + " n=" + n);
+            }
+        }
+    }
+}
