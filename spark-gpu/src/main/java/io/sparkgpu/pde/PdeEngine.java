@@ -214,7 +214,8 @@ public final class PdeEngine {
                 (st, b) -> launchPartition(st, S, n, plan, b));
     }
 
-    private static void launchPartition(GpuStream st, int S, int n, int[] plan, DeviceBuffer[] b) {
+    /** Launches the partitioned solver on {a, b, c, d} in b[0..3] by {@code plan} ({@link #partitionPlan}). */
+    static void launchPartition(GpuStream st, int S, int n, int[] plan, DeviceBuffer[] b) {
         KernelLauncher.launch(st, FhnGpu.MODULE, "pde_tridiag_partition_R" + plan[0], plan[4], plan[3], plan[5], S, n,
                 plan[2], b[0], b[1], b[2], b[3]);
     }

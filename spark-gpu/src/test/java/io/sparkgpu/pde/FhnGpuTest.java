@@ -145,6 +145,64 @@ class FhnGpuTest {
         assertTrue(PdeEngine.copyMillis(dev, 1 << 20, 2)[1] > 0);
     }
     /**
+     * The partitioned batched solver against its twin, bit for bit, for each kernel (R = 4, 8, 16) and the automatic
+     * R: S not a multiple of 32 or of the block's systems, n a multiple of R, not one, below R, 2 and 1, and the
+     * longest n (1024, the smallest blocks); every plan's SB from 4 to 32. a, b, c stay as they were on the device
+     * (the kernel only reads them).
+     */
+    @Test
+    void partitionedTridiagonalEqualsTheTwin() {
+        CudaDevice dev = GpuTestSupport.deviceOrSkip();
+        Random r = new Random(11);
+        int[][] shapes = {{1000, 128}, {1001, 129}, {33, 400}, {77, 1024}, {5, 1000}, {31, 3}, {65, 2}, {3, 1},
+            {100, 17}, {257, 64}, {1, 255}};
+        for (int[] shape : shapes) {
+            int S = shape[0];
+            int n = shape[1];
+            double[][] sys = PdeEngine.randomSystems(S, n, r.nextLong());
+            for (int rr : new int[] {0, 4, 8, 16}) {
+                int R = rr == 0 ? PdeEngine.partitionR(n) : rr;
+                double[] d = sys[3].clone();
+                FhnCpu.partitionInterleaved(S, n, R, sys[0].clone(), sys[1].clone(), sys[2].clone(), d);
+                String what = "partition " + S + "x" + n + " R=" + (rr == 0 ? "auto " + R : R);
+                assertArrayEquals(d, PdeEngine.tridiagPartition(dev, S, n, sys, rr), what);
+            }
+        }
+        for (int rr : PdeEngine.PARTITION_R) {
+            int S = 45;
+            int n = 203;
+            double[][] sys = PdeEngine.randomSystems(S, n, rr);
+            double[][] back = new double[4][S * n];
+            try (GpuStream st = new GpuStream(dev)) {
+                DeviceBuffer[] b = new DeviceBuffer[4];
+                try {
+                    for (int q = 0; q < 4; q++) {
+                        b[q] = DeviceBuffer.ofDoubles(dev, (long) S * n);
+                        b[q].upload(sys[q], st);
+                    }
+                    PdeEngine.launchPartition(st, S, n, PdeEngine.partitionPlan(S, n, rr), b);
+                    for (int q = 0; q < 4; q++) {
+                        b[q].download(back[q], S * n, st);
+                    }
+                    st.synchronize("partition, a b c read back");
+                } finally {
+                    FhnGpu.closeAll(b);
+                }
+            }
+            for (int q = 0; q < 3; q++) {
+                assertArrayEquals(sys[q], back[q], "R=" + rr + ": array " + "abc".charAt(q) + " untouched");
+            }
+            double[] d = sys[3].clone();
+            FhnCpu.partitionInterleaved(S, n, rr, sys[0].clone(), sys[1].clone(), sys[2].clone(), d);
+            assertArrayEquals(d, back[3], "R=" + rr + ": solution");
+        }
+        for (int rr : new int[] {0, 4, 8, 16}) {
+            double[] ms = PdeEngine.tridiagPartitionMillis(dev, 4096, 128, 3, rr);
+            assertTrue(ms[2] > 0, "timed partitioned solve, R=" + rr);
+        }
+    }
+
+    /**
      * One system of 10^7 unknowns (the size that failed with CUDA_ERROR_ILLEGAL_ADDRESS before the kernels'
      * 32-bit row stride was fixed; FhnLaunchModelTest models it): the GPU's cyclic reduction equals the twin's bit for
      * bit, and the twin's cyclic reduction agrees with Thomas to 1e-12. Also 2^21 (the former cap, itself unsafe).
