@@ -24,7 +24,8 @@ import picocli.CommandLine.Option;
 
 /**
  * FitzHugh-Nagumo kernels and sweep, one Markdown table: explicit cell updates per second (fp64, kernels alone, CUDA
- * events) for single axons of 10^3..10^7 cells and a batch of axons; batched Thomas in unknowns/s and % of the HBM
+ * events) for single axons of 10^3..10^7 cells and a batch of axons; batched Thomas and the partitioned batched solver
+ * (Thomas/PCR hybrid, for each chunk size of {@code --tridiag-r}) side by side in unknowns/s and % of the HBM
  * bandwidth measured by a copy kernel in the same run (traffic counted as 5 doubles per unknown: a, b, c, d read, x
  * written); one long system by cyclic reduction; a sweep of parameter sets as a Spark job (GpuFitzHughNagumo,
  * backend gpu) against the CPU twin on all cores; a 2-D ADI spiral run, GPU against the twin. Where both ran, the sweep's GPU results must equal the twin's
@@ -127,6 +128,29 @@ public final class FhnBenchmark {
             this.tridiag = l;
         }
 
+        @Option(order = 4, names = "--tridiag-r", paramLabel = "LIST",
+                description = {"partitioned batched solver of each --tridiag shape: chunk sizes R to time (4, 8, 16; "
+                    + "auto = the default choice for n; none skips)  [auto]"})
+        void setTridiagR(String v) {
+            List<Integer> l = new ArrayList<>();
+            for (String s : v.split(",")) {
+                String t = s.trim().toLowerCase(Locale.ROOT);
+                if (t.equals("none")) {
+                    continue;
+                }
+                int r = t.equals("auto") ? 0 : Integer.parseInt(t);
+                if (r != 0 && Arrays.stream(PdeEngine.PARTITION_R).noneMatch(x -> x == r)) {
+                    throw new IllegalArgumentException("--tridiag-r takes auto, none or "
+                            + Arrays.toString(PdeEngine.PARTITION_R) + ", got " + s.trim());
+                }
+                l.add(r);
+            }
+            this.tridiagR = l;
+        }
+
+        /** Chunk sizes of the partitioned solver to time, 0 = {@code PdeEngine.partitionR(n)}. */
+        List<Integer> tridiagR = List.of(0);
+
         static Options parse(String[] args) {
             Options o = new Options();
             o.argv = args.clone();
@@ -184,6 +208,18 @@ public final class FhnBenchmark {
                     : new boolean[] {false}) {
                 double ms = medianAfterWarmup(PdeEngine.thomasBatchMillis(dev, sh[0], sh[1], o.reps + 1, shared));
                 out.add(row(shared ? "batched Thomas, c' d' in shared memory" : "batched Thomas", sh[0] + " x "
+                        + sh[1], ms, u / (ms / 1e3), "unknowns/s", 40.0 * u / (ms / 1e3) / 1e9 / bw));
+            }
+            // the partitioned solver (a thread per chunk of R rows, PCR across chunks): same systems, same traffic
+            for (int r : o.tridiagR) {
+                if (sh[1] > PdeEngine.PARTITION_MAX_UNKNOWNS) {
+                    out.add("| batched tridiagonal, partitioned | " + sh[0] + " x " + sh[1] + " | | n > "
+                            + PdeEngine.PARTITION_MAX_UNKNOWNS + ": not supported | |");
+                    break;
+                }
+                int rr = r == 0 ? PdeEngine.partitionR(sh[1]) : r;
+                double ms = medianAfterWarmup(PdeEngine.tridiagPartitionMillis(dev, sh[0], sh[1], o.reps + 1, rr));
+                out.add(row("batched tridiagonal, partitioned (R=" + rr + (r == 0 ? ", auto)" : ")"), sh[0] + " x "
                         + sh[1], ms, u / (ms / 1e3), "unknowns/s", 40.0 * u / (ms / 1e3) / 1e9 / bw));
             }
         }
