@@ -38,6 +38,11 @@
  *                      solver of both half steps of the 2-D ADI scheme.
  *   pde_thomas_batch_shared  the same with c', d' in shared memory (5 doubles of traffic per unknown, not 9): a
  *                      benchmark variant for systems of up to a few hundred unknowns.
+ *   pde_tridiag_partition_R4 / _R8 / _R16
+ *                      the partitioned batched solver (Thomas/PCR hybrid) on pde_thomas_batch's layout, a, b, c only
+ *                      read, d <- solution (5 doubles of traffic per unknown): a thread per chunk of R rows in
+ *                      registers, a block of SB systems x K = ceil(n / R) chunks, the chunks' interface unknowns by
+ *                      PCR in shared memory; n <= 1024. Twin: FhnCpu.partitionInterleaved.
  *   pde_adi_rhs_rows / pde_adi_rhs_cols / pde_adi_w
  *                      the 2-D Peaceman-Rachford ADI step (io.sparkgpu.pde.Fhn2d): right-hand sides of the row solve
  *                      (written transposed, so the row systems are interleaved) and of the column solve (read from
