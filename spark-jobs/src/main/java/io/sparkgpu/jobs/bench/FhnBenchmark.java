@@ -119,7 +119,8 @@ public final class FhnBenchmark {
         }
 
         @Option(order = 4, names = "--tridiag", paramLabel = "LIST",
-                description = {"batched Thomas SxN shapes  [10000x128,10000x4096,100000x128,1000000x128,100000x1024]"})
+                description = {"batched tridiagonal SxN shapes (Thomas, partitioned)  "
+                    + "[10000x128,10000x4096,100000x128,1000000x128,100000x1024]"})
         void setTridiag(String v) {
             List<int[]> l = new ArrayList<>();
             for (String s : v.split(",")) {
