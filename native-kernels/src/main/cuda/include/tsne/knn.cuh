@@ -337,6 +337,29 @@ tsne_knn_cells(const float *__restrict__ xs, const int *__restrict__ perm, const
 }
 
 /* The k-th (last) distance of every list row (TsneKnnCells: the cells' radii of the pruning). */
+/* KnnCells: row r of the cell order is point perm[r]. tsne_knn_gather: xs[r] = x[perm[r]] (d floats per row);
+ * tsne_knn_scatter: the lists of row r (k entries) to point perm[r]'s place (copies, no arithmetic). */
+extern "C" __global__ void tsne_knn_gather(const float *__restrict__ x, const int *__restrict__ perm, int n, int d,
+                                           float *__restrict__ xs) {
+    const i64 count = (i64) n * d;
+    for (i64 e = blockIdx.x * (i64) blockDim.x + threadIdx.x; e < count; e += (i64) gridDim.x * blockDim.x) {
+        const i64 r = e / d;
+        xs[e] = x[(i64) perm[r] * d + (e - r * d)];
+    }
+}
+
+extern "C" __global__ void tsne_knn_scatter(const float *__restrict__ listD, const int *__restrict__ listI,
+                                            const int *__restrict__ perm, int n, int k, float *__restrict__ dist2,
+                                            int *__restrict__ index) {
+    const i64 count = (i64) n * k;
+    for (i64 e = blockIdx.x * (i64) blockDim.x + threadIdx.x; e < count; e += (i64) gridDim.x * blockDim.x) {
+        const i64 r = e / k;
+        const i64 to = (i64) perm[r] * k + (e - r * k);
+        dist2[to] = listD[e];
+        index[to] = listI[e];
+    }
+}
+
 extern "C" __global__ void tsne_knn_kth(const float *__restrict__ listD, int n, int k, float *__restrict__ kth) {
     for (int r = blockIdx.x * blockDim.x + threadIdx.x; r < n; r += gridDim.x * blockDim.x)
         kth[r] = listD[(i64) r * k + k - 1];

@@ -105,41 +105,32 @@ final class KnnCells {
             System.arraycopy(x, row * d, cen, c * d, d);
         }
         int[] cell = cellsOf(assign.apply(cen, nc), n);
-        // one Lloyd step: double means in row order, per cell
-        double[] sum = new double[nc * d];
-        int[] cnt = new int[nc];
-        for (int i = 0; i < n; i++) {
-            int c = cell[i];
-            cnt[c]++;
-            int xa = i * d;
-            int ca = c * d;
-            for (int t = 0; t < d; t++) {
-                sum[ca + t] += x[xa + t];
+        // one Lloyd step: double means in row order, per cell (cells in parallel, each over its rows in order)
+        int[] start = new int[nc + 1];
+        int[] perm = new int[n];
+        cellOrder(cell, nc, start, perm);
+        IntStream.range(0, nc).parallel().forEach(c -> {
+            int cnt = start[c + 1] - start[c];
+            if (cnt == 0) {
+                return;
             }
-        }
-        for (int c = 0; c < nc; c++) {
-            if (cnt[c] > 0) {
+            double[] sum = new double[d];
+            for (int r = start[c]; r < start[c + 1]; r++) {
+                int xa = perm[r] * d;
                 for (int t = 0; t < d; t++) {
-                    cen[c * d + t] = (float) (sum[c * d + t] / cnt[c]);
+                    sum[t] += x[xa + t];
                 }
             }
-        }
+            for (int t = 0; t < d; t++) {
+                cen[c * d + t] = (float) (sum[t] / cnt);
+            }
+        });
         KnnGraph g = assign.apply(cen, nc);
         cell = cellsOf(g, n);
-        // cell order, stable by index
-        int[] start = new int[nc + 1];
-        for (int i = 0; i < n; i++) {
-            start[cell[i] + 1]++;
-        }
-        for (int c = 0; c < nc; c++) {
-            start[c + 1] += start[c];
-        }
-        int[] fill = Arrays.copyOf(start, nc);
-        int[] perm = new int[n];
+        cellOrder(cell, nc, start, perm);
         float[] radius2 = new float[nc];
         for (int i = 0; i < n; i++) {
             int c = cell[i];
-            perm[fill[c]++] = i;
             radius2[c] = Math.max(radius2[c], g.dist2[i]);
         }
         // centre ranking per cell: (double distance, index), the cell itself first
@@ -155,20 +146,63 @@ final class KnnCells {
                 }
                 da[b] = a == b ? -1 : Math.sqrt(s); // -1: a first, even before a cell with the same centre
             }
-            Integer[] order = new Integer[nc];
-            for (int b = 0; b < nc; b++) {
-                order[b] = b;
-            }
-            Arrays.sort(order, (u, v) -> {
-                int cmp = Double.compare(da[u], da[v]);
-                return cmp != 0 ? cmp : Integer.compare(u, v);
-            });
+            int[] order = sortedByValue(da);
             for (int j = 0; j < nc; j++) {
                 rank[a * nc + j] = order[j];
                 dist[a * nc + j] = Math.max(0, da[order[j]]);
             }
         });
         return new Cells(n, d, nc, perm, start, cen, radius2, rank, dist);
+    }
+
+    /**
+     * The indices 0..m-1 ordered by (Double.compare of v, index): a stable merge sort of the identity (primitive
+     * ints, no boxing; the ranking runs once per cell).
+     */
+    static int[] sortedByValue(double[] v) {
+        final int m = v.length;
+        int[] a = new int[m];
+        int[] b = new int[m];
+        for (int i = 0; i < m; i++) {
+            a[i] = i;
+        }
+        for (int w = 1; w < m; w *= 2) {
+            for (int lo = 0; lo < m; lo += 2 * w) {
+                int mid = Math.min(m, lo + w);
+                int hi = Math.min(m, lo + 2 * w);
+                int i = lo;
+                int j = mid;
+                int o = lo;
+                while (i < mid && j < hi) {
+                    b[o++] = Double.compare(v[a[j]], v[a[i]]) < 0 ? a[j++] : a[i++];
+                }
+                while (i < mid) {
+                    b[o++] = a[i++];
+                }
+                while (j < hi) {
+                    b[o++] = a[j++];
+                }
+            }
+            int[] t = a;
+            a = b;
+            b = t;
+        }
+        return a;
+    }
+
+    /** Counting sort of the points by cell, stable by index: start (nc + 1 entries) and perm are overwritten. */
+    private static void cellOrder(int[] cell, int nc, int[] start, int[] perm) {
+        Arrays.fill(start, 0);
+        for (int c : cell) {
+            start[c + 1]++;
+        }
+        for (int c = 0; c < nc; c++) {
+            start[c + 1] += start[c];
+        }
+        int[] fill = Arrays.copyOf(start, nc);
+        for (int i = 0; i < cell.length; i++) {
+            perm[fill[cell[i]]++] = i;
+        }
     }
 
     private static int[] cellsOf(KnnGraph g, int n) {
@@ -365,9 +399,12 @@ final class KnnCells {
 
     // ------------------------------------------------------------------------------------------ GPU
 
-    /** Device bytes per point of the GPU path: its ordered row, its list, its index entries. */
+    /**
+     * Device bytes per point of the GPU path: its row in point order (the assignments; freed before the scan) or
+     * its list in point order (after the scan), its row in cell order, its list in cell order, its index entries.
+     */
     private static long bytesPerPoint(int d, int k) {
-        return 4L * d + 8L * k + 16;
+        return 4L * Math.max(d, 2L * k) + 4L * d + 8L * k + 16;
     }
 
     /** Device bytes of the GPU path that do not grow with the points (probe lists, cell boundaries). */
@@ -375,7 +412,7 @@ final class KnnCells {
         return 4L * nc * (long) nc + (1L << 20);
     }
 
-    /** Device bytes of the GPU path: the ordered points, the lists, the index arrays. */
+    /** Device bytes of the GPU path: the points, the lists, the index arrays. */
     static long deviceBytes(int n, int d, int k, int nc) {
         return DeviceMemoryBudget.add(fixedBytes(nc), DeviceMemoryBudget.times(bytesPerPoint(d, k), n));
     }
@@ -397,47 +434,87 @@ final class KnnCells {
         return gpu(dev, x, n, d, k, probes);
     }
 
-    /** probes 0: exact (two rounds), else approximate (round 1 with that many cells). */
+    /**
+     * probes 0: exact (two rounds), else approximate (round 1 with that many cells). The points are uploaded once:
+     * the two assignments read them on the device, the cell order is gathered there, and the lists go back to
+     * point order there (tsne_knn_gather, tsne_knn_scatter), so the host only downloads the final graph.
+     */
     private static KnnGraph gpu(CudaDevice dev, float[] x, int n, int d, int k, int probes) {
-        Cells cells = build(x, n, d, (cen, nc) -> TsneAffinitiesGpu.knnBlock(dev, x, 0, n, cen, n, nc, d, 1, n + nc));
-        float[] xs = ordered(x, cells);
-        final int nc = cells.nc;
         final boolean resident = TsneAffinitiesGpu.queryResident(dev, d, k);
         final int shared = TsneAffinitiesGpu.knnSharedBytes(k, d, resident);
-        float[] listD = new float[n * k];
-        int[] listI = new int[n * k];
         try (GpuStream s = new GpuStream(dev);
              DeviceBuffer dxs = DeviceBuffer.allocate(dev, 4L * n * d);
              DeviceBuffer dperm = DeviceBuffer.allocate(dev, 4L * n);
-             DeviceBuffer dstart = DeviceBuffer.allocate(dev, 4L * (nc + 1));
              DeviceBuffer dD = DeviceBuffer.allocate(dev, 4L * n * k);
              DeviceBuffer dI = DeviceBuffer.allocate(dev, 4L * n * k)) {
-            TsneAffinitiesGpu.upload(dxs, xs, 0, (long) n * d, s);
-            dperm.upload(cells.perm, s);
-            dstart.upload(cells.start, s);
-            KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_knn_fill", TsneAffinitiesGpu.gridFor(dev,
-                    (long) n * k), 256, 0, dD,
-                    dI, (long) n * k);
-            Probes r1 = probes > 0 ? round1(cells, k + 1, probes) : round1(cells, round1Points(k), 2);
-            scanGpu(dev, s, cells, r1, dxs, dperm, dstart, d, k, resident, shared, dD, dI);
-            if (probes == 0) {
-                float[] kth = new float[n];
-                try (DeviceBuffer dk = DeviceBuffer.allocate(dev, 4L * n)) {
-                    KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_knn_kth", TsneAffinitiesGpu.gridFor(dev, n), 256, 0, dD, n,
-                            k, dk);
-                    cuMemcpyDtoHAsync(Pointer.to(kth), dk.pointer(), 4L * n, s.handle());
-                    s.synchronize("tsne_knn_kth");
-                }
-                Probes r2 = round2(cells, r1, kth);
-                lastPairsRound1 = r1.pairs(cells);
-                lastPairsRound2 = r2.pairs(cells);
-                scanGpu(dev, s, cells, r2, dxs, dperm, dstart, d, k, resident, shared, dD, dI);
+            Cells cells;
+            try (DeviceBuffer dx = DeviceBuffer.allocate(dev, 4L * n * d)) {
+                TsneAffinitiesGpu.upload(dx, x, 0, (long) n * d, s);
+                cells = build(x, n, d, (cen, nc) -> assignGpu(s, dx, n, cen, nc, d));
+                dperm.upload(cells.perm, s);
+                KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_knn_gather", TsneAffinitiesGpu.gridFor(dev,
+                        (long) n * d), 256, 0, dx, dperm, n, d, dxs);
+                s.synchronize("tsne_knn_gather"); // dx is freed next
             }
-            cuMemcpyDtoHAsync(Pointer.to(listD), dD.pointer(), 4L * n * k, s.handle());
-            dI.download(listI, n * k, s);
-            s.synchronize("tsne_knn_cells");
+            final int nc = cells.nc;
+            try (DeviceBuffer dstart = DeviceBuffer.allocate(dev, 4L * (nc + 1))) {
+                dstart.upload(cells.start, s);
+                KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_knn_fill", TsneAffinitiesGpu.gridFor(dev,
+                        (long) n * k), 256, 0, dD, dI, (long) n * k);
+                Probes r1 = probes > 0 ? round1(cells, k + 1, probes) : round1(cells, round1Points(k), 2);
+                scanGpu(dev, s, cells, r1, dxs, dperm, dstart, d, k, resident, shared, dD, dI);
+                if (probes == 0) {
+                    float[] kth = new float[n];
+                    try (DeviceBuffer dk = DeviceBuffer.allocate(dev, 4L * n)) {
+                        KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_knn_kth", TsneAffinitiesGpu.gridFor(dev,
+                                n), 256, 0, dD, n, k, dk);
+                        cuMemcpyDtoHAsync(Pointer.to(kth), dk.pointer(), 4L * n, s.handle());
+                        s.synchronize("tsne_knn_kth");
+                    }
+                    Probes r2 = round2(cells, r1, kth);
+                    lastPairsRound1 = r1.pairs(cells);
+                    lastPairsRound2 = r2.pairs(cells);
+                    scanGpu(dev, s, cells, r2, dxs, dperm, dstart, d, k, resident, shared, dD, dI);
+                }
+            }
+            int[] index = new int[n * k];
+            float[] dist2 = new float[n * k];
+            try (DeviceBuffer oD = DeviceBuffer.allocate(dev, 4L * n * k);
+                 DeviceBuffer oI = DeviceBuffer.allocate(dev, 4L * n * k)) {
+                KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_knn_scatter", TsneAffinitiesGpu.gridFor(dev,
+                        (long) n * k), 256, 0, dD, dI, dperm, n, k, oD, oI);
+                cuMemcpyDtoHAsync(Pointer.to(dist2), oD.pointer(), 4L * n * k, s.handle());
+                oI.download(index, n * k, s);
+                s.synchronize("tsne_knn_scatter");
+            }
+            return new KnnGraph(n, 0, n, k, index, dist2);
         }
-        return unordered(cells, k, listD, listI);
+    }
+
+    /**
+     * The k = 1 kNN of the n points already on the device (dx) against the nc centres (global indices n..), by the
+     * exact kernel of {@link TsneAffinitiesGpu#knnBlock}: the same bits as the CPU side's assignment.
+     */
+    private static KnnGraph assignGpu(GpuStream s, DeviceBuffer dx, int n, float[] cen, int nc, int d) {
+        CudaDevice dev = s.device();
+        final boolean resident = TsneAffinitiesGpu.queryResident(dev, d, 1);
+        final int shared = TsneAffinitiesGpu.knnSharedBytes(1, d, resident);
+        int[] index = new int[n];
+        float[] dist2 = new float[n];
+        try (DeviceBuffer dr = DeviceBuffer.allocate(dev, 4L * nc * d);
+             DeviceBuffer dd = DeviceBuffer.allocate(dev, 4L * n);
+             DeviceBuffer di = DeviceBuffer.allocate(dev, 4L * n)) {
+            TsneAffinitiesGpu.upload(dr, cen, 0, (long) nc * d, s);
+            KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_knn_fill", TsneAffinitiesGpu.gridFor(dev, n), 256,
+                    0, dd, di, (long) n);
+            KernelLauncher.launch(s, TsneAffinities.MODULE, TsneAffinitiesGpu.KNN_KERNEL,
+                    (n + TsneAffinitiesGpu.KQ - 1) / TsneAffinitiesGpu.KQ, TsneAffinitiesGpu.KNN_THREADS, shared, dx, n,
+                    0, dr, nc, n, d, 1, resident ? 1 : 0, dd, di);
+            cuMemcpyDtoHAsync(Pointer.to(dist2), dd.pointer(), 4L * n, s.handle());
+            di.download(index, n, s);
+            s.synchronize("t-SNE kNN cell assignment");
+        }
+        return new KnnGraph(n + nc, 0, n, 1, index, dist2);
     }
 
     /**
