@@ -65,6 +65,11 @@ public final class TsneEngine {
         return TsneAffinities.conditional(g, perplexity, backend);
     }
 
+    /** P of the whole graph, calibration and symmetrisation in one step ({@link TsneAffinities#joint}; same bits). */
+    public static SparseRows joint(KnnGraph g, double perplexity, Backend backend) {
+        return TsneAffinities.joint(g, perplexity, backend, null);
+    }
+
     /** P = (P_cond + P_cond^T) / (2n) ({@link JointProbabilities#symmetrize}). */
     public static SparseRows symmetrize(KnnGraph g, double[] pcond) {
         return JointProbabilities.symmetrize(g, pcond);

@@ -304,8 +304,7 @@ public final class TsneTrainer {
         long t1 = System.nanoTime();
         timings.add(TsneTimings.Phase.KNN, t1 - t0);
         checkDuplicates(g, featuresCol);
-        double[] pcond = TsneAffinities.conditional(g, cfg.perplexity, cfg.backend, timings.backends());
-        SparseRows p = TsneAffinities.symmetrize(g, pcond, cfg.backend, timings.backends());
+        SparseRows p = TsneAffinities.joint(g, cfg.perplexity, cfg.backend, timings.backends());
         timings.add(TsneTimings.Phase.AFFINITIES, System.nanoTime() - t1);
         return p;
     }

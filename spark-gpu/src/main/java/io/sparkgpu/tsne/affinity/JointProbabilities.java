@@ -22,12 +22,17 @@ public final class JointProbabilities {
      * in IEEE arithmetic); sums to 1 up to rounding. g must hold all n rows.
      */
     static void checkSymmetrize(KnnGraph g, double[] pcond) {
+        checkWhole(g);
+        if (pcond.length != g.index.length) {
+            throw new IllegalArgumentException("pcond has " + pcond.length + " entries, graph has " + g.index.length);
+        }
+    }
+
+    /** The graph must hold all n rows (symmetrisation pairs every row with the rows that list it). */
+    static void checkWhole(KnnGraph g) {
         if (g.rowOffset != 0 || g.rows != g.n) {
             throw new IllegalArgumentException("symmetrize needs the graph of all n=" + g.n + " rows, got rows ["
                     + g.rowOffset + ", +" + g.rows + ")");
-        }
-        if (pcond.length != g.index.length) {
-            throw new IllegalArgumentException("pcond has " + pcond.length + " entries, graph has " + g.index.length);
         }
     }
 

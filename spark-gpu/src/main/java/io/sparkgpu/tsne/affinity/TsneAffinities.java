@@ -9,6 +9,8 @@ import io.sparkgpu.cuda.CudaException;
 import io.sparkgpu.cuda.DeviceMemoryBudget;
 import io.sparkgpu.tsne.TsneConfig;
 import java.util.Arrays;
+import java.util.concurrent.ForkJoinPool;
+import java.util.stream.IntStream;
 
 /**
  * kNN graph and perplexity-calibrated affinities (local, one process): the dispatcher of phases
@@ -21,6 +23,8 @@ import java.util.Arrays;
  * KnnGraph g = TsneAffinities.knn(x, n, d, k, backend);              // exact kNN, k = TsneConfig.defaultK usually
  * double[] pc = TsneAffinities.conditional(g, perplexity, backend);  // p_{j|i}, rows of g x k
  * SparseRows p = TsneAffinities.symmetrize(g, pc, backend, null);    // P = (P_cond + P_cond^T) / (2n)
+ * SparseRows p = TsneAffinities.joint(g, perplexity, backend, null); // the two above in one step (the fit's
+ *                                                                    // call: p_{j|i} stays on the device)
  * }</pre>
  *
  * <h2>Arithmetic (identical on the CPU twin and the GPU)</h2>
@@ -53,7 +57,8 @@ import java.util.Arrays;
  * cells, each cell's points scanning their own and the nearest cells, then every cell a triangle-inequality bound
  * cannot exclude ({@code tsne_knn_cells}, the arithmetic below); the lists are the brute force's bit for bit on both
  * backends, and clustered data skips most pairs. On the GPU it keeps the points and lists of the whole set on the
- * device; when they do not fit (80% of the device, or the memory budget) the brute force below runs in chunks.
+ * device (the points uploaded once; their cell order gathered and the lists put back in point order there); when
+ * they do not fit (80% of the device, or the memory budget) the brute force below runs in chunks.
  * {@link #knnApproximate} scans a fixed number of cells (no bound): faster, with a recall below 1.
  *
  * <h2>GPU kNN kernels</h2>
@@ -71,9 +76,9 @@ import java.util.Arrays;
  *
  * <h2>Cost (H100, one GPU; 20 Gaussian clusters, k = 90, perplexity 30)</h2>
  * Before the tensor-core filter and the GPU symmetrisation: 70,000 x 784: knn 0.69 s, conditional 0.06 s,
- * symmetrize 0.7 s (CPU, 16 cores). 1,000,000 x 50: knn 7.2 s, conditional 0.7 s, symmetrize 3.7 s (to be measured
- * again on the GPU host). Memory: the graph is 8 n k bytes, P about 1.7 x 12 n k bytes; the GPU symmetrisation
- * needs about 40 n k bytes of device memory.
+ * symmetrize 0.7 s (CPU, 16 cores). 1,000,000 x 50: knn 7.2 s, conditional 0.7 s, symmetrize 3.7 s. Now (H200, 10
+ * blobs, BENCHMARKS.md): 1,000,000 x 50: kNN over cells 1.9 s, {@link #joint} 1.0 s. Memory: the graph is 8 n k
+ * bytes, P about 1.7 x 12 n k bytes; the GPU symmetrisation needs about 40 n k bytes of device memory.
  */
 public final class TsneAffinities {
 
@@ -234,12 +239,36 @@ public final class TsneAffinities {
     }
 
     private static void checkFinite(float[] x, int offset, int d) {
-        for (int i = 0; i < x.length; i++) {
-            if (!Float.isFinite(x[i])) {
-                throw new IllegalArgumentException("point " + (offset + i / d) + " has a non-finite value " + x[i]
-                        + " at dimension " + (i % d) + "; t-SNE needs finite features");
+        int i = firstIndex(x.length, (from, to) -> {
+            for (int j = from; j < to; j++) {
+                if (!Float.isFinite(x[j])) {
+                    return j;
+                }
             }
+            return -1;
+        });
+        if (i >= 0) {
+            throw new IllegalArgumentException("point " + (offset + i / d) + " has a non-finite value " + x[i]
+                    + " at dimension " + (i % d) + "; t-SNE needs finite features");
         }
+    }
+
+    /** The first index in [from, to) that fails a check, or -1 (one block of {@link #firstIndex}). */
+    interface RangeCheck {
+        int first(int from, int to);
+    }
+
+    /**
+     * The smallest failing index in [0, count), or -1: blocks of indices checked in parallel (large inputs). Blocks
+     * are long (about four per worker): a fresh JVM runs a short block interpreted, before its loop is compiled.
+     */
+    static int firstIndex(int count, RangeCheck check) {
+        final int block = Math.max(1 << 16, count / (4 * ForkJoinPool.getCommonPoolParallelism()) + 1);
+        int found = IntStream.range(0, (int) ((count + (long) block - 1) / block)).parallel().map(b -> {
+            int i = check.first(b * block, (int) Math.min(count, (b + 1L) * block));
+            return i < 0 ? Integer.MAX_VALUE : i;
+        }).min().orElse(Integer.MAX_VALUE);
+        return found == Integer.MAX_VALUE ? -1 : found;
     }
 
     /**
@@ -323,8 +352,36 @@ public final class TsneAffinities {
                     return new Calibrated(out, TsneAffinitiesCpu.conditional(g, target, out));
                 });
         BackendUsage.recordIfAny(usage, AFFINITIES_PHASE, ran);
-        double[] out = ran.value.pcond();
-        int[] status = ran.value.status();
+        checkStatus(g, perplexity, ran.value.status());
+        return ran.value.pcond();
+    }
+
+    /**
+     * P of the whole graph g in one step: {@link #conditional} then {@link #symmetrize}, with the same checks,
+     * errors and bits, on one backend (dispatched as phase {@value #AFFINITIES_PHASE}, recorded for both phases).
+     * On the GPU p_{j|i} stays on the device between the two (no download and upload of n x k doubles).
+     */
+    public static SparseRows joint(KnnGraph g, double perplexity, Backend backend, BackendUsage usage) {
+        checkConditional(g, perplexity);
+        JointProbabilities.checkWhole(g);
+        double target = DetMath.log(perplexity);
+        BackendChooser.Ran<TsneAffinitiesGpu.Joint> ran = BackendChooser.run(backend, MODULE, PROBE_KERNEL,
+                AFFINITIES_PHASE, dev -> {
+                    requireKnnFits(dev, g.k); // as the kNN: both phases of a graph run on the same backend
+                    return TsneAffinitiesGpu.joint(dev, g, target);
+                }, () -> {
+                    double[] out = new double[g.rows * g.k];
+                    int[] status = TsneAffinitiesCpu.conditional(g, target, out);
+                    boolean ok = Arrays.stream(status).allMatch(st -> st == 0);
+                    return new TsneAffinitiesGpu.Joint(ok ? JointProbabilities.symmetrize(g, out) : null, status);
+                });
+        BackendUsage.recordIfAny(usage, AFFINITIES_PHASE, ran);
+        BackendUsage.recordIfAny(usage, SYMMETRIZE_PHASE, ran);
+        checkStatus(g, perplexity, ran.value.status());
+        return ran.value.p();
+    }
+
+    private static void checkStatus(KnnGraph g, double perplexity, int[] status) {
         for (int r = 0; r < g.rows; r++) {
             if (status[r] != 0) {
                 throw new IllegalStateException("perplexity search did not converge for point " + (g.rowOffset + r)
@@ -333,7 +390,6 @@ public final class TsneAffinities {
                         + "...)");
             }
         }
-        return out;
     }
 
     /**
@@ -352,7 +408,19 @@ public final class TsneAffinities {
         TsneConfig.checkPerplexity(perplexity);
         TsneConfig.checkKAbovePerplexity(g.k, perplexity);
         final int k = g.k;
-        for (int r = 0; r < g.rows; r++) {
+        // the rows are checked in parallel; the first failing row (if any) is checked again below for its message
+        int first = firstIndex(g.rows, (from, to) -> {
+            for (int r = from; r < to; r++) {
+                if (conditionalRowBad(g, r, perplexity)) {
+                    return r;
+                }
+            }
+            return -1;
+        });
+        if (first < 0) {
+            return;
+        }
+        for (int r = first; r < g.rows; r++) {
             int base = r * k;
             for (int m = 0; m < k; m++) {
                 if (g.index[base + m] == -1) {
@@ -389,5 +457,22 @@ public final class TsneAffinities {
                         + (ties >= k ? " together with k" : ""));
             }
         }
+    }
+
+    /** Whether {@link #checkConditional} rejects row r of g (the same tests, without the message). */
+    private static boolean conditionalRowBad(KnnGraph g, int r, double perplexity) {
+        final int k = g.k;
+        final int base = r * k;
+        for (int m = 0; m < k; m++) {
+            if (g.index[base + m] == -1 || !Float.isFinite(g.dist2[base + m])) {
+                return true;
+            }
+        }
+        float d0 = g.dist2[base];
+        int ties = 1;
+        while (ties < k && g.dist2[base + ties] == d0) {
+            ties++;
+        }
+        return ties >= perplexity;
     }
 }

@@ -382,20 +382,60 @@ final class TsneAffinitiesGpu {
      * scans (incoming entries per row, union entries per row) run here on the host ({@link #offsets}).
      */
     static SparseRows symmetrize(CudaDevice dev, KnnGraph g, double[] pcond) {
+        try (GpuStream s = new GpuStream(dev);
+             DeviceBuffer dP = DeviceBuffer.allocate(dev, 8L * g.n * g.k)) {
+            cuMemcpyHtoDAsync(dP.pointer(), Pointer.to(pcond), 8L * g.n * g.k, s.handle());
+            return symmetrize(s, g, dP);
+        }
+    }
+
+    /** The calibrated and symmetrised affinities of the whole graph g, and the search status of each row. */
+    record Joint(SparseRows p, int[] status) {
+    }
+
+    /**
+     * {@link #conditional} then {@link #symmetrize} with p_{j|i} kept on the device between them (no download and
+     * upload of the n x k doubles); the same kernels, so the same bits. g holds all n rows.
+     */
+    static Joint joint(CudaDevice dev, KnnGraph g, double target) {
+        final int n = g.n;
+        final int k = g.k;
+        final long nk = (long) n * k;
+        int[] status = new int[n];
+        try (GpuStream s = new GpuStream(dev);
+             DeviceBuffer dP = DeviceBuffer.allocate(dev, 8L * nk)) {
+            try (DeviceBuffer dd = DeviceBuffer.allocate(dev, 4L * nk);
+                 DeviceBuffer ds = DeviceBuffer.allocate(dev, 4L * Math.max(1, n))) {
+                upload(dd, g.dist2, 0, nk, s);
+                KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_aff_cond", (n + AFF_THREADS - 1) / AFF_THREADS,
+                        AFF_THREADS, (int) affSharedBytes(k), dd, n, k, target, TsneAffinities.ENTROPY_TOL,
+                        TsneAffinities.ENTROPY_FAIL, TsneAffinities.MAX_STEPS, dP, ds);
+                ds.download(status, n, s);
+                s.synchronize("tsne_aff_cond");
+            }
+            for (int st : status) {
+                if (st != 0) {
+                    return new Joint(null, status); // the caller reports the row
+                }
+            }
+            return new Joint(symmetrize(s, g, dP), status);
+        }
+    }
+
+    /** {@link #symmetrize} of the p_{j|i} already on the device (dP, n x k doubles), on stream s. */
+    private static SparseRows symmetrize(GpuStream s, KnnGraph g, DeviceBuffer dP) {
+        final CudaDevice dev = s.device();
         final int n = g.n;
         final int k = g.k;
         final long nk = (long) n * k;
         final int grid = (int) Math.max(1, Math.min(dev.multiprocessors() * 8L, (nk + 255) / 256));
-        try (GpuStream s = new GpuStream(dev);
-             DeviceBuffer dIdx = DeviceBuffer.allocate(dev, 4L * nk);
-             DeviceBuffer dP = DeviceBuffer.allocate(dev, 8L * nk);
+        try (DeviceBuffer dIdx = DeviceBuffer.allocate(dev, 4L * nk);
              DeviceBuffer dCnt = DeviceBuffer.allocate(dev, 4L * (n + 1));
              DeviceBuffer dInPtr = DeviceBuffer.allocate(dev, 4L * (n + 1));
              DeviceBuffer dInCol = DeviceBuffer.allocate(dev, 4L * nk);
              DeviceBuffer dInVal = DeviceBuffer.allocate(dev, 8L * nk);
              DeviceBuffer dOrd = DeviceBuffer.allocate(dev, 4L * nk)) {
             upload(dIdx, g.index, 0, nk, s);
-            cuMemcpyHtoDAsync(dP.pointer(), Pointer.to(pcond), 8L * nk, s.handle());
             dCnt.zero(s);
             KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_sym_count", grid, 256, 0, dIdx, nk, dCnt);
             int[] cnt = new int[n];

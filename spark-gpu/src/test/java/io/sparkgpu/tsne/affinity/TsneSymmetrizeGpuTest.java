@@ -33,5 +33,8 @@ class TsneSymmetrizeGpuTest {
         KnnGraph g = TsneAffinities.knn(x, n, d, 30, Backend.CPU);
         double[] pc = TsneAffinities.conditional(g, 10, Backend.CPU);
         TsneSymmetrizeTest.assertSame(JointProbabilities.symmetrize(g, pc), TsneAffinities.symmetrize(g, pc, Backend.GPU, null), "kNN");
+        // calibration and symmetrisation in one step (p_{j|i} kept on the device) give the two steps' bits
+        TsneSymmetrizeTest.assertSame(JointProbabilities.symmetrize(g, pc), TsneAffinities.joint(g, 10, Backend.GPU,
+                null), "joint, GPU");
     }
 }

@@ -126,4 +126,25 @@ class TsneSymmetrizeTest {
                         840)), java.util.Arrays.copyOf(pc, 840), Backend.CPU, null));
         assertTrue(e.getMessage().contains("all n=150 rows"), e.getMessage());
     }
+
+    /** joint is conditional then symmetrize: the same P, the same errors (here: a partial graph, a bad perplexity). */
+    @Test
+    void jointEqualsTheTwoStepsAndChecksTheSame() {
+        Random r = new Random(8);
+        int n = 400;
+        float[] x = TsneAffinitiesTest.data(r, n, 4, false);
+        KnnGraph g = TsneAffinities.knn(x, n, 4, 25, Backend.CPU);
+        double[] pc = TsneAffinities.conditional(g, 8, Backend.CPU);
+        io.sparkgpu.cuda.BackendUsage u = new io.sparkgpu.cuda.BackendUsage();
+        assertSame(JointProbabilities.symmetrize(g, pc), TsneAffinities.joint(g, 8, Backend.CPU, u), "joint");
+        assertEquals("cpu", u.backend(TsneAffinities.AFFINITIES_PHASE), u.toString());
+        assertEquals("cpu", u.backend(TsneAffinities.SYMMETRIZE_PHASE), u.toString());
+        KnnGraph part = new KnnGraph(n, 10, n - 10, 25, java.util.Arrays.copyOf(g.index, (n - 10) * 25),
+                java.util.Arrays.copyOf(g.dist2, (n - 10) * 25));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> TsneAffinities.joint(part, 8, Backend.CPU, null));
+        assertTrue(e.getMessage().contains("all n=400 rows"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> TsneAffinities.joint(g, 30, Backend.CPU, null));
+        assertTrue(e.getMessage().contains("perplexity"), e.getMessage());
+    }
 }

@@ -504,8 +504,7 @@ public final class TsneBenchmark {
         } else if (o.knnProbes > 0) {
             r.note = "approximate kNN, " + o.knnProbes + " cells per point";
         }
-        double[] pc = TsneEngine.conditional(g, cfg.perplexity, backend);
-        SparseRows p = TsneEngine.symmetrize(g, pc, backend);
+        SparseRows p = TsneEngine.joint(g, cfg.perplexity, backend);
         long t2 = System.nanoTime();
         double[] y0 = TsneEngine.randomInit(data.n, cfg.dimension, cfg.seed);
         TsneResult res = TsneEngine.optimize(p, y0, cfg, null);
