@@ -164,6 +164,39 @@ TSNE_ATTR_KERNEL(2)
 TSNE_ATTR_KERNEL(3)
 
 /*
+ * The SELL entries from P's CSR on the device (SellRows.of's copies; host side AttractiveForcesGpu.deviceP): col and
+ * val zeroed beforehand, so the padding is 0 as on the host. Thread t < slots copies slot t's row to sliceOff[t/32] +
+ * t%32 + 32 e; thread slots + h copies hub h's row to hubPtr[h]... A null col or val is not filled. Launch: one
+ * thread per slot and hub, blocks of TSNE_BLOCK.
+ */
+extern "C" __global__ void tsne_sell_fill(const int *__restrict__ meta, int nSlices, int nHubs,
+        const int *__restrict__ rowPtr, const int *__restrict__ pcol, const double *__restrict__ pval,
+        int *__restrict__ col, double *__restrict__ val) {
+    const int slots = nSlices * 32;
+    const long long t = (long long) blockIdx.x * blockDim.x + threadIdx.x;
+    int r, at, stride;
+    if (t < slots) {
+        r = meta[nSlices + 1 + t];
+        if (r < 0) return;
+        at = meta[t >> 5] + (int) (t & 31);
+        stride = 32;
+    } else if (t < (long long) slots + nHubs) {
+        const int h = (int) (t - slots);
+        r = meta[nSlices + 1 + 2 * slots + h];
+        at = meta[nSlices + 1 + 2 * slots + nHubs + h];
+        stride = 1;
+    } else {
+        return;
+    }
+    const int from = rowPtr[r];
+    const int len = rowPtr[r + 1] - from;
+    for (int e = 0; e < len; e++) {
+        if (col != nullptr) col[at + (long long) stride * e] = pcol[from + e];
+        if (val != nullptr) val[at + (long long) stride * e] = pval[from + e];
+    }
+}
+
+/*
  * The KL divergence's exact partial sums on the device (kernels tsne_kl_sell_d1..d3; twin: TsneKl.partial, host side
  * AttractiveForcesGpu.launchKl): per row of P, in CSR order and in double, A = sum p_ij ln(p_ij (1 + d2)) (dof = 1)
  * or sum p_ij (ln p_ij + dof ln(1 + d2 / dof)), and S = sum p_ij, over the entries with p_ij > 0 (ln: dm_log, the

@@ -22,18 +22,22 @@ public final class TsneDeviceBudget {
 
     /**
      * Estimated device bytes of a fit of n points of d features with k neighbours (0: the default k) into
-     * {@code cfg.dimension} dimensions: the larger of the kNN phase (float features, k distances and indices per
-     * row) and the optimiser (P with up to 2nk entries of a double and an int, its row offsets, positions, update,
+     * {@code cfg.dimension} dimensions: the largest of the kNN phase (float features twice, k distances and indices
+     * per row twice, see KnnCells), the optimiser's set-up (P's CSR copy next to its SELL layout) and the optimiser (P with up to 2nk entries of a double and an int, its row offsets, positions, update,
      * gains, both forces and keys per point, and, for grid repulsion, the grid at its largest allowed size with the
      * FFT's padded complex copy). An estimate, not a bound.
      */
     public static long estimate(TsneConfig cfg, long n, long d) {
         long k = cfg.effectiveK(n);
         int dim = cfg.dimension;
-        long knn = DeviceMemoryBudget.add(DeviceMemoryBudget.times(n, 4L * d), DeviceMemoryBudget.times(n, 8L * k));
+        // the kNN over cells: points in cell order, lists in cell order, and the points in their own order (the
+        // assignments) or the lists in point order (the final scatter)
+        long knn = DeviceMemoryBudget.times(n, 4L * d + 8L * k + 4L * Math.max(d, 2L * k));
         long nnz = DeviceMemoryBudget.times(2 * n, k);
         long opt = DeviceMemoryBudget.add(DeviceMemoryBudget.times(nnz, 12), DeviceMemoryBudget.times(n + 1, 8));
         opt = DeviceMemoryBudget.add(opt, DeviceMemoryBudget.times(n, 8L * (5L * dim + 1)));
+        // while the SELL layout is filled, P's CSR copy (freed before the iterations, whose grid takes its place)
+        long setUp = DeviceMemoryBudget.add(opt, DeviceMemoryBudget.times(nnz, 12));
         if (!cfg.exactRepulsion(n)) {
             long side = (long) cfg.grid.maxIntervals[dim] * cfg.grid.p;
             long nodes = 1;
@@ -45,7 +49,7 @@ public final class TsneDeviceBudget {
                     DeviceMemoryBudget.times(nodes, 16L << dim));
             opt = DeviceMemoryBudget.add(opt, grid);
         }
-        return Math.max(knn, opt);
+        return Math.max(knn, Math.max(opt, setUp));
     }
 
     /**

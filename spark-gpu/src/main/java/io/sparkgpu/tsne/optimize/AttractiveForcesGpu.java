@@ -92,8 +92,8 @@ final class AttractiveForcesGpu {
         SellRows sell = null;
         int[] shape = SHAPES.get(key);
         if (shape == null) {
-            sell = SellRows.of(p);
-            shape = new int[] {sell.col.length, sell.meta.length, sell.nHubs};
+            sell = SellRows.layout(p);
+            shape = new int[] {sell.entries, sell.meta.length, sell.nHubs};
             SHAPES.put(key, shape);
         }
         final long padded = shape[0];
@@ -111,19 +111,19 @@ final class AttractiveForcesGpu {
             DeviceBuffer col;
             DeviceBuffer val;
             if (lm == null || lc == null || lv == null) { // does not fit or being filled by another thread: private
-                sell = sell != null ? sell : SellRows.of(p);
+                sell = sell != null ? sell : SellRows.layout(p);
                 meta = hold(held, DeviceBuffer.allocate(dev, metaBytes));
                 col = hold(held, DeviceBuffer.allocate(dev, Math.max(4L * padded, 8)));
                 val = hold(held, DeviceBuffer.allocate(dev, Math.max(8L * padded, 8)));
-                upload(sell, meta, col, val, true, true, true, s);
+                upload(sell, p, meta, col, val, true, true, true, s);
                 s.synchronize("upload of t-SNE P (" + p.nnz() + " entries)");
             } else {
                 meta = lm.buffer();
                 col = lc.buffer();
                 val = lv.buffer();
                 if (!lm.wasPresent() || !lc.wasPresent() || !lv.wasPresent()) {
-                    sell = sell != null ? sell : SellRows.of(p);
-                    upload(sell, meta, col, val, !lm.wasPresent(), !lc.wasPresent(), !lv.wasPresent(), s);
+                    sell = sell != null ? sell : SellRows.layout(p);
+                    upload(sell, p, meta, col, val, !lm.wasPresent(), !lc.wasPresent(), !lv.wasPresent(), s);
                     s.synchronize("upload of t-SNE P (" + p.nnz() + " entries)");
                     lm.markFilled();
                     lc.markFilled();
@@ -179,17 +179,37 @@ final class AttractiveForcesGpu {
         return out;
     }
 
-    /** Uploads the chosen SELL arrays (an all-empty slice has no entries to copy). */
-    private static void upload(SellRows sell, DeviceBuffer meta, DeviceBuffer col, DeviceBuffer val, boolean m,
-            boolean c, boolean v, GpuStream s) {
+    /**
+     * Fills the chosen SELL arrays: meta from the host layout, col and val from P's CSR uploaded as it is and
+     * scattered into the layout on the device (tsne_sell_fill; padding zeroed first, as SellRows.of leaves it), so
+     * the padded copy is never built on the host. Synchronises before the CSR copies are freed.
+     */
+    private static void upload(SellRows sell, SparseRows p, DeviceBuffer meta, DeviceBuffer col, DeviceBuffer val,
+            boolean m, boolean c, boolean v, GpuStream s) {
         if (m) {
             meta.upload(sell.meta, s);
         }
-        if (c && sell.col.length > 0) {
-            col.upload(sell.col, s);
+        if (!(c || v) || sell.entries == 0) {
+            return;
         }
-        if (v && sell.val.length > 0) {
-            val.upload(sell.val, s);
+        CudaDevice dev = s.device();
+        try (DeviceBuffer rowPtr = DeviceBuffer.allocate(dev, 4L * (p.rows + 1));
+             DeviceBuffer pcol = DeviceBuffer.allocate(dev, c ? Math.max(4L * p.nnz(), 8) : 8);
+             DeviceBuffer pval = DeviceBuffer.allocate(dev, v ? Math.max(8L * p.nnz(), 8) : 8)) {
+            rowPtr.upload(p.rowPtr, 0, p.rows + 1, 0, s);
+            if (c && p.nnz() > 0) {
+                pcol.upload(p.col, 0, p.nnz(), 0, s);
+                col.zero(s);
+            }
+            if (v && p.nnz() > 0) {
+                pval.upload(p.val, 0, p.nnz(), 0, s);
+                val.zero(s);
+            }
+            long threads = (long) sell.nSlices * SellRows.C + sell.nHubs;
+            KernelLauncher.launch(s, AttractiveForces.MODULE, "tsne_sell_fill", grid(threads), BLOCK, 0, meta,
+                    sell.nSlices, sell.nHubs, rowPtr, pcol, pval, c ? (Object) col : (Object) 0L,
+                    v ? (Object) val : (Object) 0L);
+            s.synchronize("t-SNE P into the SELL layout (" + p.nnz() + " entries)");
         }
     }
 

@@ -38,13 +38,17 @@ final class SellRows {
      * has entries [hubPtr[h], hubPtr[h + 1]) of col/val, after the SELL part (hubPtr[0] = sliceOff[nSlices]).
      */
     final int[] meta;
+    /** Entries of col/val: the padded SELL part, then the hub rows. */
+    final int entries;
+    /** The entries, or null for a layout alone ({@link #layout}: the GPU fills them, tsne_sell_fill). */
     final int[] col;
     final double[] val;
 
-    private SellRows(int nSlices, int nHubs, int[] meta, int[] col, double[] val) {
+    private SellRows(int nSlices, int nHubs, int[] meta, int entries, int[] col, double[] val) {
         this.nSlices = nSlices;
         this.nHubs = nHubs;
         this.meta = meta;
+        this.entries = entries;
         this.col = col;
         this.val = val;
     }
@@ -53,7 +57,45 @@ final class SellRows {
         return p.rowPtr[r + 1] - p.rowPtr[r] > HUB_LEN;
     }
 
+    /** The SELL layout of p with its entries (col, val) filled on the host. */
     static SellRows of(SparseRows p) {
+        SellRows l = layout(p);
+        final int nSlices = l.nSlices;
+        final int slots = nSlices * C;
+        final int[] meta = l.meta;
+        int[] col = new int[l.entries];
+        double[] val = new double[l.entries];
+        // slices own disjoint ranges of col/val: filled in parallel, the same arrays as in any order
+        java.util.stream.IntStream.range(0, nSlices).parallel().forEach(g -> {
+            for (int s = g * C; s < (g + 1) * C; s++) {
+                int r = meta[nSlices + 1 + s];
+                if (r < 0) {
+                    continue;
+                }
+                int len = meta[nSlices + 1 + slots + s];
+                int base = meta[g] + (s % C);
+                int from = p.rowPtr[r];
+                for (int e = 0; e < len; e++) {
+                    col[base + C * e] = p.col[from + e];
+                    val[base + C * e] = p.val[from + e];
+                }
+            }
+        });
+        int hubRow0 = nSlices + 1 + 2 * slots;
+        int hubPtr0 = hubRow0 + l.nHubs;
+        for (int h = 0; h < l.nHubs; h++) {
+            int r = meta[hubRow0 + h];
+            System.arraycopy(p.col, p.rowPtr[r], col, meta[hubPtr0 + h], p.rowPtr[r + 1] - p.rowPtr[r]);
+            System.arraycopy(p.val, p.rowPtr[r], val, meta[hubPtr0 + h], p.rowPtr[r + 1] - p.rowPtr[r]);
+        }
+        return new SellRows(nSlices, l.nHubs, meta, l.entries, col, val);
+    }
+
+    /**
+     * The SELL layout of p (meta and the entry count) without its entries; padding entries are 0 (col) and 0.0
+     * (val) wherever they are filled. Checks that every column index is in 0..n-1.
+     */
+    static SellRows layout(SparseRows p) {
         final int rows = p.rows;
         final int nSlices = (rows + C - 1) / C;
         final int slots = nSlices * C;
@@ -121,42 +163,26 @@ final class SellRows {
             throw new IllegalArgumentException("P column index " + p.col[bad] + " at entry " + bad
                     + " is outside 0.." + (p.n - 1));
         }
-        int[] col = new int[(int) off];
-        double[] val = new double[(int) off];
-        // slices own disjoint ranges of col/val: filled in parallel, the same arrays as in any order
-        java.util.stream.IntStream.range(0, nSlices).parallel().forEach(g -> {
-            for (int s = g * C; s < (g + 1) * C; s++) {
-                int r = slotRow[s];
-                meta[nSlices + 1 + s] = r;
-                if (r < 0) {
-                    continue;
-                }
-                int len = p.rowPtr[r + 1] - p.rowPtr[r];
-                meta[nSlices + 1 + slots + s] = len;
-                int base = meta[g] + (s % C);
-                int from = p.rowPtr[r];
-                for (int e = 0; e < len; e++) {
-                    col[base + C * e] = p.col[from + e];
-                    val[base + C * e] = p.val[from + e];
-                }
+        for (int s = 0; s < slots; s++) {
+            int r = slotRow[s];
+            meta[nSlices + 1 + s] = r;
+            if (r >= 0) {
+                meta[nSlices + 1 + slots + s] = p.rowPtr[r + 1] - p.rowPtr[r];
             }
-        });
+        }
         int hubRow0 = nSlices + 1 + 2 * slots;
         int hubPtr0 = hubRow0 + nHubs;
         int h = 0;
         int at = sellEntries;
         for (int r = 0; r < rows; r++) {
             if (isHub(p, r)) {
-                int len = p.rowPtr[r + 1] - p.rowPtr[r];
                 meta[hubRow0 + h] = r;
                 meta[hubPtr0 + h] = at;
-                System.arraycopy(p.col, p.rowPtr[r], col, at, len);
-                System.arraycopy(p.val, p.rowPtr[r], val, at, len);
-                at += len;
+                at += p.rowPtr[r + 1] - p.rowPtr[r];
                 h++;
             }
         }
         meta[hubPtr0 + nHubs] = at;
-        return new SellRows(nSlices, nHubs, meta, col, val);
+        return new SellRows(nSlices, nHubs, meta, (int) off, null, null);
     }
 }

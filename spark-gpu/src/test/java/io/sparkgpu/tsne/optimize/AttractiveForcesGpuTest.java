@@ -59,6 +59,36 @@ class AttractiveForcesGpuTest {
         }
     }
 
+    /** The SELL entries scattered on the device (tsne_sell_fill) are SellRows.of's, padding and hub rows included. */
+    @Test
+    void deviceFilledLayoutEqualsTheHostLayout() {
+        GpuTestSupport.deviceOrSkip();
+        io.sparkgpu.cuda.CudaDevice dev = io.sparkgpu.cuda.CudaRuntime.device(0);
+        long seed = 77;
+        for (int rows : new int[] {1, 33, 257, 4099}) {
+            int offset = rows % 3 == 0 ? 17 : 0;
+            int n = Math.max(rows + offset + 5, 700);
+            SparseRows p = TsneForcesTestData.randomRows(n, offset, rows, 3, 180, rows > 40 ? 650 : 0, seed++);
+            SellRows host = SellRows.of(p);
+            int[] col = new int[host.entries];
+            double[] val = new double[host.entries];
+            int[] meta = new int[host.meta.length];
+            try (io.sparkgpu.cuda.GpuStream s = new io.sparkgpu.cuda.GpuStream(dev);
+                 AttractiveForcesGpu.DeviceP dp = AttractiveForcesGpu.deviceP(dev, p, "sell-fill-" + seed, s)) {
+                dp.meta.download(meta, meta.length, s);
+                if (host.entries > 0) {
+                    dp.col.download(col, col.length, s);
+                    dp.val.download(val, val.length, s);
+                }
+                s.synchronize("test download");
+            }
+            AttractiveForces.release("sell-fill-" + seed);
+            assertArrayEquals(host.meta, meta, "meta, rows " + rows);
+            assertArrayEquals(host.col, col, "col, rows " + rows);
+            assertArrayEquals(host.val, val, 0.0, "val, rows " + rows);
+        }
+    }
+
     @Test
     void attractiveKernelHandlesEmptyRowsAndAnEmptySlice() {
         GpuTestSupport.deviceOrSkip();
