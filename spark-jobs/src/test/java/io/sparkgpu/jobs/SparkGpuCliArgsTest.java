@@ -170,7 +170,10 @@ class SparkGpuCliArgsTest {
                 + "  \"nested\": {\n    \"a\": [\"x\", 2.5E-300]\n  },\n  \"empty\": []\n}", json);
     }
 
-    /** The template must carry the same JVM options as the parent pom (the single source of the list). */
+    /**
+     * The template must carry the same JVM options as the parent pom (the single source of the list), followed by the
+     * template's own heap advice (transparent huge pages).
+     */
     @Test
     void sparkDefaultsTemplateHasThePomJvmOptions() throws IOException {
         Path root = Paths.get("..").toAbsolutePath().normalize();
@@ -181,7 +184,8 @@ class SparkGpuCliArgsTest {
         List<String> lines = Files.readAllLines(root.resolve("conf/spark-defaults.conf.template"), StandardCharsets.UTF_8);
         for (String key : List.of("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions")) {
             String line = lines.stream().filter(l -> l.startsWith(key + " ")).findFirst().orElse("");
-            assertEquals(opens, line.substring(Math.min(line.length(), key.length())).trim(), key);
+            assertEquals(opens + " -XX:+UseTransparentHugePages", line.substring(Math.min(line.length(),
+                    key.length())).trim(), key);
         }
         for (String key : List.of("spark.executor.resource.gpu.amount", "spark.task.resource.gpu.amount",
                 "spark.executor.resource.gpu.discoveryScript", "spark.sql.extensions", "spark.sparkgpu.backend")) {
