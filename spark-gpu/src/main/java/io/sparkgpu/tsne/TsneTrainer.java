@@ -208,7 +208,8 @@ public final class TsneTrainer {
             cfg.backend = TsneDeviceBudget.backendFor(cfg, n, d, jsc.sc().isLocal());
             final int dim = cfg.dimension;
             final int nn = (int) n;
-            Object[] ids = ids(points, nn);
+            // without an id column a row's id is its index (zipWithIndex): no job needed to collect them
+            Object[] ids = iIdx < 0 ? indexIds(nn) : ids(points, nn);
             double[] y0 = initialize(jsc, points, TsneInit.idKeys(ids), d, cfg);
             long entries = 2L * n * cfg.effectiveK(n) + n * (long) (dim + d);
             boolean single = TsneConfig.MODE_SINGLE.equals(cfg.mode)
@@ -359,6 +360,15 @@ public final class TsneTrainer {
             System.arraycopy(xs, 0, x, (int) (long) (Long) b[0] * d, xs.length);
         }
         return x;
+    }
+
+    /** The ids 0..n-1 as Longs, as {@link #ids} collects them when the rows have no id column. */
+    private static Object[] indexIds(int n) {
+        Object[] ids = new Object[n];
+        for (int i = 0; i < n; i++) {
+            ids[i] = (long) i;
+        }
+        return ids;
     }
 
     private static Object[] ids(JavaRDD<Point> points, int n) {
