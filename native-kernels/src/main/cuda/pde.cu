@@ -42,7 +42,8 @@
  *                      the partitioned batched solver (Thomas/PCR hybrid) on pde_thomas_batch's layout, a, b, c only
  *                      read, d <- solution (5 doubles of traffic per unknown): a thread per chunk of R rows in
  *                      registers, a block of SB systems x K = ceil(n / R) chunks, the chunks' interface unknowns by
- *                      PCR in shared memory; n <= 1024. Twin: FhnCpu.partitionInterleaved.
+ *                      PCR in shared memory; n <= 4096 (K within the block's 1024 / 512 / 256 threads at SB = 1).
+ *                      Twin: FhnCpu.partitionInterleaved, whatever SB.
  *   pde_adi_rhs_rows / pde_adi_rhs_cols / pde_adi_w
  *                      the 2-D Peaceman-Rachford ADI step (io.sparkgpu.pde.Fhn2d): right-hand sides of the row solve
  *                      (written transposed, so the row systems are interleaved) and of the column solve (read from
@@ -1151,9 +1152,12 @@ extern "C" __global__ void pde_thomas_batch_shared(int S, int n, const double* _
  *  - System j is cut into K = ceil(n / R) chunks of R consecutive rows; chunk k (rows kR .. kR + R - 1) belongs to
  *    one thread, which keeps its R rows in registers. Rows past n are identity rows (a = c = 0, b = 1, d = 0,
  *    never loaded nor stored), a[0] and c[n - 1] count as 0 (as in Thomas, which never reads them).
- *  - Block: SB systems (a power of two, 4..32) x K chunks, 1-D, thread t = k SB + s: the lanes of a warp are SB
- *    consecutive systems at 32 / SB consecutive chunks, so each row access of a warp is 32 / SB coalesced segments
- *    of 8 SB bytes (one 256-byte access for SB = 32). The host picks SB (PdeEngine.partitionPlan).
+ *  - Block: SB systems (1..32) x K chunks, 1-D, thread t = k SB + s: the lanes of a warp are SB consecutive
+ *    systems at 32 / SB consecutive chunks (SB a power of two), so each row access of a warp is 32 / SB segments of
+ *    8 SB bytes (one 256-byte access for SB = 32; at SB = 1 or 2 the rest of each 32-byte sector is read by the
+ *    neighbouring blocks). The host picks SB (PdeEngine.partitionPlan). A thread's arithmetic touches only its own
+ *    system (its PCR neighbours k +- s are threads t +- s SB), in the same order for any SB: the bits do not depend
+ *    on SB.
  *  - Local elimination (the "modified Thomas" of Laszlo, Giles and Appleyard 2016): a down sweep then an up sweep
  *    write every row of the chunk as alpha_r x_first + x_r + gamma_r x_last = delta_r (first and last: rows 0 and
  *    R - 1 of the chunk), row 0 as alpha x_(last of chunk k-1) + x_first + gamma x_last = delta and row R - 1 as
@@ -1310,7 +1314,8 @@ __device__ __forceinline__ void tridiag_partition(int S, int n, int SB, const do
 }
 
 /* Register budgets: R = 4 at up to 1024 threads a block (64 registers), R = 8 at 512 (128), R = 16 at 256 (255);
- * PdeEngine.PARTITION_MAX_THREADS mirrors them. */
+ * PdeEngine.partitionMaxThreads mirrors them, PdeEngine.partitionRegisters the registers ptxas gives (sm_90: 58, 94,
+ * 172, no spills). */
 #define PDE_PARTITION_KERNEL(R, MAXT)                                                                                 \
     extern "C" __global__ void __launch_bounds__(MAXT)                                                                \
     pde_tridiag_partition_R##R(int S, int n, int SB, const double* __restrict__ a, const double* __restrict__ b,      \

@@ -124,11 +124,17 @@ public final class PdeEngine {
     public static final int[] PARTITION_R = {4, 8, 16};
 
     /**
-     * The largest n the partitioned solver takes, for every R: a block holds at least 4 systems (a warp's row access
-     * stays in segments of 32 bytes or more) of K = ceil(n / R) chunk threads each, within the kernel's thread
-     * budget (its registers: {@link #partitionMaxThreads}), so K &lt;= that budget / 4: 256 x 4, 128 x 8, 64 x 16.
+     * The largest n the partitioned solver takes, for every R: a block holds SB &gt;= 1 systems of K = ceil(n / R)
+     * chunk threads each, within the kernel's thread budget ({@link #partitionMaxThreads}: 1024 x 4, 512 x 8,
+     * 256 x 16 = 4096 unknowns at SB = 1); its shared memory, 48 bytes a thread, stays within the default 48 KiB.
      */
-    public static final int PARTITION_MAX_UNKNOWNS = 1024;
+    public static final int PARTITION_MAX_UNKNOWNS = 4096;
+
+    /**
+     * Threads the automatic R wants in flight, per SM: 4 blocks of 256 (about 135k threads on the H200's 132 SMs).
+     * See {@link #partitionR}.
+     */
+    static final int PARTITION_THREADS_PER_SM = 4 * 256;
 
     /**
      * Threads a block of pde_tridiag_partition_R&lt;r&gt; may have: its __launch_bounds__ in pde.cu, set by the R rows
@@ -149,25 +155,77 @@ public final class PdeEngine {
     }
 
     /**
-     * The automatic chunk size for systems of n unknowns: R = 4 up to n = 128, 8 up to 256, 16 beyond (up to
-     * {@link #PARTITION_MAX_UNKNOWNS}). Why: the smallest R that keeps the reduced system at K = ceil(n / R) &lt;= 32
-     * rows (at most 5 PCR steps, each a barrier and a division per thread; beyond n = 512, 64 rows and 6 steps).
-     * Within that, a smaller R is better: fewer registers per thread (58 for R = 4 against 94 and 172), so more
-     * threads, more bytes in flight per SM and more independent blocks to overlap one block's barrier phase with
-     * another's loads; the PCR's extra arithmetic per unknown ((1 + log2 K) / R row updates, 1.5 at n = 128, R = 4)
-     * is far below the fp64 rate a memory-bound solve leaves idle. Not measured yet: {@code bench fhn --tridiag-r}
-     * times every R against this choice.
+     * Registers a thread of pde_tridiag_partition_R&lt;r&gt; uses on sm_90 (ptxas -v with the module's flags, CUDA 13:
+     * 58, 94, 172, no spills). Hardcoded so the plan stays a pure function; FhnGpuTest checks
+     * {@link #partitionBlocksPerSm} against the driver's occupancy for the loaded module, so a compiler that
+     * allocates differently shows up there.
      */
-    public static int partitionR(int n) {
+    static int partitionRegisters(int r) {
+        partitionMaxThreads(r);
+        return r == 4 ? 58 : r == 8 ? 94 : 172;
+    }
+
+    /**
+     * Blocks of {@code threads} threads of pde_tridiag_partition_R&lt;r&gt; (48 bytes of shared memory a thread) one
+     * SM holds at once, by the occupancy rules of sm_90: registers allocated per warp in units of 256 from 65536,
+     * at most 64 warps (2048 threads) and 32 blocks, 228 KiB of shared memory with 1 KiB reserved per block
+     * (allocated in units of 128 bytes). Shared memory never binds here (at most 48 KiB a block).
+     */
+    static int partitionBlocksPerSm(int r, int threads) {
+        int warps = (threads + 31) / 32;
+        int regsPerWarp = (partitionRegisters(r) * 32 + 255) / 256 * 256;
+        int byRegisters = 65536 / regsPerWarp / warps;
+        int byThreads = 64 / warps;
+        int shared = (48 * threads + 1024 + 127) / 128 * 128;
+        int byShared = 228 * 1024 / shared;
+        return Math.min(32, Math.min(byRegisters, Math.min(byThreads, byShared)));
+    }
+
+    /**
+     * The automatic chunk size for S systems of n unknowns on a device of {@code sms} SMs: the largest R in
+     * {16, 8, 4} for which the launch has S ceil(n / R) &gt;= {@link #PARTITION_THREADS_PER_SM} sms threads (about
+     * 135k on 132 SMs), else R = 4 (the most threads). An R whose K = ceil(n / R) equals that of R / 2 (n &lt;= R / 2)
+     * is skipped: the same threads with more identity rows of padding and more registers.
+     *
+     * <p>Why, measured on one H200 (132 SMs; copy kernel about 3640 GB/s; % = 40 bytes per unknown / time / copy
+     * bandwidth; {@code bench fhn --tridiag ... --tridiag-r auto,4,8,16}, SB by the rule of the time, at least 4):
+     * <pre>
+     * | shape       | Thomas | R=4 | R=8 | R=16 |
+     * | 10^6 x 128  |  61%   | 84% | 77% | 105% |
+     * | 10^5 x 128  |  51%   | 89% | 84% |  99% |
+     * | 10^4 x 128  |  11%   | 61% | 79% |  61% |   small batch: R=16 has 80k threads, R=8 160k
+     * | 10^5 x 256  |  51%   | 49% | 48% |  93% |
+     * | 10^5 x 1024 |  51%   | 41% | 42% |  41% |   every R alike (blocks too large: see partitionPlan)
+     * </pre>
+     * The largest R wins when the batch gives enough threads (fewer, longer chunks: the sweeps' rows in registers
+     * carry more bytes in flight per thread, and the PCR has fewer rows and steps); the small batch (10^4 x 128) is
+     * short of threads at R = 16 and wants the R that reaches them. The former rule (smallest R with K &lt;= 32) lost
+     * up to half the bandwidth at 10^5 x 256.
+     */
+    public static int partitionR(int S, int n, int sms) {
         checkPartitionUnknowns(n);
-        return n <= 128 ? 4 : n <= 256 ? 8 : 16;
+        if (S < 1 || sms < 1) {
+            throw new IllegalArgumentException("the partitioned tridiagonal solver needs S >= 1 systems and a device "
+                    + "of >= 1 SMs, got S = " + S + ", " + sms + " SMs");
+        }
+        long want = (long) PARTITION_THREADS_PER_SM * sms;
+        for (int r = 16; r > 4; r /= 2) {
+            int k = (n + r - 1) / r;
+            if (k == (n + r / 2 - 1) / (r / 2)) {
+                continue;
+            }
+            if ((long) S * k >= want) {
+                return r;
+            }
+        }
+        return 4;
     }
 
     private static void checkPartitionUnknowns(int n) {
         if (n < 1 || n > PARTITION_MAX_UNKNOWNS) {
             throw new IllegalArgumentException("the partitioned tridiagonal solver takes 1 <= n <= "
-                    + PARTITION_MAX_UNKNOWNS + " unknowns per system (at least 4 systems of ceil(n / R) chunk threads "
-                    + "a block), got n = " + n);
+                    + PARTITION_MAX_UNKNOWNS + " unknowns per system (a block of ceil(n / R) chunk threads per system "
+                    + "within the kernel's 1024 / 512 / 256 threads at R = 4 / 8 / 16), got n = " + n);
         }
     }
 
@@ -177,41 +235,75 @@ public final class PdeEngine {
     }
 
     /**
-     * The launch of the partitioned solver for S systems of n unknowns with chunk size r (0: {@link #partitionR}):
-     * {r, K chunks, SB systems per block, block threads SB K, grid blocks, dynamic shared bytes 48 SB K}. SB is the
-     * largest power of two in [4, 32] with SB K within {@link #partitionTargetThreads} (4 when even that exceeds
-     * it; 4 K is within the kernel's budget by the check on n).
+     * The automatic systems per block for chunk size r and K chunks: the largest power of two SB &lt;= 32 with
+     * SB K within {@link #partitionTargetThreads} (256 threads at R = 4, 128 at 8 and 16), at least 1; then halved
+     * while a block of SB K threads leaves fewer than 2 blocks on an SM ({@link #partitionBlocksPerSm}: R16's 172
+     * registers give 11 warps an SM, R8's 94 give 21, R4's 58 give 32).
+     *
+     * <p>Why: a larger SB makes a warp's row access fewer, longer segments (SB consecutive systems are SB adjacent
+     * words), but every block waits at the PCR's barriers; with one block an SM nothing overlaps those waits. The
+     * former rule kept SB &gt;= 4, so at n = 1024 every R ran one block an SM (R16: 4 x 64 threads x 172 registers; R4:
+     * 4 x 256 = 1024 threads) and reached 41% against Thomas' 51%. SB = 1 or 2 leaves a warp's lanes on different rows
+     * of one system (8 bytes of each 32-byte sector); the other words of the sector belong to the next systems, i.e.
+     * the neighbouring blocks, which run at the same time, so L2 may absorb the overfetch: to be measured
+     * ({@code bench fhn --tridiag-sb}). For n &lt;= 256 this gives the SB of the measurements above.
      */
-    public static int[] partitionPlan(int S, int n, int r) {
+    static int partitionSb(int r, int k) {
+        int sb = 1;
+        while (sb < 32 && 2 * sb * k <= partitionTargetThreads(r)) {
+            sb *= 2;
+        }
+        while (sb > 1 && (sb * k > partitionMaxThreads(r) || partitionBlocksPerSm(r, sb * k) < 2)) {
+            sb /= 2;
+        }
+        return sb;
+    }
+
+    /**
+     * The launch of the partitioned solver for S systems of n unknowns with chunk size r (0: {@link #partitionR} on
+     * {@code sms} SMs) and sb systems per block (0: {@link #partitionSb}; else 1..32 with sb K within the kernel's
+     * {@link #partitionMaxThreads}): {r, K chunks, SB, block threads SB K, grid blocks, dynamic shared bytes 48 SB K}.
+     * The solution's bits do not depend on SB: a thread's arithmetic reads only its own system's rows (its
+     * neighbours k +- s of the PCR are t +- s SB, the same system), in the same order whatever the block holds.
+     */
+    public static int[] partitionPlan(int S, int n, int r, int sb, int sms) {
         checkPartitionUnknowns(n);
         if (S < 1) {
             throw new IllegalArgumentException("the partitioned tridiagonal solver needs S >= 1 systems, got " + S);
         }
-        int rr = r == 0 ? partitionR(n) : r;
+        int rr = r == 0 ? partitionR(S, n, sms) : r;
         int maxT = partitionMaxThreads(rr);
         int k = (n + rr - 1) / rr;
-        if (4 * k > maxT) {
+        if (k > maxT) {
             throw new IllegalArgumentException("the partitioned tridiagonal solver with R = " + rr + " takes n <= "
-                    + maxT / 4 * rr + " unknowns per system (" + maxT + " threads a block), got n = " + n);
+                    + maxT * rr + " unknowns per system (" + maxT + " threads a block), got n = " + n);
         }
-        int sb = 4;
-        while (sb < 32 && 2 * sb * k <= partitionTargetThreads(rr)) {
-            sb *= 2;
+        if (sb < 0 || sb > 32 || (long) sb * k > maxT) {
+            throw new IllegalArgumentException("the partitioned tridiagonal solver with R = " + rr + " and n = " + n
+                    + " (K = " + k + " chunk threads a system) takes SB = 0 (automatic) or 1.." + Math.min(32, maxT / k)
+                    + " systems per block (" + maxT + " threads a block), got SB = " + sb);
         }
-        int threads = sb * k;
-        long grid = ((long) S + sb - 1) / sb;
-        return new int[] {rr, k, sb, threads, (int) grid, 48 * threads};
+        int s = sb == 0 ? partitionSb(rr, k) : sb;
+        int threads = s * k;
+        long grid = ((long) S + s - 1) / s;
+        return new int[] {rr, k, s, threads, (int) grid, 48 * threads};
     }
 
     /**
      * The partitioned batched solver of S systems of n unknowns, interleaved layout (element i of system j at i S + j,
      * {@code sys} = {a, b, c, d} as {@link #randomSystems}); chunk size r in {@link #PARTITION_R}, 0 for
-     * {@link #partitionR}. The solutions, same layout; the bits of {@code FhnCpu.partitionInterleaved(S, n, R, ...)}.
+     * {@link #partitionR}; sb systems per block, 0 for {@link #partitionSb}. The solutions, same layout; the bits of
+     * {@code FhnCpu.partitionInterleaved(S, n, R, ...)} whatever sb.
      */
-    public static double[] tridiagPartition(CudaDevice dev, int S, int n, double[][] sys, int r) {
-        int[] plan = partitionPlan(S, n, r);
-        return solveOnce(dev, S, n, sys, "partitioned tridiagonal (R = " + plan[0] + ")",
+    public static double[] tridiagPartition(CudaDevice dev, int S, int n, double[][] sys, int r, int sb) {
+        int[] plan = partitionPlan(S, n, r, sb, dev.multiprocessors());
+        return solveOnce(dev, S, n, sys, "partitioned tridiagonal (R = " + plan[0] + ", SB = " + plan[2] + ")",
                 (st, b) -> launchPartition(st, S, n, plan, b));
+    }
+
+    /** {@link #tridiagPartition(CudaDevice, int, int, double[][], int, int)} with the automatic SB. */
+    public static double[] tridiagPartition(CudaDevice dev, int S, int n, double[][] sys, int r) {
+        return tridiagPartition(dev, S, n, sys, r, 0);
     }
 
     /** Launches the partitioned solver on {a, b, c, d} in b[0..3] by {@code plan} ({@link #partitionPlan}). */
@@ -222,10 +314,11 @@ public final class PdeEngine {
 
     /**
      * Milliseconds of each of {@code reps} partitioned solves of S random systems of n unknowns with chunk size r
-     * (0: {@link #partitionR}); same systems and timing as {@link #thomasBatchMillis(CudaDevice, int, int, int)}.
+     * (0: {@link #partitionR}) and sb systems per block (0: {@link #partitionSb}); same systems and timing as
+     * {@link #thomasBatchMillis(CudaDevice, int, int, int)}.
      */
-    public static double[] tridiagPartitionMillis(CudaDevice dev, int S, int n, int reps, int r) {
-        int[] plan = partitionPlan(S, n, r);
+    public static double[] tridiagPartitionMillis(CudaDevice dev, int S, int n, int reps, int r, int sb) {
+        int[] plan = partitionPlan(S, n, r, sb, dev.multiprocessors());
         return timeSolve(dev, S, n, randomSystems(S, n, 1), reps, "timed partitioned tridiagonal",
                 (st, b) -> launchPartition(st, S, n, plan, b));
     }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.cuda.DeviceBuffer;
 import io.sparkgpu.cuda.GpuStream;
+import io.sparkgpu.cuda.KernelLauncher;
 import io.sparkgpu.testutil.GpuTestSupport;
 import java.util.Random;
 import org.junit.jupiter.api.Tag;
@@ -146,26 +147,44 @@ class FhnGpuTest {
     }
     /**
      * The partitioned batched solver against its twin, bit for bit, for each kernel (R = 4, 8, 16) and the automatic
-     * R: S not a multiple of 32 or of the block's systems, n a multiple of R, not one, below R, 2 and 1, and the
-     * longest n (1024, the smallest blocks); every plan's SB from 4 to 32. a, b, c stay as they were on the device
-     * (the kernel only reads them).
+     * R: S not a multiple of 32 or of the block's systems, n a multiple of R, not one, below R, 2 and 1, n = 1024
+     * and the longest n (4096, one system a block); then for explicit SB = 1, 2, 3, 4, 8, 16, 32 where the block fits
+     * (the bits must not depend on how many systems a block holds). a, b, c stay as they were on the device (the
+     * kernel only reads them). The plan's occupancy model equals the driver's for the loaded kernels.
      */
     @Test
     void partitionedTridiagonalEqualsTheTwin() {
         CudaDevice dev = GpuTestSupport.deviceOrSkip();
         Random r = new Random(11);
+        int sms = dev.multiprocessors();
         int[][] shapes = {{1000, 128}, {1001, 129}, {33, 400}, {77, 1024}, {5, 1000}, {31, 3}, {65, 2}, {3, 1},
-            {100, 17}, {257, 64}, {1, 255}};
+            {100, 17}, {257, 64}, {1, 255}, {7, 4096}, {3, 2049}, {20_000, 128}};
         for (int[] shape : shapes) {
             int S = shape[0];
             int n = shape[1];
             double[][] sys = PdeEngine.randomSystems(S, n, r.nextLong());
             for (int rr : new int[] {0, 4, 8, 16}) {
-                int R = rr == 0 ? PdeEngine.partitionR(n) : rr;
+                int R = rr == 0 ? PdeEngine.partitionR(S, n, sms) : rr;
                 double[] d = sys[3].clone();
                 FhnCpu.partitionInterleaved(S, n, R, sys[0].clone(), sys[1].clone(), sys[2].clone(), d);
-                String what = "partition " + S + "x" + n + " R=" + (rr == 0 ? "auto " + R : R);
-                assertArrayEquals(d, PdeEngine.tridiagPartition(dev, S, n, sys, rr), what);
+                for (int sb : new int[] {0, 1, 2, 3, 4, 8, 16, 32}) {
+                    int k = (n + R - 1) / R;
+                    if (sb * k > PdeEngine.partitionMaxThreads(R)) {
+                        continue;
+                    }
+                    String what = "partition " + S + "x" + n + " R=" + (rr == 0 ? "auto " + R : R) + " SB="
+                            + (sb == 0 ? "auto " + PdeEngine.partitionPlan(S, n, rr, 0, sms)[2] : sb);
+                    assertArrayEquals(d, PdeEngine.tridiagPartition(dev, S, n, sys, rr, sb), what);
+                }
+            }
+        }
+        for (int rr : PdeEngine.PARTITION_R) {
+            for (int t = 32; t <= PdeEngine.partitionMaxThreads(rr); t *= 2) {
+                int driver = KernelLauncher.residentBlocks(dev, FhnGpu.MODULE, "pde_tridiag_partition_R" + rr, t,
+                        48 * t) / sms;
+                assertEquals(driver, PdeEngine.partitionBlocksPerSm(rr, t), "blocks an SM, R=" + rr + ", " + t
+                        + " threads: the driver's against PdeEngine.partitionBlocksPerSm (registers "
+                        + PdeEngine.partitionRegisters(rr) + " assumed; update partitionRegisters to ptxas -v)");
             }
         }
         for (int rr : PdeEngine.PARTITION_R) {
@@ -180,7 +199,7 @@ class FhnGpuTest {
                         b[q] = DeviceBuffer.ofDoubles(dev, (long) S * n);
                         b[q].upload(sys[q], st);
                     }
-                    PdeEngine.launchPartition(st, S, n, PdeEngine.partitionPlan(S, n, rr), b);
+                    PdeEngine.launchPartition(st, S, n, PdeEngine.partitionPlan(S, n, rr, 0, sms), b);
                     for (int q = 0; q < 4; q++) {
                         b[q].download(back[q], S * n, st);
                     }
@@ -197,9 +216,10 @@ class FhnGpuTest {
             assertArrayEquals(d, back[3], "R=" + rr + ": solution");
         }
         for (int rr : new int[] {0, 4, 8, 16}) {
-            double[] ms = PdeEngine.tridiagPartitionMillis(dev, 4096, 128, 3, rr);
+            double[] ms = PdeEngine.tridiagPartitionMillis(dev, 4096, 128, 3, rr, 0);
             assertTrue(ms[2] > 0, "timed partitioned solve, R=" + rr);
         }
+        assertTrue(PdeEngine.tridiagPartitionMillis(dev, 1000, 1024, 2, 16, 1)[1] > 0, "timed, R=16, SB=1");
     }
 
     /**

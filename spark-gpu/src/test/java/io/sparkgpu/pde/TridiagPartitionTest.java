@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
  * The partitioned batched tridiagonal solver's CPU twin ({@link FhnCpu#partitionInterleaved}, the bits of
  * pde_tridiag_partition_R&lt;R&gt;): against the batched Thomas to 1e-12 (relative, max norm) with a tiny residual, for
  * every kernel's R and n a multiple of R, not a multiple, below R, 2 and 1; a, b, c untouched; a system's bits do not
- * depend on the batch around it; the residual check catches a wrong solution; and the launch plan's rules.
+ * depend on the batch around it; the residual check catches a wrong solution; and the launch plan's rules (R, SB,
+ * the occupancy model), up to n = 4096.
  */
 class TridiagPartitionTest {
 
@@ -73,7 +74,7 @@ class TridiagPartitionTest {
     void agreesWithThomasTo1e12WithATinyResidual() {
         Random rnd = new Random(17);
         int[] ns = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 100, 127, 128, 129, 255, 256, 300, 512,
-            777, 1000, 1024};
+            777, 1000, 1024, 1025, 2049, 4095, 4096};
         for (int r : PdeEngine.PARTITION_R) {
             for (int n : ns) {
                 int S = 1 + rnd.nextInt(40);
@@ -91,12 +92,12 @@ class TridiagPartitionTest {
 
     @Test
     void theBenchmarksShapeAndAnOddBatch() {
-        for (int[] sh : new int[][] {{1000, 128}, {333, 129}, {65, 1000}}) {
+        for (int[] sh : new int[][] {{1000, 128}, {333, 129}, {65, 1000}, {9, 4096}}) {
             int S = sh[0];
             int n = sh[1];
             double[][] sys = PdeEngine.randomSystems(S, n, 1);
             double[] ref = thomas(S, n, sys);
-            int r = PdeEngine.partitionR(n);
+            int r = PdeEngine.partitionR(S, n, 132);
             double[] x = partition(S, n, r, sys);
             assertTrue(relDiff(x, ref) <= 1e-12, S + "x" + n + " R=" + r + ": " + relDiff(x, ref));
             assertTrue(residual(S, n, sys, x) <= 1e-14, S + "x" + n + " R=" + r);
@@ -161,29 +162,81 @@ class TridiagPartitionTest {
 
     @Test
     void launchPlans() {
-        // {R, K, SB, threads, grid, shared bytes}
-        assertArrayEquals(new int[] {4, 32, 8, 256, 125_000, 48 * 256}, PdeEngine.partitionPlan(1_000_000, 128, 0));
-        assertArrayEquals(new int[] {8, 16, 8, 128, 5, 48 * 128}, PdeEngine.partitionPlan(33, 128, 8));
-        assertArrayEquals(new int[] {16, 8, 16, 128, 1, 48 * 128}, PdeEngine.partitionPlan(3, 128, 16));
-        assertArrayEquals(new int[] {4, 1, 32, 32, 2, 48 * 32}, PdeEngine.partitionPlan(33, 2, 0));
-        assertArrayEquals(new int[] {16, 64, 4, 256, 25_000, 48 * 256}, PdeEngine.partitionPlan(100_000, 1024, 0));
-        assertArrayEquals(new int[] {4, 256, 4, 1024, 3, 48 * 1024}, PdeEngine.partitionPlan(9, 1024, 4));
-        assertEquals(4, PdeEngine.partitionR(128));
-        assertEquals(8, PdeEngine.partitionR(129));
-        assertEquals(8, PdeEngine.partitionR(256));
-        assertEquals(16, PdeEngine.partitionR(257));
-        assertEquals(16, PdeEngine.partitionR(1024));
+        // {R, K, SB, threads, grid, shared bytes}; 132 SMs (H200)
+        int sms = 132;
+        // the measured shapes: R = 16 where the batch gives >= 4 x 256 threads an SM, R = 8 for 10^4 x 128
+        assertArrayEquals(new int[] {16, 8, 16, 128, 62_500, 48 * 128}, PdeEngine.partitionPlan(1_000_000, 128, 0, 0,
+                sms));
+        assertArrayEquals(new int[] {16, 8, 16, 128, 6_250, 48 * 128}, PdeEngine.partitionPlan(100_000, 128, 0, 0, sms));
+        assertArrayEquals(new int[] {8, 16, 8, 128, 1_250, 48 * 128}, PdeEngine.partitionPlan(10_000, 128, 0, 0, sms));
+        assertArrayEquals(new int[] {16, 16, 8, 128, 12_500, 48 * 128}, PdeEngine.partitionPlan(100_000, 256, 0, 0,
+                sms));
+        // n = 1024: SB below 4 so 2 blocks fit an SM (R16: 2 x 64 threads x 172 registers)
+        assertArrayEquals(new int[] {16, 64, 2, 128, 50_000, 48 * 128}, PdeEngine.partitionPlan(100_000, 1024, 0, 0,
+                sms));
+        assertArrayEquals(new int[] {8, 128, 1, 128, 100_000, 48 * 128}, PdeEngine.partitionPlan(100_000, 1024, 8, 0,
+                sms));
+        assertArrayEquals(new int[] {4, 256, 1, 256, 100_000, 48 * 256}, PdeEngine.partitionPlan(100_000, 1024, 4, 0,
+                sms));
+        // the SB of the measured runs for n <= 256 is unchanged
+        assertArrayEquals(new int[] {4, 32, 8, 256, 125_000, 48 * 256}, PdeEngine.partitionPlan(1_000_000, 128, 4, 0,
+                sms));
+        assertArrayEquals(new int[] {8, 16, 8, 128, 5, 48 * 128}, PdeEngine.partitionPlan(33, 128, 8, 0, sms));
+        assertArrayEquals(new int[] {16, 8, 16, 128, 1, 48 * 128}, PdeEngine.partitionPlan(3, 128, 16, 0, sms));
+        assertArrayEquals(new int[] {4, 64, 4, 256, 25_000, 48 * 256}, PdeEngine.partitionPlan(100_000, 256, 4, 0,
+                sms));
+        assertArrayEquals(new int[] {8, 32, 4, 128, 25_000, 48 * 128}, PdeEngine.partitionPlan(100_000, 256, 8, 0,
+                sms));
+        // tiny n: R = 4 (R = 8 and 16 would only pad), 32 systems a block
+        assertArrayEquals(new int[] {4, 1, 32, 32, 2, 48 * 32}, PdeEngine.partitionPlan(33, 2, 0, 0, sms));
+        assertArrayEquals(new int[] {4, 1, 32, 32, 31_250, 48 * 32}, PdeEngine.partitionPlan(1_000_000, 4, 0, 0, sms));
+        // explicit SB, and the longest systems at SB = 1
+        assertArrayEquals(new int[] {4, 256, 4, 1024, 3, 48 * 1024}, PdeEngine.partitionPlan(9, 1024, 4, 4, sms));
+        assertArrayEquals(new int[] {16, 64, 1, 64, 7, 48 * 64}, PdeEngine.partitionPlan(7, 1024, 16, 1, sms));
+        assertArrayEquals(new int[] {16, 256, 1, 256, 10_000, 48 * 256}, PdeEngine.partitionPlan(10_000, 4096, 0, 0,
+                sms));
+        assertArrayEquals(new int[] {4, 1024, 1, 1024, 10, 48 * 1024}, PdeEngine.partitionPlan(10, 4096, 0, 0, sms));
+        assertArrayEquals(new int[] {8, 512, 1, 512, 10, 48 * 512}, PdeEngine.partitionPlan(10, 4096, 8, 0, sms));
+
+        // the automatic R: largest of 16, 8, 4 with S ceil(n / R) >= 1024 threads an SM, else 4
+        assertEquals(16, PdeEngine.partitionR(1_000_000, 128, sms));
+        assertEquals(8, PdeEngine.partitionR(10_000, 128, sms));
+        assertEquals(16, PdeEngine.partitionR(16_896, 128, sms)); // 16896 x 8 = 1024 x 132
+        assertEquals(8, PdeEngine.partitionR(16_895, 128, sms));
+        assertEquals(4, PdeEngine.partitionR(16_895 / 2, 128, sms)); // R = 8 short by a thread: R = 4
+        assertEquals(4, PdeEngine.partitionR(1, 128, sms));
+        assertEquals(8, PdeEngine.partitionR(10_000, 128, 132));
+        assertEquals(16, PdeEngine.partitionR(10_000, 128, 78)); // a smaller device: 80k threads are enough
+        assertEquals(8, PdeEngine.partitionR(10_000_000, 8, sms)); // K = 1 at R = 8 and 16: R = 16 only pads
+        assertEquals(16, PdeEngine.partitionR(10_000_000, 9, sms));
+
+        // the occupancy model (sm_90): R16 11 warps an SM, R8 21, R4 32 by registers
+        assertEquals(2, PdeEngine.partitionBlocksPerSm(16, 128));
+        assertEquals(1, PdeEngine.partitionBlocksPerSm(16, 256));
+        assertEquals(5, PdeEngine.partitionBlocksPerSm(16, 64));
+        assertEquals(2, PdeEngine.partitionBlocksPerSm(8, 256));
+        assertEquals(1, PdeEngine.partitionBlocksPerSm(8, 512));
+        assertEquals(1, PdeEngine.partitionBlocksPerSm(4, 1024));
+        assertEquals(2, PdeEngine.partitionBlocksPerSm(4, 512));
+        assertEquals(32, PdeEngine.partitionBlocksPerSm(4, 32));
+
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> PdeEngine.partitionPlan(10, 4096, 0));
-        assertTrue(e.getMessage().contains("n = 4096") && e.getMessage().contains("1024"), e.getMessage());
-        e = assertThrows(IllegalArgumentException.class, () -> PdeEngine.partitionPlan(10, 128, 5));
+                () -> PdeEngine.partitionPlan(10, 4097, 0, 0, sms));
+        assertTrue(e.getMessage().contains("n = 4097") && e.getMessage().contains("4096"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> PdeEngine.partitionPlan(10, 128, 5, 0, sms));
         assertTrue(e.getMessage().contains("R = 5"), e.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> PdeEngine.partitionPlan(0, 128, 0));
-        assertThrows(IllegalArgumentException.class, () -> PdeEngine.partitionPlan(10, 0, 0));
+        e = assertThrows(IllegalArgumentException.class, () -> PdeEngine.partitionPlan(10, 1024, 16, 8, sms));
+        assertTrue(e.getMessage().contains("SB = 8") && e.getMessage().contains("1..4"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> PdeEngine.partitionPlan(10, 128, 4, 33, sms));
+        assertThrows(IllegalArgumentException.class, () -> PdeEngine.partitionPlan(10, 128, 4, -1, sms));
+        assertThrows(IllegalArgumentException.class, () -> PdeEngine.partitionPlan(0, 128, 0, 0, sms));
+        assertThrows(IllegalArgumentException.class, () -> PdeEngine.partitionPlan(10, 0, 0, 0, sms));
+        assertThrows(IllegalArgumentException.class, () -> PdeEngine.partitionR(10, 128, 0));
         for (int r : PdeEngine.PARTITION_R) {
             for (int n = 1; n <= PdeEngine.PARTITION_MAX_UNKNOWNS; n++) {
-                int[] p = PdeEngine.partitionPlan(1000, n, r);
-                assertTrue(p[3] <= PdeEngine.partitionMaxThreads(r) && p[2] >= 4 && p[2] <= 32 && p[5] <= 48 * 1024,
+                int[] p = PdeEngine.partitionPlan(1000, n, r, 0, sms);
+                assertTrue(p[3] <= PdeEngine.partitionMaxThreads(r) && p[2] >= 1 && p[2] <= 32 && p[5] <= 48 * 1024
+                        && p[3] == p[1] * p[2] && (PdeEngine.partitionBlocksPerSm(r, p[3]) >= 2 || p[2] == 1),
                         "R=" + r + " n=" + n);
             }
         }

@@ -25,7 +25,7 @@ import picocli.CommandLine.Option;
 /**
  * FitzHugh-Nagumo kernels and sweep, one Markdown table: explicit cell updates per second (fp64, kernels alone, CUDA
  * events) for single axons of 10^3..10^7 cells and a batch of axons; batched Thomas and the partitioned batched solver
- * (Thomas/PCR hybrid, for each chunk size of {@code --tridiag-r}) side by side in unknowns/s and % of the HBM
+ * (Thomas/PCR hybrid, for each chunk size of {@code --tridiag-r} and systems per block of {@code --tridiag-sb}) side by side in unknowns/s and % of the HBM
  * bandwidth measured by a copy kernel in the same run (traffic counted as 5 doubles per unknown: a, b, c, d read, x
  * written); one long system by cyclic reduction; a sweep of parameter sets as a Spark job (GpuFitzHughNagumo,
  * backend gpu) against the CPU twin on all cores; a 2-D ADI spiral run, GPU against the twin. Where both ran, the sweep's GPU results must equal the twin's
@@ -131,7 +131,7 @@ public final class FhnBenchmark {
 
         @Option(order = 4, names = "--tridiag-r", paramLabel = "LIST",
                 description = {"partitioned batched solver of each --tridiag shape: chunk sizes R to time (4, 8, 16; "
-                    + "auto = the default choice for n; none skips)  [auto]"})
+                    + "auto = the default choice for S, n and the device's SMs; none skips)  [auto]"})
         void setTridiagR(String v) {
             List<Integer> l = new ArrayList<>();
             for (String s : v.split(",")) {
@@ -149,8 +149,27 @@ public final class FhnBenchmark {
             this.tridiagR = l;
         }
 
-        /** Chunk sizes of the partitioned solver to time, 0 = {@code PdeEngine.partitionR(n)}. */
+        /** Chunk sizes of the partitioned solver to time, 0 = {@code PdeEngine.partitionR(S, n, SMs)}. */
         List<Integer> tridiagR = List.of(0);
+
+        @Option(order = 4, names = "--tridiag-sb", paramLabel = "LIST",
+                description = {"partitioned batched solver: systems per block SB to time for each R (1..32; 0 or "
+                    + "auto = the default choice)  [0]"})
+        void setTridiagSb(String v) {
+            List<Integer> l = new ArrayList<>();
+            for (String s : v.split(",")) {
+                String t = s.trim().toLowerCase(Locale.ROOT);
+                int sb = t.equals("auto") ? 0 : Integer.parseInt(t);
+                if (sb < 0 || sb > 32) {
+                    throw new IllegalArgumentException("--tridiag-sb takes auto, 0 or 1..32, got " + s.trim());
+                }
+                l.add(sb);
+            }
+            this.tridiagSb = l;
+        }
+
+        /** Systems per block of the partitioned solver to time, 0 = {@code PdeEngine.partitionPlan}'s choice. */
+        List<Integer> tridiagSb = List.of(0);
 
         static Options parse(String[] args) {
             Options o = new Options();
@@ -218,10 +237,23 @@ public final class FhnBenchmark {
                             + PdeEngine.PARTITION_MAX_UNKNOWNS + ": not supported | |");
                     break;
                 }
-                int rr = r == 0 ? PdeEngine.partitionR(sh[1]) : r;
-                double ms = medianAfterWarmup(PdeEngine.tridiagPartitionMillis(dev, sh[0], sh[1], o.reps + 1, rr));
-                out.add(row("batched tridiagonal, partitioned (R=" + rr + (r == 0 ? ", auto)" : ")"), sh[0] + " x "
-                        + sh[1], ms, u / (ms / 1e3), "unknowns/s", 40.0 * u / (ms / 1e3) / 1e9 / bw));
+                for (int sb : o.tridiagSb) {
+                    int[] plan;
+                    try {
+                        plan = PdeEngine.partitionPlan(sh[0], sh[1], r, sb, dev.multiprocessors());
+                    } catch (IllegalArgumentException e) {
+                        // an explicit SB whose block exceeds the kernel's threads for this R and n
+                        out.add("| batched tridiagonal, partitioned (R=" + (r == 0 ? "auto" : r) + ", SB=" + sb
+                                + ") | " + sh[0] + " x " + sh[1] + " | | not launchable: " + e.getMessage() + " | |");
+                        continue;
+                    }
+                    double ms = medianAfterWarmup(
+                            PdeEngine.tridiagPartitionMillis(dev, sh[0], sh[1], o.reps + 1, plan[0], plan[2]));
+                    String auto = r == 0 && sb == 0 ? ", auto" : r == 0 ? ", auto R" : sb == 0 ? ", auto SB" : "";
+                    out.add(row("batched tridiagonal, partitioned (R=" + plan[0] + ", SB=" + plan[2] + auto + ")",
+                            sh[0] + " x " + sh[1], ms, u / (ms / 1e3), "unknowns/s",
+                            40.0 * u / (ms / 1e3) / 1e9 / bw));
+                }
             }
         }
         if (o.longN > 0) {
