@@ -156,9 +156,9 @@ public final class PdeEngine {
 
     /**
      * Registers a thread of pde_tridiag_partition_R&lt;r&gt; uses on sm_90 (ptxas -v with the module's flags, CUDA 13:
-     * 58, 94, 172, no spills). Hardcoded so the plan stays a pure function; FhnGpuTest checks
-     * {@link #partitionBlocksPerSm} against the driver's occupancy for the loaded module, so a compiler that
-     * allocates differently shows up there.
+     * 58, 94, 172, no spills). Hardcoded so the plan stays a pure function without a device; on a device the plan
+     * asks the driver instead ({@link #partitionPlan(CudaDevice, int, int, int, int)}), since this model does not
+     * match it there (H200: 8 one-warp blocks of R = 16 an SM, not 11; 20 of R = 8, not 21).
      */
     static int partitionRegisters(int r) {
         partitionMaxThreads(r);
@@ -237,8 +237,8 @@ public final class PdeEngine {
     /**
      * The automatic systems per block for chunk size r and K chunks: the largest power of two SB &lt;= 32 with
      * SB K within {@link #partitionTargetThreads} (256 threads at R = 4, 128 at 8 and 16), at least 1; then halved
-     * while a block of SB K threads leaves fewer than 2 blocks on an SM ({@link #partitionBlocksPerSm}: R16's 172
-     * registers give 11 warps an SM, R8's 94 give 21, R4's 58 give 32).
+     * while a block of SB K threads leaves fewer than 2 blocks on an SM (on a device the driver's occupancy; without
+     * one the model {@link #partitionBlocksPerSm}).
      *
      * <p>Why: a larger SB makes a warp's row access fewer, longer segments (SB consecutive systems are SB adjacent
      * words), but every block waits at the PCR's barriers; with one block an SM nothing overlaps those waits. The
@@ -249,14 +249,29 @@ public final class PdeEngine {
      * ({@code bench fhn --tridiag-sb}). For n &lt;= 256 this gives the SB of the measurements above.
      */
     static int partitionSb(int r, int k) {
+        return partitionSb(r, k, PdeEngine::partitionBlocksPerSm);
+    }
+
+    /**
+     * {@link #partitionSb(int, int)} with the blocks an SM holds given by {@code blocksPerSm(r, threads)}: on a
+     * device, the driver's occupancy of the loaded kernel (the model above is off there: on the H200 the driver
+     * holds 8 one-warp blocks of R = 16 an SM, not the model's 11, and 20 of R = 8, not 21).
+     */
+    static int partitionSb(int r, int k, java.util.function.IntBinaryOperator blocksPerSm) {
         int sb = 1;
         while (sb < 32 && 2 * sb * k <= partitionTargetThreads(r)) {
             sb *= 2;
         }
-        while (sb > 1 && (sb * k > partitionMaxThreads(r) || partitionBlocksPerSm(r, sb * k) < 2)) {
+        while (sb > 1 && (sb * k > partitionMaxThreads(r) || blocksPerSm.applyAsInt(r, sb * k) < 2)) {
             sb /= 2;
         }
         return sb;
+    }
+
+    /** The driver's blocks an SM of pde_tridiag_partition_R&lt;r&gt; with {@code threads} threads on {@code dev}. */
+    static int deviceBlocksPerSm(CudaDevice dev, int r, int threads) {
+        return KernelLauncher.residentBlocks(dev, FhnGpu.MODULE, "pde_tridiag_partition_R" + r, threads, 48 * threads)
+                / dev.multiprocessors();
     }
 
     /**
@@ -267,6 +282,16 @@ public final class PdeEngine {
      * neighbours k +- s of the PCR are t +- s SB, the same system), in the same order whatever the block holds.
      */
     public static int[] partitionPlan(int S, int n, int r, int sb, int sms) {
+        return partitionPlan(S, n, r, sb, sms, PdeEngine::partitionBlocksPerSm);
+    }
+
+    /** {@link #partitionPlan(int, int, int, int, int)} on {@code dev}: the automatic SB by the driver's occupancy. */
+    public static int[] partitionPlan(CudaDevice dev, int S, int n, int r, int sb) {
+        return partitionPlan(S, n, r, sb, dev.multiprocessors(), (rr, t) -> deviceBlocksPerSm(dev, rr, t));
+    }
+
+    private static int[] partitionPlan(int S, int n, int r, int sb, int sms,
+            java.util.function.IntBinaryOperator blocksPerSm) {
         checkPartitionUnknowns(n);
         if (S < 1) {
             throw new IllegalArgumentException("the partitioned tridiagonal solver needs S >= 1 systems, got " + S);
@@ -283,7 +308,7 @@ public final class PdeEngine {
                     + " (K = " + k + " chunk threads a system) takes SB = 0 (automatic) or 1.." + Math.min(32, maxT / k)
                     + " systems per block (" + maxT + " threads a block), got SB = " + sb);
         }
-        int s = sb == 0 ? partitionSb(rr, k) : sb;
+        int s = sb == 0 ? partitionSb(rr, k, blocksPerSm) : sb;
         int threads = s * k;
         long grid = ((long) S + s - 1) / s;
         return new int[] {rr, k, s, threads, (int) grid, 48 * threads};
@@ -296,7 +321,7 @@ public final class PdeEngine {
      * {@code FhnCpu.partitionInterleaved(S, n, R, ...)} whatever sb.
      */
     public static double[] tridiagPartition(CudaDevice dev, int S, int n, double[][] sys, int r, int sb) {
-        int[] plan = partitionPlan(S, n, r, sb, dev.multiprocessors());
+        int[] plan = partitionPlan(dev, S, n, r, sb);
         return solveOnce(dev, S, n, sys, "partitioned tridiagonal (R = " + plan[0] + ", SB = " + plan[2] + ")",
                 (st, b) -> launchPartition(st, S, n, plan, b));
     }
@@ -318,7 +343,7 @@ public final class PdeEngine {
      * {@link #thomasBatchMillis(CudaDevice, int, int, int)}.
      */
     public static double[] tridiagPartitionMillis(CudaDevice dev, int S, int n, int reps, int r, int sb) {
-        int[] plan = partitionPlan(S, n, r, sb, dev.multiprocessors());
+        int[] plan = partitionPlan(dev, S, n, r, sb);
         return timeSolve(dev, S, n, randomSystems(S, n, 1), reps, "timed partitioned tridiagonal",
                 (st, b) -> launchPartition(st, S, n, plan, b));
     }

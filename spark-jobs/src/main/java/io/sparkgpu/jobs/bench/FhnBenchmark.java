@@ -240,7 +240,7 @@ public final class FhnBenchmark {
                 for (int sb : o.tridiagSb) {
                     int[] plan;
                     try {
-                        plan = PdeEngine.partitionPlan(sh[0], sh[1], r, sb, dev.multiprocessors());
+                        plan = PdeEngine.partitionPlan(dev, sh[0], sh[1], r, sb);
                     } catch (IllegalArgumentException e) {
                         // an explicit SB whose block exceeds the kernel's threads for this R and n
                         out.add("| batched tridiagonal, partitioned (R=" + (r == 0 ? "auto" : r) + ", SB=" + sb
