@@ -30,6 +30,24 @@ public final class PdeEngine {
     private PdeEngine() {
     }
 
+    /**
+     * The systems of the last timed solve, reused by the next one of the same shape and seed (timeSolve does not
+     * change them on the host): a benchmark times several solvers and launch shapes on each shape, and generating
+     * 10^6 x 128 systems takes seconds.
+     */
+    private static Object[] lastTimed;
+
+    private static synchronized double[][] timedSystems(int S, int n, long seed) {
+        Object[] l = lastTimed;
+        if (l != null && (int) l[0] == S && (int) l[1] == n && (long) l[2] == seed) {
+            return (double[][]) l[3];
+        }
+        lastTimed = null; // the old arrays may be collected before the new ones are made
+        double[][] sys = randomSystems(S, n, seed);
+        lastTimed = new Object[] {S, n, seed, sys};
+        return sys;
+    }
+
     /** S diagonally dominant systems of n unknowns: {a, b, c, d}, each S n long (any layout: rows are i.i.d.). */
     public static double[][] randomSystems(int S, int n, long seed) {
         Random r = new Random(seed);
@@ -344,7 +362,7 @@ public final class PdeEngine {
      */
     public static double[] tridiagPartitionMillis(CudaDevice dev, int S, int n, int reps, int r, int sb) {
         int[] plan = partitionPlan(dev, S, n, r, sb);
-        return timeSolve(dev, S, n, randomSystems(S, n, 1), reps, "timed partitioned tridiagonal",
+        return timeSolve(dev, S, n, timedSystems(S, n, 1), reps, "timed partitioned tridiagonal",
                 (st, b) -> launchPartition(st, S, n, plan, b));
     }
 
@@ -373,13 +391,13 @@ public final class PdeEngine {
 
     /** {@link #thomasBatchMillis(CudaDevice, int, int, int)}, optionally of the shared-memory variant. */
     public static double[] thomasBatchMillis(CudaDevice dev, int S, int n, int reps, boolean shared) {
-        return timeSolve(dev, S, n, randomSystems(S, n, 1), reps, "timed batched Thomas",
+        return timeSolve(dev, S, n, timedSystems(S, n, 1), reps, "timed batched Thomas",
                 (st, b) -> launchThomas(st, S, n, b, shared));
     }
 
     /** Milliseconds of each of {@code reps} cyclic reductions of S systems of n unknowns. */
     public static double[] cyclicReductionMillis(CudaDevice dev, int S, int n, int reps) {
-        return timeSolve(dev, S, n, randomSystems(S, n, 2), reps, "timed cyclic reduction",
+        return timeSolve(dev, S, n, timedSystems(S, n, 2), reps, "timed cyclic reduction",
                 (st, b) -> FhnGpu.crSolve(st, new FhnGpu.CrSystems(b[0], b[1], b[2], b[3], b[4], S, n),
                         new Pointer()));
     }
