@@ -1,5 +1,6 @@
 package io.sparkgpu.spline;
 
+import io.sparkgpu.common.ParallelScan;
 import java.util.function.IntConsumer;
 import java.util.stream.IntStream;
 
@@ -189,26 +190,9 @@ final class SplineCpu {
         });
     }
 
-    /** The smallest i in [0, n) with bad(i), or -1. */
+    /** The smallest i in [0, n) with bad(i), or -1 ({@link ParallelScan}). */
     static int firstBad(int n, java.util.function.IntPredicate bad) {
-        int p = parts(n);
-        int[] first = new int[p];
-        IntConsumer part = q -> {
-            first[q] = -1;
-            for (int i = lo(n, q, p), e = lo(n, q + 1, p); i < e; i++) {
-                if (bad.test(i)) {
-                    first[q] = i;
-                    return;
-                }
-            }
-        };
-        IntStream.range(0, p).parallel().forEach(part);
-        for (int f : first) {
-            if (f >= 0) {
-                return f;
-            }
-        }
-        return -1;
+        return ParallelScan.firstIndex(n, bad);
     }
 
     // ------------------------------------------------------------------------------------------ slopes

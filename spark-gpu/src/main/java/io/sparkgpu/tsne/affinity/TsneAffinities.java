@@ -1,6 +1,7 @@
 package io.sparkgpu.tsne.affinity;
 
 import io.sparkgpu.common.DetMath;
+import io.sparkgpu.common.ParallelScan;
 import io.sparkgpu.cuda.Backend;
 import io.sparkgpu.cuda.BackendChooser;
 import io.sparkgpu.cuda.BackendUsage;
@@ -9,8 +10,6 @@ import io.sparkgpu.cuda.CudaException;
 import io.sparkgpu.cuda.DeviceMemoryBudget;
 import io.sparkgpu.tsne.TsneConfig;
 import java.util.Arrays;
-import java.util.concurrent.ForkJoinPool;
-import java.util.stream.IntStream;
 
 /**
  * kNN graph and perplexity-calibrated affinities (local, one process): the dispatcher of phases
@@ -239,7 +238,7 @@ public final class TsneAffinities {
     }
 
     private static void checkFinite(float[] x, int offset, int d) {
-        int i = firstIndex(x.length, (from, to) -> {
+        int i = ParallelScan.firstIndex(x.length, (from, to) -> {
             for (int j = from; j < to; j++) {
                 if (!Float.isFinite(x[j])) {
                     return j;
@@ -251,24 +250,6 @@ public final class TsneAffinities {
             throw new IllegalArgumentException("point " + (offset + i / d) + " has a non-finite value " + x[i]
                     + " at dimension " + (i % d) + "; t-SNE needs finite features");
         }
-    }
-
-    /** The first index in [from, to) that fails a check, or -1 (one block of {@link #firstIndex}). */
-    interface RangeCheck {
-        int first(int from, int to);
-    }
-
-    /**
-     * The smallest failing index in [0, count), or -1: blocks of indices checked in parallel (large inputs). Blocks
-     * are long (about four per worker): a fresh JVM runs a short block interpreted, before its loop is compiled.
-     */
-    static int firstIndex(int count, RangeCheck check) {
-        final int block = Math.max(1 << 16, count / (4 * ForkJoinPool.getCommonPoolParallelism()) + 1);
-        int found = IntStream.range(0, (int) ((count + (long) block - 1) / block)).parallel().map(b -> {
-            int i = check.first(b * block, (int) Math.min(count, (b + 1L) * block));
-            return i < 0 ? Integer.MAX_VALUE : i;
-        }).min().orElse(Integer.MAX_VALUE);
-        return found == Integer.MAX_VALUE ? -1 : found;
     }
 
     /**
@@ -407,65 +388,25 @@ public final class TsneAffinities {
     private static void checkConditional(KnnGraph g, double perplexity) {
         TsneConfig.checkPerplexity(perplexity);
         TsneConfig.checkKAbovePerplexity(g.k, perplexity);
-        final int k = g.k;
-        // the rows are checked in parallel; the first failing row (if any) is checked again below for its message
-        int first = firstIndex(g.rows, (from, to) -> {
-            for (int r = from; r < to; r++) {
-                if (conditionalRowBad(g, r, perplexity)) {
-                    return r;
-                }
-            }
-            return -1;
-        });
-        if (first < 0) {
-            return;
-        }
-        for (int r = first; r < g.rows; r++) {
-            int base = r * k;
-            for (int m = 0; m < k; m++) {
-                if (g.index[base + m] == -1) {
-                    throw new IllegalArgumentException("kNN row of point " + (g.rowOffset + r) + " has only " + m
-                            + " neighbours, fewer than k=" + k + " (an unmerged partial graph?)");
-                }
-                if (!Float.isFinite(g.dist2[base + m])) {
-                    throw new IllegalArgumentException("squared distance from point " + (g.rowOffset + r)
-                            + " to point " + g.index[base + m] + " is " + g.dist2[base + m]
-                            + " (float overflow); rescale the features");
-                }
-            }
-            float d0 = g.dist2[base];
-            int ties = 1;
-            while (ties < k && g.dist2[base + ties] == d0) {
-                ties++;
-            }
-            if (ties >= perplexity) {
-                int show = Math.min(ties, 20);
-                StringBuilder sb = new StringBuilder();
-                for (int m = 0; m < show; m++) {
-                    sb.append(m == 0 ? "" : ", ").append(g.index[base + m]);
-                }
-                if (ties > show) {
-                    sb.append(", ...");
-                }
-                String what = d0 == 0f ? "exact duplicates of point " + (g.rowOffset + r) + " (squared distance 0)"
-                        : "at the same squared distance " + d0 + " from point " + (g.rowOffset + r);
-                throw new IllegalArgumentException("perplexity " + perplexity + " cannot be reached for point "
-                        + (g.rowOffset + r) + ": " + (ties >= k ? "all " + k + " of its nearest neighbours" : ties
-                        + " of its nearest neighbours") + " are " + what + " (points " + sb
-                        + "); the perplexity must exceed the number of equally near neighbours. Remove the duplicate "
-                        + "points (or add jitter), or raise the perplexity above " + ties
-                        + (ties >= k ? " together with k" : ""));
-            }
+        // rows checked in parallel; the first failing row's message is built once
+        int first = ParallelScan.firstIndex(g.rows, r -> conditionalRowError(g, r, perplexity) != null);
+        if (first >= 0) {
+            throw new IllegalArgumentException(conditionalRowError(g, first, perplexity));
         }
     }
 
-    /** Whether {@link #checkConditional} rejects row r of g (the same tests, without the message). */
-    private static boolean conditionalRowBad(KnnGraph g, int r, double perplexity) {
+    /** Why {@link #checkConditional} rejects row r of g, or null when the row can be calibrated. */
+    private static String conditionalRowError(KnnGraph g, int r, double perplexity) {
         final int k = g.k;
         final int base = r * k;
         for (int m = 0; m < k; m++) {
-            if (g.index[base + m] == -1 || !Float.isFinite(g.dist2[base + m])) {
-                return true;
+            if (g.index[base + m] == -1) {
+                return "kNN row of point " + (g.rowOffset + r) + " has only " + m + " neighbours, fewer than k=" + k
+                        + " (an unmerged partial graph?)";
+            }
+            if (!Float.isFinite(g.dist2[base + m])) {
+                return "squared distance from point " + (g.rowOffset + r) + " to point " + g.index[base + m] + " is "
+                        + g.dist2[base + m] + " (float overflow); rescale the features";
             }
         }
         float d0 = g.dist2[base];
@@ -473,6 +414,23 @@ public final class TsneAffinities {
         while (ties < k && g.dist2[base + ties] == d0) {
             ties++;
         }
-        return ties >= perplexity;
+        if (ties < perplexity) {
+            return null;
+        }
+        int show = Math.min(ties, 20);
+        StringBuilder sb = new StringBuilder();
+        for (int m = 0; m < show; m++) {
+            sb.append(m == 0 ? "" : ", ").append(g.index[base + m]);
+        }
+        if (ties > show) {
+            sb.append(", ...");
+        }
+        String what = d0 == 0f ? "exact duplicates of point " + (g.rowOffset + r) + " (squared distance 0)"
+                : "at the same squared distance " + d0 + " from point " + (g.rowOffset + r);
+        return "perplexity " + perplexity + " cannot be reached for point " + (g.rowOffset + r) + ": "
+                + (ties >= k ? "all " + k + " of its nearest neighbours" : ties + " of its nearest neighbours")
+                + " are " + what + " (points " + sb + "); the perplexity must exceed the number of equally near "
+                + "neighbours. Remove the duplicate points (or add jitter), or raise the perplexity above " + ties
+                + (ties >= k ? " together with k" : "");
     }
 }

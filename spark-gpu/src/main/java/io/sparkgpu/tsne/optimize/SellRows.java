@@ -1,5 +1,6 @@
 package io.sparkgpu.tsne.optimize;
 
+import io.sparkgpu.common.ParallelScan;
 import io.sparkgpu.tsne.affinity.SparseRows;
 import java.util.Arrays;
 
@@ -57,7 +58,10 @@ final class SellRows {
         return p.rowPtr[r + 1] - p.rowPtr[r] > HUB_LEN;
     }
 
-    /** The SELL layout of p with its entries (col, val) filled on the host. */
+    /**
+     * The SELL layout of p with its entries (col, val) filled on the host: the reference that the device fill
+     * (tsne_sell_fill, AttractiveForcesGpu) is tested against.
+     */
     static SellRows of(SparseRows p) {
         SellRows l = layout(p);
         final int nSlices = l.nSlices;
@@ -151,15 +155,15 @@ final class SellRows {
         }
         final int sellEntries = (int) off;
         off += hubEntries;
-        int bad = java.util.stream.IntStream.range(0, (p.nnz() + 65535) >>> 16).parallel().map(b -> {
-            for (int e = b << 16, end = Math.min(p.nnz(), (b + 1) << 16); e < end; e++) {
+        int bad = ParallelScan.firstIndex(p.nnz(), (from, to) -> {
+            for (int e = from; e < to; e++) {
                 if (p.col[e] < 0 || p.col[e] >= p.n) {
                     return e;
                 }
             }
-            return Integer.MAX_VALUE;
-        }).min().orElse(Integer.MAX_VALUE);
-        if (bad != Integer.MAX_VALUE) {
+            return -1;
+        });
+        if (bad >= 0) {
             throw new IllegalArgumentException("P column index " + p.col[bad] + " at entry " + bad
                     + " is outside 0.." + (p.n - 1));
         }
