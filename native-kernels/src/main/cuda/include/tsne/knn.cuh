@@ -336,7 +336,6 @@ tsne_knn_cells(const float *__restrict__ xs, const int *__restrict__ perm, const
                      tsne_knn_smem, qflag, ridx, perm);
 }
 
-/* The k-th (last) distance of every list row (TsneKnnCells: the cells' radii of the pruning). */
 /* KnnCells: row r of the cell order is point perm[r]. tsne_knn_gather: xs[r] = x[perm[r]] (d floats per row);
  * tsne_knn_scatter: the lists of row r (k entries) to point perm[r]'s place (copies, no arithmetic). */
 extern "C" __global__ void tsne_knn_gather(const float *__restrict__ x, const int *__restrict__ perm, int n, int d,
@@ -360,6 +359,7 @@ extern "C" __global__ void tsne_knn_scatter(const float *__restrict__ listD, con
     }
 }
 
+/* The k-th (last) distance of every list row (TsneKnnCells: the cells' radii of the pruning). */
 extern "C" __global__ void tsne_knn_kth(const float *__restrict__ listD, int n, int k, float *__restrict__ kth) {
     for (int r = blockIdx.x * blockDim.x + threadIdx.x; r < n; r += gridDim.x * blockDim.x)
         kth[r] = listD[(i64) r * k + k - 1];

@@ -23,9 +23,10 @@ public final class TsneDeviceBudget {
     /**
      * Estimated device bytes of a fit of n points of d features with k neighbours (0: the default k) into
      * {@code cfg.dimension} dimensions: the largest of the kNN phase (float features twice, k distances and indices
-     * per row twice, see KnnCells), the optimiser's set-up (P's CSR copy next to its SELL layout) and the optimiser (P with up to 2nk entries of a double and an int, its row offsets, positions, update,
-     * gains, both forces and keys per point, and, for grid repulsion, the grid at its largest allowed size with the
-     * FFT's padded complex copy). An estimate, not a bound.
+     * per row twice, see KnnCells), the optimiser's set-up (P's CSR copy next to its SELL layout) and the optimiser
+     * (P with up to 2nk entries of a double and an int, its row offsets, positions, update, gains, both forces and
+     * keys per point, and, for grid repulsion, the grid at its largest allowed size with the FFT's padded complex
+     * copy). An estimate, not a bound.
      */
     public static long estimate(TsneConfig cfg, long n, long d) {
         long k = cfg.effectiveK(n);

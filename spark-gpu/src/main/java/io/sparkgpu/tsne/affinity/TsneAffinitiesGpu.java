@@ -351,7 +351,6 @@ final class TsneAffinitiesGpu {
         long rowBytes = 4L * k + 8L * k + 4;
         int chunk = (int) Math.max(AFF_THREADS, Math.min(rows, chunkBytes / rowBytes / AFF_THREADS * AFF_THREADS));
         chunk = Math.min(chunk, rows);
-        final int shared = (int) affSharedBytes(k);
         try (GpuStream s = new GpuStream(dev);
              DeviceBuffer dd = DeviceBuffer.allocate(dev, 4L * chunk * k);
              DeviceBuffer dp = DeviceBuffer.allocate(dev, 8L * chunk * k);
@@ -359,9 +358,7 @@ final class TsneAffinitiesGpu {
             for (int r0 = 0; r0 < rows; r0 += chunk) {
                 int rm = Math.min(chunk, rows - r0);
                 upload(dd, g.dist2, (long) r0 * k, (long) rm * k, s);
-                KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_aff_cond", (rm + AFF_THREADS - 1) / AFF_THREADS,
-                        AFF_THREADS, shared, dd, rm, k, target, TsneAffinities.ENTROPY_TOL,
-                        TsneAffinities.ENTROPY_FAIL, TsneAffinities.MAX_STEPS, dp, ds);
+                launchConditional(s, dd, rm, k, target, dp, ds);
                 cuMemcpyDtoHAsync(Pointer.to(out).withByteOffset((long) r0 * k * Sizeof.DOUBLE), dp.pointer(),
                         (long) rm * k * Sizeof.DOUBLE, s.handle());
                 cuMemcpyDtoHAsync(Pointer.to(status).withByteOffset((long) r0 * Sizeof.INT), ds.pointer(),
@@ -370,6 +367,14 @@ final class TsneAffinitiesGpu {
             }
         }
         return status;
+    }
+
+    /** Queues tsne_aff_cond on {@code rows} rows of k squared distances (dd): p_{j|i} into dp, the status into ds. */
+    private static void launchConditional(GpuStream s, DeviceBuffer dd, int rows, int k, double target,
+            DeviceBuffer dp, DeviceBuffer ds) {
+        KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_aff_cond", (rows + AFF_THREADS - 1) / AFF_THREADS,
+                AFF_THREADS, (int) affSharedBytes(k), dd, rows, k, target, TsneAffinities.ENTROPY_TOL,
+                TsneAffinities.ENTROPY_FAIL, TsneAffinities.MAX_STEPS, dp, ds);
     }
 
     static final int SYM_THREADS = 128; // include/layout/tsne.cuh TSNE_SYM_THREADS
@@ -407,9 +412,7 @@ final class TsneAffinitiesGpu {
             try (DeviceBuffer dd = DeviceBuffer.allocate(dev, 4L * nk);
                  DeviceBuffer ds = DeviceBuffer.allocate(dev, 4L * Math.max(1, n))) {
                 upload(dd, g.dist2, 0, nk, s);
-                KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_aff_cond", (n + AFF_THREADS - 1) / AFF_THREADS,
-                        AFF_THREADS, (int) affSharedBytes(k), dd, n, k, target, TsneAffinities.ENTROPY_TOL,
-                        TsneAffinities.ENTROPY_FAIL, TsneAffinities.MAX_STEPS, dP, ds);
+                launchConditional(s, dd, n, k, target, dP, ds);
                 ds.download(status, n, s);
                 s.synchronize("tsne_aff_cond");
             }
