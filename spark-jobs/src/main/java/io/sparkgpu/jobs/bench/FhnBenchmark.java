@@ -25,9 +25,9 @@ import picocli.CommandLine.Option;
 /**
  * FitzHugh-Nagumo kernels and sweep, one Markdown table: explicit cell updates per second (fp64, kernels alone, CUDA
  * events) for single axons of 10^3..10^7 cells and a batch of axons; batched Thomas and the partitioned batched solver
- * (Thomas/PCR hybrid, for each chunk size of {@code --tridiag-r} and systems per block of {@code --tridiag-sb}) side by side in unknowns/s and % of the HBM
- * bandwidth measured by a copy kernel in the same run (traffic counted as 5 doubles per unknown: a, b, c, d read, x
- * written); one long system by cyclic reduction; a sweep of parameter sets as a Spark job (GpuFitzHughNagumo,
+ * (Thomas/PCR hybrid, for each chunk size of {@code --tridiag-r} and systems per block of {@code --tridiag-sb}) side
+ * by side in unknowns/s and % of the HBM bandwidth measured by a copy kernel in the same run (traffic counted as 5
+ * doubles per unknown: a, b, c, d read, x written); one long system by cyclic reduction; a sweep of parameter sets as a Spark job (GpuFitzHughNagumo,
  * backend gpu) against the CPU twin on all cores; a 2-D ADI spiral run, GPU against the twin. Where both ran, the sweep's GPU results must equal the twin's
  * (exit status 3 otherwise). Usage: {@code --help}.
  */
@@ -133,18 +133,13 @@ public final class FhnBenchmark {
                 description = {"partitioned batched solver of each --tridiag shape: chunk sizes R to time (4, 8, 16; "
                     + "auto = the default choice for S, n and the device's SMs; none skips)  [auto]"})
         void setTridiagR(String v) {
+            List<String> allowed = new ArrayList<>(List.of("auto", "none"));
+            Arrays.stream(PdeEngine.PARTITION_R).forEach(r -> allowed.add(Integer.toString(r)));
             List<Integer> l = new ArrayList<>();
-            for (String s : v.split(",")) {
-                String t = s.trim().toLowerCase(Locale.ROOT);
-                if (t.equals("none")) {
-                    continue;
+            for (String t : BenchArgs.choices("--tridiag-r", v, allowed)) {
+                if (!t.equals("none")) {
+                    l.add(t.equals("auto") ? 0 : Integer.parseInt(t));
                 }
-                int r = t.equals("auto") ? 0 : Integer.parseInt(t);
-                if (r != 0 && Arrays.stream(PdeEngine.PARTITION_R).noneMatch(x -> x == r)) {
-                    throw new IllegalArgumentException("--tridiag-r takes auto, none or "
-                            + Arrays.toString(PdeEngine.PARTITION_R) + ", got " + s.trim());
-                }
-                l.add(r);
             }
             this.tridiagR = l;
         }
@@ -156,14 +151,13 @@ public final class FhnBenchmark {
                 description = {"partitioned batched solver: systems per block SB to time for each R (1..32; 0 or "
                     + "auto = the default choice)  [0]"})
         void setTridiagSb(String v) {
+            List<String> allowed = new ArrayList<>(List.of("auto"));
+            for (int sb = 0; sb <= 32; sb++) {
+                allowed.add(Integer.toString(sb));
+            }
             List<Integer> l = new ArrayList<>();
-            for (String s : v.split(",")) {
-                String t = s.trim().toLowerCase(Locale.ROOT);
-                int sb = t.equals("auto") ? 0 : Integer.parseInt(t);
-                if (sb < 0 || sb > 32) {
-                    throw new IllegalArgumentException("--tridiag-sb takes auto, 0 or 1..32, got " + s.trim());
-                }
-                l.add(sb);
+            for (String t : BenchArgs.choices("--tridiag-sb", v, allowed)) {
+                l.add(t.equals("auto") ? 0 : Integer.parseInt(t));
             }
             this.tridiagSb = l;
         }
