@@ -16,19 +16,20 @@
  * FFT without zero-padding: per parity sigma (bit a = axis a odd), pack (shifted charges and folded shifted
  * kernel), forward transform of slots+1 arrays, multiply, inverse transform of `slots` arrays,
  * accumulate conj(shift) z (real part: charge 2s, imaginary part: charge 2s+1); the last parity scales by
- * 1/(2^dim m^dim). Transforms: per axis, one Stockham radix-R pass per factor R of m (direct R-point DFT in
- * registers). When the plan's radices are all <= 5 (m <= 4096, G2GPlan) and a line fits in shared memory, every
+ * 1/(2^dim m^dim). Transforms: per axis, one Stockham radix-R pass per factor R of m (twiddles, then the R-point
+ * DFT in registers: g2g_small_dft for R <= 5, a direct DFT above). When the plan's radices are all <= 5 (m <= 4096, G2GPlan) and a line fits in shared memory, every
  * pass of an axis runs in one tsne_g2g_axis* kernel on lines held in shared memory, with pack fused into the
  * first forward axis, multiply into the first inverse axis and accumulate into the last inverse axis (2*dim
  * launches per parity); otherwise pack, one global tsne_g2g_pass_R per radix and axis (ping-pong between two
  * buffers), multiply and accumulate are separate kernels.
  *
- * Launch shape: every kernel is a flat 1-D grid of 256-thread blocks, one thread per item (node, complex
- * element or butterfly); item counts stay below 2^31 (G2GGpu checks), addresses are 64-bit. tsne_g2g_direct: one
- * thread per output node, blockDim TSNE_G2G_TILE, sources staged through shared memory in tiles of TSNE_G2G_TILE
- * nodes. tsne_g2g_axis*: one block of 256 threads per L lines (G2GGpu.fusedLines), 2*L*m double2 of dynamic shared
- * memory (TSNE_G2G_FUSED_BYTES), threads loop over the lines' elements and butterflies. Sizes the host mirrors are
- * in include/layout/tsne.cuh (TSNE_G2G_*, TSNE_BLOCK, TSNE_MAX_CHARGES).
+ * Launch shape: every kernel but the fused ones is a flat 1-D grid of 256-thread blocks, one thread per item (node,
+ * complex element or butterfly); item counts stay below 2^31 (G2GGpu checks), addresses are 64-bit.
+ * tsne_g2g_direct: one thread per output node, blockDim TSNE_G2G_TILE, sources staged through shared memory in
+ * tiles of TSNE_G2G_TILE nodes. tsne_g2g_axis*: one block per L lines (G2GGpu.fusedLines) of G2GGpu.fusedThreads
+ * threads (about one per 4 elements, at most TSNE_G2G_FUSED_MAX_THREADS), TSNE_G2G_FUSED_BYTES of dynamic shared
+ * memory; threads loop over the lines' elements and butterflies. Sizes the host mirrors are in
+ * include/layout/tsne.cuh (TSNE_G2G_*, TSNE_BLOCK, TSNE_MAX_CHARGES).
  */
 #pragma once
 
@@ -119,12 +120,10 @@ __device__ __forceinline__ double2 g2g_twiddle(const double2 *__restrict__ shift
 
 /* Element i of packed array sl (tsne_g2g_pack): sl < slots: (q_{2sl} + i q_{2sl+1}) * twiddle, zero outside the
  * lattice; sl = slots: the parity-folded kernel times the twiddle. */
-__device__ __forceinline__ double2 g2g_pack_value(const double *__restrict__ q, const double *__restrict__ kt,
-                                                  const double2 *__restrict__ shift, int dim, int n, int m,
-                                                  int gridNodes, int charges, int sigma, int sl, int i) {
-    int jx = i % m;
-    int jy = dim >= 2 ? (i / m) % m : 0;
-    int jz = dim >= 3 ? i / (m * m) : 0;
+__device__ __forceinline__ double2 g2g_pack_value_at(const double *__restrict__ q, const double *__restrict__ kt,
+                                                     const double2 *__restrict__ shift, int dim, int n, int m,
+                                                     int gridNodes, int charges, int sigma, int sl, int jx, int jy,
+                                                     int jz) {
     double2 tw = g2g_twiddle(shift, sigma, jx, jy, jz);
     const int slots = (charges + 1) / 2;
     if (sl < slots) {
@@ -158,6 +157,13 @@ __device__ __forceinline__ double2 g2g_pack_value(const double *__restrict__ q, 
     return make_double2(__dmul_rn(k, tw.x), __dmul_rn(k, tw.y));
 }
 
+__device__ __forceinline__ double2 g2g_pack_value(const double *__restrict__ q, const double *__restrict__ kt,
+                                                  const double2 *__restrict__ shift, int dim, int n, int m,
+                                                  int gridNodes, int charges, int sigma, int sl, int i) {
+    return g2g_pack_value_at(q, kt, shift, dim, n, m, gridNodes, charges, sigma, sl, i % m,
+                             dim >= 2 ? (i / m) % m : 0, dim >= 3 ? i / (m * m) : 0);
+}
+
 extern "C" __global__ void tsne_g2g_pack(const double *__restrict__ q, const double *__restrict__ kt,
                                          const double2 *__restrict__ shift, double2 *__restrict__ x, int dim, int n,
                                          int m, int fn, int gridNodes, int charges, int sigma) {
@@ -166,6 +172,86 @@ extern "C" __global__ void tsne_g2g_pack(const double *__restrict__ q, const dou
     int slots = (charges + 1) / 2;
     for (int sl = 0; sl <= slots; sl++)
         x[(long long) sl * fn + i] = g2g_pack_value(q, kt, shift, dim, n, m, gridNodes, charges, sigma, sl, i);
+}
+
+/* The butterfly's arithmetic, shared by the global passes (g2g_butterfly) and the fused axis passes
+ * (g2g_fused_pass) so both give G2GCpu.butterfly's bits: inputs t >= 1 times their twiddle roots[k t tstep]
+ * (conjugated when inverse), then the R-point DFT. */
+template <int R>
+__device__ __forceinline__ void g2g_twiddle_inputs(double2 (&v)[R], const double2 *__restrict__ roots, int k,
+                                                   int tstep, double sign) {
+#pragma unroll
+    for (int t = 1; t < R; t++) {
+        double2 w = __ldg(&roots[k * t * tstep]);
+        double wi = __dmul_rn(sign, w.y);
+        double ar = v[t].x, ai = v[t].y;
+        v[t].x = __dsub_rn(__dmul_rn(ar, w.x), __dmul_rn(ai, wi));
+        v[t].y = __dadd_rn(__dmul_rn(ar, wi), __dmul_rn(ai, w.x));
+    }
+}
+
+/* Constants of the radix-3 and radix-5 DFTs, the doubles of G2GCpu.S3, C51, C52, S51, S52 (hex: the same bits):
+ * sin(2 pi/3), cos(2 pi/5), cos(4 pi/5), sin(2 pi/5), sin(4 pi/5). */
+#define G2G_S3 0x1.bb67ae8584caap-1
+#define G2G_C51 0x1.3c6ef372fe95p-2
+#define G2G_C52 (-0x1.9e3779b97f4a7p-1)
+#define G2G_S51 0x1.e6f0e134454ffp-1
+#define G2G_S52 0x1.2cf2304755a5fp-1
+
+__device__ __forceinline__ double2 g2g_add(double2 a, double2 b) {
+    return make_double2(__dadd_rn(a.x, b.x), __dadd_rn(a.y, b.y));
+}
+__device__ __forceinline__ double2 g2g_sub(double2 a, double2 b) {
+    return make_double2(__dsub_rn(a.x, b.x), __dsub_rn(a.y, b.y));
+}
+/* a - i b for the forward transform, a + i b for the inverse: a rotation needs no multiplication */
+__device__ __forceinline__ double2 g2g_add_rot(double2 a, double2 b, int inverse) {
+    return inverse ? make_double2(__dsub_rn(a.x, b.y), __dadd_rn(a.y, b.x))
+                   : make_double2(__dadd_rn(a.x, b.y), __dsub_rn(a.y, b.x));
+}
+__device__ __forceinline__ double2 g2g_scale(double c, double2 a) {
+    return make_double2(__dmul_rn(c, a.x), __dmul_rn(c, a.y));
+}
+
+/* y_u = sum_t v_t W^(t u), W = e^(-2 pi i / R) (forward) or its conjugate (inverse), R = 2..5, in the fixed order
+ * of G2GCpu.smallDft: radix 2 and 4 by additions and rotations by -i, radix 3 and 5 by the sums and differences of
+ * opposite inputs times the real constants above. */
+template <int R>
+__device__ __forceinline__ void g2g_small_dft(const double2 (&v)[R], double2 (&y)[R], int inverse) {
+    if (R == 2) {
+        y[0] = g2g_add(v[0], v[1]);
+        y[1] = g2g_sub(v[0], v[1]);
+    } else if (R == 3) {
+        const double2 t1 = g2g_add(v[1], v[2]);
+        const double2 t2 = g2g_scale(G2G_S3, g2g_sub(v[1], v[2]));
+        const double2 m1 = g2g_sub(v[0], g2g_scale(0.5, t1));
+        y[0] = g2g_add(v[0], t1);
+        y[1] = g2g_add_rot(m1, t2, inverse);
+        y[2] = g2g_add_rot(m1, t2, !inverse);
+    } else if (R == 4) {
+        const double2 a = g2g_add(v[0], v[2]);
+        const double2 b = g2g_sub(v[0], v[2]);
+        const double2 c = g2g_add(v[1], v[3]);
+        const double2 d = g2g_sub(v[1], v[3]);
+        y[0] = g2g_add(a, c);
+        y[1] = g2g_add_rot(b, d, inverse);
+        y[2] = g2g_sub(a, c);
+        y[3] = g2g_add_rot(b, d, !inverse);
+    } else if (R == 5) {
+        const double2 t1 = g2g_add(v[1], v[4]);
+        const double2 t2 = g2g_add(v[2], v[3]);
+        const double2 t3 = g2g_sub(v[1], v[4]);
+        const double2 t4 = g2g_sub(v[2], v[3]);
+        const double2 a1 = g2g_add(g2g_add(v[0], g2g_scale(G2G_C51, t1)), g2g_scale(G2G_C52, t2));
+        const double2 a2 = g2g_add(g2g_add(v[0], g2g_scale(G2G_C52, t1)), g2g_scale(G2G_C51, t2));
+        const double2 b1 = g2g_add(g2g_scale(G2G_S51, t3), g2g_scale(G2G_S52, t4));
+        const double2 b2 = g2g_sub(g2g_scale(G2G_S52, t3), g2g_scale(G2G_S51, t4));
+        y[0] = g2g_add(g2g_add(v[0], t1), t2);
+        y[1] = g2g_add_rot(a1, b1, inverse);
+        y[2] = g2g_add_rot(a2, b2, inverse);
+        y[3] = g2g_add_rot(a2, b2, !inverse);
+        y[4] = g2g_add_rot(a1, b1, !inverse);
+    }
 }
 
 /* Butterfly g of one radix-R Stockham pass (G2GCpu.butterfly): g = lo + inner * (j + (m/R) * outer). in/out are
@@ -186,35 +272,13 @@ __device__ __forceinline__ void g2g_butterfly(const double2 *__restrict__ in, do
     double2 v[R];
 #pragma unroll
     for (int t = 0; t < R; t++) v[t] = in[base + (long long) (j + t * mr) * inner];
-#pragma unroll
-    for (int t = 1; t < R; t++) {
-        double2 w = __ldg(&roots[k * t * tstep]);
-        double wi = __dmul_rn(sign, w.y);
-        double ar = v[t].x, ai = v[t].y;
-        v[t].x = __dsub_rn(__dmul_rn(ar, w.x), __dmul_rn(ai, wi));
-        v[t].y = __dadd_rn(__dmul_rn(ar, wi), __dmul_rn(ai, w.x));
-    }
+    g2g_twiddle_inputs<R>(v, roots, k, tstep, sign);
     int idxD = (j / ns) * ns * R + k;
     if (R <= 5) {
-        /* small radix: roots of unity in registers, (t * u) % R a compile-time index */
-        double2 rr[R];
+        double2 y[R];
+        g2g_small_dft<R>(v, y, inverse);
 #pragma unroll
-        for (int q = 0; q < R; q++) {
-            double2 w = __ldg(&roots[q * mr]);
-            rr[q] = make_double2(w.x, __dmul_rn(sign, w.y));
-        }
-#pragma unroll
-        for (int u = 0; u < R; u++) {
-            double sr = v[0].x, si = v[0].y;
-#pragma unroll
-            for (int t = 1; t < R; t++) {
-                double2 w = rr[(t * u) % R];
-                double ar = v[t].x, ai = v[t].y;
-                sr = __dadd_rn(sr, __dsub_rn(__dmul_rn(ar, w.x), __dmul_rn(ai, w.y)));
-                si = __dadd_rn(si, __dadd_rn(__dmul_rn(ar, w.y), __dmul_rn(ai, w.x)));
-            }
-            out[base + (long long) (idxD + u * ns) * inner] = make_double2(sr, si);
-        }
+        for (int u = 0; u < R; u++) out[base + (long long) (idxD + u * ns) * inner] = y[u];
     } else {
         /* larger radix: one output at a time, roots from L1 (warp-uniform addresses), few registers */
 #pragma unroll 1
@@ -298,28 +362,65 @@ extern "C" __global__ void tsne_g2g_accumulate(const double2 *__restrict__ z, co
 /*
  * All passes of one axis in shared memory (radices 2..5 only; G2GGpu falls back to tsne_g2g_pass_R otherwise):
  * block b takes lines [b*L, b*L + L) of the axis (line = lo + inner * outer: the m points lo + inner*(x + m*outer);
- * outer counts the arrays too), loads them into shared memory, runs every pass of the plan with g2g_butterfly on
- * the lines (inner = 1, line l at l*m, ping-pong between two buffers, a barrier between passes) and writes them
- * back in place. The butterflies are those of the global passes, so the bits are too; global memory is read and
- * written once per axis instead of once per pass. radixCode: 4 bits per pass, first pass lowest. Dynamic shared
- * memory: 2*L*m double2. Loads: for inner = 1 the L lines are contiguous (x fastest); otherwise adjacent lines
- * are adjacent lo, so a warp's loads take L consecutive elements per x (L >= 2 fills a 32-byte sector).
+ * outer counts the arrays too), loads them into shared memory, runs every pass of the plan on the lines (ping-pong
+ * between two buffers, a barrier after each pass) and writes them back in place. The butterflies' arithmetic is
+ * g2g_butterfly's (inner = 1, line l at l*m), so the bits are the global passes'; global memory is read and written
+ * once per axis instead of once per pass. radixCode: 4 bits per pass, first pass lowest. A block has about one
+ * thread per 4 elements (G2GGpu.fusedThreads: never fewer than elements / TSNE_G2G_FUSED_EPT), and each thread
+ * issues the loads of all its elements before storing any, so many loads are in flight. Dynamic shared memory: two
+ * buffers of L*m double2, each rounded up to 8, then a table of the L lines (TSNE_G2G_FUSED_BYTES: each line's
+ * first element, array and coordinates, so that no element divides by inner, fn or m; the passes divide by
+ * g2g_div's multiplications). Loads: for inner = 1 the L lines are contiguous (x fastest); otherwise adjacent
+ * lines are adjacent lo, so a warp's loads take L consecutive elements per x (L >= 2 fills a 32-byte sector).
  *
  * Fused neighbours (the same operations as the separate kernels, so the same bits): PRO = 1 (first forward axis)
  * loads g2g_pack_value instead of data; PRO = 2 (first inverse axis) loads data times the kernel array slot
  * (tsne_g2g_multiply); EPI = 1 (last inverse axis) adds each value into acc/phi (tsne_g2g_accumulate) instead of
  * storing it. Element e = lo + inner*(x + m*outer) is array e / fn, position e % fn.
  */
-/* Shared-memory slot idx of a block's L lines: its line l and position x, and the global element
- * e = lo + inner*(x + m*outer) of line line0 + l (line = lo + inner*outer); -1 past the last line. For inner = 1
- * the lines are contiguous (x fastest), otherwise adjacent slots are adjacent lines (coalesced strided axes). */
-__device__ __forceinline__ long long g2g_line_element(int idx, int m, int L, int inner, int line0, int lines, int &l,
-                                                      int &x) {
-    l = inner == 1 ? idx / m : idx % L;
-    x = inner == 1 ? idx % m : idx / L;
-    const int line = line0 + l;
-    if (line >= lines) return -1;
-    return (long long) (line % inner) + (long long) (line / inner) * inner * m + (long long) x * inner;
+
+/* Division of small non-negative ints by a divisor fixed for a loop: q = n / d as umulhi(n, ceil(2^32 / d)),
+ * exact whenever n * d < 2^32 (the fused kernels' indices and divisors are at most 8192). */
+struct G2GDiv {
+    unsigned d, mul;
+};
+__device__ __forceinline__ G2GDiv g2g_div(int d) {
+    G2GDiv v;
+    v.d = (unsigned) d;
+    v.mul = d <= 1 ? 0u : 0xFFFFFFFFu / (unsigned) d + 1u;
+    return v;
+}
+__device__ __forceinline__ int g2g_quot(int n, G2GDiv v) {
+    return v.d <= 1 ? n : (int) __umulhi((unsigned) n, v.mul);
+}
+
+/* One radix-R pass over the block's `total` shared elements, from `in` to `out` (see above). */
+template <int R>
+__device__ __forceinline__ void g2g_fused_pass(const double2 *__restrict__ in, double2 *__restrict__ out,
+                                               const double2 *__restrict__ roots,
+                                               int m, int ns, int total, int inverse) {
+    const int mr = m / R;
+    const int items = total / R;
+    const int tstep = m / (ns * R);
+    const double sign = inverse ? -1.0 : 1.0;
+    const G2GDiv byMr = g2g_div(mr), byNs = g2g_div(ns);
+    for (int g = threadIdx.x; g < items; g += blockDim.x) {
+        const int line = g2g_quot(g, byMr);
+        const int j = g - line * mr;
+        const int jq = g2g_quot(j, byNs);
+        const int k = j - jq * ns;
+        const int base = line * m;
+        double2 v[R];
+#pragma unroll
+        for (int t = 0; t < R; t++) v[t] = in[base + j + t * mr];
+        g2g_twiddle_inputs<R>(v, roots, k, tstep, sign);
+        const int d = base + jq * ns * R + k;
+        double2 y[R];
+        g2g_small_dft<R>(v, y, inverse);
+#pragma unroll
+        for (int u = 0; u < R; u++) out[d + u * ns] = y[u];
+    }
+    __syncthreads();
 }
 
 template <int PRO, int EPI>
@@ -327,80 +428,127 @@ __device__ __forceinline__ void g2g_axis_body(double2 *__restrict__ data, const 
         int inner, int lines, int L, long long radixCode, int passes, int inverse, const double *__restrict__ q,
         const double *__restrict__ kt, const double2 *__restrict__ shift, double *__restrict__ acc,
         double *__restrict__ phi, int dim, int n, int fn, int gridNodes, int charges, int sigma, int last,
-        double scale) {
+        double scale, int axis) {
     extern __shared__ double2 g2g_lines[];
-    double2 *a = g2g_lines;
-    double2 *b = g2g_lines + L * m;
-    const int line0 = blockIdx.x * L;
     const int total = L * m;
+    const int padded = (total + 7) / 8 * 8;
+    double2 *a = g2g_lines;
+    double2 *b = g2g_lines + padded;
+    /* per line of the block (after the two buffers): its element x = 0 (-1 past the last line), its array and the
+     * coordinates of its position in that array, so elements need no division by inner, fn or m */
+    long long *lineBase = (long long *) (g2g_lines + 2 * padded);
+    int *lineInfo = (int *) (lineBase + L); /* [4][L]: array, jx, jy, jz */
+    const int line0 = blockIdx.x * L;
     const int slots = (charges + 1) / 2;
-    for (int idx = threadIdx.x; idx < total; idx += blockDim.x) {
-        int l, x;
-        const long long e = g2g_line_element(idx, m, L, inner, line0, lines, l, x);
-        if (e >= 0) {
-            double2 v;
-            if (PRO == 1) {
-                v = g2g_pack_value(q, kt, shift, dim, n, m, gridNodes, charges, sigma, (int) (e / fn),
-                                   (int) (e % fn));
-            } else if (PRO == 2) {
-                v = g2g_cmul(data[e], data[(long long) slots * fn + e % fn]);
+    for (int l = threadIdx.x; l < L; l += blockDim.x) {
+        const int line = line0 + l;
+        long long e0 = -1;
+        if (line < lines) {
+            e0 = (long long) (line % inner) + (long long) (line / inner) * inner * m;
+            const int f0 = (int) (e0 % fn);
+            lineInfo[l] = (int) (e0 / fn);
+            lineInfo[L + l] = f0 % m;
+            lineInfo[2 * L + l] = dim >= 2 ? (f0 / m) % m : 0;
+            lineInfo[3 * L + l] = dim >= 3 ? f0 / (m * m) : 0;
+        }
+        lineBase[l] = e0;
+    }
+    __syncthreads();
+    /* element idx of the block: line l, position x (contiguous lines: x fastest; strided: l fastest) */
+    const G2GDiv byM = g2g_div(m), byL = g2g_div(L);
+    /* every element's load in flight before any is stored (TSNE_G2G_FUSED_EPT per thread at most) */
+    double2 v[TSNE_G2G_FUSED_EPT];
+    int slot[TSNE_G2G_FUSED_EPT];
+#pragma unroll
+    for (int r = 0; r < TSNE_G2G_FUSED_EPT; r++) {
+        const int idx = threadIdx.x + r * blockDim.x;
+        slot[r] = -1;
+        if (idx < total) {
+            int l, x;
+            if (inner == 1) {
+                l = g2g_quot(idx, byM);
+                x = idx - l * m;
             } else {
-                v = data[e];
+                x = g2g_quot(idx, byL);
+                l = idx - x * L;
             }
-            a[l * m + x] = v;
+            const long long e0 = lineBase[l];
+            if (e0 >= 0) {
+                const long long e = e0 + (long long) x * inner;
+                if (PRO == 1) {
+                    const int jx = axis == 0 ? x : lineInfo[L + l];
+                    const int jy = axis == 1 ? x : lineInfo[2 * L + l];
+                    const int jz = axis == 2 ? x : lineInfo[3 * L + l];
+                    v[r] = g2g_pack_value_at(q, kt, shift, dim, n, m, gridNodes, charges, sigma, lineInfo[l], jx, jy,
+                                             jz);
+                } else if (PRO == 2) {
+                    const int f = (int) (e - (long long) lineInfo[l] * fn);
+                    v[r] = g2g_cmul(data[e], data[(long long) slots * fn + f]);
+                } else {
+                    v[r] = data[e];
+                }
+                slot[r] = l * m + x;
+            }
         }
     }
+#pragma unroll
+    for (int r = 0; r < TSNE_G2G_FUSED_EPT; r++)
+        if (slot[r] >= 0) a[slot[r]] = v[r];
     __syncthreads();
     int ns = 1;
     for (int p = 0; p < passes; p++) {
         const int R = (int) ((radixCode >> (TSNE_G2G_RADIX_BITS * p)) & ((1 << TSNE_G2G_RADIX_BITS) - 1));
-        const int items = total / R;
-        for (int g = threadIdx.x; g < items; g += blockDim.x) {
-            switch (R) {
-                case 2: g2g_butterfly<2>(a, b, roots, m, ns, 1, g, inverse); break;
-                case 3: g2g_butterfly<3>(a, b, roots, m, ns, 1, g, inverse); break;
-                case 4: g2g_butterfly<4>(a, b, roots, m, ns, 1, g, inverse); break;
-                default: g2g_butterfly<5>(a, b, roots, m, ns, 1, g, inverse); break;
-            }
+        switch (R) {
+            case 2: g2g_fused_pass<2>(a, b, roots, m, ns, total, inverse); break;
+            case 3: g2g_fused_pass<3>(a, b, roots, m, ns, total, inverse); break;
+            case 4: g2g_fused_pass<4>(a, b, roots, m, ns, total, inverse); break;
+            default: g2g_fused_pass<5>(a, b, roots, m, ns, total, inverse); break;
         }
-        __syncthreads();
         double2 *t = a;
         a = b;
         b = t;
         ns *= R;
     }
-    for (int idx = threadIdx.x; idx < total; idx += blockDim.x) {
+#pragma unroll
+    for (int r = 0; r < TSNE_G2G_FUSED_EPT; r++) {
+        const int idx = threadIdx.x + r * blockDim.x;
+        if (idx >= total) continue;
         int l, x;
-        const long long e = g2g_line_element(idx, m, L, inner, line0, lines, l, x);
-        if (e >= 0) {
-            if (EPI == 1) {
-                const int sl = (int) (e / fn);
-                const int f = (int) (e % fn);
-                const int jx = f % m;
-                const int jy = dim >= 2 ? (f / m) % m : 0;
-                const int jz = dim >= 3 ? f / (m * m) : 0;
-                if (jx < n && jy < n && jz < n) {
-                    const double2 tw = g2g_twiddle(shift, sigma, jx, jy, jz);
-                    const long long g = jx + n * (jy + n * jz);
-                    for (int c = 2 * sl; c < 2 * sl + 2 && c < charges; c++)
-                        g2g_accumulate_one(a[l * m + x], tw, c, (long long) c * gridNodes + g, acc, phi, sigma,
-                                           last, scale);
-                }
-            } else {
-                data[e] = a[l * m + x];
+        if (inner == 1) {
+            l = g2g_quot(idx, byM);
+            x = idx - l * m;
+        } else {
+            x = g2g_quot(idx, byL);
+            l = idx - x * L;
+        }
+        const long long e0 = lineBase[l];
+        if (e0 < 0) continue;
+        const double2 w = a[l * m + x];
+        if (EPI == 1) {
+            const int sl = lineInfo[l];
+            const int jx = axis == 0 ? x : lineInfo[L + l];
+            const int jy = axis == 1 ? x : lineInfo[2 * L + l];
+            const int jz = axis == 2 ? x : lineInfo[3 * L + l];
+            if (jx < n && jy < n && jz < n) {
+                const double2 tw = g2g_twiddle(shift, sigma, jx, jy, jz);
+                const long long g = jx + n * (jy + n * jz);
+                for (int c = 2 * sl; c < 2 * sl + 2 && c < charges; c++)
+                    g2g_accumulate_one(w, tw, c, (long long) c * gridNodes + g, acc, phi, sigma, last, scale);
             }
+        } else {
+            data[e0 + (long long) x * inner] = w;
         }
     }
 }
 
 #define G2G_AXIS(NAME, PRO, EPI)                                                                                   \
-    extern "C" __global__ void __launch_bounds__(TSNE_BLOCK) NAME(double2 *__restrict__ data,                      \
+    extern "C" __global__ void __launch_bounds__(TSNE_G2G_FUSED_MAX_THREADS) NAME(double2 *__restrict__ data,      \
             const double2 *__restrict__ roots, int m, int inner, int lines, int L, long long radixCode, int passes, \
             int inverse, const double *__restrict__ q, const double *__restrict__ kt,                              \
             const double2 *__restrict__ shift, double *__restrict__ acc, double *__restrict__ phi, int dim, int n, \
-            int fn, int gridNodes, int charges, int sigma, int last, double scale) {                               \
+            int fn, int gridNodes, int charges, int sigma, int last, double scale, int axis) {                     \
         g2g_axis_body<PRO, EPI>(data, roots, m, inner, lines, L, radixCode, passes, inverse, q, kt, shift, acc,    \
-                                phi, dim, n, fn, gridNodes, charges, sigma, last, scale);                          \
+                                phi, dim, n, fn, gridNodes, charges, sigma, last, scale, axis);                    \
     }
 G2G_AXIS(tsne_g2g_axis, 0, 0)
 G2G_AXIS(tsne_g2g_axis_pack, 1, 0)

@@ -220,7 +220,7 @@ final class G2GCpu {
     static void passRange(double[] roots, int m, int r, int ns, int inner, boolean inverse, double[] in,
                           double[] out, long from, long to) {
         int mr = m / r;
-        double[] v = new double[2 * r];
+        double[] v = new double[4 * r]; // inputs, then smallDft's outputs
         int[] rootIdx = new int[r * r];
         for (int t = 0; t < r; t++) {
             for (int u = 0; u < r; u++) {
@@ -270,6 +270,15 @@ final class G2GCpu {
             v[2 * t + 1] = ar * wi + ai * wr;
         }
         int idxD = (j / ns) * ns * r + k;
+        if (r <= 5) {
+            smallDft(r, v, inverse);
+            for (int u = 0; u < r; u++) {
+                int e = (int) (2 * (base + (long) (idxD + u * ns) * inner));
+                out[e] = v[2 * r + 2 * u];
+                out[e + 1] = v[2 * r + 2 * u + 1];
+            }
+            return;
+        }
         for (int u = 0; u < r; u++) {
             double sr = v[0];
             double si = v[1];
@@ -285,6 +294,95 @@ final class G2GCpu {
             int e = (int) (2 * (base + (long) (idxD + u * ns) * inner));
             out[e] = sr;
             out[e + 1] = si;
+        }
+    }
+
+    /** sin(2 pi/3), cos(2 pi/5), cos(4 pi/5), sin(2 pi/5), sin(4 pi/5): G2G_S3 .. G2G_S52 of g2g.cuh, same bits. */
+    static final double S3 = 0x1.bb67ae8584caap-1;
+    static final double C51 = 0x1.3c6ef372fe95p-2;
+    static final double C52 = -0x1.9e3779b97f4a7p-1;
+    static final double S51 = 0x1.e6f0e134454ffp-1;
+    static final double S52 = 0x1.2cf2304755a5fp-1;
+
+    /**
+     * The R-point DFT (R = 2..5) of the twiddled inputs v[0 .. 2R) (re, im pairs), written to v[2R .. 4R):
+     * y_u = sum_t v_t W^(t u), W = e^(-2 pi i / R) (forward) or its conjugate (inverse). Radix 2 and 4 by additions
+     * and rotations by -i (no multiplication), radix 3 and 5 by sums and differences of opposite inputs times the
+     * constants above. The operations and their order are g2g_small_dft's (include/tsne/g2g.cuh): equal bits.
+     */
+    static void smallDft(int r, double[] v, boolean inverse) {
+        int y = 2 * r;
+        switch (r) {
+            case 2 -> {
+                v[y] = v[0] + v[2];
+                v[y + 1] = v[1] + v[3];
+                v[y + 2] = v[0] - v[2];
+                v[y + 3] = v[1] - v[3];
+            }
+            case 3 -> {
+                double t1r = v[2] + v[4];
+                double t1i = v[3] + v[5];
+                double t2r = S3 * (v[2] - v[4]);
+                double t2i = S3 * (v[3] - v[5]);
+                double m1r = v[0] - 0.5 * t1r;
+                double m1i = v[1] - 0.5 * t1i;
+                v[y] = v[0] + t1r;
+                v[y + 1] = v[1] + t1i;
+                rot(v, y + 2, m1r, m1i, t2r, t2i, inverse);
+                rot(v, y + 4, m1r, m1i, t2r, t2i, !inverse);
+            }
+            case 4 -> {
+                double ar = v[0] + v[4];
+                double ai = v[1] + v[5];
+                double br = v[0] - v[4];
+                double bi = v[1] - v[5];
+                double cr = v[2] + v[6];
+                double ci = v[3] + v[7];
+                double dr = v[2] - v[6];
+                double di = v[3] - v[7];
+                v[y] = ar + cr;
+                v[y + 1] = ai + ci;
+                rot(v, y + 2, br, bi, dr, di, inverse);
+                v[y + 4] = ar - cr;
+                v[y + 5] = ai - ci;
+                rot(v, y + 6, br, bi, dr, di, !inverse);
+            }
+            case 5 -> {
+                double t1r = v[2] + v[8];
+                double t1i = v[3] + v[9];
+                double t2r = v[4] + v[6];
+                double t2i = v[5] + v[7];
+                double t3r = v[2] - v[8];
+                double t3i = v[3] - v[9];
+                double t4r = v[4] - v[6];
+                double t4i = v[5] - v[7];
+                double a1r = (v[0] + C51 * t1r) + C52 * t2r;
+                double a1i = (v[1] + C51 * t1i) + C52 * t2i;
+                double a2r = (v[0] + C52 * t1r) + C51 * t2r;
+                double a2i = (v[1] + C52 * t1i) + C51 * t2i;
+                double b1r = S51 * t3r + S52 * t4r;
+                double b1i = S51 * t3i + S52 * t4i;
+                double b2r = S52 * t3r - S51 * t4r;
+                double b2i = S52 * t3i - S51 * t4i;
+                v[y] = (v[0] + t1r) + t2r;
+                v[y + 1] = (v[1] + t1i) + t2i;
+                rot(v, y + 2, a1r, a1i, b1r, b1i, inverse);
+                rot(v, y + 4, a2r, a2i, b2r, b2i, inverse);
+                rot(v, y + 6, a2r, a2i, b2r, b2i, !inverse);
+                rot(v, y + 8, a1r, a1i, b1r, b1i, !inverse);
+            }
+            default -> throw new IllegalArgumentException("small DFT of radix " + r);
+        }
+    }
+
+    /** a - i b (forward) or a + i b (inverse) into v[at], v[at + 1] (g2g_add_rot). */
+    private static void rot(double[] v, int at, double ar, double ai, double br, double bi, boolean inverse) {
+        if (inverse) {
+            v[at] = ar - bi;
+            v[at + 1] = ai + br;
+        } else {
+            v[at] = ar + bi;
+            v[at + 1] = ai - br;
         }
     }
 

@@ -18,11 +18,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * so d dimensions need 2^d parity combinations of m^d-point transforms and no zero-padded (2m)^d array
  * (SG-t-SNE-Pi: Pitsianis, Iliopoulos, Floros, Sun, JOSS 4(39), 2019; thesis summary sections 2.5-2.6, 10.4).
  *
- * <p><b>Passes.</b> Each radix of m is one Stockham auto-sort pass (no bit reversal) per axis, a direct R-point
- * DFT, so a pass costs about R - 1 complex multiply-adds per point. For m <= {@link #FUSED_MAX_M} the GPU runs
- * all passes of an axis in shared memory in one kernel ({@code tsne_g2g_axis}), where arithmetic, not memory
- * traffic, is the cost: m is split into radices 2..5 (all 5s and 3s, the power of two as 4s and at most one 2),
- * which takes 1280 from 37 to 21 multiply-adds per point per axis. Larger m (1-D grids only) keep the fewest
+ * <p><b>Passes.</b> Each radix of m is one Stockham auto-sort pass (no bit reversal) per axis: the twiddles (R - 1
+ * complex multiplies per R points), then the R-point DFT. Radices 2..5 have their own DFTs
+ * ({@link G2GCpu#smallDft}: radix 2 and 4 by additions and rotations by -i, 3 and 5 by sums and differences of
+ * opposite inputs, 4 to 8 real operations per point); larger radices a direct DFT, about R - 1 complex
+ * multiply-adds per point. For m <= {@link #FUSED_MAX_M} the GPU runs all passes of an axis in shared memory in
+ * one kernel ({@code tsne_g2g_axis}), where arithmetic, not memory traffic, is the cost: m is split into radices
+ * 2..5 (all 5s and 3s, the power of two as 4s and at most one 2). Larger m (1-D grids only) keep the fewest
  * radices <= {@link #MAX_RADIX} (ties: smallest radix sum), one global-memory pass each. The CPU twin runs the
  * same radices, so both sides keep the same bits. Twiddles and half-sample shifts are computed once here
  * (Math.cos / Math.sin) and are the only trigonometric values either side uses.

@@ -32,6 +32,8 @@ public final class RepulsionKernelLayout {
         h.assertValue("TSNE_BOX_SCAN_THREADS", S2GBoxes.SCAN_THREADS);
         h.assertValue("TSNE_BOX_SCAN_ITEMS", S2GBoxes.SCAN_ITEMS);
         h.assertValue("TSNE_G2G_TILE", G2GGpu.DIRECT_TILE);
+        h.assertValue("TSNE_G2G_FUSED_EPT", G2GGpu.FUSED_EPT);
+        h.assertValue("TSNE_G2G_FUSED_MAX_THREADS", G2GGpu.FUSED_MAX_THREADS);
         for (int m : new int[] {1, 8, 60, 4096}) {
             for (int lines : new int[] {1, 2, 16}) {
                 assertEquals(h.eval("TSNE_G2G_FUSED_BYTES", m, lines), G2GGpu.fusedBytes(m, lines));
