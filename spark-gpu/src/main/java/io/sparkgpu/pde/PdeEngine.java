@@ -213,7 +213,7 @@ public final class PdeEngine {
      * | 10^5 x 128  |  51%   | 89% | 84% |  99% |
      * | 10^4 x 128  |  11%   | 61% | 79% |  61% |   small batch: R=16 has 80k threads, R=8 160k
      * | 10^5 x 256  |  51%   | 49% | 48% |  93% |
-     * | 10^5 x 1024 |  51%   | 41% | 42% |  41% |   every R alike (blocks too large: see partitionPlan)
+     * | 10^5 x 1024 |  51%   | 41% | 42% |  41% |   every R alike
      * </pre>
      * The largest R wins when the batch gives enough threads (fewer, longer chunks: the sweeps' rows in registers
      * carry more bytes in flight per thread, and the PCR has fewer rows and steps); the small batch (10^4 x 128) is
@@ -247,24 +247,31 @@ public final class PdeEngine {
         }
     }
 
-    /** Threads a block should have for chunk size r: enough blocks per SM to overlap their barrier phases. */
-    private static int partitionTargetThreads(int r) {
-        return r == 4 ? 256 : 128;
-    }
+    /** Threads a block should have: {@value #PARTITION_TARGET_THREADS} (see {@link #partitionSb}). */
+    static final int PARTITION_TARGET_THREADS = 256;
+    /** The automatic plan keeps at least this many blocks an SM where SB can shrink ({@link #partitionPlan}). */
+    static final int PARTITION_MIN_BLOCKS_PER_SM = 8;
 
     /**
      * The automatic systems per block for chunk size r and K chunks: the largest power of two SB &lt;= 32 with
-     * SB K within {@link #partitionTargetThreads} (256 threads at R = 4, 128 at 8 and 16), at least 1; then halved
-     * while a block of SB K threads leaves fewer than 2 blocks on an SM (on a device the driver's occupancy; without
-     * one the model {@link #partitionBlocksPerSm}).
+     * SB K &lt;= {@link #PARTITION_TARGET_THREADS} (256) and within the kernel's {@link #partitionMaxThreads}, at
+     * least 1; halved further only while a block of SB K threads does not fit an SM at all (on a device the driver's
+     * occupancy; without one the model {@link #partitionBlocksPerSm}).
      *
-     * <p>Why: a larger SB makes a warp's row access fewer, longer segments (SB consecutive systems are SB adjacent
-     * words), but every block waits at the PCR's barriers; with one block an SM nothing overlaps those waits. The
-     * former rule kept SB &gt;= 4, so at n = 1024 every R ran one block an SM (R16: 4 x 64 threads x 172 registers; R4:
-     * 4 x 256 = 1024 threads) and reached 41% against Thomas' 51%. SB = 1 or 2 leaves a warp's lanes on different rows
-     * of one system (8 bytes of each 32-byte sector); the other words of the sector belong to the next systems, i.e.
-     * the neighbouring blocks, which run at the same time, so L2 may absorb the overfetch: to be measured
-     * ({@code bench fhn --tridiag-sb}). For n &lt;= 256 this gives the SB of the measurements above.
+     * <p>Why, measured on one H200 at R = 16 ({@code bench fhn --tridiag 1e5x1024,1e5x512,1e5x256,1e5x128,1e4x1024
+     * --tridiag-r 16 --tridiag-sb 4,8,16,32}; % of the copy bandwidth as in {@link #partitionR}):
+     * <pre>
+     * | shape       | Thomas | SB=1 | SB=2 | SB=4 | SB=8 | SB=16 | SB=32 |
+     * | 10^5 x 1024 |  51%   | 11%  | 22%  | 41%  |  -   |   -   |   -   |   (K = 64: SB = 4 is 256 threads)
+     * | 10^4 x 1024 |   8%   |      |      | 60%  |  -   |   -   |   -   |
+     * | 10^5 x 512  |  52%   | 12%  | 23%  | 42%  | 78%  |   -   |   -   |
+     * | 10^5 x 256  |  52%   |      |      | 53%  | 93%  |  97%  |   -   |
+     * | 10^5 x 128  |  52%   |      |      | 71%  | 91%  |  99%  |  96%  |
+     * </pre>
+     * The time falls with the threads a block has, up to the kernel's 256 at R = 16: a block's rows are read by SB
+     * systems' chunks side by side (SB consecutive systems are SB adjacent words), and each block's barrier phases
+     * cover more rows. The former rules (SB K near 128, and SB halved while fewer than 2 blocks fit an SM) chose
+     * SB = 2 at n = 1024 (22%) and SB = 4 at n = 512 (42%).
      */
     static int partitionSb(int r, int k) {
         return partitionSb(r, k, PdeEngine::partitionBlocksPerSm);
@@ -277,10 +284,10 @@ public final class PdeEngine {
      */
     static int partitionSb(int r, int k, java.util.function.IntBinaryOperator blocksPerSm) {
         int sb = 1;
-        while (sb < 32 && 2 * sb * k <= partitionTargetThreads(r)) {
+        while (sb < 32 && 2 * sb * k <= PARTITION_TARGET_THREADS) {
             sb *= 2;
         }
-        while (sb > 1 && (sb * k > partitionMaxThreads(r) || blocksPerSm.applyAsInt(r, sb * k) < 2)) {
+        while (sb > 1 && (sb * k > partitionMaxThreads(r) || blocksPerSm.applyAsInt(r, sb * k) < 1)) {
             sb /= 2;
         }
         return sb;
@@ -326,7 +333,15 @@ public final class PdeEngine {
                     + " (K = " + k + " chunk threads a system) takes SB = 0 (automatic) or 1.." + Math.min(32, maxT / k)
                     + " systems per block (" + maxT + " threads a block), got SB = " + sb);
         }
-        int s = sb == 0 ? partitionSb(rr, k, blocksPerSm) : sb;
+        int s = sb;
+        if (s == 0) {
+            // partitionSb's block size, halved while the grid would have fewer than PARTITION_MIN_BLOCKS_PER_SM
+            // blocks an SM (small batches: 10^4 x 128 at R = 8 reached 79% with SB = 8 and 43% with SB = 16)
+            s = partitionSb(rr, k, blocksPerSm);
+            while (s > 1 && ((long) S + s - 1) / s < (long) PARTITION_MIN_BLOCKS_PER_SM * sms) {
+                s /= 2;
+            }
+        }
         int threads = s * k;
         long grid = ((long) S + s - 1) / s;
         return new int[] {rr, k, s, threads, (int) grid, 48 * threads};

@@ -164,31 +164,35 @@ class TridiagPartitionTest {
     void launchPlans() {
         // {R, K, SB, threads, grid, shared bytes}; 132 SMs (H200)
         int sms = 132;
-        // the measured shapes: R = 16 where the batch gives >= 4 x 256 threads an SM, R = 8 for 10^4 x 128
-        assertArrayEquals(new int[] {16, 8, 16, 128, 62_500, 48 * 128}, PdeEngine.partitionPlan(1_000_000, 128, 0, 0,
+        // the measured shapes: R = 16 where the batch gives >= 4 x 256 threads an SM, R = 8 for 10^4 x 128; SB K
+        // = 256 threads a block wherever SB <= 32 allows it
+        assertArrayEquals(new int[] {16, 8, 32, 256, 31_250, 48 * 256}, PdeEngine.partitionPlan(1_000_000, 128, 0, 0,
                 sms));
-        assertArrayEquals(new int[] {16, 8, 16, 128, 6_250, 48 * 128}, PdeEngine.partitionPlan(100_000, 128, 0, 0, sms));
+        assertArrayEquals(new int[] {16, 8, 32, 256, 3_125, 48 * 256}, PdeEngine.partitionPlan(100_000, 128, 0, 0, sms));
+        // (10^4 x 128: SB halved to 8 so the grid keeps >= 8 blocks an SM)
         assertArrayEquals(new int[] {8, 16, 8, 128, 1_250, 48 * 128}, PdeEngine.partitionPlan(10_000, 128, 0, 0, sms));
-        assertArrayEquals(new int[] {16, 16, 8, 128, 12_500, 48 * 128}, PdeEngine.partitionPlan(100_000, 256, 0, 0,
+        assertArrayEquals(new int[] {16, 16, 16, 256, 6_250, 48 * 256}, PdeEngine.partitionPlan(100_000, 256, 0, 0,
                 sms));
-        // n = 1024: SB below 4 so 2 blocks fit an SM (R16: 2 x 64 threads x 172 registers)
-        assertArrayEquals(new int[] {16, 64, 2, 128, 50_000, 48 * 128}, PdeEngine.partitionPlan(100_000, 1024, 0, 0,
+        assertArrayEquals(new int[] {16, 32, 8, 256, 12_500, 48 * 256}, PdeEngine.partitionPlan(100_000, 512, 0, 0,
                 sms));
-        assertArrayEquals(new int[] {8, 128, 1, 128, 100_000, 48 * 128}, PdeEngine.partitionPlan(100_000, 1024, 8, 0,
+        assertArrayEquals(new int[] {16, 64, 4, 256, 25_000, 48 * 256}, PdeEngine.partitionPlan(100_000, 1024, 0, 0,
+                sms));
+        assertArrayEquals(new int[] {8, 128, 2, 256, 50_000, 48 * 256}, PdeEngine.partitionPlan(100_000, 1024, 8, 0,
                 sms));
         assertArrayEquals(new int[] {4, 256, 1, 256, 100_000, 48 * 256}, PdeEngine.partitionPlan(100_000, 1024, 4, 0,
                 sms));
-        // the SB of the measured runs for n <= 256 is unchanged
+        // explicit R
         assertArrayEquals(new int[] {4, 32, 8, 256, 125_000, 48 * 256}, PdeEngine.partitionPlan(1_000_000, 128, 4, 0,
                 sms));
-        assertArrayEquals(new int[] {8, 16, 8, 128, 5, 48 * 128}, PdeEngine.partitionPlan(33, 128, 8, 0, sms));
-        assertArrayEquals(new int[] {16, 8, 16, 128, 1, 48 * 128}, PdeEngine.partitionPlan(3, 128, 16, 0, sms));
+        // (tiny batches: one system a block, every block its own SM)
+        assertArrayEquals(new int[] {8, 16, 1, 16, 33, 48 * 16}, PdeEngine.partitionPlan(33, 128, 8, 0, sms));
+        assertArrayEquals(new int[] {16, 8, 1, 8, 3, 48 * 8}, PdeEngine.partitionPlan(3, 128, 16, 0, sms));
         assertArrayEquals(new int[] {4, 64, 4, 256, 25_000, 48 * 256}, PdeEngine.partitionPlan(100_000, 256, 4, 0,
                 sms));
-        assertArrayEquals(new int[] {8, 32, 4, 128, 25_000, 48 * 128}, PdeEngine.partitionPlan(100_000, 256, 8, 0,
+        assertArrayEquals(new int[] {8, 32, 8, 256, 12_500, 48 * 256}, PdeEngine.partitionPlan(100_000, 256, 8, 0,
                 sms));
-        // tiny n: R = 4 (R = 8 and 16 would only pad), 32 systems a block
-        assertArrayEquals(new int[] {4, 1, 32, 32, 2, 48 * 32}, PdeEngine.partitionPlan(33, 2, 0, 0, sms));
+        // tiny n: R = 4 (R = 8 and 16 would only pad), 32 systems a block where the batch has enough
+        assertArrayEquals(new int[] {4, 1, 1, 1, 33, 48}, PdeEngine.partitionPlan(33, 2, 0, 0, sms));
         assertArrayEquals(new int[] {4, 1, 32, 32, 31_250, 48 * 32}, PdeEngine.partitionPlan(1_000_000, 4, 0, 0, sms));
         // explicit SB, and the longest systems at SB = 1
         assertArrayEquals(new int[] {4, 256, 4, 1024, 3, 48 * 1024}, PdeEngine.partitionPlan(9, 1024, 4, 4, sms));
@@ -235,9 +239,11 @@ class TridiagPartitionTest {
         for (int r : PdeEngine.PARTITION_R) {
             for (int n = 1; n <= PdeEngine.PARTITION_MAX_UNKNOWNS; n++) {
                 int[] p = PdeEngine.partitionPlan(1000, n, r, 0, sms);
+                // blocks of at most 256 threads (K alone where K is larger) that fit an SM, SB as large as allowed
+                boolean largest = p[2] == 32 || 2 * p[3] > PdeEngine.PARTITION_TARGET_THREADS || p[2] == 1;
                 assertTrue(p[3] <= PdeEngine.partitionMaxThreads(r) && p[2] >= 1 && p[2] <= 32 && p[5] <= 48 * 1024
-                        && p[3] == p[1] * p[2] && (PdeEngine.partitionBlocksPerSm(r, p[3]) >= 2 || p[2] == 1),
-                        "R=" + r + " n=" + n);
+                        && p[3] == p[1] * p[2] && PdeEngine.partitionBlocksPerSm(r, p[3]) >= 1 && largest
+                        && (p[3] <= PdeEngine.PARTITION_TARGET_THREADS || p[2] == 1), "R=" + r + " n=" + n);
             }
         }
     }
