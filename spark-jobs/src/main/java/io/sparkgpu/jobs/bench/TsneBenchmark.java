@@ -116,6 +116,10 @@ public final class TsneBenchmark {
         @Option(order = 17, names = "--grid-per-unit", paramLabel = "X",
                 description = "boxes per unit of embedding extent  [2]")
         double gridPerUnit = 2;
+        @Option(order = 17, names = "--grid-p", converter = BenchArgs.IntCount.class, paramLabel = "P",
+                description = {"interpolation nodes per box and axis, 1..8 (FIt-SNE's grid: --grid-p 3",
+                    "--grid-per-unit 1)  [4]"})
+        int gridP = io.sparkgpu.tsne.TsneGridOptions.defaults().p;
         String repulsion = TsneConfig.REPULSION_AUTO;
         @Option(order = 20, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
         String markdown;
@@ -172,8 +176,7 @@ public final class TsneBenchmark {
         static Options parse(String[] args) {
             Options o = new Options();
             o.help = BenchArgs.parse(o, args);
-            o.grid = io.sparkgpu.tsne.TsneConfig.gridOptions(io.sparkgpu.tsne.TsneGridOptions.defaults().p, o.gridPerUnit,
-                    o.gridMin, o.gridMax);
+            o.grid = io.sparkgpu.tsne.TsneConfig.gridOptions(o.gridP, o.gridPerUnit, o.gridMin, o.gridMax);
             if (o.clusters < 1) {
                 throw new IllegalArgumentException("--clusters must be >= 1");
             }

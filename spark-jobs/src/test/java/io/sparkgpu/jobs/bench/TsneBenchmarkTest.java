@@ -20,6 +20,11 @@ class TsneBenchmarkTest {
         assertEquals(1000, TsneBenchmark.Options.parseCase("blobs:1e3x5")[0]);
         assertThrows(IllegalArgumentException.class, () -> TsneBenchmark.Options.parse(new String[] {"--cases", "mnist"}));
         assertThrows(IllegalArgumentException.class, () -> TsneBenchmark.Options.parse(new String[] {"--backends", "tpu"}));
+        assertEquals(4, o.grid.p);
+        TsneBenchmark.Options f = TsneBenchmark.Options.parse(new String[] {"--grid-p", "3", "--grid-per-unit", "1"});
+        assertEquals(3, f.grid.p);
+        assertEquals(1.0, f.grid.intervalsPerUnit);
+        assertThrows(IllegalArgumentException.class, () -> TsneBenchmark.Options.parse(new String[] {"--grid-p", "9"}));
     }
 
     @Test
