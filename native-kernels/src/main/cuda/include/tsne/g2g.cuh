@@ -12,16 +12,19 @@
  *            parity's contribution of a real charge is real, so real and imaginary parts separate at the end),
  *            array `slots` the kernel of the current parity.
  *   roots    double2[m]: e^{-2 pi i t/m}; shift double2[m]: e^{-i pi j/m} (both computed in Java, uploaded).
- *   acc      double[charges][n^dim]: running sum over parities.
+ *   acc      double[charges][n^dim]: running sum over parities (fused 1-D/2-D path: [parities][charges][n^dim],
+ *            each parity's terms, summed by tsne_g2g_sum).
  * FFT without zero-padding: per parity sigma (bit a = axis a odd), pack (shifted charges and folded shifted
  * kernel), forward transform of slots+1 arrays, multiply, inverse transform of `slots` arrays,
  * accumulate conj(shift) z (real part: charge 2s, imaginary part: charge 2s+1); the last parity scales by
  * 1/(2^dim m^dim). Transforms: per axis, one Stockham radix-R pass per factor R of m (twiddles, then the R-point
- * DFT in registers: g2g_small_dft for R <= 5, a direct DFT above). When the plan's radices are all <= 5 (m <= 4096, G2GPlan) and a line fits in shared memory, every
- * pass of an axis runs in one tsne_g2g_axis* kernel on lines held in shared memory, with pack fused into the
- * first forward axis, multiply into the first inverse axis and accumulate into the last inverse axis (2*dim
- * launches per parity); otherwise pack, one global tsne_g2g_pass_R per radix and axis (ping-pong between two
- * buffers), multiply and accumulate are separate kernels.
+ * DFT in registers: g2g_small_dft for R <= 5, a direct DFT above). When the plan's radices are all <= 5
+ * (m <= 4096, G2GPlan) and a line fits in shared memory, every pass of an axis runs in one tsne_g2g_axis* kernel
+ * on lines held in shared memory, with pack fused into the first forward axis, multiply into the first inverse
+ * axis and accumulate into the last inverse axis: 2*dim launches per parity, and in 1-D and 2-D the parities share
+ * each launch (each on its own arrays; tsne_g2g_sum then adds their terms in parity order, the sequential sum's
+ * bits). Otherwise pack, one global tsne_g2g_pass_R per radix and axis (ping-pong between two buffers), multiply
+ * and accumulate are separate kernels.
  *
  * Launch shape: every kernel but the fused ones is a flat 1-D grid of 256-thread blocks, one thread per item (node,
  * complex element or butterfly); item counts stay below 2^31 (G2GGpu checks), addresses are 64-bit.
@@ -334,13 +337,29 @@ extern "C" __global__ void tsne_g2g_multiply(double2 *__restrict__ y, int slots,
 
 /* Charge c's share of the inverse-transformed value v at grid node o - c*gridNodes: conj(twiddle) v, its real part
  * for even c and imaginary part for odd c, added to acc (parity 0 starts it); the last parity scales into phi. */
+__device__ __forceinline__ double g2g_term(double2 v, double2 tw, int c) {
+    return (c & 1) == 0 ? __dadd_rn(__dmul_rn(tw.x, v.x), __dmul_rn(tw.y, v.y))
+                        : __dsub_rn(__dmul_rn(tw.x, v.y), __dmul_rn(tw.y, v.x));
+}
+
 __device__ __forceinline__ void g2g_accumulate_one(double2 v, double2 tw, int c, long long o, double *__restrict__ acc,
                                                    double *__restrict__ phi, int sigma, int last, double scale) {
-    double term = (c & 1) == 0 ? __dadd_rn(__dmul_rn(tw.x, v.x), __dmul_rn(tw.y, v.y))
-                               : __dsub_rn(__dmul_rn(tw.x, v.y), __dmul_rn(tw.y, v.x));
+    double term = g2g_term(v, tw, c);
     double s = sigma == 0 ? term : __dadd_rn(acc[o], term);
     acc[o] = s;
     if (last) phi[o] = __dmul_rn(s, scale);
+}
+
+/* The parities run side by side (G2GGpu, fused path, dim <= 2): parity sigma's terms are stored at
+ * acc[sigma * total + o] and summed here in parity order, ((t_0 + t_1) + t_2) + t_3, as g2g_accumulate_one adds
+ * them one parity after the other: the same bits. total = charges * gridNodes. */
+extern "C" __global__ void tsne_g2g_sum(const double *__restrict__ acc, double *__restrict__ phi, long long total,
+                                        int parities, double scale) {
+    const long long o = (long long) blockIdx.x * blockDim.x + threadIdx.x;
+    if (o >= total) return;
+    double s = acc[o];
+    for (int p = 1; p < parities; p++) s = __dadd_rn(s, acc[p * total + o]);
+    phi[o] = __dmul_rn(s, scale);
 }
 
 extern "C" __global__ void tsne_g2g_accumulate(const double2 *__restrict__ z, const double2 *__restrict__ shift,
@@ -428,8 +447,16 @@ __device__ __forceinline__ void g2g_axis_body(double2 *__restrict__ data, const 
         int inner, int lines, int L, long long radixCode, int passes, int inverse, const double *__restrict__ q,
         const double *__restrict__ kt, const double2 *__restrict__ shift, double *__restrict__ acc,
         double *__restrict__ phi, int dim, int n, int fn, int gridNodes, int charges, int sigma, int last,
-        double scale, int axis) {
+        double scale, int axis, int blocksPerParity) {
     extern __shared__ double2 g2g_lines[];
+    /* blocksPerParity > 0: every parity in one launch, parity blockIdx.x / blocksPerParity on its own arrays
+     * (data + sigma (slots + 1) fn), its terms stored to acc + sigma charges gridNodes for tsne_g2g_sum */
+    int blk = blockIdx.x;
+    if (blocksPerParity > 0) {
+        sigma = blk / blocksPerParity;
+        blk -= sigma * blocksPerParity;
+        data += (long long) sigma * ((charges + 1) / 2 + 1) * fn;
+    }
     const int total = L * m;
     const int padded = (total + 7) / 8 * 8;
     double2 *a = g2g_lines;
@@ -438,7 +465,7 @@ __device__ __forceinline__ void g2g_axis_body(double2 *__restrict__ data, const 
      * coordinates of its position in that array, so elements need no division by inner, fn or m */
     long long *lineBase = (long long *) (g2g_lines + 2 * padded);
     int *lineInfo = (int *) (lineBase + L); /* [4][L]: array, jx, jy, jz */
-    const int line0 = blockIdx.x * L;
+    const int line0 = blk * L;
     const int slots = (charges + 1) / 2;
     for (int l = threadIdx.x; l < L; l += blockDim.x) {
         const int line = line0 + l;
@@ -532,8 +559,13 @@ __device__ __forceinline__ void g2g_axis_body(double2 *__restrict__ data, const 
             if (jx < n && jy < n && jz < n) {
                 const double2 tw = g2g_twiddle(shift, sigma, jx, jy, jz);
                 const long long g = jx + n * (jy + n * jz);
-                for (int c = 2 * sl; c < 2 * sl + 2 && c < charges; c++)
-                    g2g_accumulate_one(w, tw, c, (long long) c * gridNodes + g, acc, phi, sigma, last, scale);
+                for (int c = 2 * sl; c < 2 * sl + 2 && c < charges; c++) {
+                    const long long o = (long long) c * gridNodes + g;
+                    if (blocksPerParity > 0)
+                        acc[(long long) sigma * charges * gridNodes + o] = g2g_term(w, tw, c);
+                    else
+                        g2g_accumulate_one(w, tw, c, o, acc, phi, sigma, last, scale);
+                }
             }
         } else {
             data[e0 + (long long) x * inner] = w;
@@ -546,9 +578,10 @@ __device__ __forceinline__ void g2g_axis_body(double2 *__restrict__ data, const 
             const double2 *__restrict__ roots, int m, int inner, int lines, int L, long long radixCode, int passes, \
             int inverse, const double *__restrict__ q, const double *__restrict__ kt,                              \
             const double2 *__restrict__ shift, double *__restrict__ acc, double *__restrict__ phi, int dim, int n, \
-            int fn, int gridNodes, int charges, int sigma, int last, double scale, int axis) {                     \
+            int fn, int gridNodes, int charges, int sigma, int last, double scale, int axis,                       \
+            int blocksPerParity) {                                                                                 \
         g2g_axis_body<PRO, EPI>(data, roots, m, inner, lines, L, radixCode, passes, inverse, q, kt, shift, acc,    \
-                                phi, dim, n, fn, gridNodes, charges, sigma, last, scale, axis);                    \
+                                phi, dim, n, fn, gridNodes, charges, sigma, last, scale, axis, blocksPerParity);   \
     }
 G2G_AXIS(tsne_g2g_axis, 0, 0)
 G2G_AXIS(tsne_g2g_axis_pack, 1, 0)

@@ -118,9 +118,12 @@ public final class G2GGpu {
         int fn = plan.fftNodes;
         int slots = G2GPlan.slots(charges);
         double scale = 1.0 / ((double) plan.parities * (double) fn);
-        if (plan.fusable() && fusedLines(s.device(), plan.m, false) > 0) {
-            // per parity and axis one shared-memory kernel; pack, multiply and accumulate ride in the first and last
-            for (int sigma = 0; sigma < plan.parities; sigma++) {
+        if (fused(s.device(), plan)) {
+            // per axis one shared-memory kernel; pack, multiply and accumulate ride in the first and last. In 1-D and
+            // 2-D every parity runs in the same launch (parity = block / blocksPerParity, its own arrays and terms),
+            // then tsne_g2g_sum adds the terms in parity order; in 3-D one parity after the other.
+            boolean together = parallelParities(plan);
+            for (int sigma = 0; sigma < (together ? 1 : plan.parities); sigma++) {
                 int last = sigma == plan.parities - 1 ? 1 : 0;
                 for (int inverse = 0; inverse <= 1; inverse++) {
                     int lines = (int) ((long) (inverse == 0 ? slots + 1 : slots) * fn / plan.m);
@@ -132,13 +135,20 @@ public final class G2GGpu {
                                 : first && lastAxis ? "tsne_g2g_axis_mul_acc"
                                 : first ? "tsne_g2g_axis_mul" : lastAxis ? "tsne_g2g_axis_acc" : "tsne_g2g_axis";
                         int per = fusedLines(s.device(), plan.m, inner == 1);
-                        KernelLauncher.launch(s, MODULE, kernel, (lines + per - 1) / per,
+                        int blocks = (lines + per - 1) / per;
+                        KernelLauncher.launch(s, MODULE, kernel, together ? blocks * plan.parities : blocks,
                                 fusedThreads(plan.m * per), fusedBytes(plan.m, per), ws.a, ws.roots, plan.m, inner,
                                 lines, per, plan.radixCode(), plan.radices.length, inverse, q, ws.kt, ws.shift,
-                                ws.acc, phi, plan.dim, plan.n, fn, nodes, charges, sigma, last, scale, axis);
+                                ws.acc, phi, plan.dim, plan.n, fn, nodes, charges, sigma, last, scale, axis,
+                                together ? blocks : 0);
                         inner *= plan.m;
                     }
                 }
+            }
+            if (together) {
+                long total = (long) charges * nodes;
+                KernelLauncher.launch(s, MODULE, "tsne_g2g_sum", grid(total), BLOCK, 0, ws.acc, phi, total,
+                        plan.parities, scale);
             }
             return;
         }
@@ -186,6 +196,21 @@ public final class G2GGpu {
         lines = Math.max(1, Math.min(lines, FUSED_EPT * FUSED_MAX_THREADS / m));
         int fit = (int) Math.min(Integer.MAX_VALUE, dev.maxSharedMemoryOptin() / fusedBytes(m, 1));
         return Math.min(lines, fit);
+    }
+
+    /** Whether the FFT runs in the fused shared-memory axis kernels on this device. */
+    static boolean fused(CudaDevice dev, G2GPlan plan) {
+        return plan.fusable() && fusedLines(dev, plan.m, false) > 0;
+    }
+
+    /**
+     * Whether the fused path runs every parity in one launch per axis (1-D and 2-D: 2 and 4 parities). It needs
+     * a set of arrays and of terms per parity: at the 2-D default cap (1280^2 nodes, 4 charges) 315 + 210 MB
+     * instead of 158 + 52; in 3-D (8 parities of up to 160^3 points) that would be gigabytes, so 3-D keeps one
+     * parity after the other.
+     */
+    static boolean parallelParities(G2GPlan plan) {
+        return plan.dim <= 2;
     }
 
     /**
@@ -296,9 +321,14 @@ public final class G2GGpu {
                 made[1] = DeviceBuffer.ofDoubles(dev, charges * nodes);
                 made[2] = DeviceBuffer.ofDoubles(dev, nodes);
                 if (fft) {
-                    made[3] = DeviceBuffer.ofDoubles(dev, charges * nodes);
-                    made[4] = DeviceBuffer.ofDoubles(dev, 2L * (G2GPlan.slots(charges) + 1) * plan.fftNodes);
-                    made[5] = DeviceBuffer.ofDoubles(dev, 2L * (G2GPlan.slots(charges) + 1) * plan.fftNodes);
+                    // fused with the parities side by side: a holds every parity's arrays and acc their terms (b
+                    // is the global passes' ping-pong buffer, unused there)
+                    boolean together = fused(dev, plan) && parallelParities(plan);
+                    long sets = together ? plan.parities : 1;
+                    long arrays = 2L * (G2GPlan.slots(charges) + 1) * plan.fftNodes;
+                    made[3] = DeviceBuffer.ofDoubles(dev, sets * charges * nodes);
+                    made[4] = DeviceBuffer.ofDoubles(dev, sets * arrays);
+                    made[5] = DeviceBuffer.ofDoubles(dev, together ? 1 : arrays);
                     made[6] = DeviceBuffer.ofDoubles(dev, 2L * plan.m);
                     made[7] = DeviceBuffer.ofDoubles(dev, 2L * plan.m);
                     made[6].upload(plan.roots, st);
