@@ -442,6 +442,26 @@ __device__ __forceinline__ void g2g_fused_pass(const double2 *__restrict__ in, d
     __syncthreads();
 }
 
+/* Element idx of a fused block: line l, position x (contiguous lines: x fastest; strided: l fastest). */
+__device__ __forceinline__ void g2g_line_pos(int idx, int inner, int m, int L, G2GDiv byM, G2GDiv byL, int &l,
+                                             int &x) {
+    if (inner == 1) {
+        l = g2g_quot(idx, byM);
+        x = idx - l * m;
+    } else {
+        x = g2g_quot(idx, byL);
+        l = idx - x * L;
+    }
+}
+
+/* Lattice coordinates of position x of line l: the line's own ones (lineInfo rows 1..3) with the axis's set to x. */
+__device__ __forceinline__ void g2g_coords(int axis, int x, int l, int L, const int *lineInfo, int &jx, int &jy,
+                                           int &jz) {
+    jx = axis == 0 ? x : lineInfo[L + l];
+    jy = axis == 1 ? x : lineInfo[2 * L + l];
+    jz = axis == 2 ? x : lineInfo[3 * L + l];
+}
+
 template <int PRO, int EPI>
 __device__ __forceinline__ void g2g_axis_body(double2 *__restrict__ data, const double2 *__restrict__ roots, int m,
         int inner, int lines, int L, long long radixCode, int passes, int inverse, const double *__restrict__ q,
@@ -481,7 +501,6 @@ __device__ __forceinline__ void g2g_axis_body(double2 *__restrict__ data, const 
         lineBase[l] = e0;
     }
     __syncthreads();
-    /* element idx of the block: line l, position x (contiguous lines: x fastest; strided: l fastest) */
     const G2GDiv byM = g2g_div(m), byL = g2g_div(L);
     /* every element's load in flight before any is stored (TSNE_G2G_FUSED_EPT per thread at most) */
     double2 v[TSNE_G2G_FUSED_EPT];
@@ -492,20 +511,13 @@ __device__ __forceinline__ void g2g_axis_body(double2 *__restrict__ data, const 
         slot[r] = -1;
         if (idx < total) {
             int l, x;
-            if (inner == 1) {
-                l = g2g_quot(idx, byM);
-                x = idx - l * m;
-            } else {
-                x = g2g_quot(idx, byL);
-                l = idx - x * L;
-            }
+            g2g_line_pos(idx, inner, m, L, byM, byL, l, x);
             const long long e0 = lineBase[l];
             if (e0 >= 0) {
                 const long long e = e0 + (long long) x * inner;
                 if (PRO == 1) {
-                    const int jx = axis == 0 ? x : lineInfo[L + l];
-                    const int jy = axis == 1 ? x : lineInfo[2 * L + l];
-                    const int jz = axis == 2 ? x : lineInfo[3 * L + l];
+                    int jx, jy, jz;
+                    g2g_coords(axis, x, l, L, lineInfo, jx, jy, jz);
                     v[r] = g2g_pack_value_at(q, kt, shift, dim, n, m, gridNodes, charges, sigma, lineInfo[l], jx, jy,
                                              jz);
                 } else if (PRO == 2) {
@@ -541,21 +553,14 @@ __device__ __forceinline__ void g2g_axis_body(double2 *__restrict__ data, const 
         const int idx = threadIdx.x + r * blockDim.x;
         if (idx >= total) continue;
         int l, x;
-        if (inner == 1) {
-            l = g2g_quot(idx, byM);
-            x = idx - l * m;
-        } else {
-            x = g2g_quot(idx, byL);
-            l = idx - x * L;
-        }
+        g2g_line_pos(idx, inner, m, L, byM, byL, l, x);
         const long long e0 = lineBase[l];
         if (e0 < 0) continue;
         const double2 w = a[l * m + x];
         if (EPI == 1) {
             const int sl = lineInfo[l];
-            const int jx = axis == 0 ? x : lineInfo[L + l];
-            const int jy = axis == 1 ? x : lineInfo[2 * L + l];
-            const int jz = axis == 2 ? x : lineInfo[3 * L + l];
+            int jx, jy, jz;
+            g2g_coords(axis, x, l, L, lineInfo, jx, jy, jz);
             if (jx < n && jy < n && jz < n) {
                 const double2 tw = g2g_twiddle(shift, sigma, jx, jy, jz);
                 const long long g = jx + n * (jy + n * jz);
