@@ -8,6 +8,7 @@ import io.sparkgpu.cuda.CudaRuntime;
 import io.sparkgpu.cuda.DeviceFaults;
 import io.sparkgpu.cuda.SparkGpuConf;
 import io.sparkgpu.cuda.DeviceMemoryBudget;
+import io.sparkgpu.tsne.repulsion.G2GGpu;
 
 /**
  * t-SNE under the device-memory budget ({@link DeviceMemoryBudget}): every iteration reads all n positions and the
@@ -25,8 +26,8 @@ public final class TsneDeviceBudget {
      * {@code cfg.dimension} dimensions: the largest of the kNN phase (float features twice, k distances and indices
      * per row twice, see KnnCells), the optimiser's set-up (P's CSR copy next to its SELL layout) and the optimiser
      * (P with up to 2nk entries of a double and an int, its row offsets, positions, update, gains, both forces and
-     * keys per point, and, for grid repulsion, the grid at its largest allowed size with the FFT's padded complex
-     * copy). An estimate, not a bound.
+     * keys per point, and, for grid repulsion, the grid at its largest allowed size: charges, potentials and the
+     * G2G's FFT workspace, {@link G2GGpu#fftWorkspaceBytes}). An estimate, not a bound.
      */
     public static long estimate(TsneConfig cfg, long n, long d) {
         long k = cfg.effectiveK(n);
@@ -45,9 +46,9 @@ public final class TsneDeviceBudget {
             for (int a = 0; a < dim; a++) {
                 nodes = DeviceMemoryBudget.times(nodes, side);
             }
-            // charges and potentials ((dim + 2) doubles per node) and the FFT's 2^dim-padded complex grid
-            long grid = DeviceMemoryBudget.add(DeviceMemoryBudget.times(nodes, 8L * (dim + 2)),
-                    DeviceMemoryBudget.times(nodes, 16L << dim));
+            // the state's charges and potentials ((dim + 2) doubles per node each) and the G2G's FFT workspace
+            long grid = DeviceMemoryBudget.add(DeviceMemoryBudget.times(nodes, 16L * (dim + 2)),
+                    G2GGpu.fftWorkspaceBytes(dim, (int) side, dim + 2));
             opt = DeviceMemoryBudget.add(opt, grid);
         }
         return Math.max(knn, Math.max(opt, setUp));

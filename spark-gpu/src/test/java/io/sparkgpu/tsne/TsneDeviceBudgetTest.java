@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.sparkgpu.cuda.Backend;
 import io.sparkgpu.cuda.CudaException;
 import io.sparkgpu.cuda.DeviceMemoryBudget;
+import io.sparkgpu.tsne.repulsion.G2GGpu;
 import org.junit.jupiter.api.Test;
 
 /** t-SNE's estimate and the backend it runs on under a device-memory budget (decided on the driver, no GPU). */
@@ -25,8 +26,14 @@ class TsneDeviceBudgetTest {
         long exactLarge = TsneDeviceBudget.estimate(c, 10_000, 50);
         long grid = TsneDeviceBudget.estimate(c, 10_001, 50);
         assertTrue(small > 1000L * 50 * 4 && small < exactLarge, small + " " + exactLarge);
-        // above 10,000 points the grid (320 boxes x 4 nodes per axis in 2-D, with the FFT's padded copy) is added
-        assertTrue(grid - exactLarge > 1280L * 1280 * 16 * 4, grid + " " + exactLarge);
+        // above 10,000 points the grid (320 boxes x 4 nodes per axis in 2-D) is added: the state's charges and
+        // potentials and the G2G workspace (4 parities side by side: 4 x 3 complex arrays and 4 x 4 terms a node,
+        // with its own charges, potentials and kernel table: 49 doubles a node)
+        long g2g = G2GGpu.fftWorkspaceBytes(2, 1280, 4);
+        assertEquals(8L * (49L * 1280 * 1280 + 1 + 4 * 1280), g2g);
+        assertTrue(grid - exactLarge > g2g, grid + " " + exactLarge);
+        // 3-D keeps one parity after the other: 2 x 4 complex arrays, one set of terms (5 charges)
+        assertEquals(8L * (2 * 5 + 1 + 5 + 2 * 8) * 160 * 160 * 160 + 8L * 4 * 160, G2GGpu.fftWorkspaceBytes(3, 160, 5));
     }
 
     @Test

@@ -198,6 +198,23 @@ public final class G2GGpu {
         return Math.min(lines, fit);
     }
 
+    /**
+     * Device bytes of the FFT workspace of a G2G on a lattice of n^dim nodes with {@code charges} charges: what a
+     * {@code Workspace} allocates (charges and potentials, the kernel table, the terms, the complex arrays and the
+     * FFT tables), with the fused path's parity sets where the plan can run fused (every device whose shared memory
+     * per block holds one line pair; {@code io.sparkgpu.tsne.TsneDeviceBudget}'s estimate).
+     */
+    public static long fftWorkspaceBytes(int dim, int n, int charges) {
+        G2GPlan plan = G2GPlan.of(dim, n);
+        long fn = plan.fftNodes;
+        boolean together = plan.fusable() && parallelParities(plan);
+        long sets = together ? plan.parities : 1;
+        long arrays = 2L * (G2GPlan.slots(charges) + 1) * fn;
+        long doubles = 2L * charges * fn + fn + sets * charges * fn + sets * arrays + (together ? 1 : arrays)
+                + 4L * plan.m;
+        return 8 * doubles;
+    }
+
     /** Whether the FFT runs in the fused shared-memory axis kernels on this device. */
     static boolean fused(CudaDevice dev, G2GPlan plan) {
         return plan.fusable() && fusedLines(dev, plan.m, false) > 0;
