@@ -173,33 +173,6 @@ public final class PdeEngine {
     }
 
     /**
-     * Registers a thread of pde_tridiag_partition_R&lt;r&gt; uses on sm_90 (ptxas -v with the module's flags, CUDA 13:
-     * 58, 94, 172, no spills). Hardcoded so the plan stays a pure function without a device; on a device the plan
-     * asks the driver instead ({@link #partitionPlan(CudaDevice, int, int, int, int)}), since this model does not
-     * match it there (H200: 8 one-warp blocks of R = 16 an SM, not 11; 20 of R = 8, not 21).
-     */
-    static int partitionRegisters(int r) {
-        partitionMaxThreads(r);
-        return r == 4 ? 58 : r == 8 ? 94 : 172;
-    }
-
-    /**
-     * Blocks of {@code threads} threads of pde_tridiag_partition_R&lt;r&gt; (48 bytes of shared memory a thread) one
-     * SM holds at once, by the occupancy rules of sm_90: registers allocated per warp in units of 256 from 65536,
-     * at most 64 warps (2048 threads) and 32 blocks, 228 KiB of shared memory with 1 KiB reserved per block
-     * (allocated in units of 128 bytes). Shared memory never binds here (at most 48 KiB a block).
-     */
-    static int partitionBlocksPerSm(int r, int threads) {
-        int warps = (threads + 31) / 32;
-        int regsPerWarp = (partitionRegisters(r) * 32 + 255) / 256 * 256;
-        int byRegisters = 65536 / regsPerWarp / warps;
-        int byThreads = 64 / warps;
-        int shared = (48 * threads + 1024 + 127) / 128 * 128;
-        int byShared = 228 * 1024 / shared;
-        return Math.min(32, Math.min(byRegisters, Math.min(byThreads, byShared)));
-    }
-
-    /**
      * The automatic chunk size for S systems of n unknowns on a device of {@code sms} SMs: the largest R in
      * {16, 8, 4} for which the launch has S ceil(n / R) &gt;= {@link #PARTITION_THREADS_PER_SM} sms threads (about
      * 135k on 132 SMs), else R = 4 (the most threads). An R whose K = ceil(n / R) equals that of R / 2 (n &lt;= R / 2)
@@ -249,14 +222,15 @@ public final class PdeEngine {
 
     /** Threads a block should have: {@value #PARTITION_TARGET_THREADS} (see {@link #partitionSb}). */
     static final int PARTITION_TARGET_THREADS = 256;
-    /** The automatic plan keeps at least this many blocks an SM where SB can shrink ({@link #partitionPlan}). */
+    /** The automatic SB keeps at least this many blocks an SM where it can shrink ({@link #partitionSb}). */
     static final int PARTITION_MIN_BLOCKS_PER_SM = 8;
 
     /**
-     * The automatic systems per block for chunk size r and K chunks: the largest power of two SB &lt;= 32 with
-     * SB K &lt;= {@link #PARTITION_TARGET_THREADS} (256) and within the kernel's {@link #partitionMaxThreads}, at
-     * least 1; halved further only while a block of SB K threads does not fit an SM at all (on a device the driver's
-     * occupancy; without one the model {@link #partitionBlocksPerSm}).
+     * The automatic systems per block for S systems of K chunks with chunk size r on {@code sms} SMs: the largest
+     * power of two SB &lt;= 32 with SB K &lt;= {@link #PARTITION_TARGET_THREADS} (256) and within the kernel's
+     * {@link #partitionMaxThreads}, at least 1; halved while the grid would have fewer than
+     * {@link #PARTITION_MIN_BLOCKS_PER_SM} blocks an SM (small batches). Such a block always fits an SM: SB K is
+     * within the kernel's {@code __launch_bounds__} and its 48 SB K bytes of shared memory within 48 KiB.
      *
      * <p>Why, measured on one H200 at R = 16 ({@code bench fhn --tridiag 1e5x1024,1e5x512,1e5x256,1e5x128,1e4x1024
      * --tridiag-r 16 --tridiag-sb 4,8,16,32}; % of the copy bandwidth as in {@link #partitionR}):
@@ -270,33 +244,19 @@ public final class PdeEngine {
      * </pre>
      * The time falls with the threads a block has, up to the kernel's 256 at R = 16: a block's rows are read by SB
      * systems' chunks side by side (SB consecutive systems are SB adjacent words), and each block's barrier phases
-     * cover more rows. The former rules (SB K near 128, and SB halved while fewer than 2 blocks fit an SM) chose
-     * SB = 2 at n = 1024 (22%) and SB = 4 at n = 512 (42%).
+     * cover more rows. The former rules (SB K near 128, and SB halved while fewer than 2 blocks fit an SM, by a
+     * register model or the driver's occupancy) chose SB = 2 at n = 1024 (22%) and SB = 4 at n = 512 (42%). Small
+     * batches want more blocks instead: 10^4 x 128 at R = 8 reached 79% with SB = 8 and 43% with SB = 16.
      */
-    static int partitionSb(int r, int k) {
-        return partitionSb(r, k, PdeEngine::partitionBlocksPerSm);
-    }
-
-    /**
-     * {@link #partitionSb(int, int)} with the blocks an SM holds given by {@code blocksPerSm(r, threads)}: on a
-     * device, the driver's occupancy of the loaded kernel (the model above is off there: on the H200 the driver
-     * holds 8 one-warp blocks of R = 16 an SM, not the model's 11, and 20 of R = 8, not 21).
-     */
-    static int partitionSb(int r, int k, java.util.function.IntBinaryOperator blocksPerSm) {
+    static int partitionSb(int r, int k, long S, int sms) {
         int sb = 1;
-        while (sb < 32 && 2 * sb * k <= PARTITION_TARGET_THREADS) {
+        while (sb < 32 && 2 * sb * k <= Math.min(PARTITION_TARGET_THREADS, partitionMaxThreads(r))) {
             sb *= 2;
         }
-        while (sb > 1 && (sb * k > partitionMaxThreads(r) || blocksPerSm.applyAsInt(r, sb * k) < 1)) {
+        while (sb > 1 && (S + sb - 1) / sb < (long) PARTITION_MIN_BLOCKS_PER_SM * sms) {
             sb /= 2;
         }
         return sb;
-    }
-
-    /** The driver's blocks an SM of pde_tridiag_partition_R&lt;r&gt; with {@code threads} threads on {@code dev}. */
-    static int deviceBlocksPerSm(CudaDevice dev, int r, int threads) {
-        return KernelLauncher.residentBlocks(dev, FhnGpu.MODULE, "pde_tridiag_partition_R" + r, threads, 48 * threads)
-                / dev.multiprocessors();
     }
 
     /**
@@ -307,16 +267,6 @@ public final class PdeEngine {
      * neighbours k +- s of the PCR are t +- s SB, the same system), in the same order whatever the block holds.
      */
     public static int[] partitionPlan(int S, int n, int r, int sb, int sms) {
-        return partitionPlan(S, n, r, sb, sms, PdeEngine::partitionBlocksPerSm);
-    }
-
-    /** {@link #partitionPlan(int, int, int, int, int)} on {@code dev}: the automatic SB by the driver's occupancy. */
-    public static int[] partitionPlan(CudaDevice dev, int S, int n, int r, int sb) {
-        return partitionPlan(S, n, r, sb, dev.multiprocessors(), (rr, t) -> deviceBlocksPerSm(dev, rr, t));
-    }
-
-    private static int[] partitionPlan(int S, int n, int r, int sb, int sms,
-            java.util.function.IntBinaryOperator blocksPerSm) {
         checkPartitionUnknowns(n);
         if (S < 1) {
             throw new IllegalArgumentException("the partitioned tridiagonal solver needs S >= 1 systems, got " + S);
@@ -333,18 +283,15 @@ public final class PdeEngine {
                     + " (K = " + k + " chunk threads a system) takes SB = 0 (automatic) or 1.." + Math.min(32, maxT / k)
                     + " systems per block (" + maxT + " threads a block), got SB = " + sb);
         }
-        int s = sb;
-        if (s == 0) {
-            // partitionSb's block size, halved while the grid would have fewer than PARTITION_MIN_BLOCKS_PER_SM
-            // blocks an SM (small batches: 10^4 x 128 at R = 8 reached 79% with SB = 8 and 43% with SB = 16)
-            s = partitionSb(rr, k, blocksPerSm);
-            while (s > 1 && ((long) S + s - 1) / s < (long) PARTITION_MIN_BLOCKS_PER_SM * sms) {
-                s /= 2;
-            }
-        }
+        int s = sb == 0 ? partitionSb(rr, k, S, sms) : sb;
         int threads = s * k;
         long grid = ((long) S + s - 1) / s;
         return new int[] {rr, k, s, threads, (int) grid, 48 * threads};
+    }
+
+    /** {@link #partitionPlan(int, int, int, int, int)} on {@code dev}'s SMs. */
+    public static int[] partitionPlan(CudaDevice dev, int S, int n, int r, int sb) {
+        return partitionPlan(S, n, r, sb, dev.multiprocessors());
     }
 
     /**

@@ -150,7 +150,7 @@ class FhnGpuTest {
      * R: S not a multiple of 32 or of the block's systems, n a multiple of R, not one, below R, 2 and 1, n = 1024
      * and the longest n (4096, one system a block); then for explicit SB = 1, 2, 3, 4, 8, 16, 32 where the block fits
      * (the bits must not depend on how many systems a block holds). a, b, c stay as they were on the device (the
-     * kernel only reads them). The plan's occupancy model equals the driver's for the loaded kernels.
+     * kernel only reads them). The automatic plans' blocks fit an SM by the driver's occupancy of the loaded kernels.
      */
     @Test
     void partitionedTridiagonalEqualsTheTwin() {

@@ -214,16 +214,6 @@ class TridiagPartitionTest {
         assertEquals(8, PdeEngine.partitionR(10_000_000, 8, sms)); // K = 1 at R = 8 and 16: R = 16 only pads
         assertEquals(16, PdeEngine.partitionR(10_000_000, 9, sms));
 
-        // the occupancy model (sm_90): R16 11 warps an SM, R8 21, R4 32 by registers
-        assertEquals(2, PdeEngine.partitionBlocksPerSm(16, 128));
-        assertEquals(1, PdeEngine.partitionBlocksPerSm(16, 256));
-        assertEquals(5, PdeEngine.partitionBlocksPerSm(16, 64));
-        assertEquals(2, PdeEngine.partitionBlocksPerSm(8, 256));
-        assertEquals(1, PdeEngine.partitionBlocksPerSm(8, 512));
-        assertEquals(1, PdeEngine.partitionBlocksPerSm(4, 1024));
-        assertEquals(2, PdeEngine.partitionBlocksPerSm(4, 512));
-        assertEquals(32, PdeEngine.partitionBlocksPerSm(4, 32));
-
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> PdeEngine.partitionPlan(10, 4097, 0, 0, sms));
         assertTrue(e.getMessage().contains("n = 4097") && e.getMessage().contains("4096"), e.getMessage());
@@ -238,12 +228,18 @@ class TridiagPartitionTest {
         assertThrows(IllegalArgumentException.class, () -> PdeEngine.partitionR(10, 128, 0));
         for (int r : PdeEngine.PARTITION_R) {
             for (int n = 1; n <= PdeEngine.PARTITION_MAX_UNKNOWNS; n++) {
-                int[] p = PdeEngine.partitionPlan(1000, n, r, 0, sms);
-                // blocks of at most 256 threads (K alone where K is larger) that fit an SM, SB as large as allowed
-                boolean largest = p[2] == 32 || 2 * p[3] > PdeEngine.PARTITION_TARGET_THREADS || p[2] == 1;
-                assertTrue(p[3] <= PdeEngine.partitionMaxThreads(r) && p[2] >= 1 && p[2] <= 32 && p[5] <= 48 * 1024
-                        && p[3] == p[1] * p[2] && PdeEngine.partitionBlocksPerSm(r, p[3]) >= 1 && largest
-                        && (p[3] <= PdeEngine.PARTITION_TARGET_THREADS || p[2] == 1), "R=" + r + " n=" + n);
+                // blocks of at most 256 threads (K alone where K is larger) that fit an SM
+                for (int S : new int[] {1000, 1_000_000}) {
+                    int[] p = PdeEngine.partitionPlan(S, n, r, 0, sms);
+                    assertTrue(p[3] <= PdeEngine.partitionMaxThreads(r) && p[2] >= 1 && p[2] <= 32
+                            && p[5] <= 48 * 1024 && p[3] == p[1] * p[2]
+                            && (p[3] <= PdeEngine.PARTITION_TARGET_THREADS || p[2] == 1), "R=" + r + " n=" + n);
+                }
+                // a large batch takes the largest SB allowed; a small one halves SB for blocks
+                int[] large = PdeEngine.partitionPlan(1_000_000, n, r, 0, sms);
+                assertTrue(large[2] == 32 || 2 * large[3] > PdeEngine.PARTITION_TARGET_THREADS, "R=" + r + " n=" + n);
+                int[] small = PdeEngine.partitionPlan(1000, n, r, 0, sms);
+                assertTrue(small[2] == 1 && small[4] == 1000, "R=" + r + " n=" + n);
             }
         }
     }
