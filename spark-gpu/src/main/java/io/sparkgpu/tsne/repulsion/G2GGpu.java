@@ -206,13 +206,25 @@ public final class G2GGpu {
      */
     public static long fftWorkspaceBytes(int dim, int n, int charges) {
         G2GPlan plan = G2GPlan.of(dim, n);
+        long doubles = 0;
+        for (long d : fftWorkspaceDoubles(plan, charges, plan.fusable())) {
+            doubles += d;
+        }
+        return 8 * doubles;
+    }
+
+    /**
+     * Doubles of each buffer of an FFT workspace, in the order {q, phi, kt, acc, a, b, roots, shift}: the fused path
+     * with the parities side by side holds every parity's complex arrays in a and their terms in acc, and leaves b
+     * (the global passes' ping-pong buffer) a token double.
+     */
+    static long[] fftWorkspaceDoubles(G2GPlan plan, int charges, boolean fused) {
         long fn = plan.fftNodes;
-        boolean together = plan.fusable() && parallelParities(plan);
+        boolean together = fused && parallelParities(plan);
         long sets = together ? plan.parities : 1;
         long arrays = 2L * (G2GPlan.slots(charges) + 1) * fn;
-        long doubles = 2L * charges * fn + fn + sets * charges * fn + sets * arrays + (together ? 1 : arrays)
-                + 4L * plan.m;
-        return 8 * doubles;
+        return new long[] {charges * fn, charges * fn, fn, sets * charges * fn, sets * arrays, together ? 1 : arrays,
+            2L * plan.m, 2L * plan.m};
     }
 
     /** Whether the FFT runs in the fused shared-memory axis kernels on this device. */
@@ -330,27 +342,21 @@ public final class G2GGpu {
         final DeviceBuffer shift;
 
         Workspace(CudaDevice dev, G2GPlan plan, int charges, boolean fft) {
-            long nodes = fft ? plan.fftNodes : plan.gridNodes; // FFT workspace serves every n with this m
             GpuStream st = new GpuStream(dev);
             DeviceBuffer[] made = new DeviceBuffer[8];
             try {
-                made[0] = DeviceBuffer.ofDoubles(dev, charges * nodes);
-                made[1] = DeviceBuffer.ofDoubles(dev, charges * nodes);
-                made[2] = DeviceBuffer.ofDoubles(dev, nodes);
-                if (fft) {
-                    // fused with the parities side by side: a holds every parity's arrays and acc their terms (b
-                    // is the global passes' ping-pong buffer, unused there)
-                    boolean together = fused(dev, plan) && parallelParities(plan);
-                    long sets = together ? plan.parities : 1;
-                    long arrays = 2L * (G2GPlan.slots(charges) + 1) * plan.fftNodes;
-                    made[3] = DeviceBuffer.ofDoubles(dev, sets * charges * nodes);
-                    made[4] = DeviceBuffer.ofDoubles(dev, sets * arrays);
-                    made[5] = DeviceBuffer.ofDoubles(dev, together ? 1 : arrays);
-                    made[6] = DeviceBuffer.ofDoubles(dev, 2L * plan.m);
-                    made[7] = DeviceBuffer.ofDoubles(dev, 2L * plan.m);
+                if (fft) { // the FFT workspace serves every n with this m
+                    long[] doubles = fftWorkspaceDoubles(plan, charges, fused(dev, plan));
+                    for (int i = 0; i < made.length; i++) {
+                        made[i] = DeviceBuffer.ofDoubles(dev, doubles[i]);
+                    }
                     made[6].upload(plan.roots, st);
                     made[7].upload(plan.shift, st);
                     st.synchronize("G2G tables");
+                } else { // DIRECT: charges, potentials and the kernel table on the lattice itself
+                    made[0] = DeviceBuffer.ofDoubles(dev, (long) charges * plan.gridNodes);
+                    made[1] = DeviceBuffer.ofDoubles(dev, (long) charges * plan.gridNodes);
+                    made[2] = DeviceBuffer.ofDoubles(dev, plan.gridNodes);
                 }
             } catch (RuntimeException e) {
                 for (DeviceBuffer d : made) {
