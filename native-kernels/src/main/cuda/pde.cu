@@ -44,6 +44,12 @@
  *                      registers, a block of SB systems x K = ceil(n / R) chunks, the chunks' interface unknowns by
  *                      PCR in shared memory; n <= 4096 (K within the block's 1024 / 512 / 256 threads at SB = 1).
  *                      Twin: FhnCpu.partitionInterleaved, whatever SB.
+ *   pde_tridiag_partition_R16_C2 / _C4 / _C8
+ *                      the same with each system's chunks spread over the 2, 4 or 8 blocks of a thread-block
+ *                      cluster (sm_90), the PCR's reads of other blocks' chunks through distributed shared memory:
+ *                      SB systems per cluster, so long systems keep wide row accesses. Same bits.
+ *   ..._T              every partitioned kernel also on the tiled layout (tiles of 32 interleaved systems, each
+ *                      tile contiguous: row i of system j at (j / 32) 32 n + 32 i + j % 32). Same bits.
  *   pde_adi_rhs_rows / pde_adi_rhs_cols / pde_adi_w
  *                      the 2-D Peaceman-Rachford ADI step (io.sparkgpu.pde.Fhn2d): right-hand sides of the row solve
  *                      (written transposed, so the row systems are interleaved) and of the column solve (read from
@@ -51,6 +57,9 @@
  *   pde_copy           a plain copy (the benchmark's bandwidth reference).
  */
 #include "common.cuh"
+
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
 
 #define BC_DIRICHLET 0
 #define BC_NEUMANN 1
@@ -1169,22 +1178,68 @@ extern "C" __global__ void pde_thomas_batch_shared(int S, int n, const double* _
  *  - Then x_first from row 0 (with the last unknown of chunk k-1, from shared memory), the interior rows from their
  *    alpha, gamma, delta in registers, and the chunk's rows written back (coalesced).
  *
+ * Variants: CL > 1 (cluster kernels): the CL blocks of a cluster hold chunks rank Kc .. (rank + 1) Kc - 1 of the
+ * same SB systems (Kc = blockDim / SB; slots past K read and write nothing), every barrier a cluster barrier and a
+ * neighbour's row read from whichever block's shared memory holds it (PartitionShared::at); TL = 1: the tiled
+ * layout (partition_at). Neither changes an operation or its order.
+ *
  * Like Thomas it needs a non-singular elimination without pivoting: diagonal dominance (|b| > |a| + |c| on every
  * row) suffices; the reduced systems of a diagonally dominant system are diagonally dominant. R >= 3 (the sweeps
  * need a first, an interior and a last row). Dynamic shared memory: 48 SB K bytes (two buffers of 3 doubles per
  * thread). Every + - * / is written out in the twin's order (the module has no FMA contraction).
  */
-template <int R>
+template <int CL>
+struct PartitionShared {
+    double *own;   /* this block's shared memory */
+    int T, SB, Kc; /* threads, systems and chunks a block */
+    /* the word at offset off (field f of buffer p: (3 p + f) T) of chunk kk of system s, whichever block holds it */
+    __device__ __forceinline__ double at(int off, int kk, int s) const {
+        if (CL == 1) {
+            return own[off + kk * SB + s];
+        }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+        const int rank = kk / Kc;
+        const double *base = cg::this_cluster().map_shared_rank(own, rank);
+        return base[off + (kk - rank * Kc) * SB + s];
+#else
+        return 0.0;
+#endif
+    }
+    __device__ __forceinline__ void sync() const {
+        if (CL == 1) {
+            __syncthreads();
+        } else {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+            cg::this_cluster().sync();
+#endif
+        }
+    }
+};
+
+/* Element g of system j: the interleaved layout (g S + j) or, TL = 1, the tiled one (tiles of 32 systems, each
+ * interleaved within: (j / 32) 32 n + 32 g + j % 32), whose tile is one contiguous run of 256 n bytes. */
+template <int TL>
+__device__ __forceinline__ i64 partition_at(i64 g, i64 j, i64 S, i64 n) {
+    return TL ? (((j >> 5) * n + g) << 5) + (j & 31) : g * S + j;
+}
+
+template <int R, int CL, int TL>
 __device__ __forceinline__ void tridiag_partition(int S, int n, int SB, const double* __restrict__ a,
                                                   const double* __restrict__ b, const double* __restrict__ c,
                                                   double* __restrict__ d) {
     extern __shared__ double psm[];
     const int T = blockDim.x;
     const int t = threadIdx.x;
-    const int K = T / SB;
-    const int k = t / SB;
-    const i64 j = (i64) blockIdx.x * SB + (t - k * SB);
+    const int Kc = T / SB;                /* chunks a block holds */
+    const int rank = CL == 1 ? 0 : (int) (blockIdx.x % CL);
+    const int K = (n + R - 1) / R; /* chunks a system has (a cluster may hold more: those past K read and write
+                                      * nothing, and none reads theirs) */
+    const int kl = t / SB;
+    const int sl = t - kl * SB;
+    const int k = rank * Kc + kl;
+    const i64 j = (i64) (blockIdx.x / CL) * SB + sl;
     const bool live = j < S;
+    const PartitionShared<CL> sh{psm, T, SB, Kc};
     const i64 St = S;
     double A[R];
     double B[R];
@@ -1198,7 +1253,7 @@ __device__ __forceinline__ void tridiag_partition(int S, int n, int SB, const do
         C[r] = 0.0;
         D[r] = 0.0;
         if (live && g < n) {
-            const i64 e = (i64) g * St + j;
+            const i64 e = partition_at<TL>(g, j, St, n);
             if (g > 0) {
                 A[r] = a[e];
             }
@@ -1242,14 +1297,14 @@ __device__ __forceinline__ void tridiag_partition(int S, int n, int SB, const do
     b0[t] = A[0];
     b0[T + t] = C[0];
     b0[2 * T + t] = D[0];
-    __syncthreads();
+    sh.sync();
     double na = 0.0;
     double nc = 0.0;
     double nd = 0.0;
     if (k + 1 < K) {
-        na = b0[t + SB];
-        nc = b0[T + t + SB];
-        nd = b0[2 * T + t + SB];
+        na = sh.at(0, k + 1, sl);
+        nc = sh.at(T, k + 1, sl);
+        nd = sh.at(2 * T, k + 1, sl);
     }
     // row R - 1 with x_first (own row 0) and x_(first of chunk k+1) (its row 0) eliminated
     double ea;
@@ -1268,24 +1323,23 @@ __device__ __forceinline__ void tridiag_partition(int S, int n, int SB, const do
         bp[t] = ea;
         bp[T + t] = ec;
         bp[2 * T + t] = ed;
-        __syncthreads();
+        sh.sync();
         double am = 0.0;
         double cm = 0.0;
         double dm = 0.0;
         double ap = 0.0;
         double cp = 0.0;
         double dp = 0.0;
+        const int o = 3 * p * T;
         if (k - s >= 0) {
-            const int u = t - s * SB;
-            am = bp[u];
-            cm = bp[T + u];
-            dm = bp[2 * T + u];
+            am = sh.at(o, k - s, sl);
+            cm = sh.at(o + T, k - s, sl);
+            dm = sh.at(o + 2 * T, k - s, sl);
         }
         if (k + s < K) {
-            const int u = t + s * SB;
-            ap = bp[u];
-            cp = bp[T + u];
-            dp = bp[2 * T + u];
+            ap = sh.at(o, k + s, sl);
+            cp = sh.at(o + T, k + s, sl);
+            dp = sh.at(o + 2 * T, k + s, sl);
         }
         const double q = 1.0 / ((1.0 - ea * cm) - ec * ap);
         const double ta = -((ea * am) * q);
@@ -1298,8 +1352,8 @@ __device__ __forceinline__ void tridiag_partition(int S, int n, int SB, const do
     const double xl = ed;
     double* const bl = psm + 3 * p * T + 2 * T;
     bl[t] = xl;
-    __syncthreads();
-    const double xprev = k > 0 ? bl[t - SB] : 0.0;
+    sh.sync();
+    const double xprev = k > 0 ? sh.at(3 * p * T + 2 * T, k - 1, sl) : 0.0;
     const double xf = (D[0] - A[0] * xprev) - C[0] * xl;
     if (live) {
 #pragma unroll
@@ -1307,24 +1361,61 @@ __device__ __forceinline__ void tridiag_partition(int S, int n, int SB, const do
             const int g = k * R + r;
             if (g < n) {
                 const double x = r == 0 ? xf : (r == R - 1 ? xl : (D[r] - A[r] * xf) - C[r] * xl);
-                d[(i64) g * St + j] = x;
+                d[partition_at<TL>(g, j, St, n)] = x;
             }
         }
+    }
+    if (CL > 1) {
+        sh.sync(); /* no block of the cluster exits while another may still read its shared memory */
     }
 }
 
 /* Register budgets: R = 4 at up to 1024 threads a block (64 registers), R = 8 at 512 (128), R = 16 at 256 (255);
- * PdeEngine.partitionMaxThreads mirrors them, PdeEngine.partitionRegisters the registers ptxas gives (sm_90: 58, 94,
- * 172, no spills). */
+ * PdeEngine.partitionMaxThreads mirrors them. ptxas, sm_90: 58, 92 and 170 registers (tiled: 58, 84, 148; the
+ * cluster kernels 180, tiled 150), no spills. */
 #define PDE_PARTITION_KERNEL(R, MAXT)                                                                                 \
     extern "C" __global__ void __launch_bounds__(MAXT)                                                                \
     pde_tridiag_partition_R##R(int S, int n, int SB, const double* __restrict__ a, const double* __restrict__ b,      \
                                const double* __restrict__ c, double* __restrict__ d) {                                \
-        tridiag_partition<R>(S, n, SB, a, b, c, d);                                                                   \
+        tridiag_partition<R, 1, 0>(S, n, SB, a, b, c, d);                                                             \
+    }                                                                                                                 \
+    extern "C" __global__ void __launch_bounds__(MAXT)                                                                \
+    pde_tridiag_partition_R##R##_T(int S, int n, int SB, const double* __restrict__ a, const double* __restrict__ b,  \
+                                   const double* __restrict__ c, double* __restrict__ d) {                            \
+        tridiag_partition<R, 1, 1>(S, n, SB, a, b, c, d);                                                             \
     }
 PDE_PARTITION_KERNEL(4, 1024)
 PDE_PARTITION_KERNEL(8, 512)
 PDE_PARTITION_KERNEL(16, 256)
+
+/* The cluster variants (sm_90 and later): C blocks of one cluster share each system's chunks, block rank q of the
+ * cluster holding chunks q Kc .. (q + 1) Kc - 1 (Kc = blockDim / SB), the PCR's and the neighbour exchanges' reads
+ * of another block's chunks through distributed shared memory, every barrier a cluster barrier. Same arithmetic in
+ * the same order: the bits of pde_tridiag_partition_R16 for any C. Built for sm_80 / compute_80 as a trap (the host
+ * launches them only on a device of compute capability 9.x, whose sm_90 code has them). */
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+#define PDE_PARTITION_CLUSTER_ONE(R, C, MAXT, SUFFIX, TL)                                                             \
+    extern "C" __global__ void __cluster_dims__(C, 1, 1) __launch_bounds__(MAXT)                                      \
+    pde_tridiag_partition_R##R##_C##C##SUFFIX(int S, int n, int SB, const double* __restrict__ a,                     \
+                                              const double* __restrict__ b, const double* __restrict__ c,             \
+                                              double* __restrict__ d) {                                               \
+        tridiag_partition<R, C, TL>(S, n, SB, a, b, c, d);                                                            \
+    }
+#else
+#define PDE_PARTITION_CLUSTER_ONE(R, C, MAXT, SUFFIX, TL)                                                             \
+    extern "C" __global__ void __launch_bounds__(MAXT)                                                                \
+    pde_tridiag_partition_R##R##_C##C##SUFFIX(int S, int n, int SB, const double* __restrict__ a,                     \
+                                              const double* __restrict__ b, const double* __restrict__ c,             \
+                                              double* __restrict__ d) {                                               \
+        __trap();                                                                                                     \
+    }
+#endif
+#define PDE_PARTITION_CLUSTER_KERNEL(R, C, MAXT)                                                                      \
+    PDE_PARTITION_CLUSTER_ONE(R, C, MAXT, , 0)                                                                        \
+    PDE_PARTITION_CLUSTER_ONE(R, C, MAXT, _T, 1)
+PDE_PARTITION_CLUSTER_KERNEL(16, 2, 256)
+PDE_PARTITION_CLUSTER_KERNEL(16, 4, 256)
+PDE_PARTITION_CLUSTER_KERNEL(16, 8, 256)
 
 /* ------------------------------------------------------------------------------------ 2-D ADI (Fhn2d) */
 

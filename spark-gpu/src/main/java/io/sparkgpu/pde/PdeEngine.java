@@ -5,6 +5,7 @@ import io.sparkgpu.cuda.DeviceBuffer;
 import io.sparkgpu.cuda.GpuStream;
 import io.sparkgpu.cuda.KernelLauncher;
 import io.sparkgpu.cuda.KernelTimer;
+import java.util.Arrays;
 import java.util.Random;
 import jcuda.Pointer;
 
@@ -36,6 +37,14 @@ public final class PdeEngine {
      * 10^6 x 128 systems takes seconds.
      */
     private static Object[] lastTimed;
+
+    /**
+     * Systems to generate for a timed batch of S: whole tiles of {@link #PARTITION_TILE}, so the batched solvers'
+     * timings on either layout share one set of arrays (each kernel reads only its S systems).
+     */
+    private static int tiledRows(int S) {
+        return (S + PARTITION_TILE - 1) / PARTITION_TILE * PARTITION_TILE;
+    }
 
     private static synchronized double[][] timedSystems(int S, int n, long seed) {
         Object[] l = lastTimed;
@@ -103,7 +112,7 @@ public final class PdeEngine {
             DeviceBuffer[] b = upload(dev, st, sys, 0);
             try {
                 solve.launch(st, b);
-                double[] x = new double[S * n];
+                double[] x = new double[sys[0].length];
                 b[3].download(x, x.length, st);
                 st.synchronize(what + " " + S + " x " + n);
                 return x;
@@ -289,6 +298,174 @@ public final class PdeEngine {
         return new int[] {rr, k, s, threads, (int) grid, 48 * threads};
     }
 
+    /** Blocks per cluster with a kernel: pde_tridiag_partition_R16_C&lt;cl&gt; (R = 16; compute capability 9.x). */
+    public static final int[] PARTITION_CLUSTERS = {2, 4, 8};
+
+    /**
+     * The launch of the cluster variant of the partitioned solver (R = 16): each system's K = ceil(n / 16) chunks
+     * spread over the cl blocks of a thread-block cluster, Kc = ceil(K / cl) chunks a block, sb systems per cluster
+     * (0: the largest power of two &lt;= 32 with sb Kc &lt;= 256, halved while the grid would have fewer than
+     * {@link #PARTITION_MIN_BLOCKS_PER_SM} blocks an SM): {16, K, SB, block threads SB Kc, grid blocks (a multiple
+     * of cl), dynamic shared bytes 48 SB Kc, cl}. So a block reads SB adjacent words of each row for SB up to 32
+     * whatever n, where the plain plan's SB K &lt;= 256 leaves 4 systems at n = 1024 and 1 at n = 4096. Same bits as
+     * the plain plan (and {@code FhnCpu.partitionInterleaved(S, n, 16, ...)}).
+     */
+    public static int[] partitionClusterPlan(int S, int n, int sb, int cl, int sms) {
+        checkPartitionUnknowns(n);
+        if (S < 1) {
+            throw new IllegalArgumentException("the partitioned tridiagonal solver needs S >= 1 systems, got " + S);
+        }
+        if (Arrays.stream(PARTITION_CLUSTERS).noneMatch(c -> c == cl)) {
+            throw new IllegalArgumentException("the partitioned tridiagonal solver has cluster kernels for "
+                    + Arrays.toString(PARTITION_CLUSTERS) + " blocks a cluster, got " + cl);
+        }
+        int k = (n + 15) / 16;
+        int kc = (k + cl - 1) / cl;
+        int maxT = partitionMaxThreads(16);
+        if (kc > maxT || sb < 0 || sb > 32 || (long) sb * kc > maxT) {
+            throw new IllegalArgumentException("the partitioned tridiagonal solver with R = 16, n = " + n + " and "
+                    + cl + " blocks a cluster (" + kc + " chunk threads a system and block) takes SB = 0 (automatic)"
+                    + " or 1.." + Math.min(32, maxT / kc) + " systems per cluster, got SB = " + sb);
+        }
+        int s = sb;
+        if (s == 0) {
+            s = 1;
+            while (s < 32 && 2 * s * kc <= Math.min(PARTITION_TARGET_THREADS, maxT)) {
+                s *= 2;
+            }
+            while (s > 1 && ((long) S + s - 1) / s * cl < (long) PARTITION_MIN_BLOCKS_PER_SM * sms) {
+                s /= 2;
+            }
+        }
+        int threads = s * kc;
+        long grid = ((long) S + s - 1) / s * cl;
+        if (grid > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("the partitioned tridiagonal solver's grid of " + grid + " blocks "
+                    + "exceeds 2^31 - 1 (S = " + S + ")");
+        }
+        return new int[] {16, k, s, threads, (int) grid, 48 * threads, cl};
+    }
+
+    /**
+     * The automatic plan for S systems of n unknowns on {@code sms} SMs: for n &gt; 1024 where cluster kernels run,
+     * the cluster plan with the fewest blocks a cluster (2, 4, 8) that reaches SB &gt;= 8 systems (else 8 blocks);
+     * otherwise {@link #partitionPlan(int, int, int, int, int)} with the automatic R and SB.
+     *
+     * <p>Why, measured on one H200 ({@code bench fhn --tridiag ... --tridiag-r auto --tridiag-layout
+     * interleaved,tiled --tridiag-cluster 2,4,8}; % of the copy bandwidth, 40 bytes per unknown; interleaved /
+     * tiled layout):
+     * <pre>
+     * | shape       | plain plan (SB)     | cluster of 2    | cluster of 4    | cluster of 8    |
+     * | 10^5 x 1024 | 42% / 70% (SB 4)    | 54% / 66% (8)   | 56% / 57% (16)  | 55% / 54% (32)  |
+     * | 10^4 x 1024 | 59% / 63% (SB 4)    | 56% / 59% (8)   | 51% / 50% (16)  | 47% / 47% (32)  |
+     * | 10^5 x 2048 | 22% / 51% (SB 2)    | 37% / 56% (4)   | 44% / 55% (8)   | 48% / 52% (16)  |
+     * | 10^4 x 4096 | 22% / 30% (SB 1)    | 31% / 40% (2)   | 37% / 46% (4)   | 43% / 48% (8)   |
+     * | 10^5 x 512  | 83% / 98% (SB 8)    | 69% / 68% (16)  | 62% / 60% (32)  | 60% / 77% (32)  |
+     * </pre>
+     * Up to n = 1024 a block of the plain plan holds SB &gt;= 4 systems and its barriers are cheaper than a cluster's;
+     * beyond, the plain plan's SB of 1 or 2 leaves each row's access at 8 or 16 bytes and the clusters win.
+     */
+    public static int[] partitionAutoPlan(int S, int n, int sms, boolean clusters) {
+        if (!clusters || n <= 1024) {
+            return partitionPlan(S, n, 0, 0, sms);
+        }
+        for (int cl : PARTITION_CLUSTERS) {
+            int[] plan = partitionClusterPlan(S, n, 0, cl, sms);
+            if (plan[2] >= 8 || cl == PARTITION_CLUSTERS[PARTITION_CLUSTERS.length - 1]) {
+                return plan;
+            }
+        }
+        throw new AssertionError("unreachable");
+    }
+
+    /** {@link #partitionAutoPlan(int, int, int, boolean)} on {@code dev}. */
+    public static int[] partitionAutoPlan(CudaDevice dev, int S, int n) {
+        return partitionAutoPlan(S, n, dev.multiprocessors(), partitionClustersOn(dev));
+    }
+
+    /** Whether {@code dev} runs the cluster kernels (compute capability 9.x: the module's sm_90 code has them). */
+    public static boolean partitionClustersOn(CudaDevice dev) {
+        return dev.computeCapability() / 10 == 9;
+    }
+
+    /**
+     * Systems per tile of the partitioned solver's tiled layout (kernels {@code pde_tridiag_partition_*_T}): element
+     * i of system j at (j / 32) 32 n + 32 i + j % 32, so the 32 systems of a tile, interleaved within it, are one
+     * contiguous run of 256 n bytes; the last tile is padded to 32 systems (arrays of {@link #tiledLength} doubles).
+     * Against the interleaved layout (element i at i S + j, one run of 8 S bytes per row across every system), the
+     * rows a block reads at once lie in one region of the array however long the systems are.
+     */
+    public static final int PARTITION_TILE = 32;
+
+    /** Doubles of an array of S systems of n unknowns in the tiled layout (S rounded up to whole tiles). */
+    public static long tiledLength(int S, int n) {
+        return ((long) S + PARTITION_TILE - 1) / PARTITION_TILE * PARTITION_TILE * n;
+    }
+
+    /** The tiled copy of an interleaved array x (S systems of n); padding systems hold {@code pad}. */
+    public static double[] toTiled(int S, int n, double[] x, double pad) {
+        double[] t = new double[Math.toIntExact(tiledLength(S, n))];
+        Arrays.fill(t, pad);
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < S; j++) {
+                t[(j / PARTITION_TILE * n + i) * PARTITION_TILE + j % PARTITION_TILE] = x[i * S + j];
+            }
+        }
+        return t;
+    }
+
+    /** The interleaved copy (S systems of n) of a tiled array t. */
+    public static double[] fromTiled(int S, int n, double[] t) {
+        double[] x = new double[Math.multiplyExact(S, n)];
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < S; j++) {
+                x[i * S + j] = t[(j / PARTITION_TILE * n + i) * PARTITION_TILE + j % PARTITION_TILE];
+            }
+        }
+        return x;
+    }
+
+    /**
+     * The plan's solve on {@code dev} (a plan of {@link #partitionPlan} or {@link #partitionClusterPlan}) of the
+     * interleaved systems {@code sys}, on the device in the tiled layout when {@code tiled} (converted on the host
+     * both ways; padding systems are identity rows): the interleaved solutions, the twin's bits either way.
+     */
+    public static double[] tridiagPartition(CudaDevice dev, int S, int n, double[][] sys, int[] plan, boolean tiled) {
+        checkClusterPlan(dev, plan);
+        String what = "partitioned tridiagonal (" + describePlan(plan) + (tiled ? ", tiled" : "") + ")";
+        if (!tiled) {
+            return solveOnce(dev, S, n, sys, what, (st, b) -> launchPartition(st, S, n, plan, b, false));
+        }
+        double[][] t = new double[4][];
+        for (int q = 0; q < 4; q++) {
+            t[q] = toTiled(S, n, sys[q], q == 1 ? 1.0 : 0.0);
+        }
+        double[] x = solveOnce(dev, S, n, t, what, (st, b) -> launchPartition(st, S, n, plan, b, true));
+        return fromTiled(S, n, x);
+    }
+
+    /**
+     * Milliseconds of each of {@code reps} solves by {@code plan}, as {@link #tridiagPartitionMillis}; {@code tiled}:
+     * on the tiled layout (random rows: the same systems' statistics, 5 doubles of traffic per unknown either way).
+     */
+    public static double[] tridiagPartitionMillis(CudaDevice dev, int S, int n, int reps, int[] plan, boolean tiled) {
+        checkClusterPlan(dev, plan);
+        return timeSolve(dev, S, n, timedSystems(tiledRows(S), n, 1), reps, "timed partitioned tridiagonal",
+                (st, b) -> launchPartition(st, S, n, plan, b, tiled));
+    }
+
+    /** "R = r, SB = sb" and ", cluster of cl" for a cluster plan. */
+    public static String describePlan(int[] plan) {
+        return "R = " + plan[0] + ", SB = " + plan[2] + (plan.length > 6 ? ", cluster of " + plan[6] : "");
+    }
+
+    private static void checkClusterPlan(CudaDevice dev, int[] plan) {
+        if (plan.length > 6 && !partitionClustersOn(dev)) {
+            throw new IllegalArgumentException("the partitioned tridiagonal solver's cluster kernels need a device of "
+                    + "compute capability 9.x, got sm_" + dev.computeCapability());
+        }
+    }
+
     /** {@link #partitionPlan(int, int, int, int, int)} on {@code dev}'s SMs. */
     public static int[] partitionPlan(CudaDevice dev, int S, int n, int r, int sb) {
         return partitionPlan(S, n, r, sb, dev.multiprocessors());
@@ -313,7 +490,14 @@ public final class PdeEngine {
 
     /** Launches the partitioned solver on {a, b, c, d} in b[0..3] by {@code plan} ({@link #partitionPlan}). */
     static void launchPartition(GpuStream st, int S, int n, int[] plan, DeviceBuffer[] b) {
-        KernelLauncher.launch(st, FhnGpu.MODULE, "pde_tridiag_partition_R" + plan[0], plan[4], plan[3], plan[5], S, n,
+        launchPartition(st, S, n, plan, b, false);
+    }
+
+    /** {@link #launchPartition(GpuStream, int, int, int[], DeviceBuffer[])} on the tiled layout when {@code tiled}. */
+    static void launchPartition(GpuStream st, int S, int n, int[] plan, DeviceBuffer[] b, boolean tiled) {
+        String kernel = "pde_tridiag_partition_R" + plan[0] + (plan.length > 6 ? "_C" + plan[6] : "")
+                + (tiled ? "_T" : "");
+        KernelLauncher.launch(st, FhnGpu.MODULE, kernel, plan[4], plan[3], plan[5], S, n,
                 plan[2], b[0], b[1], b[2], b[3]);
     }
 
@@ -324,7 +508,7 @@ public final class PdeEngine {
      */
     public static double[] tridiagPartitionMillis(CudaDevice dev, int S, int n, int reps, int r, int sb) {
         int[] plan = partitionPlan(dev, S, n, r, sb);
-        return timeSolve(dev, S, n, timedSystems(S, n, 1), reps, "timed partitioned tridiagonal",
+        return timeSolve(dev, S, n, timedSystems(tiledRows(S), n, 1), reps, "timed partitioned tridiagonal",
                 (st, b) -> launchPartition(st, S, n, plan, b));
     }
 
@@ -353,7 +537,7 @@ public final class PdeEngine {
 
     /** {@link #thomasBatchMillis(CudaDevice, int, int, int)}, optionally of the shared-memory variant. */
     public static double[] thomasBatchMillis(CudaDevice dev, int S, int n, int reps, boolean shared) {
-        return timeSolve(dev, S, n, timedSystems(S, n, 1), reps, "timed batched Thomas",
+        return timeSolve(dev, S, n, timedSystems(tiledRows(S), n, 1), reps, "timed batched Thomas",
                 (st, b) -> launchThomas(st, S, n, b, shared));
     }
 
@@ -372,7 +556,7 @@ public final class PdeEngine {
     private static double[] timeSolve(CudaDevice dev, int S, int n, double[][] sys, int reps, String what,
                                       Solve solve) {
         double[] ms = new double[reps];
-        long bytes = 8L * S * n;
+        long bytes = 8L * sys[0].length;
         try (GpuStream st = new GpuStream(dev); KernelTimer t = new KernelTimer(dev)) {
             DeviceBuffer[] b = upload(dev, st, sys, 5); // 4 working + x + 4 pristine copies
             try {

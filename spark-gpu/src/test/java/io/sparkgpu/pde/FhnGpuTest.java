@@ -10,6 +10,7 @@ import io.sparkgpu.cuda.GpuStream;
 import io.sparkgpu.cuda.KernelLauncher;
 import io.sparkgpu.testutil.GpuTestSupport;
 import java.util.Random;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -225,6 +226,53 @@ class FhnGpuTest {
             assertTrue(ms[2] > 0, "timed partitioned solve, R=" + rr);
         }
         assertTrue(PdeEngine.tridiagPartitionMillis(dev, 1000, 1024, 2, 16, 1)[1] > 0, "timed, R=16, SB=1");
+    }
+
+    /**
+     * The cluster kernels (R = 16, 2, 4 or 8 blocks a cluster sharing each system's chunks through distributed shared
+     * memory) against the twin, bit for bit, on the interleaved and the tiled layout: clusters whose last block holds
+     * chunks past K (n = 1000 at 8 blocks, K = 63), one chunk a block (n = 64 at 4), n = 4096, S not a multiple of
+     * the 32-system tile, and explicit SB 1..32 where the block fits; then the plain kernels on the tiled layout.
+     */
+    @Test
+    void clusterPartitionEqualsTheTwin() {
+        CudaDevice dev = GpuTestSupport.deviceOrSkip();
+        Assumptions.assumeTrue(PdeEngine.partitionClustersOn(dev), "cluster kernels need compute capability 9.x");
+        Random r = new Random(12);
+        int sms = dev.multiprocessors();
+        int[][] shapes = {{77, 1024}, {5, 1000}, {3, 4096}, {33, 2049}, {1001, 129}, {257, 64}, {100, 17},
+            {20_000, 1024}};
+        for (int[] shape : shapes) {
+            int S = shape[0];
+            int n = shape[1];
+            double[][] sys = PdeEngine.randomSystems(S, n, r.nextLong());
+            double[] d = sys[3].clone();
+            FhnCpu.partitionInterleaved(S, n, 16, sys[0].clone(), sys[1].clone(), sys[2].clone(), d);
+            for (int cl : PdeEngine.PARTITION_CLUSTERS) {
+                int kc = ((n + 15) / 16 + cl - 1) / cl;
+                for (int sb : new int[] {0, 1, 3, 4, 16, 32}) {
+                    if (sb * kc > PdeEngine.partitionMaxThreads(16)) {
+                        continue;
+                    }
+                    int[] plan = PdeEngine.partitionClusterPlan(S, n, sb, cl, sms);
+                    for (boolean tiled : new boolean[] {false, true}) {
+                        assertArrayEquals(d, PdeEngine.tridiagPartition(dev, S, n, sys, plan, tiled), "cluster "
+                                + "partition " + S + "x" + n + " " + PdeEngine.describePlan(plan) + " tiled " + tiled);
+                    }
+                }
+            }
+            // the plain kernels on the tiled layout
+            for (int rr : new int[] {0, 4, 8, 16}) {
+                int R = rr == 0 ? PdeEngine.partitionR(S, n, sms) : rr;
+                double[] dr = sys[3].clone();
+                FhnCpu.partitionInterleaved(S, n, R, sys[0].clone(), sys[1].clone(), sys[2].clone(), dr);
+                int[] plan = PdeEngine.partitionPlan(dev, S, n, rr, 0);
+                assertArrayEquals(dr, PdeEngine.tridiagPartition(dev, S, n, sys, plan, true),
+                        "tiled partition " + S + "x" + n + " " + PdeEngine.describePlan(plan));
+            }
+        }
+        assertTrue(PdeEngine.tridiagPartitionMillis(dev, 1000, 1024, 2, PdeEngine.partitionClusterPlan(1000, 1024, 0,
+                4, sms), true)[1] > 0, "timed, cluster of 4, tiled");
     }
 
     /**

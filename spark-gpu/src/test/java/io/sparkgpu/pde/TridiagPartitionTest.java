@@ -243,4 +243,51 @@ class TridiagPartitionTest {
             }
         }
     }
+
+    @Test
+    void clusterPlansAndTheTiledLayout() {
+        int sms = 132;
+        // {R, K, SB, threads, grid, shared bytes, blocks a cluster}: n = 1024, K = 64 chunks, 16 a block at 4
+        assertArrayEquals(new int[] {16, 64, 16, 256, 25_000, 48 * 256, 4},
+                PdeEngine.partitionClusterPlan(100_000, 1024, 0, 4, sms));
+        assertArrayEquals(new int[] {16, 256, 8, 256, 10_000, 48 * 256, 8},
+                PdeEngine.partitionClusterPlan(10_000, 4096, 0, 8, sms));
+        // K = 63 over 8 blocks: 8 chunk slots a block, the last block's one past K idle; an explicit SB
+        assertArrayEquals(new int[] {16, 63, 3, 24, 16, 48 * 24, 8}, PdeEngine.partitionClusterPlan(5, 1000, 3, 8, sms));
+        // a small batch halves SB for blocks
+        assertEquals(1, PdeEngine.partitionClusterPlan(100, 1024, 0, 2, sms)[2]);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> PdeEngine.partitionClusterPlan(10, 1024, 0, 3, sms));
+        assertTrue(e.getMessage().contains("got 3"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> PdeEngine.partitionClusterPlan(10, 4096, 16, 4, sms));
+        assertTrue(e.getMessage().contains("SB = 16") && e.getMessage().contains("1..4"), e.getMessage());
+        assertEquals("R = 16, SB = 8, cluster of 8", PdeEngine.describePlan(
+                PdeEngine.partitionClusterPlan(10_000, 4096, 0, 8, sms)));
+
+        // the automatic plan: plain up to n = 1024 and without clusters; above, the fewest blocks reaching SB >= 8
+        assertArrayEquals(PdeEngine.partitionPlan(100_000, 1024, 0, 0, sms),
+                PdeEngine.partitionAutoPlan(100_000, 1024, sms, true));
+        assertArrayEquals(PdeEngine.partitionPlan(100_000, 2048, 0, 0, sms),
+                PdeEngine.partitionAutoPlan(100_000, 2048, sms, false));
+        assertArrayEquals(new int[] {16, 128, 8, 256, 50_000, 48 * 256, 4},
+                PdeEngine.partitionAutoPlan(100_000, 2048, sms, true));
+        assertArrayEquals(new int[] {16, 256, 8, 256, 10_000, 48 * 256, 8},
+                PdeEngine.partitionAutoPlan(10_000, 4096, sms, true));
+        assertEquals(8, PdeEngine.partitionAutoPlan(100, 4096, sms, true)[6]); // small batch: SB < 8 everywhere
+        assertEquals(4, PdeEngine.partitionAutoPlan(100_000, 1025, sms, true)[6]); // K = 65: SB 4 at 2 blocks, 8 at 4
+
+        // tiled layout: 33 systems of 5 take two tiles; element i of system j at (j / 32) 32 n + 32 i + j % 32
+        int S = 33;
+        int n = 5;
+        assertEquals(64L * n, PdeEngine.tiledLength(S, n));
+        double[] x = new double[S * n];
+        for (int e2 = 0; e2 < x.length; e2++) {
+            x[e2] = e2;
+        }
+        double[] t = PdeEngine.toTiled(S, n, x, -1);
+        assertEquals(x[2 * S + 1], t[32 * 2 + 1]);
+        assertEquals(x[3 * S + 32], t[32 * n + 32 * 3]);
+        assertEquals(-1, t[32 * n + 32 * 3 + 1]);
+        assertArrayEquals(x, PdeEngine.fromTiled(S, n, t));
+    }
 }

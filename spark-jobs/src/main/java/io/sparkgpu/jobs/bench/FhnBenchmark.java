@@ -165,6 +165,35 @@ public final class FhnBenchmark {
         /** Systems per block of the partitioned solver to time, 0 = {@code PdeEngine.partitionPlan}'s choice. */
         List<Integer> tridiagSb = List.of(0);
 
+        @Option(order = 4, names = "--tridiag-cluster", paramLabel = "LIST",
+                description = {"partitioned batched solver, R = 16: also time the cluster kernels with these blocks "
+                    + "a cluster (2, 4, 8; each SB of --tridiag-sb; compute capability 9.x; none skips)  [none]"})
+        void setTridiagCluster(String v) {
+            List<String> allowed = new ArrayList<>(List.of("none"));
+            Arrays.stream(PdeEngine.PARTITION_CLUSTERS).forEach(c -> allowed.add(Integer.toString(c)));
+            List<Integer> l = new ArrayList<>();
+            for (String t : BenchArgs.choices("--tridiag-cluster", v, allowed)) {
+                if (!t.equals("none")) {
+                    l.add(Integer.parseInt(t));
+                }
+            }
+            this.tridiagCluster = l;
+        }
+
+        /** Cluster sizes of the partitioned solver's cluster kernels to time (none by default). */
+        List<Integer> tridiagCluster = List.of();
+
+        @Option(order = 4, names = "--tridiag-layout", paramLabel = "LIST",
+                description = {"partitioned batched solver: layouts to time, interleaved (row i of system j at i S + j)"
+                    + " and/or tiled (tiles of 32 interleaved systems, each contiguous)  [interleaved]"})
+        void setTridiagLayout(String v) {
+            this.tridiagTiled = BenchArgs.choices("--tridiag-layout", v, List.of("interleaved", "tiled")).stream()
+                    .map(t -> t.equals("tiled")).distinct().toList();
+        }
+
+        /** Layouts of the partitioned solver to time: false interleaved, true tiled. */
+        List<Boolean> tridiagTiled = List.of(false);
+
         static Options parse(String[] args) {
             Options o = new Options();
             o.argv = args.clone();
@@ -234,19 +263,50 @@ public final class FhnBenchmark {
                 for (int sb : o.tridiagSb) {
                     int[] plan;
                     try {
-                        plan = PdeEngine.partitionPlan(dev, sh[0], sh[1], r, sb);
+                        plan = r == 0 && sb == 0 ? PdeEngine.partitionAutoPlan(dev, sh[0], sh[1])
+                                : PdeEngine.partitionPlan(dev, sh[0], sh[1], r, sb);
                     } catch (IllegalArgumentException e) {
                         // an explicit SB whose block exceeds the kernel's threads for this R and n
                         out.add("| batched tridiagonal, partitioned (R=" + (r == 0 ? "auto" : r) + ", SB=" + sb
                                 + ") | " + sh[0] + " x " + sh[1] + " | | not launchable: " + e.getMessage() + " | |");
                         continue;
                     }
-                    double ms = medianAfterWarmup(
-                            PdeEngine.tridiagPartitionMillis(dev, sh[0], sh[1], o.reps + 1, plan[0], plan[2]));
                     String auto = r == 0 && sb == 0 ? ", auto" : r == 0 ? ", auto R" : sb == 0 ? ", auto SB" : "";
-                    out.add(row("batched tridiagonal, partitioned (R=" + plan[0] + ", SB=" + plan[2] + auto + ")",
-                            sh[0] + " x " + sh[1], ms, u / (ms / 1e3), "unknowns/s",
-                            40.0 * u / (ms / 1e3) / 1e9 / bw));
+                    for (boolean tiled : o.tridiagTiled) {
+                        double ms = medianAfterWarmup(
+                                PdeEngine.tridiagPartitionMillis(dev, sh[0], sh[1], o.reps + 1, plan, tiled));
+                        out.add(row("batched tridiagonal, partitioned (" + PdeEngine.describePlan(plan) + auto
+                                + (tiled ? ", tiled" : "") + ")", sh[0] + " x " + sh[1], ms, u / (ms / 1e3),
+                                "unknowns/s", 40.0 * u / (ms / 1e3) / 1e9 / bw));
+                    }
+                }
+            }
+        }
+        for (int[] sh : o.tridiag) {
+            double u = (double) sh[0] * sh[1];
+            for (int cl : o.tridiagCluster) {
+                if (sh[1] > PdeEngine.PARTITION_MAX_UNKNOWNS || !PdeEngine.partitionClustersOn(dev)) {
+                    out.add("| batched tridiagonal, partitioned, cluster of " + cl + " | " + sh[0] + " x " + sh[1]
+                            + " | | not run: n > " + PdeEngine.PARTITION_MAX_UNKNOWNS + " or not compute capability"
+                            + " 9.x | |");
+                    continue;
+                }
+                for (int sb : o.tridiagSb) {
+                    int[] plan;
+                    try {
+                        plan = PdeEngine.partitionClusterPlan(sh[0], sh[1], sb, cl, dev.multiprocessors());
+                    } catch (IllegalArgumentException e) {
+                        out.add("| batched tridiagonal, partitioned (cluster of " + cl + ", SB=" + sb + ") | " + sh[0]
+                                + " x " + sh[1] + " | | not launchable: " + e.getMessage() + " | |");
+                        continue;
+                    }
+                    for (boolean tiled : o.tridiagTiled) {
+                        double ms = medianAfterWarmup(PdeEngine.tridiagPartitionMillis(dev, sh[0], sh[1], o.reps + 1,
+                                plan, tiled));
+                        out.add(row("batched tridiagonal, partitioned (" + PdeEngine.describePlan(plan)
+                                + (sb == 0 ? ", auto SB" : "") + (tiled ? ", tiled" : "") + ")", sh[0] + " x "
+                                + sh[1], ms, u / (ms / 1e3), "unknowns/s", 40.0 * u / (ms / 1e3) / 1e9 / bw));
+                    }
                 }
             }
         }
