@@ -7,16 +7,16 @@ import org.apache.spark.util.LongAccumulator;
 /**
  * Where the time of a DataFrame sort goes, summed over its tasks (Spark accumulators, so the values are complete
  * once an action on the result has finished): rows sorted; nanoseconds reading a partition's rows and keys (on
- * the reduce side of a global sort this includes fetching the shuffled rows), sorting (counting or radix sort,
- * including a global sort's input-order pass) and emitting the rows in order; the sorts run on each backend; and,
- * on the driver, the sampling job of a global sort.
+ * the reduce side of a global sort this includes fetching the shuffled rows) and sorting (counting or radix sort,
+ * including a global sort's input-order pass); the sorts run on each backend; and, on the driver, the sampling job
+ * of a global sort. Emitting the rows in order is not counted apart: each row leaves from where it was kept as the
+ * consumer asks for it, so that time is the consumer's.
  */
 public final class SortMetrics implements Serializable {
     private static final long serialVersionUID = 1L;
     public final LongAccumulator rows;
     public final LongAccumulator readNanos;
     public final LongAccumulator sortNanos;
-    public final LongAccumulator permuteNanos;
     public final LongAccumulator gpuSorts;
     public final LongAccumulator cpuSorts;
     public final LongAccumulator countingSorts;
@@ -28,7 +28,6 @@ public final class SortMetrics implements Serializable {
         rows = sc.longAccumulator("sparkgpu sort rows");
         readNanos = sc.longAccumulator("sparkgpu sort read ns");
         sortNanos = sc.longAccumulator("sparkgpu sort sort ns");
-        permuteNanos = sc.longAccumulator("sparkgpu sort permute ns");
         gpuSorts = sc.longAccumulator("sparkgpu sort gpu sorts");
         cpuSorts = sc.longAccumulator("sparkgpu sort cpu sorts");
         countingSorts = sc.longAccumulator("sparkgpu sort counting sorts");
@@ -58,8 +57,8 @@ public final class SortMetrics implements Serializable {
     @Override
     public String toString() {
         return String.format(java.util.Locale.ROOT,
-                "rows=%d sample=%.3fs read=%.3fs sort=%.3fs permute=%.3fs (task seconds) backend=%s counting=%d radix=%d",
+                "rows=%d sample=%.3fs read=%.3fs sort=%.3fs (task seconds) backend=%s counting=%d radix=%d",
                 rows.value(), sampleSeconds, readNanos.value() / 1e9, sortNanos.value() / 1e9,
-                permuteNanos.value() / 1e9, backend(), countingSorts.value(), radixSorts.value());
+                backend(), countingSorts.value(), radixSorts.value());
     }
 }

@@ -7,11 +7,15 @@ import java.util.Arrays;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
+import org.apache.spark.unsafe.Platform;
 
 /**
- * The executor side of a DataFrame sort: one partition's rows, read once into an array (each row copied: Spark
- * reuses the row object) with its key ({@link SortKeys.Reader}), ordered by the stable order of the keys and
- * emitted in that order.
+ * The executor side of a DataFrame sort: one partition's rows, read once with their keys ({@link SortKeys.Reader}),
+ * ordered by the stable order of the keys and emitted in that order. Spark reuses the row object it hands out, so
+ * each row is kept: an {@code UnsafeRow}'s bytes are appended to large byte pages (no object per row, little for
+ * the garbage collector; the rows come out as one reused {@code UnsafeRow} pointed at each in turn, as Spark's own
+ * sort emits them), any other row is copied.
  *
  * <p>Order: rows with a null key first or last, the others by the stable order of their keys ({@link
  * SortKeys#order}: counting sort or radix sort, GPU or CPU twin). "Stable" refers to the sequence the rows are taken
@@ -55,17 +59,70 @@ final class SortPartitions implements Serializable {
         }
     }
 
+    /** Page size of the packed rows (a larger row gets a page of its own). */
+    static final int PAGE_BYTES = 1 << 24;
+
+    /**
+     * One partition's rows, kept: UnsafeRows packed into byte pages (row i at page {@code loc[i] >>> 32}, offset
+     * {@code (int) loc[i]}, {@code size[i]} bytes), other rows as copies ({@code loc[i] = -1 - index}).
+     */
+    static final class Rows {
+        final ArrayList<byte[]> pages = new ArrayList<>();
+        final ArrayList<InternalRow> others = new ArrayList<>();
+        final Longs loc = new Longs();
+        int[] size = new int[1024];
+        int fields = -1;
+        byte[] page;
+        int used;
+
+        void add(InternalRow r) {
+            int i = loc.n;
+            if (i == size.length) {
+                size = Arrays.copyOf(size, (int) Math.min(Integer.MAX_VALUE - 8, 2L * i));
+            }
+            if (r instanceof UnsafeRow u && (fields < 0 || fields == u.numFields())) {
+                fields = u.numFields();
+                int len = u.getSizeInBytes();
+                if (page == null || used + len > page.length) {
+                    page = new byte[Math.max(PAGE_BYTES, len)];
+                    pages.add(page);
+                    used = 0;
+                }
+                u.writeToMemory(page, Platform.BYTE_ARRAY_OFFSET + used);
+                loc.add(((long) (pages.size() - 1) << 32) | used);
+                size[i] = len;
+                used += (len + 7) & ~7; // word-aligned rows, as UnsafeRow's readers expect
+            } else {
+                loc.add(-1L - others.size());
+                others.add(r.copy());
+            }
+        }
+
+        int count() {
+            return loc.n;
+        }
+
+        /** Row i, in {@code into} for a packed row (valid until the next call), else the kept copy. */
+        InternalRow get(int i, UnsafeRow into) {
+            long l = loc.a[i];
+            if (l < 0) {
+                return others.get((int) (-1 - l));
+            }
+            into.pointTo(pages.get((int) (l >>> 32)), Platform.BYTE_ARRAY_OFFSET + (int) l, size[i]);
+            return into;
+        }
+    }
+
     /** The rows of one partition in sorted order. */
     Iterator<InternalRow> sort(Iterator<InternalRow> it) {
         long t0 = System.nanoTime();
-        ArrayList<InternalRow> rows = new ArrayList<>();
+        Rows rows = new Rows();
         Longs keys = new Longs(); // one per row; 0 for a null key
         Longs ids = idOrdinal >= 0 ? new Longs() : null;
         java.util.BitSet nulls = new java.util.BitSet();
         while (it.hasNext()) {
-            InternalRow r = it.next().copy();
-            int i = rows.size();
-            rows.add(r);
+            InternalRow r = it.next();
+            int i = rows.count();
             if (reader.isNull(r)) {
                 nulls.set(i);
                 keys.add(0L);
@@ -75,38 +132,31 @@ final class SortPartitions implements Serializable {
             if (ids != null) {
                 ids.add(r.getLong(idOrdinal));
             }
+            rows.add(r);
         }
         long t1 = System.nanoTime();
         int[] order = order(keys.toArray(), nulls, ids == null ? null : ids.toArray());
         long t2 = System.nanoTime();
-        InternalRow[] out = new InternalRow[order.length];
-        for (int j = 0; j < order.length; j++) {
-            out[j] = rows.get(order[j]);
-        }
-        rows = null;
-        long t3 = System.nanoTime();
         if (metrics != null) {
-            metrics.rows.add(out.length);
+            metrics.rows.add(order.length);
             metrics.readNanos.add(t1 - t0);
             metrics.sortNanos.add(t2 - t1);
-            metrics.permuteNanos.add(t3 - t2);
         }
+        UnsafeRow out = new UnsafeRow(Math.max(rows.fields, 0));
         return new Iterator<InternalRow>() {
             int j;
 
             @Override
             public boolean hasNext() {
-                return j < out.length;
+                return j < order.length;
             }
 
             @Override
             public InternalRow next() {
-                if (j >= out.length) {
+                if (j >= order.length) {
                     throw new NoSuchElementException();
                 }
-                InternalRow r = out[j];
-                out[j++] = null;
-                return r;
+                return rows.get(order[j++], out);
             }
         };
     }
