@@ -48,8 +48,9 @@
  *                      the same with each system's chunks spread over the 2, 4 or 8 blocks of a thread-block
  *                      cluster (sm_90), the PCR's reads of other blocks' chunks through distributed shared memory:
  *                      SB systems per cluster, so long systems keep wide row accesses. Same bits.
- *   ..._T              every partitioned kernel also on the tiled layout (tiles of 32 interleaved systems, each
- *                      tile contiguous: row i of system j at (j / 32) 32 n + 32 i + j % 32). Same bits.
+ *   ..._T              every partitioned kernel also on a tiled layout (tiles of T = 2^ts interleaved systems, T
+ *                      1..32 (argument ts), each tile contiguous: row i of system j at (j / T) T n + T i + j % T).
+ *                      Same bits.
  *   pde_adi_rhs_rows / pde_adi_rhs_cols / pde_adi_w
  *                      the 2-D Peaceman-Rachford ADI step (io.sparkgpu.pde.Fhn2d): right-hand sides of the row solve
  *                      (written transposed, so the row systems are interleaved) and of the column solve (read from
@@ -1181,7 +1182,7 @@ extern "C" __global__ void pde_thomas_batch_shared(int S, int n, const double* _
  * Variants: CL > 1 (cluster kernels): the CL blocks of a cluster hold chunks rank Kc .. (rank + 1) Kc - 1 of the
  * same SB systems (Kc = blockDim / SB; slots past K read and write nothing), every barrier a cluster barrier and a
  * neighbour's row read from whichever block's shared memory holds it (PartitionShared::at); TL = 1: the tiled
- * layout (partition_at). Neither changes an operation or its order.
+ * layout, tiles of 2^ts systems (partition_at). Neither changes an operation or its order.
  *
  * Like Thomas it needs a non-singular elimination without pivoting: diagonal dominance (|b| > |a| + |c| on every
  * row) suffices; the reduced systems of a diagonally dominant system are diagonally dominant. R >= 3 (the sweeps
@@ -1216,15 +1217,15 @@ struct PartitionShared {
     }
 };
 
-/* Element g of system j: the interleaved layout (g S + j) or, TL = 1, the tiled one (tiles of 32 systems, each
- * interleaved within: (j / 32) 32 n + 32 g + j % 32), whose tile is one contiguous run of 256 n bytes. */
+/* Element g of system j: the interleaved layout (g S + j) or, TL = 1, the tiled one (tiles of T = 2^ts systems, each
+ * interleaved within: (j / T) T n + T g + j % T), whose tile is one contiguous run of 8 T n bytes. */
 template <int TL>
-__device__ __forceinline__ i64 partition_at(i64 g, i64 j, i64 S, i64 n) {
-    return TL ? (((j >> 5) * n + g) << 5) + (j & 31) : g * S + j;
+__device__ __forceinline__ i64 partition_at(i64 g, i64 j, i64 S, i64 n, int ts) {
+    return TL ? (((j >> ts) * n + g) << ts) + (j & ((1 << ts) - 1)) : g * S + j;
 }
 
 template <int R, int CL, int TL>
-__device__ __forceinline__ void tridiag_partition(int S, int n, int SB, const double* __restrict__ a,
+__device__ __forceinline__ void tridiag_partition(int S, int n, int SB, int ts, const double* __restrict__ a,
                                                   const double* __restrict__ b, const double* __restrict__ c,
                                                   double* __restrict__ d) {
     extern __shared__ double psm[];
@@ -1253,7 +1254,7 @@ __device__ __forceinline__ void tridiag_partition(int S, int n, int SB, const do
         C[r] = 0.0;
         D[r] = 0.0;
         if (live && g < n) {
-            const i64 e = partition_at<TL>(g, j, St, n);
+            const i64 e = partition_at<TL>(g, j, St, n, ts);
             if (g > 0) {
                 A[r] = a[e];
             }
@@ -1361,7 +1362,7 @@ __device__ __forceinline__ void tridiag_partition(int S, int n, int SB, const do
             const int g = k * R + r;
             if (g < n) {
                 const double x = r == 0 ? xf : (r == R - 1 ? xl : (D[r] - A[r] * xf) - C[r] * xl);
-                d[partition_at<TL>(g, j, St, n)] = x;
+                d[partition_at<TL>(g, j, St, n, ts)] = x;
             }
         }
     }
@@ -1373,17 +1374,16 @@ __device__ __forceinline__ void tridiag_partition(int S, int n, int SB, const do
 /* Register budgets: R = 4 at up to 1024 threads a block (64 registers), R = 8 at 512 (128), R = 16 at 256 (255);
  * PdeEngine.partitionMaxThreads mirrors them. ptxas, sm_90: 58, 92 and 170 registers (tiled: 58, 84, 148; the
  * cluster kernels 180, tiled 150), no spills. */
-#define PDE_PARTITION_KERNEL(R, MAXT)                                                                                 \
+#define PDE_PARTITION_ONE(R, MAXT, SUFFIX, TL)                                                                        \
     extern "C" __global__ void __launch_bounds__(MAXT)                                                                \
-    pde_tridiag_partition_R##R(int S, int n, int SB, const double* __restrict__ a, const double* __restrict__ b,      \
-                               const double* __restrict__ c, double* __restrict__ d) {                                \
-        tridiag_partition<R, 1, 0>(S, n, SB, a, b, c, d);                                                             \
-    }                                                                                                                 \
-    extern "C" __global__ void __launch_bounds__(MAXT)                                                                \
-    pde_tridiag_partition_R##R##_T(int S, int n, int SB, const double* __restrict__ a, const double* __restrict__ b,  \
-                                   const double* __restrict__ c, double* __restrict__ d) {                            \
-        tridiag_partition<R, 1, 1>(S, n, SB, a, b, c, d);                                                             \
+    pde_tridiag_partition_R##R##SUFFIX(int S, int n, int SB, int ts, const double* __restrict__ a,                    \
+                                       const double* __restrict__ b, const double* __restrict__ c,                    \
+                                       double* __restrict__ d) {                                                      \
+        tridiag_partition<R, 1, TL>(S, n, SB, ts, a, b, c, d);                                                        \
     }
+#define PDE_PARTITION_KERNEL(R, MAXT)                                                                                 \
+    PDE_PARTITION_ONE(R, MAXT, , 0)                                                                                   \
+    PDE_PARTITION_ONE(R, MAXT, _T, 1)
 PDE_PARTITION_KERNEL(4, 1024)
 PDE_PARTITION_KERNEL(8, 512)
 PDE_PARTITION_KERNEL(16, 256)
@@ -1396,15 +1396,15 @@ PDE_PARTITION_KERNEL(16, 256)
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
 #define PDE_PARTITION_CLUSTER_ONE(R, C, MAXT, SUFFIX, TL)                                                             \
     extern "C" __global__ void __cluster_dims__(C, 1, 1) __launch_bounds__(MAXT)                                      \
-    pde_tridiag_partition_R##R##_C##C##SUFFIX(int S, int n, int SB, const double* __restrict__ a,                     \
+    pde_tridiag_partition_R##R##_C##C##SUFFIX(int S, int n, int SB, int ts, const double* __restrict__ a,             \
                                               const double* __restrict__ b, const double* __restrict__ c,             \
                                               double* __restrict__ d) {                                               \
-        tridiag_partition<R, C, TL>(S, n, SB, a, b, c, d);                                                            \
+        tridiag_partition<R, C, TL>(S, n, SB, ts, a, b, c, d);                                                        \
     }
 #else
 #define PDE_PARTITION_CLUSTER_ONE(R, C, MAXT, SUFFIX, TL)                                                             \
     extern "C" __global__ void __launch_bounds__(MAXT)                                                                \
-    pde_tridiag_partition_R##R##_C##C##SUFFIX(int S, int n, int SB, const double* __restrict__ a,                     \
+    pde_tridiag_partition_R##R##_C##C##SUFFIX(int S, int n, int SB, int ts, const double* __restrict__ a,             \
                                               const double* __restrict__ b, const double* __restrict__ c,             \
                                               double* __restrict__ d) {                                               \
         __trap();                                                                                                     \

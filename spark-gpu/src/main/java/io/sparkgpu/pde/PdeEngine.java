@@ -347,26 +347,28 @@ public final class PdeEngine {
     }
 
     /**
-     * The automatic plan for S systems of n unknowns on {@code sms} SMs: for n &gt; 1024 where cluster kernels run,
-     * the cluster plan with the fewest blocks a cluster (2, 4, 8) that reaches SB &gt;= 8 systems (else 8 blocks);
-     * otherwise {@link #partitionPlan(int, int, int, int, int)} with the automatic R and SB.
+     * The automatic plan for S systems of n unknowns on {@code sms} SMs, for the interleaved layout or ({@code
+     * tiled}) tiles of the plan's SB systems: where cluster kernels run and n exceeds 1024 (interleaved) or 2048
+     * (tiled), the cluster plan with the fewest blocks a cluster (2, 4, 8) that reaches SB &gt;= 8 systems (else 8
+     * blocks); otherwise {@link #partitionPlan(int, int, int, int, int)} with the automatic R and SB.
      *
      * <p>Why, measured on one H200 ({@code bench fhn --tridiag ... --tridiag-r auto --tridiag-layout
-     * interleaved,tiled --tridiag-cluster 2,4,8}; % of the copy bandwidth, 40 bytes per unknown; interleaved /
-     * tiled layout):
+     * interleaved,tiled-sb --tridiag-cluster 2,4,8}; % of the copy bandwidth, 40 bytes per unknown; interleaved /
+     * tiles of SB; SB in brackets):
      * <pre>
-     * | shape       | plain plan (SB)     | cluster of 2    | cluster of 4    | cluster of 8    |
-     * | 10^5 x 1024 | 42% / 70% (SB 4)    | 54% / 66% (8)   | 56% / 57% (16)  | 55% / 54% (32)  |
-     * | 10^4 x 1024 | 59% / 63% (SB 4)    | 56% / 59% (8)   | 51% / 50% (16)  | 47% / 47% (32)  |
-     * | 10^5 x 2048 | 22% / 51% (SB 2)    | 37% / 56% (4)   | 44% / 55% (8)   | 48% / 52% (16)  |
-     * | 10^4 x 4096 | 22% / 30% (SB 1)    | 31% / 40% (2)   | 37% / 46% (4)   | 43% / 48% (8)   |
-     * | 10^5 x 512  | 83% / 98% (SB 8)    | 69% / 68% (16)  | 62% / 60% (32)  | 60% / 77% (32)  |
+     * | shape       | plain plan        | cluster of 2    | cluster of 4    | cluster of 8    |
+     * | 10^5 x 512  | 81% / 96% (8)     | 67% / 64% (16)  | 60% / 56% (32)  | 58% / 74% (32)  |
+     * | 10^5 x 1024 | 41% / 87% (4)     | 53% / 63% (8)   | 55% / 55% (16)  | 54% / 52% (32)  |
+     * | 10^4 x 1024 | 58% / 70% (4)     | 54% / 55% (8)   | 49% / 48% (16)  | 47% / 45% (32)  |
+     * | 10^5 x 2048 | 22% / 63% (2)     | 36% / 56% (4)   | 43% / 53% (8)   | 47% / 51% (16)  |
+     * | 10^4 x 4096 | 22% / 37% (1)     | 30% / 41% (2)   | 36% / 43% (4)   | 43% / 47% (8)   |
      * </pre>
-     * Up to n = 1024 a block of the plain plan holds SB &gt;= 4 systems and its barriers are cheaper than a cluster's;
-     * beyond, the plain plan's SB of 1 or 2 leaves each row's access at 8 or 16 bytes and the clusters win.
+     * A plain block holds SB = 256 / K systems; its barriers are cheaper than a cluster's. On the interleaved layout
+     * the clusters' wider rows win once SB falls below 4; on tiles, whose rows a block reads in one contiguous run,
+     * only once SB falls to 1.
      */
-    public static int[] partitionAutoPlan(int S, int n, int sms, boolean clusters) {
-        if (!clusters || n <= 1024) {
+    public static int[] partitionAutoPlan(int S, int n, int sms, boolean clusters, boolean tiled) {
+        if (!clusters || n <= (tiled ? 2048 : 1024)) {
             return partitionPlan(S, n, 0, 0, sms);
         }
         for (int cl : PARTITION_CLUSTERS) {
@@ -378,9 +380,9 @@ public final class PdeEngine {
         throw new AssertionError("unreachable");
     }
 
-    /** {@link #partitionAutoPlan(int, int, int, boolean)} on {@code dev}. */
-    public static int[] partitionAutoPlan(CudaDevice dev, int S, int n) {
-        return partitionAutoPlan(S, n, dev.multiprocessors(), partitionClustersOn(dev));
+    /** {@link #partitionAutoPlan(int, int, int, boolean, boolean)} on {@code dev}. */
+    public static int[] partitionAutoPlan(CudaDevice dev, int S, int n, boolean tiled) {
+        return partitionAutoPlan(S, n, dev.multiprocessors(), partitionClustersOn(dev), tiled);
     }
 
     /** Whether {@code dev} runs the cluster kernels (compute capability 9.x: the module's sm_90 code has them). */
@@ -389,37 +391,48 @@ public final class PdeEngine {
     }
 
     /**
-     * Systems per tile of the partitioned solver's tiled layout (kernels {@code pde_tridiag_partition_*_T}): element
-     * i of system j at (j / 32) 32 n + 32 i + j % 32, so the 32 systems of a tile, interleaved within it, are one
-     * contiguous run of 256 n bytes; the last tile is padded to 32 systems (arrays of {@link #tiledLength} doubles).
-     * Against the interleaved layout (element i at i S + j, one run of 8 S bytes per row across every system), the
-     * rows a block reads at once lie in one region of the array however long the systems are.
+     * The widest tile of the partitioned solver's tiled layout (kernels {@code pde_tridiag_partition_*_T}): with
+     * tiles of T systems (a power of two, 1..32), element i of system j at (j / T) T n + T i + j % T, so the T
+     * systems of a tile, interleaved within it, are one contiguous run of 8 T n bytes; the last tile is padded to T
+     * systems (arrays of {@link #tiledLength} doubles). Against the interleaved layout (element i at i S + j, one
+     * run of 8 S bytes per row across every system), the rows a block reads at once lie in one region of the array
+     * however long the systems are; with T = the plan's SB, a block's systems are exactly one tile.
      */
     public static final int PARTITION_TILE = 32;
 
-    /** Doubles of an array of S systems of n unknowns in the tiled layout (S rounded up to whole tiles). */
-    public static long tiledLength(int S, int n) {
-        return ((long) S + PARTITION_TILE - 1) / PARTITION_TILE * PARTITION_TILE * n;
+    private static int tileShift(int tile) {
+        if (tile < 1 || tile > PARTITION_TILE || Integer.bitCount(tile) != 1) {
+            throw new IllegalArgumentException("the partitioned tridiagonal solver's tiled layout takes tiles of a "
+                    + "power of two from 1 to " + PARTITION_TILE + " systems, got " + tile);
+        }
+        return Integer.numberOfTrailingZeros(tile);
     }
 
-    /** The tiled copy of an interleaved array x (S systems of n); padding systems hold {@code pad}. */
-    public static double[] toTiled(int S, int n, double[] x, double pad) {
-        double[] t = new double[Math.toIntExact(tiledLength(S, n))];
+    /** Doubles of an array of S systems of n unknowns in the tiled layout of {@code tile} systems a tile. */
+    public static long tiledLength(int S, int n, int tile) {
+        tileShift(tile);
+        return ((long) S + tile - 1) / tile * tile * n;
+    }
+
+    /** The tiled copy (tiles of {@code tile} systems) of an interleaved array x (S systems of n); padding: pad. */
+    public static double[] toTiled(int S, int n, double[] x, double pad, int tile) {
+        double[] t = new double[Math.toIntExact(tiledLength(S, n, tile))];
         Arrays.fill(t, pad);
         for (int i = 0; i < n; i++) {
             for (int j = 0; j < S; j++) {
-                t[(j / PARTITION_TILE * n + i) * PARTITION_TILE + j % PARTITION_TILE] = x[i * S + j];
+                t[(j / tile * n + i) * tile + j % tile] = x[i * S + j];
             }
         }
         return t;
     }
 
-    /** The interleaved copy (S systems of n) of a tiled array t. */
-    public static double[] fromTiled(int S, int n, double[] t) {
+    /** The interleaved copy (S systems of n) of a tiled array t (tiles of {@code tile} systems). */
+    public static double[] fromTiled(int S, int n, double[] t, int tile) {
+        tileShift(tile);
         double[] x = new double[Math.multiplyExact(S, n)];
         for (int i = 0; i < n; i++) {
             for (int j = 0; j < S; j++) {
-                x[i * S + j] = t[(j / PARTITION_TILE * n + i) * PARTITION_TILE + j % PARTITION_TILE];
+                x[i * S + j] = t[(j / tile * n + i) * tile + j % tile];
             }
         }
         return x;
@@ -427,31 +440,36 @@ public final class PdeEngine {
 
     /**
      * The plan's solve on {@code dev} (a plan of {@link #partitionPlan} or {@link #partitionClusterPlan}) of the
-     * interleaved systems {@code sys}, on the device in the tiled layout when {@code tiled} (converted on the host
-     * both ways; padding systems are identity rows): the interleaved solutions, the twin's bits either way.
+     * interleaved systems {@code sys}, on the device in the tiled layout of {@code tile} systems a tile (0: the
+     * interleaved layout; converted on the host both ways, padding systems are identity rows): the interleaved
+     * solutions, the twin's bits either way.
      */
-    public static double[] tridiagPartition(CudaDevice dev, int S, int n, double[][] sys, int[] plan, boolean tiled) {
+    public static double[] tridiagPartition(CudaDevice dev, int S, int n, double[][] sys, int[] plan, int tile) {
         checkClusterPlan(dev, plan);
-        String what = "partitioned tridiagonal (" + describePlan(plan) + (tiled ? ", tiled" : "") + ")";
-        if (!tiled) {
-            return solveOnce(dev, S, n, sys, what, (st, b) -> launchPartition(st, S, n, plan, b, false));
+        String what = "partitioned tridiagonal (" + describePlan(plan) + (tile > 0 ? ", tiles of " + tile : "") + ")";
+        if (tile == 0) {
+            return solveOnce(dev, S, n, sys, what, (st, b) -> launchPartition(st, S, n, plan, b, 0));
         }
         double[][] t = new double[4][];
         for (int q = 0; q < 4; q++) {
-            t[q] = toTiled(S, n, sys[q], q == 1 ? 1.0 : 0.0);
+            t[q] = toTiled(S, n, sys[q], q == 1 ? 1.0 : 0.0, tile);
         }
-        double[] x = solveOnce(dev, S, n, t, what, (st, b) -> launchPartition(st, S, n, plan, b, true));
-        return fromTiled(S, n, x);
+        double[] x = solveOnce(dev, S, n, t, what, (st, b) -> launchPartition(st, S, n, plan, b, tile));
+        return fromTiled(S, n, x, tile);
     }
 
     /**
-     * Milliseconds of each of {@code reps} solves by {@code plan}, as {@link #tridiagPartitionMillis}; {@code tiled}:
-     * on the tiled layout (random rows: the same systems' statistics, 5 doubles of traffic per unknown either way).
+     * Milliseconds of each of {@code reps} solves by {@code plan}, as {@link #tridiagPartitionMillis}, on the tiled
+     * layout of {@code tile} systems a tile (0: interleaved; random rows: the same systems' statistics, 5 doubles of
+     * traffic per unknown either way).
      */
-    public static double[] tridiagPartitionMillis(CudaDevice dev, int S, int n, int reps, int[] plan, boolean tiled) {
+    public static double[] tridiagPartitionMillis(CudaDevice dev, int S, int n, int reps, int[] plan, int tile) {
         checkClusterPlan(dev, plan);
+        if (tile > 0) {
+            tileShift(tile);
+        }
         return timeSolve(dev, S, n, timedSystems(tiledRows(S), n, 1), reps, "timed partitioned tridiagonal",
-                (st, b) -> launchPartition(st, S, n, plan, b, tiled));
+                (st, b) -> launchPartition(st, S, n, plan, b, tile));
     }
 
     /** "R = r, SB = sb" and ", cluster of cl" for a cluster plan. */
@@ -490,15 +508,15 @@ public final class PdeEngine {
 
     /** Launches the partitioned solver on {a, b, c, d} in b[0..3] by {@code plan} ({@link #partitionPlan}). */
     static void launchPartition(GpuStream st, int S, int n, int[] plan, DeviceBuffer[] b) {
-        launchPartition(st, S, n, plan, b, false);
+        launchPartition(st, S, n, plan, b, 0);
     }
 
-    /** {@link #launchPartition(GpuStream, int, int, int[], DeviceBuffer[])} on the tiled layout when {@code tiled}. */
-    static void launchPartition(GpuStream st, int S, int n, int[] plan, DeviceBuffer[] b, boolean tiled) {
+    /** {@link #launchPartition(GpuStream, int, int, int[], DeviceBuffer[])} on tiles of {@code tile} (0: none). */
+    static void launchPartition(GpuStream st, int S, int n, int[] plan, DeviceBuffer[] b, int tile) {
         String kernel = "pde_tridiag_partition_R" + plan[0] + (plan.length > 6 ? "_C" + plan[6] : "")
-                + (tiled ? "_T" : "");
-        KernelLauncher.launch(st, FhnGpu.MODULE, kernel, plan[4], plan[3], plan[5], S, n,
-                plan[2], b[0], b[1], b[2], b[3]);
+                + (tile > 0 ? "_T" : "");
+        KernelLauncher.launch(st, FhnGpu.MODULE, kernel, plan[4], plan[3], plan[5], S, n, plan[2],
+                tile > 0 ? tileShift(tile) : 0, b[0], b[1], b[2], b[3]);
     }
 
     /**

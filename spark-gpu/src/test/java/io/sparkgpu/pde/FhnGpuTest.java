@@ -230,9 +230,10 @@ class FhnGpuTest {
 
     /**
      * The cluster kernels (R = 16, 2, 4 or 8 blocks a cluster sharing each system's chunks through distributed shared
-     * memory) against the twin, bit for bit, on the interleaved and the tiled layout: clusters whose last block holds
-     * chunks past K (n = 1000 at 8 blocks, K = 63), one chunk a block (n = 64 at 4), n = 4096, S not a multiple of
-     * the 32-system tile, and explicit SB 1..32 where the block fits; then the plain kernels on the tiled layout.
+     * memory) against the twin, bit for bit, on the interleaved and tiled layouts (tiles of 32, 4 and 1 systems, S
+     * not a multiple of them): clusters whose last block holds
+     * chunks past K (n = 1000 at 8 blocks, K = 63), one chunk a block (n = 64 at 4), n = 4096, and explicit SB
+     * 1..32 where the block fits; then the plain kernels on tiles of 32, 2 and the plan's SB.
      */
     @Test
     void clusterPartitionEqualsTheTwin() {
@@ -255,9 +256,10 @@ class FhnGpuTest {
                         continue;
                     }
                     int[] plan = PdeEngine.partitionClusterPlan(S, n, sb, cl, sms);
-                    for (boolean tiled : new boolean[] {false, true}) {
-                        assertArrayEquals(d, PdeEngine.tridiagPartition(dev, S, n, sys, plan, tiled), "cluster "
-                                + "partition " + S + "x" + n + " " + PdeEngine.describePlan(plan) + " tiled " + tiled);
+                    for (int tile : new int[] {0, 32, 1, 4}) {
+                        assertArrayEquals(d, PdeEngine.tridiagPartition(dev, S, n, sys, plan, tile), "cluster "
+                                + "partition " + S + "x" + n + " " + PdeEngine.describePlan(plan) + ", tiles of "
+                                + tile);
                     }
                 }
             }
@@ -267,12 +269,14 @@ class FhnGpuTest {
                 double[] dr = sys[3].clone();
                 FhnCpu.partitionInterleaved(S, n, R, sys[0].clone(), sys[1].clone(), sys[2].clone(), dr);
                 int[] plan = PdeEngine.partitionPlan(dev, S, n, rr, 0);
-                assertArrayEquals(dr, PdeEngine.tridiagPartition(dev, S, n, sys, plan, true),
-                        "tiled partition " + S + "x" + n + " " + PdeEngine.describePlan(plan));
+                for (int tile : new int[] {32, 2, plan[2] == 3 ? 1 : plan[2]}) {
+                    assertArrayEquals(dr, PdeEngine.tridiagPartition(dev, S, n, sys, plan, tile),
+                            "partition " + S + "x" + n + " " + PdeEngine.describePlan(plan) + ", tiles of " + tile);
+                }
             }
         }
         assertTrue(PdeEngine.tridiagPartitionMillis(dev, 1000, 1024, 2, PdeEngine.partitionClusterPlan(1000, 1024, 0,
-                4, sms), true)[1] > 0, "timed, cluster of 4, tiled");
+                4, sms), 16)[1] > 0, "timed, cluster of 4, tiles of 16");
     }
 
     /**

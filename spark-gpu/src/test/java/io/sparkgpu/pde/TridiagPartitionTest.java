@@ -253,7 +253,8 @@ class TridiagPartitionTest {
         assertArrayEquals(new int[] {16, 256, 8, 256, 10_000, 48 * 256, 8},
                 PdeEngine.partitionClusterPlan(10_000, 4096, 0, 8, sms));
         // K = 63 over 8 blocks: 8 chunk slots a block, the last block's one past K idle; an explicit SB
-        assertArrayEquals(new int[] {16, 63, 3, 24, 16, 48 * 24, 8}, PdeEngine.partitionClusterPlan(5, 1000, 3, 8, sms));
+        assertArrayEquals(new int[] {16, 63, 3, 24, 16, 48 * 24, 8},
+                PdeEngine.partitionClusterPlan(5, 1000, 3, 8, sms));
         // a small batch halves SB for blocks
         assertEquals(1, PdeEngine.partitionClusterPlan(100, 1024, 0, 2, sms)[2]);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
@@ -264,30 +265,46 @@ class TridiagPartitionTest {
         assertEquals("R = 16, SB = 8, cluster of 8", PdeEngine.describePlan(
                 PdeEngine.partitionClusterPlan(10_000, 4096, 0, 8, sms)));
 
-        // the automatic plan: plain up to n = 1024 and without clusters; above, the fewest blocks reaching SB >= 8
+        // the automatic plan: plain up to n = 1024 (2048 tiled) and without clusters; above, the fewest blocks a
+        // cluster reaching SB >= 8
         assertArrayEquals(PdeEngine.partitionPlan(100_000, 1024, 0, 0, sms),
-                PdeEngine.partitionAutoPlan(100_000, 1024, sms, true));
+                PdeEngine.partitionAutoPlan(100_000, 1024, sms, true, false));
         assertArrayEquals(PdeEngine.partitionPlan(100_000, 2048, 0, 0, sms),
-                PdeEngine.partitionAutoPlan(100_000, 2048, sms, false));
+                PdeEngine.partitionAutoPlan(100_000, 2048, sms, false, false));
+        assertArrayEquals(PdeEngine.partitionPlan(100_000, 2048, 0, 0, sms),
+                PdeEngine.partitionAutoPlan(100_000, 2048, sms, true, true));
         assertArrayEquals(new int[] {16, 128, 8, 256, 50_000, 48 * 256, 4},
-                PdeEngine.partitionAutoPlan(100_000, 2048, sms, true));
+                PdeEngine.partitionAutoPlan(100_000, 2048, sms, true, false));
         assertArrayEquals(new int[] {16, 256, 8, 256, 10_000, 48 * 256, 8},
-                PdeEngine.partitionAutoPlan(10_000, 4096, sms, true));
-        assertEquals(8, PdeEngine.partitionAutoPlan(100, 4096, sms, true)[6]); // small batch: SB < 8 everywhere
-        assertEquals(4, PdeEngine.partitionAutoPlan(100_000, 1025, sms, true)[6]); // K = 65: SB 4 at 2 blocks, 8 at 4
+                PdeEngine.partitionAutoPlan(10_000, 4096, sms, true, false));
+        assertArrayEquals(new int[] {16, 256, 8, 256, 10_000, 48 * 256, 8},
+                PdeEngine.partitionAutoPlan(10_000, 4096, sms, true, true));
+        assertEquals(8, PdeEngine.partitionAutoPlan(100, 4096, sms, true, false)[6]); // small batch: SB < 8 anywhere
+        assertEquals(4, PdeEngine.partitionAutoPlan(100_000, 1025, sms, true, false)[6]); // K = 65: SB 4 at 2, 8 at 4
 
-        // tiled layout: 33 systems of 5 take two tiles; element i of system j at (j / 32) 32 n + 32 i + j % 32
+        // tiled layout: 33 systems of 5 take two tiles of 32; element i of system j at (j / T) T n + T i + j % T
         int S = 33;
         int n = 5;
-        assertEquals(64L * n, PdeEngine.tiledLength(S, n));
+        assertEquals(64L * n, PdeEngine.tiledLength(S, n, 32));
+        assertEquals(36L * n, PdeEngine.tiledLength(S, n, 4));
+        assertEquals(33L * n, PdeEngine.tiledLength(S, n, 1));
         double[] x = new double[S * n];
         for (int e2 = 0; e2 < x.length; e2++) {
             x[e2] = e2;
         }
-        double[] t = PdeEngine.toTiled(S, n, x, -1);
+        double[] t = PdeEngine.toTiled(S, n, x, -1, 32);
         assertEquals(x[2 * S + 1], t[32 * 2 + 1]);
         assertEquals(x[3 * S + 32], t[32 * n + 32 * 3]);
         assertEquals(-1, t[32 * n + 32 * 3 + 1]);
-        assertArrayEquals(x, PdeEngine.fromTiled(S, n, t));
+        assertArrayEquals(x, PdeEngine.fromTiled(S, n, t, 32));
+        double[] t4 = PdeEngine.toTiled(S, n, x, -1, 4);
+        assertEquals(x[2 * S + 6], t4[(1 * n + 2) * 4 + 2]);
+        assertArrayEquals(x, PdeEngine.fromTiled(S, n, t4, 4));
+        double[] t1 = PdeEngine.toTiled(S, n, x, -1, 1); // each system contiguous
+        assertEquals(x[4 * S + 7], t1[7 * n + 4]);
+        assertArrayEquals(x, PdeEngine.fromTiled(S, n, t1, 1));
+        e = assertThrows(IllegalArgumentException.class, () -> PdeEngine.tiledLength(10, 5, 3));
+        assertTrue(e.getMessage().contains("got 3"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> PdeEngine.tiledLength(10, 5, 64));
     }
 }

@@ -184,15 +184,17 @@ public final class FhnBenchmark {
         List<Integer> tridiagCluster = List.of();
 
         @Option(order = 4, names = "--tridiag-layout", paramLabel = "LIST",
-                description = {"partitioned batched solver: layouts to time, interleaved (row i of system j at i S + j)"
-                    + " and/or tiled (tiles of 32 interleaved systems, each contiguous)  [interleaved]"})
+                description = {"partitioned batched solver: layouts to time, interleaved (row i of system j at i S + j),"
+                    + " tiled (tiles of 32 interleaved systems, each contiguous) and/or tiled-sb (tiles of the plan's"
+                    + " SB systems)  [interleaved]"})
         void setTridiagLayout(String v) {
-            this.tridiagTiled = BenchArgs.choices("--tridiag-layout", v, List.of("interleaved", "tiled")).stream()
-                    .map(t -> t.equals("tiled")).distinct().toList();
+            this.tridiagTiles = BenchArgs.choices("--tridiag-layout", v, List.of("interleaved", "tiled", "tiled-sb"))
+                    .stream().map(t -> t.equals("interleaved") ? 0 : t.equals("tiled") ? PdeEngine.PARTITION_TILE
+                            : -1).distinct().toList();
         }
 
-        /** Layouts of the partitioned solver to time: false interleaved, true tiled. */
-        List<Boolean> tridiagTiled = List.of(false);
+        /** Layouts of the partitioned solver to time: 0 interleaved, 32 tiled, -1 tiles of the plan's SB. */
+        List<Integer> tridiagTiles = List.of(0);
 
         static Options parse(String[] args) {
             Options o = new Options();
@@ -261,23 +263,28 @@ public final class FhnBenchmark {
                     break;
                 }
                 for (int sb : o.tridiagSb) {
-                    int[] plan;
-                    try {
-                        plan = r == 0 && sb == 0 ? PdeEngine.partitionAutoPlan(dev, sh[0], sh[1])
-                                : PdeEngine.partitionPlan(dev, sh[0], sh[1], r, sb);
-                    } catch (IllegalArgumentException e) {
-                        // an explicit SB whose block exceeds the kernel's threads for this R and n
-                        out.add("| batched tridiagonal, partitioned (R=" + (r == 0 ? "auto" : r) + ", SB=" + sb
-                                + ") | " + sh[0] + " x " + sh[1] + " | | not launchable: " + e.getMessage() + " | |");
-                        continue;
-                    }
-                    String auto = r == 0 && sb == 0 ? ", auto" : r == 0 ? ", auto R" : sb == 0 ? ", auto SB" : "";
-                    for (boolean tiled : o.tridiagTiled) {
+                    for (int t : o.tridiagTiles) {
+                        int[] plan;
+                        try {
+                            plan = r == 0 && sb == 0 ? PdeEngine.partitionAutoPlan(dev, sh[0], sh[1], t != 0)
+                                    : PdeEngine.partitionPlan(dev, sh[0], sh[1], r, sb);
+                        } catch (IllegalArgumentException e) {
+                            // an explicit SB whose block exceeds the kernel's threads for this R and n
+                            out.add("| batched tridiagonal, partitioned (R=" + (r == 0 ? "auto" : r) + ", SB=" + sb
+                                    + ") | " + sh[0] + " x " + sh[1] + " | | not launchable: " + e.getMessage()
+                                    + " | |");
+                            break;
+                        }
+                        int tile = t < 0 ? plan[2] : t;
+                        if (Integer.bitCount(tile) > 1) {
+                            continue; // tiles of a power of two only
+                        }
+                        String auto = r == 0 && sb == 0 ? ", auto" : r == 0 ? ", auto R" : sb == 0 ? ", auto SB" : "";
                         double ms = medianAfterWarmup(
-                                PdeEngine.tridiagPartitionMillis(dev, sh[0], sh[1], o.reps + 1, plan, tiled));
+                                PdeEngine.tridiagPartitionMillis(dev, sh[0], sh[1], o.reps + 1, plan, tile));
                         out.add(row("batched tridiagonal, partitioned (" + PdeEngine.describePlan(plan) + auto
-                                + (tiled ? ", tiled" : "") + ")", sh[0] + " x " + sh[1], ms, u / (ms / 1e3),
-                                "unknowns/s", 40.0 * u / (ms / 1e3) / 1e9 / bw));
+                                + (tile > 0 ? ", tiles of " + tile : "") + ")", sh[0] + " x " + sh[1], ms,
+                                u / (ms / 1e3), "unknowns/s", 40.0 * u / (ms / 1e3) / 1e9 / bw));
                     }
                 }
             }
@@ -300,11 +307,16 @@ public final class FhnBenchmark {
                                 + " x " + sh[1] + " | | not launchable: " + e.getMessage() + " | |");
                         continue;
                     }
-                    for (boolean tiled : o.tridiagTiled) {
+                    for (int t : o.tridiagTiles) {
+                        int tile = t < 0 ? plan[2] : t;
+                        if (Integer.bitCount(tile) > 1) {
+                            continue; // tiles of a power of two only
+                        }
                         double ms = medianAfterWarmup(PdeEngine.tridiagPartitionMillis(dev, sh[0], sh[1], o.reps + 1,
-                                plan, tiled));
+                                plan, tile));
                         out.add(row("batched tridiagonal, partitioned (" + PdeEngine.describePlan(plan)
-                                + (sb == 0 ? ", auto SB" : "") + (tiled ? ", tiled" : "") + ")", sh[0] + " x "
+                                + (sb == 0 ? ", auto SB" : "") + (tile > 0 ? ", tiles of " + tile : "") + ")",
+                                sh[0] + " x "
                                 + sh[1], ms, u / (ms / 1e3), "unknowns/s", 40.0 * u / (ms / 1e3) / 1e9 / bw));
                     }
                 }
