@@ -89,4 +89,12 @@ public final class SortEngine {
     public static double[] gpuKernelMillis(CudaDevice dev, int[] keys, int m, KernelOp op, String kernel, int reps) {
         return SortGpu.kernelMillis(dev, keys, m, op.op, kernel, reps);
     }
+
+    /**
+     * Milliseconds (CUDA events) of {@code reps} runs of the GPU's stable order of full-range 32-bit keys (the
+     * general radix path: four 8-bit passes) on keys already on the device.
+     */
+    public static double[] gpuWideKernelMillis(CudaDevice dev, int[] keys, int reps) {
+        return SortGpu.wideKernelMillis(dev, keys, reps);
+    }
 }

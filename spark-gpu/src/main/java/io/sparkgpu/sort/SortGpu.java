@@ -690,4 +690,32 @@ final class SortGpu {
         }
         return ms;
     }
+
+    /**
+     * Milliseconds (CUDA events) of {@code reps} runs of the stable order of full-range 32-bit keys (the wide path of
+     * {@link #orderWide} with 32 bits: four 8-bit LSD passes, int indices) on keys already on the device, as {@link
+     * #kernelMillis}: the input restored between runs outside the interval.
+     */
+    public static double[] wideKernelMillis(CudaDevice dev, int[] keys, int reps) {
+        int n = keys.length;
+        double[] ms = new double[reps];
+        if (n == 0) {
+            return ms;
+        }
+        int[] passes = SortCpu.splitBits(32, MAX_PASS_BITS);
+        try (GpuStream s = new GpuStream(dev); KernelTimer timer = new KernelTimer(dev);
+             Stable st = new Stable(dev, s, n, 0, false, passes, 0);
+             DeviceBuffer pristine = DeviceBuffer.allocate(dev, 4L * n)) {
+            pristine.upload(keys, 0, n, 0, s);
+            for (int r = 0; r < reps; r++) {
+                st.keys().copyFrom(pristine, 4L * n, s);
+                timer.start(s);
+                st.run(0);
+                timer.stop(s);
+                s.synchronize("timed stable order of 32-bit keys");
+                ms[r] = timer.millis();
+            }
+        }
+        return ms;
+    }
 }

@@ -74,6 +74,9 @@ public final class SortBenchmark {
         int device = 0;
         @Option(order = 16, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
         String markdown;
+        @Option(order = 17, names = "--wide", description = {"also time, at each n, the GPU kernels' stable order of "
+            + "uniform full-range 32-bit keys (the general radix path, m = 2^32)"})
+        boolean wide;
         boolean help;
         String[] argv = new String[0];
 
@@ -342,6 +345,14 @@ public final class SortBenchmark {
                 o.longIndex ? "long" : "int"));
         long start = System.nanoTime();
         for (int n : o.ns) {
+            if (o.wide && dev != null && o.impls.contains("kernel")) {
+                int[] keys = new java.util.SplittableRandom(o.seed).ints(n).toArray();
+                double[] ms = SortEngine.gpuWideKernelMillis(dev, keys, o.reps + 1);
+                double s = median(Arrays.copyOfRange(ms, 1, ms.length)) / 1e3;
+                rep.rows.add(new Row(n, "2^32", "uniform", "kv (stable order, int)", "ours GPU, kernels", s,
+                        "general path: 4 x 8-bit LSD passes"));
+                progress("n=%d m=2^32 uniform kv: GPU kernels %.3f ms", n, s * 1e3);
+            }
             for (int m : o.ms) {
                 for (String dist : o.dists) {
                     if (o.maxSeconds > 0 && (System.nanoTime() - start) / 1e9 > o.maxSeconds) {
