@@ -11,17 +11,14 @@ import java.util.List;
 import java.util.SplittableRandom;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.rdd.RDD;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.catalyst.InternalRow;
-import org.apache.spark.sql.catalyst.expressions.JoinedRow;
-import org.apache.spark.sql.catalyst.expressions.SpecificInternalRow;
-import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
+import org.apache.spark.sql.classic.ExpressionUtils;
 import org.apache.spark.sql.functions;
-import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * Sorting a DataFrame by one column with the project's sort kernels (counting sort for key ranges up to 2^24,
@@ -45,11 +42,12 @@ import scala.jdk.javaapi.CollectionConverters;
  * Spark's range partitioning: a sampling job (a reservoir sample of the keys of each input partition, about
  * 60 keys per output partition in all, as Spark's RangePartitioner draws, also counting the rows) picks
  * boundaries between the output partitions, weighting each sampled key by its partition's rows per sample;
- * then each row, with two internal columns added (its output partition by the boundaries: equal keys always land
- * together; and its input position, partition index << 33 | row index like {@code monotonically_increasing_id}),
- * is shuffled by Spark's SQL exchange straight to that partition ({@code repartitionById}); each output partition
- * is sorted by its input positions and then stably by its keys ({@link SortPartitions}) and the internal columns
- * are dropped. Nulls go to the first or the last partition.
+ * then each row, with its input position added as an internal column ({@code monotonically_increasing_id}:
+ * partition index << 33 | row index), is shuffled by Spark's SQL exchange straight to its output partition
+ * ({@code repartitionById} on {@link RangePartitionId}, the partition of its key by the boundaries, evaluated per
+ * row: equal keys always land together); each output partition is sorted by its input positions and then stably
+ * by its keys ({@link SortPartitions}) and the internal column is dropped. Nulls go to the first or the last
+ * partition.
  *
  * <h2>Histogram</h2>
  * {@link #histogram}: the rows per value of a byte/short/int/long column whose values lie in [0, m), m <= 2^24,
@@ -103,17 +101,17 @@ public final class GpuSort {
             cfg.metrics.sampleSeconds += (System.nanoTime() - t0) / 1e9;
         }
 
-        StructType tagged = schema.add(SortConfig.PARTITION_COL, DataTypes.IntegerType, false)
-                .add(SortConfig.ID_COL, DataTypes.LongType, false);
+        // each row with its input position (partition index << 33 | row index) as the last column, shuffled by
+        // Spark's exchange to the partition its key's range gives (evaluated per row; no column of its own)
         int nullPartition = nullsFirst ? 0 : bounds.length;
-        JavaRDD<InternalRow> withTags = input.toJavaRDD().mapPartitionsWithIndex(
-                (pidx, it) -> tag(it, pidx, reader, bounds, nullPartition, tagged), true);
-        Dataset<Row> shuffled = session(df).internalCreateDataFrame(withTags.rdd(), tagged, false)
-                .repartitionById(parts, functions.col(SortConfig.PARTITION_COL));
-        SortPartitions sorter = new SortPartitions(reader, nullsFirst, backend, cfg.metrics, schema.length() + 1);
+        Dataset<Row> withId = df.withColumn(SortConfig.ID_COL, functions.monotonically_increasing_id());
+        Column partition = ExpressionUtils.column(new RangePartitionId(ExpressionUtils.expression(
+                df.col("`" + cfg.keyCol.replace("`", "``") + "`")), reader, bounds, nullPartition));
+        Dataset<Row> shuffled = withId.repartitionById(parts, partition);
+        StructType tagged = schema.add(SortConfig.ID_COL, DataTypes.LongType, false);
+        SortPartitions sorter = new SortPartitions(reader, nullsFirst, backend, cfg.metrics, schema.length());
         JavaRDD<InternalRow> sorted = shuffled.queryExecution().toRdd().toJavaRDD().mapPartitions(sorter::sort, true);
-        return session(df).internalCreateDataFrame(sorted.rdd(), tagged, false)
-                .drop(SortConfig.PARTITION_COL, SortConfig.ID_COL);
+        return session(df).internalCreateDataFrame(sorted.rdd(), tagged, false).drop(SortConfig.ID_COL);
     }
 
     // ------------------------------------------------------------------------------------------ within partitions
@@ -276,31 +274,5 @@ public final class GpuSort {
             }
         }
         return lo;
-    }
-
-    /** The rows of input partition pidx with their output partition and input position appended. */
-    private static Iterator<InternalRow> tag(Iterator<InternalRow> it, int pidx, SortKeys.Reader reader,
-                                             long[] bounds, int nullPartition, StructType tagged) {
-        UnsafeProjection proj = UnsafeProjection.create(tagged);
-        SpecificInternalRow extra = new SpecificInternalRow(
-                CollectionConverters.asScala(List.<DataType>of(DataTypes.IntegerType, DataTypes.LongType)).toSeq());
-        JoinedRow joined = new JoinedRow();
-        long base = (long) pidx << 33;
-        return new Iterator<InternalRow>() {
-            long row;
-
-            @Override
-            public boolean hasNext() {
-                return it.hasNext();
-            }
-
-            @Override
-            public InternalRow next() {
-                InternalRow r = it.next();
-                extra.setInt(0, reader.isNull(r) ? nullPartition : partitionOf(bounds, reader.key(r)));
-                extra.setLong(1, base + row++);
-                return proj.apply(joined.apply(r, extra));
-            }
-        };
     }
 }

@@ -9,6 +9,7 @@ import org.apache.spark.sql.catalyst.expressions.SpecializedGetters;
 import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.ByteType;
 import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.Decimal;
 import org.apache.spark.sql.types.DateType;
 import org.apache.spark.sql.types.DecimalType;
 import org.apache.spark.sql.types.DoubleType;
@@ -98,6 +99,43 @@ final class SortKeys {
         /** The key of a non-null value of the row (complemented when descending). */
         public long key(InternalRow row) {
             return key(row, ordinal);
+        }
+
+        /**
+         * The key of a non-null value in Catalyst's internal form (Boolean, Byte, Short, Integer (also dates), Long
+         * (also timestamps), Float, Double, Decimal), as {@link #key(SpecializedGetters, int)} reads it from a row.
+         */
+        public long keyOf(Object v) {
+            long k;
+            switch (kind) {
+                case BOOLEAN:
+                    k = (Boolean) v ? 1L : 0L;
+                    break;
+                case BYTE:
+                    k = signed((Byte) v);
+                    break;
+                case SHORT:
+                    k = signed((Short) v);
+                    break;
+                case INT:
+                    k = signed((Integer) v);
+                    break;
+                case LONG:
+                    k = signed((Long) v);
+                    break;
+                case FLOAT:
+                    k = ofDouble((Float) v);
+                    break;
+                case DOUBLE:
+                    k = ofDouble((Double) v);
+                    break;
+                case DECIMAL:
+                    k = signed(((Decimal) v).toUnscaledLong());
+                    break;
+                default:
+                    throw new IllegalStateException("unknown key kind " + kind);
+            }
+            return ascending ? k : ~k;
         }
 
         /** The key of the non-null value at {@code i} of a row or an array (complemented when descending). */
