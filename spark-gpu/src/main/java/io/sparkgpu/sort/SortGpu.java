@@ -674,16 +674,8 @@ final class SortGpu {
                 }
             } else {
                 boolean wide = op == Op.ORDER_LONG;
-                try (Stable st = new Stable(dev, s, n, m, wide); DeviceBuffer pristine = DeviceBuffer.allocate(dev, 4L * n)) {
-                    pristine.upload(keys, 0, n, 0, s);
-                    for (int r = 0; r < reps; r++) {
-                        st.keys().copyFrom(pristine, 4L * n, s);
-                        timer.start(s);
-                        st.run(0);
-                        timer.stop(s);
-                        s.synchronize("timed stable order");
-                        ms[r] = timer.millis();
-                    }
+                try (Stable st = new Stable(dev, s, n, m, wide)) {
+                    timeStable(st, timer, keys, ms, "timed stable order");
                     st.checkBad(keys);
                 }
             }
@@ -704,18 +696,25 @@ final class SortGpu {
         }
         int[] passes = SortCpu.splitBits(32, MAX_PASS_BITS);
         try (GpuStream s = new GpuStream(dev); KernelTimer timer = new KernelTimer(dev);
-             Stable st = new Stable(dev, s, n, 0, false, passes, 0);
-             DeviceBuffer pristine = DeviceBuffer.allocate(dev, 4L * n)) {
-            pristine.upload(keys, 0, n, 0, s);
-            for (int r = 0; r < reps; r++) {
-                st.keys().copyFrom(pristine, 4L * n, s);
-                timer.start(s);
+             Stable st = new Stable(dev, s, n, 0, false, passes, 0)) {
+            timeStable(st, timer, keys, ms, "timed stable order of 32-bit keys");
+        }
+        return ms;
+    }
+
+    /** Times ms.length runs of {@code st} on {@code keys}, the input restored from a device copy before each. */
+    private static void timeStable(Stable st, KernelTimer timer, int[] keys, double[] ms, String what) {
+        int n = keys.length;
+        try (DeviceBuffer pristine = DeviceBuffer.allocate(st.dev, 4L * n)) {
+            pristine.upload(keys, 0, n, 0, st.s);
+            for (int r = 0; r < ms.length; r++) {
+                st.keys().copyFrom(pristine, 4L * n, st.s);
+                timer.start(st.s);
                 st.run(0);
-                timer.stop(s);
-                s.synchronize("timed stable order of 32-bit keys");
+                timer.stop(st.s);
+                st.s.synchronize(what);
                 ms[r] = timer.millis();
             }
         }
-        return ms;
     }
 }
