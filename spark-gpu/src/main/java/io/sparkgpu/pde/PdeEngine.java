@@ -43,7 +43,7 @@ public final class PdeEngine {
      * timings on either layout share one set of arrays (each kernel reads only its S systems).
      */
     private static int tiledRows(int S) {
-        return (S + PARTITION_TILE - 1) / PARTITION_TILE * PARTITION_TILE;
+        return Math.toIntExact(tiledLength(S, 1, PARTITION_TILE));
     }
 
     private static synchronized double[][] timedSystems(int S, int n, long seed) {
@@ -258,11 +258,19 @@ public final class PdeEngine {
      * batches want more blocks instead: 10^4 x 128 at R = 8 reached 79% with SB = 8 and 43% with SB = 16.
      */
     static int partitionSb(int r, int k, long S, int sms) {
+        return partitionSb(r, k, S, 1, sms);
+    }
+
+    /**
+     * {@link #partitionSb(int, int, long, int)} for blocks of K chunks a system in clusters of {@code cl} blocks (a
+     * grid of cl blocks per SB systems; cl = 1: the plain plan).
+     */
+    static int partitionSb(int r, int k, long S, int cl, int sms) {
         int sb = 1;
         while (sb < 32 && 2 * sb * k <= Math.min(PARTITION_TARGET_THREADS, partitionMaxThreads(r))) {
             sb *= 2;
         }
-        while (sb > 1 && (S + sb - 1) / sb < (long) PARTITION_MIN_BLOCKS_PER_SM * sms) {
+        while (sb > 1 && (S + sb - 1) / sb * cl < (long) PARTITION_MIN_BLOCKS_PER_SM * sms) {
             sb /= 2;
         }
         return sb;
@@ -327,16 +335,7 @@ public final class PdeEngine {
                     + cl + " blocks a cluster (" + kc + " chunk threads a system and block) takes SB = 0 (automatic)"
                     + " or 1.." + Math.min(32, maxT / kc) + " systems per cluster, got SB = " + sb);
         }
-        int s = sb;
-        if (s == 0) {
-            s = 1;
-            while (s < 32 && 2 * s * kc <= Math.min(PARTITION_TARGET_THREADS, maxT)) {
-                s *= 2;
-            }
-            while (s > 1 && ((long) S + s - 1) / s * cl < (long) PARTITION_MIN_BLOCKS_PER_SM * sms) {
-                s /= 2;
-            }
-        }
+        int s = sb == 0 ? partitionSb(16, kc, S, cl, sms) : sb;
         int threads = s * kc;
         long grid = ((long) S + s - 1) / s * cl;
         if (grid > Integer.MAX_VALUE) {
@@ -496,9 +495,7 @@ public final class PdeEngine {
      * {@code FhnCpu.partitionInterleaved(S, n, R, ...)} whatever sb.
      */
     public static double[] tridiagPartition(CudaDevice dev, int S, int n, double[][] sys, int r, int sb) {
-        int[] plan = partitionPlan(dev, S, n, r, sb);
-        return solveOnce(dev, S, n, sys, "partitioned tridiagonal (R = " + plan[0] + ", SB = " + plan[2] + ")",
-                (st, b) -> launchPartition(st, S, n, plan, b));
+        return tridiagPartition(dev, S, n, sys, partitionPlan(dev, S, n, r, sb), 0);
     }
 
     /** {@link #tridiagPartition(CudaDevice, int, int, double[][], int, int)} with the automatic SB. */
@@ -525,9 +522,7 @@ public final class PdeEngine {
      * {@link #thomasBatchMillis(CudaDevice, int, int, int)}.
      */
     public static double[] tridiagPartitionMillis(CudaDevice dev, int S, int n, int reps, int r, int sb) {
-        int[] plan = partitionPlan(dev, S, n, r, sb);
-        return timeSolve(dev, S, n, timedSystems(tiledRows(S), n, 1), reps, "timed partitioned tridiagonal",
-                (st, b) -> launchPartition(st, S, n, plan, b));
+        return tridiagPartitionMillis(dev, S, n, reps, partitionPlan(dev, S, n, r, sb), 0);
     }
 
     // ------------------------------------------------------------------ cyclic reduction, timing

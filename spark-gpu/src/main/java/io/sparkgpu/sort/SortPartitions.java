@@ -101,16 +101,6 @@ final class SortPartitions implements Serializable {
         int count() {
             return loc.n;
         }
-
-        /** Row i, in {@code into} for a packed row (valid until the next call), else the kept copy. */
-        InternalRow get(int i, UnsafeRow into) {
-            long l = loc.a[i];
-            if (l < 0) {
-                return others.get((int) (-1 - l));
-            }
-            into.pointTo(pages.get((int) (l >>> 32)), Platform.BYTE_ARRAY_OFFSET + (int) l, size[i]);
-            return into;
-        }
     }
 
     /** The rows of one partition in sorted order. */
