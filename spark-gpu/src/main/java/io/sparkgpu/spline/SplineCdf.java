@@ -1,5 +1,7 @@
 package io.sparkgpu.spline;
 
+import io.sparkgpu.common.FixedPoint;
+import io.sparkgpu.common.Int128;
 import io.sparkgpu.cuda.Backend;
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -10,6 +12,7 @@ import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.storage.StorageLevel;
 
@@ -21,7 +24,9 @@ import org.apache.spark.storage.StorageLevel;
  * plotting positions u_i = (S_i + w_i / 2 - w_0 / 2) / (W - w_0 / 2 - w_n-1 / 2), S_i the weight before row i and W
  * the total: u_0 = 0, u_n-1 = 1, and unweighted u_i = i / (n - 1). The quantile at level p is the linear
  * interpolation of v over u (unweighted: Hyndman and Fan's type 7, R's and NumPy's default), so it is exact: it
- * depends on the multiset of values only (for unweighted data, also not on the partitioning).
+ * depends on the multiset of (value, weight) rows only, not on their order or partitioning. For that, S_i and W are
+ * exact sums of the weights in 128-bit fixed point (one shift for the column, see {@link #weightShift}), each
+ * rounded once to a double, so the local and the distributed paths give the same bits for any partitioning.
  *
  * <p><b>The CDF.</b> The knots are the quantiles x_k at the levels p_k = k / (K - 1), k = 0..K-1; equal x_k (ties,
  * atoms) keep the largest level, so the CDF is right-continuous at an atom. The spline through (x_k, p_k) is by
@@ -34,8 +39,9 @@ import org.apache.spark.storage.StorageLevel;
  * exact counts per bin of a sampled CDF and the values of those bins only (no sort; the same bits). Weighted:
  * {@link #quantileKnots(Dataset, String, String, int, StorageLevel)} sorts the column with
  * Spark (a range-partitioned sort by value, then weight, so that equal values are in an order given by the data,
- * not by the input's order), counts and sums the weights per partition, then each partition emits only the
- * rows next to a level: K levels cost O(K) rows on the driver, whatever n.
+ * not by the input's order), finds the fixed-point scale from the row count and largest weight, counts and sums
+ * the weights per partition exactly, then each partition emits only the rows next to a level: K levels cost O(K)
+ * rows on the driver, whatever n.
  */
 public final class SplineCdf {
     private SplineCdf() {
@@ -134,24 +140,31 @@ public final class SplineCdf {
         // ties by weight: the positions depend on the order of equal values, which must not be the input's
         Arrays.sort(order, (i, j) -> {
             int c = Double.compare(values[i] + 0.0, values[j] + 0.0);
-            return c != 0 || weights == null ? c : Double.compare(weights[i], weights[j]);
+            return c != 0 ? c : Double.compare(weights[i], weights[j]);
         });
         double[] v = new double[n];
         double[] w = new double[n];
+        double maxW = 0;
         for (int i = 0; i < n; i++) {
             v[i] = values[order[i]] + 0.0;
-            w[i] = weights == null ? 1.0 : weights[order[i]];
+            w[i] = weights[order[i]];
+            maxW = Math.max(maxW, w[i]);
         }
-        double total = 0;
-        for (double x : w) {
-            total += x;
+        // the weight before each row and the total, exact in fixed point (see weightShift): the bits of the
+        // distributed path's, which sums the same integers partition by partition
+        int shift = weightShift(n, maxW);
+        double[] m = FixedPoint.multipliers(shift);
+        long[] acc = new long[2];
+        double[] before = new double[n];
+        for (int i = 0; i < n; i++) {
+            before[i] = fixedToDouble(acc, shift);
+            FixedPoint.add(acc, 0, w[i], m[0], m[1]);
         }
+        double total = checkTotal(fixedToDouble(acc, shift), wCol);
         double d = total - w[0] / 2 - w[n - 1] / 2;
         double[] u = new double[n];
-        double s = 0;
         for (int i = 0; i < n; i++) {
-            u[i] = position(s, w[i], w[0], d);
-            s += w[i];
+            u[i] = position(before[i], w[i], w[0], d);
         }
         return interpolate(u, v, numKnots);
     }
@@ -166,22 +179,75 @@ public final class SplineCdf {
         }
     }
 
-    /** Per-partition totals of the sorted column (pass 1). */
+    /**
+     * The fixed-point shift for the weight sums of a column of at most n rows with weights at most maxW.
+     *
+     * <p>Why fixed point: the plotting positions need S_i, the weight before each sorted row, and W, the total. As
+     * ordinary double sums their bits would depend on where the sorted rows are split into partitions (the
+     * distributed path adds partition totals, then runs within each partition), and Spark's range partitioner
+     * samples with a seed that changes from one fit to the next. Each weight is therefore quantized once, as
+     * trunc(w * 2^shift) in a 128-bit integer ({@link FixedPoint}); integer sums are exact and associative, so every
+     * prefix sum has the same bits whatever the partitioning, locally or distributed, and is rounded to a double
+     * only where a double is needed.
+     *
+     * <p>The shift: the total is below n * maxW &lt; 2^bitLength(n) * 2^(e+1), e = the exponent of maxW, so
+     * {@code FixedPoint.shiftFor(maxW) - bitLength(n)} (the scale of shiftFor(n * maxW), at most one bit coarser,
+     * computed without overflow) keeps every sum below 2^124. A weight of maxW becomes an integer of
+     * 124 - bitLength(n) &gt;= 61 bits, and every weight of at least maxW * 2^(bitLength(n) - 71) is kept exactly;
+     * smaller ones lose low bits, less than 2^-shift each, so the total is off by less than n * 2^-shift &lt; W *
+     * 2^-(123 - 2 bitLength(n)): far under the rounding of a double sum.
+     */
+    static int weightShift(long n, double maxW) {
+        int bits = 64 - Long.numberOfLeadingZeros(Math.max(n, 1));
+        return FixedPoint.shiftFor(maxW > 0 ? maxW : 1.0) - bits;
+    }
+
+    /**
+     * The fixed-point pair acc[0] (lo), acc[1] (hi) at scale 2^shift as the nearest double: {@link Int128#toDouble}
+     * (no BigInteger per row), then an exact power-of-two scaling for normal results. Every conversion of a weight
+     * sum goes through here, so the local and distributed paths round identically.
+     */
+    static double fixedToDouble(long[] acc, int shift) {
+        return fixedToDouble(acc[0], acc[1], shift);
+    }
+
+    static double fixedToDouble(long lo, long hi, int shift) {
+        return Math.scalb(Int128.toDouble(lo, hi), -shift);
+    }
+
+    /** The total weight, refused when it exceeds the largest double (then no position would be finite). */
+    static double checkTotal(double total, String wCol) {
+        if (!(total < Double.POSITIVE_INFINITY)) {
+            throw new IllegalArgumentException(wCol + " must sum to at most " + Double.MAX_VALUE + ", got more");
+        }
+        return total;
+    }
+
+    /**
+     * Per-partition totals of the sorted column (pass 1): the weight sum is the exact fixed-point pair (lo, hi) at
+     * the column's shift.
+     */
     static final class PartStats implements Serializable {
-        private static final long serialVersionUID = 1L;
+        private static final long serialVersionUID = 2L;
         long count;
-        double weight;
+        long weightLo;
+        long weightHi;
         double firstW = Double.NaN;
         double lastW = Double.NaN;
         long bad;
         String firstBad;
     }
 
-    /** What a partition needs to place its rows (pass 2). */
+    /**
+     * What a partition needs to place its rows (pass 2): the exact fixed-point weight of all earlier partitions
+     * (lo, hi), the position of the row just before the partition (-infinity when none) and the weight of the row
+     * just after it (NaN when none).
+     */
     static final class PartPlace implements Serializable {
-        private static final long serialVersionUID = 1L;
-        double before;
-        double prevW = Double.NaN;
+        private static final long serialVersionUID = 2L;
+        long beforeLo;
+        long beforeHi;
+        double prevU = Double.NEGATIVE_INFINITY;
         double nextW = Double.NaN;
     }
 
@@ -216,14 +282,39 @@ public final class SplineCdf {
             }
         }
         Column v = quoted(df, col).cast(DataTypes.DoubleType);
-        Column w = wCol == null ? org.apache.spark.sql.functions.lit(1.0) : quoted(df, wCol).cast(DataTypes.DoubleType);
+        Column w = wCol == null ? functions.lit(1.0) : quoted(df, wCol).cast(DataTypes.DoubleType);
         // the sorted column cached as a Dataset (columnar, 16 bytes a row), not as an RDD of Row objects (~100
         // bytes a row on the heap: 10 GB at 10^8 rows); both passes read it as rows
         Dataset<Row> sortedDs = df.select(v.as("v"), w.as("w")).sort("v", "w").persist(level);
         JavaRDD<Row> sorted = sortedDs.javaRDD();
         try {
+            // The fixed-point shift of the weight sums (see weightShift) needs a bound on the total before pass 1
+            // sums the partitions. Unweighted (every weight 1), n < 2^63 bounds it without looking at the data.
+            // Weighted: one columnar aggregation over the cached sort (it also fills the cache) for the number of
+            // rows and the largest valid weight; folding them into pass 1 would instead cost a third pass over the
+            // rows. Bad rows are left to pass 1 and its errors: they only make the bound larger, and a fit with bad
+            // rows is refused before the bound is used.
+            long bound;
+            double maxW;
+            if (wCol == null) {
+                bound = Long.MAX_VALUE;
+                maxW = 1.0;
+            } else {
+                Column wc = functions.col("w");
+                Column goodW = functions.not(functions.isnan(wc)).and(wc.gt(0))
+                        .and(wc.lt(Double.POSITIVE_INFINITY));
+                Row agg = sortedDs.agg(functions.count(functions.lit(1)),
+                        functions.max(functions.when(goodW, wc))).head();
+                bound = agg.getLong(0);
+                maxW = agg.isNullAt(1) ? 1.0 : agg.getDouble(1); // no valid weight: pass 1 refuses the column
+            }
+            final int shift = weightShift(bound, maxW);
+            double[] mult = FixedPoint.multipliers(shift);
+            final double s1 = mult[0];
+            final double s2 = mult[1];
             List<PartStats> stats = sorted.mapPartitions((Iterator<Row> it) -> {
                 PartStats s = new PartStats();
+                long[] sum = new long[2];
                 while (it.hasNext()) {
                     Row r = it.next();
                     Double x = r.isNullAt(0) ? null : r.getDouble(0);
@@ -247,14 +338,16 @@ public final class SplineCdf {
                     }
                     s.lastW = wt;
                     s.count++;
-                    s.weight += wt;
+                    FixedPoint.add(sum, 0, wt, s1, s2);
                 }
+                s.weightLo = sum[0];
+                s.weightHi = sum[1];
                 return List.of(s).iterator();
             }).collect();
             long n = 0;
             long bad = 0;
             String firstBad = null;
-            double total = 0;
+            long[] totalW = new long[2];
             double w0 = Double.NaN;
             double wLast = Double.NaN;
             for (PartStats s : stats) {
@@ -268,7 +361,7 @@ public final class SplineCdf {
                     }
                     wLast = s.lastW;
                     n += s.count;
-                    total += s.weight;
+                    FixedPoint.addPair(totalW, 0, s.weightLo, s.weightHi);
                 }
             }
             if (bad > 0) {
@@ -278,14 +371,24 @@ public final class SplineCdf {
             if (n < 2) {
                 throw new IllegalArgumentException(col + " must hold at least 2 values, got " + n);
             }
+            if (n > bound) { // the cached sort recomputed from a non-deterministic input: the bound no longer holds
+                throw new IllegalStateException("the sorted " + col + " changed between passes: " + bound
+                        + " rows, then " + n);
+            }
+            double total = checkTotal(fixedToDouble(totalW, shift), wCol);
             double d = total - w0 / 2 - wLast / 2;
+            // each partition starts from the exact weight of the partitions before it; the position of the row just
+            // before it is computed here from the same exact prefix, so each row's neighbours have the bits the
+            // local path gives them
             List<PartPlace> places = new ArrayList<>();
-            double before = 0;
-            double prevLast = Double.NaN;
+            long[] before = new long[2];
+            double prevU = Double.NEGATIVE_INFINITY;
             for (int i = 0; i < stats.size(); i++) {
+                PartStats st = stats.get(i);
                 PartPlace pl = new PartPlace();
-                pl.before = before;
-                pl.prevW = prevLast;
+                pl.beforeLo = before[0];
+                pl.beforeHi = before[1];
+                pl.prevU = prevU;
                 for (int j = i + 1; j < stats.size(); j++) {
                     if (stats.get(j).count > 0) {
                         pl.nextW = stats.get(j).firstW;
@@ -293,9 +396,11 @@ public final class SplineCdf {
                     }
                 }
                 places.add(pl);
-                if (stats.get(i).count > 0) {
-                    before += stats.get(i).weight;
-                    prevLast = stats.get(i).lastW;
+                if (st.count > 0) {
+                    FixedPoint.addPair(before, 0, st.weightLo, st.weightHi);
+                    long[] lastBefore = before.clone(); // the weight before this partition's last row
+                    FixedPoint.add(lastBefore, 0, -st.lastW, s1, s2); // exactly minus the quantized weight
+                    prevU = position(fixedToDouble(lastBefore, shift), st.lastW, w0, d);
                 }
             }
             final double dd = d;
@@ -303,23 +408,26 @@ public final class SplineCdf {
             List<double[]> near = sorted.mapPartitionsWithIndex((Integer idx, Iterator<Row> it) -> {
                 PartPlace pl = places.get(idx);
                 List<double[]> out = new ArrayList<>();
-                double s = pl.before;
-                double prevW = pl.prevW;
+                long[] acc = {pl.beforeLo, pl.beforeHi}; // the exact weight before the current row
+                double s = fixedToDouble(acc, shift);
+                double uPrev = pl.prevU;
                 Row cur = it.hasNext() ? it.next() : null;
                 while (cur != null) {
                     Row next = it.hasNext() ? it.next() : null;
-                    double x = cur.getDouble(0);
+                    double x = cur.getDouble(0) + 0.0; // -0.0 read as 0.0, as in the local path
                     double wt = cur.getDouble(1);
                     double nextW = next != null ? next.getDouble(1) : pl.nextW;
                     double ui = position(s, wt, fw0, dd);
-                    double lo = Double.isNaN(prevW) ? Double.NEGATIVE_INFINITY : position(s - prevW, prevW, fw0, dd);
-                    double hi = Double.isNaN(nextW) ? Double.POSITIVE_INFINITY : position(s + wt, nextW, fw0, dd);
-                    int k = firstLevelAtOrAbove(lo, numKnots);
-                    if (k < numKnots && level(k, numKnots) <= hi) {
+                    FixedPoint.add(acc, 0, wt, s1, s2);
+                    double sNext = fixedToDouble(acc, shift);
+                    double uNext = Double.isNaN(nextW) ? Double.POSITIVE_INFINITY : position(sNext, nextW, fw0, dd);
+                    // kept when a level lies in [u of the previous row, u of the next]: the rows bracketing it
+                    int k = firstLevelAtOrAbove(uPrev, numKnots);
+                    if (k < numKnots && level(k, numKnots) <= uNext) {
                         out.add(new double[] {ui, x});
                     }
-                    s += wt;
-                    prevW = wt;
+                    s = sNext;
+                    uPrev = ui;
                     cur = next;
                 }
                 return out.iterator();

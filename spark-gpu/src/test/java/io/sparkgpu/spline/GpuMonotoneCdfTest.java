@@ -76,9 +76,10 @@ class GpuMonotoneCdfTest {
         // equal weights are no weights (scale invariance); a heavy row pulls the quantiles towards it
         double[] w3 = new double[v.length];
         Arrays.fill(w3, 3.0);
-        assertArrayEquals(local, SplineCdf.quantileKnots(v, w3, k, "value", "w"), 1e-9);
-        assertArrayEquals(local, SplineCdf.quantileKnots(column(spark, v, w3, 3), "value", "w", k,
-                org.apache.spark.storage.StorageLevel.MEMORY_ONLY()), 1e-9);
+        double[] local3 = SplineCdf.quantileKnots(v, w3, k, "value", "w");
+        assertArrayEquals(local, local3, 1e-9); // 3i / (3n - 3) against i / (n - 1): equal up to rounding
+        assertArrayEquals(local3, SplineCdf.quantileKnots(column(spark, v, w3, 3), "value", "w", k,
+                org.apache.spark.storage.StorageLevel.MEMORY_ONLY()), 0.0);
         double[] heavy = w3.clone();
         int top = 0;
         for (int i = 0; i < v.length; i++) {
@@ -105,6 +106,80 @@ class GpuMonotoneCdfTest {
         }
         // half the weight on the maximum: above level ~2/3 the quantiles lie between the two largest values
         assertTrue(hq[k * 3 / 4] > sorted[n - 2] && hq[k * 3 / 4] < sorted[n - 1]);
+    }
+
+    /**
+     * Weighted knots with uneven weights: the weight sums are exact (fixed point), so the local array and the Spark
+     * sort split into 1, 5 or 8 partitions give the same bits, and so do two fits of one DataFrame (the range
+     * partitioner samples with a seed that changes between fits); they are the definition's quantiles, computed
+     * here from exact prefix sums by linear search.
+     */
+    @Test
+    void weightedKnotsHaveTheSameBitsWhateverThePartitioning() {
+        SparkSession spark = SparkTestSession.get();
+        Random r = new Random(8);
+        int n = 4001;
+        double[] v = new double[n];
+        double[] w = new double[n];
+        for (int i = 0; i < n; i++) {
+            v[i] = i % 9 == 0 ? 1.25 : Math.floor(r.nextGaussian() * 1e4) / 100; // ties and an atom
+            w[i] = 0.5 + 1.5 * r.nextDouble();
+        }
+        int k = 129;
+        double[] local = SplineCdf.quantileKnots(v, w, k, "value", "w");
+
+        // the reference: rows by value then weight, exact S_i and W, u_i = (S_i + w_i/2 - w_0/2) / (W - w_0/2 -
+        // w_n-1/2), then v over u linear
+        Integer[] order = new Integer[n];
+        for (int i = 0; i < n; i++) {
+            order[i] = i;
+        }
+        Arrays.sort(order, (a, b) -> v[a] != v[b] ? Double.compare(v[a], v[b]) : Double.compare(w[a], w[b]));
+        java.math.BigDecimal[] before = new java.math.BigDecimal[n + 1];
+        before[0] = java.math.BigDecimal.ZERO;
+        for (int i = 0; i < n; i++) {
+            before[i + 1] = before[i].add(new java.math.BigDecimal(w[order[i]]));
+        }
+        java.math.BigDecimal half0 = new java.math.BigDecimal(w[order[0]] / 2);
+        java.math.BigDecimal d = before[n].subtract(half0).subtract(new java.math.BigDecimal(w[order[n - 1]] / 2));
+        double[] u = new double[n];
+        for (int i = 0; i < n; i++) {
+            u[i] = before[i].add(new java.math.BigDecimal(w[order[i]] / 2)).subtract(half0)
+                    .divide(d, java.math.MathContext.DECIMAL128).doubleValue();
+        }
+        for (int j = 0; j < k; j++) {
+            double p = SplineCdf.level(j, k);
+            double expect = v[order[n - 1]];
+            for (int i = 0; i + 1 < n; i++) {
+                if (p >= u[i] && p < u[i + 1]) {
+                    double lo = v[order[i]];
+                    expect = lo + (p - u[i]) / (u[i + 1] - u[i]) * (v[order[i + 1]] - lo);
+                    break;
+                }
+            }
+            assertEquals(expect, local[j], 1e-12 * Math.max(1, Math.abs(expect)), "weighted level " + j);
+        }
+
+        // the sort's partitions as asked (no coalescing by AQE), so the sorted rows are really split differently
+        org.apache.spark.sql.RuntimeConfig conf = spark.conf();
+        String shuffle = conf.get("spark.sql.shuffle.partitions");
+        String coalesce = conf.get("spark.sql.adaptive.coalescePartitions.enabled");
+        try {
+            conf.set("spark.sql.adaptive.coalescePartitions.enabled", "false");
+            for (int parts : new int[] {1, 5, 8}) {
+                conf.set("spark.sql.shuffle.partitions", parts);
+                assertArrayEquals(local, SplineCdf.quantileKnots(column(spark, v, w, parts), "value", "w", k,
+                        org.apache.spark.storage.StorageLevel.MEMORY_ONLY()), 0.0, "partitions " + parts);
+            }
+            Dataset<Row> df = column(spark, v, w, 8).cache();
+            GpuMonotoneCdf est = new GpuMonotoneCdf().setWeightCol("w").setNumKnots(k).setBackend("cpu");
+            assertArrayEquals(local, est.fit(df).knotQuantiles(), 0.0, "first fit");
+            assertArrayEquals(local, est.fit(df).knotQuantiles(), 0.0, "second fit");
+            df.unpersist();
+        } finally {
+            conf.set("spark.sql.shuffle.partitions", shuffle);
+            conf.set("spark.sql.adaptive.coalescePartitions.enabled", coalesce);
+        }
     }
 
     private static double ks(GpuMonotoneCdfModel m, double lo, double hi, DoubleUnaryOperator truth) {
