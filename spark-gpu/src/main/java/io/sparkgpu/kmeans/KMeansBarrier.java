@@ -75,7 +75,7 @@ final class KMeansBarrier {
     /**
      * Runs the loop and the final pass in one barrier stage of {@code tasks} tasks; the outcome of task 0. Spark
      * does not allow a barrier stage to narrow-depend on an RDD of another partition count (so no coalesce), so
-     * the stage is a fresh RDD of {@code tasks} groups of packed-partition ids, each placed where most of its
+     * the stage is a fresh RDD of {@code tasks} groups of packed-partition ids, grouped and placed by where their
      * blocks are cached, and every task reads its blocks from the block manager (in place when local). The
      * packing job has just cached every block; if one cannot be read the stage fails with
      * {@link BarrierStages.MissingBlock}.

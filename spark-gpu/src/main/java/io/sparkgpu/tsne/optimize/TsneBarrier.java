@@ -37,7 +37,7 @@ import scala.reflect.ClassTag$;
 /**
  * Distributed t-SNE with all iterations in one Spark barrier stage over the cached row slices of P (the pattern of
  * the k-means single-stage fit, {@link BarrierStages}): one task per GPU that Spark schedules (or
- * {@link io.sparkgpu.spark.GpuTasks#TASKS}), each reading its cached slices (contiguous partition ranges) from the block
+ * {@link io.sparkgpu.spark.GpuTasks#TASKS}), each reading its cached slices (grouped by where they are cached) from the block
  * manager and holding a copy of all of Y.
  * <ul>
  * <li><b>One task</b>: nothing is exchanged; the task joins its slices into P and runs the single-device loop
