@@ -116,6 +116,11 @@ public final class EndToEndBenchmark {
         double sigma = 1.0;
         @Option(order = 26, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
         String markdown;
+        @Option(order = 27, names = "--init", paramLabel = "I",
+                description = {"k-means initial centres: mllib (MLlib's random init with maxIter 0, a Spark job: about",
+                        "2 minutes at 10^8 x 32) or rows (k generated rows drawn by --seed, made on the driver;",
+                        "MLlib rows cannot start from them)  [mllib]"})
+        String init = "mllib";
         boolean help;
         String[] argv = new String[0];
 
@@ -186,6 +191,13 @@ public final class EndToEndBenchmark {
             if (o.n / o.partitions * (long) o.d > Integer.MAX_VALUE - 8) {
                 throw new IllegalArgumentException("a partition would hold more than 2^31 values: raise --partitions");
             }
+            if (!o.init.equals("mllib") && !o.init.equals("rows")) {
+                throw new IllegalArgumentException("--init must be mllib or rows, got " + o.init);
+            }
+            if (o.init.equals("rows") && (o.wants("mllib-row") || o.wants("mllib-block"))) {
+                throw new IllegalArgumentException("--init rows: MLlib's fit starts from its own random centres, so "
+                        + "its rows would not be comparable; leave mllib-row and mllib-block out of --impls");
+            }
             if (!o.gpuBackend.equals("gpu") && !o.gpuBackend.equals("auto")) {
                 throw new IllegalArgumentException("--gpu-backend must be gpu or auto, got " + o.gpuBackend);
             }
@@ -200,6 +212,11 @@ public final class EndToEndBenchmark {
 
         boolean wants(String impl) {
             return impls.contains(impl);
+        }
+
+        /** Where the k-means initial centres come from, for the report. */
+        String initText() {
+            return init.equals("rows") ? "k generated rows drawn by the seed, on the driver" : "MLlib random init, maxIter 0";
         }
     }
 
@@ -330,13 +347,21 @@ public final class EndToEndBenchmark {
             log.printf(Locale.ROOT, "[e2e] generated and cached in %.3f s%n", r.generation);
 
             long i0 = System.nanoTime();
-            MllibBaseline.Fit initFit = mllib.fit("row", o.k, 0, o.seed);
-            r.initSeconds = (System.nanoTime() - i0) / 1e9;
             double[][] init = new double[o.k][];
-            for (int c = 0; c < o.k; c++) {
-                init[c] = Arrays.copyOfRange(initFit.centres, c * o.d, (c + 1) * o.d);
+            if (o.init.equals("rows")) {
+                int[] picked = BlobData.sampleRows((int) Math.min(o.n, Integer.MAX_VALUE), o.k, o.seed);
+                for (int c = 0; c < o.k; c++) {
+                    init[c] = new double[o.d];
+                    data.row(picked[c], init[c], 0);
+                }
+            } else {
+                MllibBaseline.Fit initFit = mllib.fit("row", o.k, 0, o.seed);
+                for (int c = 0; c < o.k; c++) {
+                    init[c] = Arrays.copyOfRange(initFit.centres, c * o.d, (c + 1) * o.d);
+                }
             }
-            log.printf(Locale.ROOT, "[e2e] initial centres (MLlib random, seed %d, maxIter 0) in %.3f s%n", o.seed,
+            r.initSeconds = (System.nanoTime() - i0) / 1e9;
+            log.printf(Locale.ROOT, "[e2e] initial centres (%s, seed %d) in %.3f s%n", o.initText(), o.seed,
                     r.initSeconds);
 
             if (o.wants("ours-gpu")) {
@@ -525,10 +550,35 @@ public final class EndToEndBenchmark {
 
         String markdown() {
             String others = jobs == null ? "" : jobs.markdown();
-            if (!kmeansRan) {
-                return header("") + "\n" + others;
+            String body = kmeansRan ? kmeansMarkdown() + "\n" + others : header("") + "\n" + others;
+            List<String> d = digests();
+            if (d.isEmpty()) {
+                return body;
             }
-            return kmeansMarkdown() + "\n" + others;
+            StringBuilder sb = new StringBuilder(body).append("\n### Result bits\n\nSHA-256 of each fit's result bits "
+                    + "(first 16 hex digits): the same digest in another run, e.g. on one GPU and on two, means the "
+                    + "same results bit for bit.\n\n");
+            for (String line : d) {
+                sb.append("- ").append(line).append('\n');
+            }
+            return sb.toString();
+        }
+
+        /** k-means (centres then training cost) and the other capabilities' result digests. */
+        List<String> digests() {
+            List<String> out = new ArrayList<>();
+            for (Result r : results) {
+                if (r.failure == null && r.centres != null && r.name.startsWith("ours-")) {
+                    double[] v = Arrays.copyOf(r.centres, r.centres.length + 1);
+                    v[r.centres.length] = r.cost;
+                    out.add("kmeans " + r.name + ": " + EndToEndJobs.bits(v) + " (" + v.length
+                            + " values: centres, training cost)");
+                }
+            }
+            if (jobs != null) {
+                out.addAll(jobs.digests());
+            }
+            return out;
         }
 
         /** Command, host, Spark and GPU lines shared by every section. */
@@ -562,8 +612,8 @@ public final class EndToEndBenchmark {
                     .append('\n');
             sb.append("- GPU: ").append(gpuNote).append('\n');
             sb.append(String.format(Locale.ROOT, "- Spark start %.3f s; data generation (Spark tasks, cached DataFrame) "
-                    + "%.3f s; initial centres (MLlib random init, maxIter 0) %.3f s; same input, same initial centres, "
-                    + "tol 0 for every row%s%n", sparkStart, generation, initSeconds,
+                    + "%.3f s; initial centres (%s) %.3f s; same input, same initial centres, "
+                    + "tol 0 for every row%s%n", sparkStart, generation, o.initText(), initSeconds,
                     loadNote.isEmpty() ? "" : "; WARNING " + loadNote));
             sb.append('\n');
             Result row = get("mllib-row");

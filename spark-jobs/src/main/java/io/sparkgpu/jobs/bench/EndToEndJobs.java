@@ -571,6 +571,40 @@ final class EndToEndJobs {
         return sb.toString();
     }
 
+    /**
+     * The first 16 hex digits of the SHA-256 of the values' raw bits (null: "-"): equal digests in two runs, e.g. on
+     * one GPU and on two, mean equal results bit for bit.
+     */
+    static String bits(double[] values) {
+        if (values == null) {
+            return "-";
+        }
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(8 * values.length);
+        for (double v : values) {
+            b.putLong(Double.doubleToRawLongBits(v));
+        }
+        try {
+            byte[] h = java.security.MessageDigest.getInstance("SHA-256").digest(b.array());
+            return java.util.HexFormat.of().formatHex(h, 0, 8);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** One line per fit that has results: capability, implementation (and mode), digest of the result bits. */
+    List<String> digests() {
+        List<String> out = new ArrayList<>();
+        for (Job j : jobs) {
+            if (j.failure == null && j.values != null) {
+                out.add(j.capability + " " + j.impl + (j.mode.isEmpty() ? "" : " " + j.mode) + ": " + bits(j.values)
+                        + " (" + j.values.length + " values: " + (j.capability.equals("isotonic")
+                        ? "boundaries, predictions" : j.capability.equals("scan") ? "clusters' box, LLR, p"
+                        : "embedding") + ")");
+            }
+        }
+        return out;
+    }
+
     private static String label(Job j) {
         if (j.capability.equals("tsne")) {
             return (j.impl.equals("ours-gpu") ? "ours, GPU (GpuTsne backend " + j.backend + ")" : "ours, CPU twin (backend cpu)")

@@ -31,6 +31,11 @@ class EndToEndBenchmarkTest {
         assertTrue(o.wants("ours-cpu") && o.wants("mllib-row") && !o.wants("ours-gpu"));
         assertEquals(List.of("0", "1"), o.gpuAddresses);
         assertThrows(IllegalArgumentException.class, () -> EndToEndBenchmark.Options.parse(new String[] {"--impls", "x"}));
+        assertEquals("mllib", o.init);
+        assertEquals("rows", EndToEndBenchmark.Options.parse(new String[] {"--init", "rows", "--impls", "ours-gpu"}).init);
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> EndToEndBenchmark.Options.parse(
+                new String[] {"--init", "rows"})).getMessage().contains("leave mllib-row and mllib-block out"));
+        assertThrows(IllegalArgumentException.class, () -> EndToEndBenchmark.Options.parse(new String[] {"--init", "kpp"}));
         assertThrows(IllegalArgumentException.class,
                 () -> EndToEndBenchmark.Options.parse(new String[] {"--gpu-backend", "cpu"}));
         assertThrows(IllegalArgumentException.class,
@@ -79,6 +84,10 @@ class EndToEndBenchmarkTest {
         assertTrue(md.contains("steady iteration, mean of 2..I"), md);
         assertTrue(md.contains("| where the iterations ran | local |"), md);
         assertTrue(md.contains("bitwise equal"), md);
+        double[] bits = Arrays.copyOf(gpu.centres, gpu.centres.length + 1);
+        bits[gpu.centres.length] = gpu.cost;
+        assertTrue(md.contains("- kmeans ours-gpu: " + EndToEndJobs.bits(bits) + " (")
+                && md.contains("- kmeans ours-cpu: " + EndToEndJobs.bits(bits) + " ("), md);
     }
 
     @Test
@@ -115,6 +124,15 @@ class EndToEndBenchmarkTest {
         assertTrue(md.contains("| replicas | ") && md.contains("[cpu on the driver (2 threads)]"), md);
         assertTrue(md.contains("| GPU busy share: GPU calls / total fit |"), md);
         assertTrue(md.contains("bitwise equal"), md);
+        // the result digests: equal bits give equal digests (GPU row = CPU twin row), other results other digests
+        String isoBits = EndToEndJobs.bits(g.values);
+        assertEquals(16, isoBits.length());
+        assertTrue(md.contains("- isotonic ours-gpu: " + isoBits + " (") && md.contains("- isotonic ours-cpu: " + isoBits),
+                md);
+        assertTrue(md.contains("- scan ours-cpu: " + EndToEndJobs.bits(sc.values)), md);
+        double[] flipped = g.values.clone();
+        flipped[0] = Math.nextUp(flipped[0]);
+        assertFalse(isoBits.equals(EndToEndJobs.bits(flipped)), "one ulp changes the digest");
         assertThrows(IllegalArgumentException.class,
                 () -> EndToEndBenchmark.Options.parse(new String[] {"--capabilities", "pca"}));
     }
