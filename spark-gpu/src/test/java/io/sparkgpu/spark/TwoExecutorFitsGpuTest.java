@@ -2,13 +2,21 @@ package io.sparkgpu.spark;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sparkgpu.cuda.SparkGpuConf;
+import io.sparkgpu.cuda.Backend;
 import io.sparkgpu.isotonic.GpuIsotonicRegression;
 import io.sparkgpu.isotonic.GpuIsotonicRegressionModel;
+import io.sparkgpu.pde.FhnConfig;
+import io.sparkgpu.pde.GpuFitzHughNagumo;
 import io.sparkgpu.scan.GpuScanModel;
 import io.sparkgpu.scan.GpuScanStatistic;
 import io.sparkgpu.scan.ScanCluster;
+import io.sparkgpu.sort.GpuSort;
+import io.sparkgpu.sort.SortConfig;
+import io.sparkgpu.spline.GpuMonotoneCdf;
+import io.sparkgpu.spline.GpuMonotoneCdfModel;
 import io.sparkgpu.testutil.GpuTestSupport;
 import io.sparkgpu.testutil.LocalGpuSessions;
 import io.sparkgpu.tsne.GpuTsne;
@@ -23,6 +31,7 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.AfterAll;
@@ -34,8 +43,9 @@ import org.junit.jupiter.api.Test;
  * Issue 20 on what a one-GPU host allows: isotonic, a scan with replicas and t-SNE's distributed mode fitted on
  * two executors with a GPU each (the host's first two GPUs when it has two, else two scheduled addresses mapped to
  * the one device by {@code spark.sparkgpu.gpu.addressMap}), every Spark job spread over both executors (the
- * driver-local shortcuts are off), give the CPU twin's bits. k-means is in
- * {@link SparkGpuResourceGpuTest#twoExecutorsWithAGpuEachGiveTheOneExecutorBits}.
+ * driver-local shortcuts are off), give the CPU twin's bits; so do the capabilities that landed after it: the
+ * monotone CDF's distributed quantiles, the DataFrame sort (equal to {@code orderBy} row for row) and the
+ * FitzHugh-Nagumo sweep. k-means is in {@link SparkGpuResourceGpuTest#twoExecutorsWithAGpuEachGiveTheOneExecutorBits}.
  */
 @Tag("gpu")
 class TwoExecutorFitsGpuTest {
@@ -136,5 +146,72 @@ class TwoExecutorFitsGpuTest {
                 + gpu.summary().timings());
         assertEquals("distributed", gpu.summary().mode());
         assertArrayEquals(cpu.embeddingArray(), gpu.embeddingArray(), "embedding");
+    }
+
+    @Test
+    void monotoneCdfOnTwoExecutorsGivesTheCpuBits() {
+        StructType schema = new StructType().add("value", DataTypes.DoubleType).add("w", DataTypes.DoubleType);
+        SplittableRandom r = new SplittableRandom(11);
+        List<Row> rows = new ArrayList<>();
+        for (int i = 0; i < 120_000; i++) {
+            double v = i % 9 == 0 ? 2.5 : Math.floor(r.nextGaussian() * 1e4) / 100; // ties and an atom
+            rows.add(RowFactory.create(v, r.nextDouble(0.5, 2)));
+        }
+        Dataset<Row> df = spark.createDataFrame(rows, schema).repartition(8);
+        GpuMonotoneCdf cdf = new GpuMonotoneCdf().setNumKnots(257).setWeightCol("w");
+        GpuMonotoneCdfModel gpu = cdf.copy(ParamMap.empty()).setBackend("gpu").fit(df);
+        GpuMonotoneCdfModel cpu = cdf.copy(ParamMap.empty()).setBackend("cpu").fit(df);
+        System.err.println("[spark-gpu] monotone CDF on two executors (" + layout + "): " + gpu);
+        assertArrayEquals(cpu.knotQuantiles(), gpu.knotQuantiles(), 0.0, "knot quantiles");
+        assertTrue(cpu.spline().sameBits(gpu.spline()), "spline");
+        List<Row> a = gpu.transform(df).orderBy("value", "w").collectAsList();
+        List<Row> b = cpu.transform(df).orderBy("value", "w").collectAsList();
+        assertEquals(b, a, "CDF values of every row");
+    }
+
+    @Test
+    void dataFrameSortOnTwoExecutorsEqualsOrderBy() {
+        StructType schema = new StructType().add("k", DataTypes.IntegerType, true).add("id", DataTypes.IntegerType)
+                .add("x", DataTypes.LongType);
+        SplittableRandom r = new SplittableRandom(13);
+        List<Row> rows = new ArrayList<>();
+        for (int i = 0; i < 200_000; i++) {
+            Integer k = r.nextInt(50) == 0 ? null : i % 7 == 0 ? 4242 : r.nextInt(1 << 18); // nulls, a hot key
+            rows.add(RowFactory.create(k, i, r.nextLong()));
+        }
+        Dataset<Row> df = spark.createDataFrame(rows, schema).repartition(8).cache();
+        List<Row> want = df.orderBy(functions.col("k").asc_nulls_first(), functions.monotonically_increasing_id())
+                .collectAsList();
+        for (Backend b : new Backend[] {Backend.GPU, Backend.CPU}) {
+            List<Row> got = GpuSort.sort(df, new SortConfig("k").backend(b).numPartitions(6)).collectAsList();
+            assertEquals(want.size(), got.size(), b + ": rows");
+            assertEquals(want, got, b + ": the sort equals orderBy row for row");
+        }
+        df.unpersist();
+    }
+
+    @Test
+    void fitzHughNagumoSweepOnTwoExecutorsGivesTheCpuBits() {
+        StructType schema = new StructType().add("id", DataTypes.IntegerType).add("a", DataTypes.DoubleType)
+                .add("eps", DataTypes.DoubleType).add("I", DataTypes.DoubleType).add("D", DataTypes.DoubleType);
+        List<Row> rows = new ArrayList<>();
+        for (int j = 0; j < 48; j++) {
+            rows.add(RowFactory.create(j, 0.05 + 0.01 * (j % 8), 0.005 + 0.002 * (j / 8), 0.1 * (j % 3), 1.0));
+        }
+        Dataset<Row> in = spark.createDataFrame(rows, schema).repartition(6);
+        for (String scheme : new String[] {FhnConfig.CRANK_NICOLSON, FhnConfig.EXPLICIT}) {
+            GpuFitzHughNagumo t = new GpuFitzHughNagumo().setCells(101).setLength(40).setDt(0.02).setTEnd(8)
+                    .setScheme(scheme).setInitial(FhnConfig.GAUSSIAN).setRecordEvery(50);
+            List<Row> gpu = t.copy(ParamMap.empty()).setBackend("gpu").transform(in).orderBy("id").drop("backend")
+                    .collectAsList();
+            List<Row> cpu = t.copy(ParamMap.empty()).setBackend("cpu").transform(in).orderBy("id").drop("backend")
+                    .collectAsList();
+            List<Row> ran = t.copy(ParamMap.empty()).setBackend("gpu").transform(in).select("backend").distinct()
+                    .collectAsList();
+            System.err.println("[spark-gpu] FitzHugh-Nagumo " + scheme + " sweep on two executors (" + layout
+                    + "): backends " + ran);
+            assertEquals(List.of(RowFactory.create("gpu")), ran, scheme + ": every row ran on the GPU");
+            assertEquals(cpu, gpu, scheme + ": every output column of every row");
+        }
     }
 }
