@@ -36,8 +36,9 @@ public final class IsotonicConfig implements Serializable {
     public int chunk = IsotonicGpu.DEFAULT_CHUNK;
     /**
      * Feature ranges of the range path ({@link IsotonicTrainer}), each solved on its own and then merged exactly;
-     * it changes only how the work is split, never the model. 0 (default): one range per GPU (more when a range
-     * would not fit in device memory) with a GPU backend for L2/PAVA, else as many as the input has partitions.
+     * it changes only how the work is split, never the model. 0 (default): with a GPU backend for L2/PAVA one
+     * range while all rows fit in one device (no shuffle), else one per GPU (more when a range would not fit);
+     * otherwise as many as the input has partitions.
      * Inputs of at most {@link #localRows} rows are solved on the driver whatever this says.
      */
     public int numPartitions;

@@ -44,8 +44,8 @@ import scala.Tuple2;
  *       merge tree.</li>
  *   <li><b>range split+shuffle</b> (larger inputs): R ranges with upper bounds taken from the sorted x sample
  *       (a row goes to the first range whose bound is >= x, so equal features share a range). R is
- *       {@link IsotonicConfig#numPartitions} when set, else with a GPU backend (L2, PAVA) one per GPU while a
- *       range fits in device memory, else the number of input partitions. R = 1 coalesces the packed blocks into
+ *       {@link IsotonicConfig#numPartitions} when set, else with a GPU backend (L2, PAVA) one while all rows fit
+ *       in one device and one per GPU (or more) beyond ({@link #gpuRanges}), else the number of input partitions. R = 1 coalesces the packed blocks into
  *       one task (no shuffle: one GPU in one JVM); input partitions already ordered by feature (per-partition
  *       min/max of x, no tie across an edge) are the ranges as they are when R is their number; otherwise each
  *       block splits its rows into per-range primitive chunks, shuffled as (range, chunk) pairs into one
@@ -424,9 +424,13 @@ final class IsotonicTrainer {
     }
 
     /**
-     * Ranges for a GPU backend: one per GPU while a range fits in device memory (about 128 bytes per row for
-     * sort, pool and PAVA-merge, {@link IsoPoolGpu}, within 60% of the device; and Java's array limit), more
-     * when it does not. 0 when the fit will not run on GPUs (CPU backend, L1, MLS, or no GPU to be seen).
+     * Ranges for a GPU backend: <b>one</b> while all rows fit in one device (about 128 bytes per row for sort, pool
+     * and PAVA-merge, {@link IsoPoolGpu}, within 60% of the device; and Java's array limit), whatever the number of
+     * GPUs; else one per GPU, more when such a range would not fit. One range needs no shuffle (the packed blocks
+     * are coalesced), while several range-partition every row through Spark's shuffle, which costs far more than
+     * the GPU work it spreads: on 2 H200s, 4 x 10^8 rows, the shuffle took 6.1 s against the one-range path's 1.0 s
+     * coalesce, and the whole GPU solve 1.27 s (BENCHMARKS.md, issue 20). 0 when the fit will not run on GPUs
+     * (CPU backend, L1, MLS, or no GPU to be seen).
      */
     static int gpuRanges(SparkContext sc, long rows, IsotonicConfig c) {
         if (c.backend == io.sparkgpu.cuda.Backend.CPU || c.loss != IsotonicConfig.Loss.L2
@@ -452,7 +456,15 @@ final class IsotonicTrainer {
             return 0;
         }
         long mem = dev != null ? dev.totalMemory() : 16L << 30; // a driver without a GPU: assume 16 GiB devices
-        long perRange = Math.min(Integer.MAX_VALUE - 16L, (long) (0.6 * mem / 128));
+        return rangesFor(rows, gpus, mem);
+    }
+
+    /** {@link #gpuRanges} for {@code rows} rows, {@code gpus} GPUs of {@code deviceBytes} each. */
+    static int rangesFor(long rows, long gpus, long deviceBytes) {
+        long perRange = Math.min(Integer.MAX_VALUE - 16L, (long) (0.6 * deviceBytes / 128));
+        if (rows <= perRange) {
+            return 1;
+        }
         long perGpu = (rows + gpus - 1) / gpus;
         long rounds = (perGpu + perRange - 1) / perRange;
         return (int) Math.min(1 << 16, gpus * rounds);

@@ -119,6 +119,24 @@ class IsotonicTrainerPathsTest {
         }
     }
 
+    /**
+     * The automatic number of ranges on GPUs: one while every row fits in one device (the coalesce path, no shuffle:
+     * a shuffle costs more than the GPU work it spreads), then one per GPU, more when a range would not fit.
+     */
+    @Test
+    void gpuRangesStayOneWhileOneDeviceHoldsEveryRow() {
+        long h200 = 143_771L << 20;
+        long fits = (long) (0.6 * h200 / 128); // rows one H200 takes
+        assertEquals(1, IsotonicTrainer.rangesFor(400_000_000L, 2, h200), "4 x 10^8 rows on 2 H200s: one range");
+        assertEquals(1, IsotonicTrainer.rangesFor(fits, 8, h200));
+        assertEquals(2, IsotonicTrainer.rangesFor(fits + 1, 2, h200), "beyond one device: one range per GPU");
+        assertEquals(4, IsotonicTrainer.rangesFor(fits + 1, 4, h200));
+        assertEquals(4, IsotonicTrainer.rangesFor(3 * fits, 2, h200), "2 per GPU when half the rows do not fit one");
+        long small = 16L << 30; // Java's array limit binds before a large device's memory does
+        assertEquals(1, IsotonicTrainer.rangesFor(80_000_000L, 1, small));
+        assertEquals(3, IsotonicTrainer.rangesFor(5_000_000_000L, 3, 1L << 40), "2^31 rows at most per range");
+    }
+
     @Test
     void everyPathGivesTheSameBitsWithTiesAndZeroWeights() {
         for (IsotonicConfig.Loss loss : IsotonicConfig.Loss.values()) {
