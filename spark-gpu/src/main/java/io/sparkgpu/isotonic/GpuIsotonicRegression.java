@@ -78,8 +78,8 @@ public class GpuIsotonicRegression extends Estimator<GpuIsotonicRegressionModel>
 
     /**
      * Feature ranges of the fit's range path (not a Param: it does not change the model, only how the work is
-     * split); 0 (default): with a GPU backend (least squares, PAVA) one range while all rows fit in one device (no
-     * shuffle), else one per GPU; otherwise the input's number of partitions. Inputs of at most {@value IsotonicTrainer#LOCAL_ROWS} rows are solved on the driver regardless.
+     * split); 0 (default): with a GPU backend (least squares, PAVA) one range when one executor holds every GPU
+     * and all rows fit in one device (no shuffle), else one per GPU; otherwise the input's number of partitions. Inputs of at most {@value IsotonicTrainer#LOCAL_ROWS} rows are solved on the driver regardless.
      */
     public GpuIsotonicRegression setNumPartitions(int n) {
         IsotonicConfig.checkNumPartitions(n);

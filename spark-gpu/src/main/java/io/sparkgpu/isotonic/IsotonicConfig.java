@@ -37,8 +37,8 @@ public final class IsotonicConfig implements Serializable {
     /**
      * Feature ranges of the range path ({@link IsotonicTrainer}), each solved on its own and then merged exactly;
      * it changes only how the work is split, never the model. 0 (default): with a GPU backend for L2/PAVA one
-     * range while all rows fit in one device (no shuffle), else one per GPU (more when a range would not fit);
-     * otherwise as many as the input has partitions.
+     * range when one executor holds every GPU and all rows fit in one device (no shuffle), else one per GPU (more
+     * when a range would not fit); otherwise as many as the input has partitions.
      * Inputs of at most {@link #localRows} rows are solved on the driver whatever this says.
      */
     public int numPartitions;

@@ -44,8 +44,9 @@ import scala.Tuple2;
  *       merge tree.</li>
  *   <li><b>range split+shuffle</b> (larger inputs): R ranges with upper bounds taken from the sorted x sample
  *       (a row goes to the first range whose bound is >= x, so equal features share a range). R is
- *       {@link IsotonicConfig#numPartitions} when set, else with a GPU backend (L2, PAVA) one while all rows fit
- *       in one device and one per GPU (or more) beyond ({@link #gpuRanges}), else the number of input partitions. R = 1 coalesces the packed blocks into
+ *       {@link IsotonicConfig#numPartitions} when set, else with a GPU backend (L2, PAVA) one when one executor
+ *       holds every GPU and all rows fit in one device, otherwise one per GPU (or more; {@link #gpuRanges}), and
+ *       without a GPU the number of input partitions. R = 1 coalesces the packed blocks into
  *       one task (no shuffle: one GPU in one JVM); input partitions already ordered by feature (per-partition
  *       min/max of x, no tie across an edge) are the ranges as they are when R is their number; otherwise each
  *       block splits its rows into per-range primitive chunks, shuffled as (range, chunk) pairs into one
@@ -424,13 +425,19 @@ final class IsotonicTrainer {
     }
 
     /**
-     * Ranges for a GPU backend: <b>one</b> while all rows fit in one device (about 128 bytes per row for sort, pool
-     * and PAVA-merge, {@link IsoPoolGpu}, within 60% of the device; and Java's array limit), whatever the number of
-     * GPUs; else one per GPU, more when such a range would not fit. One range needs no shuffle (the packed blocks
-     * are coalesced), while several range-partition every row through Spark's shuffle, which costs far more than
-     * the GPU work it spreads: on 2 H200s, 4 x 10^8 rows, the shuffle took 6.1 s against the one-range path's 1.0 s
-     * coalesce, and the whole GPU solve 1.27 s (BENCHMARKS.md, issue 20). 0 when the fit will not run on GPUs
-     * (CPU backend, L1, MLS, or no GPU to be seen).
+     * Ranges for a GPU backend: <b>one</b> when one executor holds every GPU (local mode too) and all rows fit in
+     * one device (about 128 bytes per row for sort, pool and PAVA-merge, {@link IsoPoolGpu}, within 60% of the
+     * device; and Java's array limit); else one per GPU, more when such a range would not fit. One range needs no
+     * shuffle: the packed blocks are coalesced into one task, which reads them in place when they are all in its
+     * executor. Several ranges range-partition every row through Spark's shuffle, which costs more than the GPU
+     * work it spreads. Measured on 2 H200s, 4 x 10^8 rows (BENCHMARKS.md, issue 20):
+     * <ul>
+     * <li>one executor, one range: a 1.0 s coalesce, then the GPU solve in 1.27 s;</li>
+     * <li>one executor per GPU, a range per GPU: the shuffle took 6.1 s;</li>
+     * <li>one executor per GPU, one range: 17.5 s, because the one coalescing task fetched the other executor's
+     * blocks one by one.</li>
+     * </ul>
+     * 0 when the fit will not run on GPUs (CPU backend, L1, MLS, or no GPU to be seen).
      */
     static int gpuRanges(SparkContext sc, long rows, IsotonicConfig c) {
         if (c.backend == io.sparkgpu.cuda.Backend.CPU || c.loss != IsotonicConfig.Loss.L2
@@ -445,24 +452,26 @@ final class IsotonicTrainer {
             dev = null;
         }
         long gpus;
+        long executors;
         if (sc.isLocal()) {
             gpus = dev != null ? 1 : 0; // local mode: every task uses the driver's configured device
+            executors = 1;
         } else {
             long perExecutor = sc.getConf().getLong("spark.executor.resource.gpu.amount", 0L);
-            long executors = Math.max(0, sc.statusTracker().getExecutorInfos().length - 1);
+            executors = Math.max(0, sc.statusTracker().getExecutorInfos().length - 1);
             gpus = perExecutor * executors;
         }
         if (gpus <= 0) {
             return 0;
         }
         long mem = dev != null ? dev.totalMemory() : 16L << 30; // a driver without a GPU: assume 16 GiB devices
-        return rangesFor(rows, gpus, mem);
+        return rangesFor(rows, gpus, executors, mem);
     }
 
-    /** {@link #gpuRanges} for {@code rows} rows, {@code gpus} GPUs of {@code deviceBytes} each. */
-    static int rangesFor(long rows, long gpus, long deviceBytes) {
+    /** {@link #gpuRanges} for {@code rows} rows, {@code gpus} GPUs of {@code deviceBytes} each on {@code executors}. */
+    static int rangesFor(long rows, long gpus, long executors, long deviceBytes) {
         long perRange = Math.min(Integer.MAX_VALUE - 16L, (long) (0.6 * deviceBytes / 128));
-        if (rows <= perRange) {
+        if (executors <= 1 && rows <= perRange) {
             return 1;
         }
         long perGpu = (rows + gpus - 1) / gpus;

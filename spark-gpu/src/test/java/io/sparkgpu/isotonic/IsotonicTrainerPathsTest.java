@@ -120,21 +120,23 @@ class IsotonicTrainerPathsTest {
     }
 
     /**
-     * The automatic number of ranges on GPUs: one while every row fits in one device (the coalesce path, no shuffle:
-     * a shuffle costs more than the GPU work it spreads), then one per GPU, more when a range would not fit.
+     * The automatic number of ranges on GPUs: one while one executor holds every GPU and every row fits in one
+     * device (the coalesce path reads its blocks in place, no shuffle), else one per GPU, more when a range would not
+     * fit (several executors: the shuffle beats one task fetching the other executors' blocks).
      */
     @Test
-    void gpuRangesStayOneWhileOneDeviceHoldsEveryRow() {
+    void gpuRangesStayOneWhileOneExecutorAndOneDeviceHoldEveryRow() {
         long h200 = 143_771L << 20;
         long fits = (long) (0.6 * h200 / 128); // rows one H200 takes
-        assertEquals(1, IsotonicTrainer.rangesFor(400_000_000L, 2, h200), "4 x 10^8 rows on 2 H200s: one range");
-        assertEquals(1, IsotonicTrainer.rangesFor(fits, 8, h200));
-        assertEquals(2, IsotonicTrainer.rangesFor(fits + 1, 2, h200), "beyond one device: one range per GPU");
-        assertEquals(4, IsotonicTrainer.rangesFor(fits + 1, 4, h200));
-        assertEquals(4, IsotonicTrainer.rangesFor(3 * fits, 2, h200), "2 per GPU when half the rows do not fit one");
-        long small = 16L << 30; // Java's array limit binds before a large device's memory does
-        assertEquals(1, IsotonicTrainer.rangesFor(80_000_000L, 1, small));
-        assertEquals(3, IsotonicTrainer.rangesFor(5_000_000_000L, 3, 1L << 40), "2^31 rows at most per range");
+        assertEquals(1, IsotonicTrainer.rangesFor(400_000_000L, 2, 1, h200), "one executor with 2 H200s: one range");
+        assertEquals(2, IsotonicTrainer.rangesFor(400_000_000L, 2, 2, h200), "an executor per GPU: a range each");
+        assertEquals(1, IsotonicTrainer.rangesFor(fits, 8, 1, h200));
+        assertEquals(2, IsotonicTrainer.rangesFor(fits + 1, 2, 1, h200), "beyond one device: one range per GPU");
+        assertEquals(4, IsotonicTrainer.rangesFor(fits + 1, 4, 1, h200));
+        assertEquals(4, IsotonicTrainer.rangesFor(3 * fits, 2, 2, h200), "2 per GPU when half the rows do not fit one");
+        long small = 16L << 30;
+        assertEquals(1, IsotonicTrainer.rangesFor(80_000_000L, 1, 1, small));
+        assertEquals(3, IsotonicTrainer.rangesFor(5_000_000_000L, 3, 3, 1L << 40), "2^31 rows at most per range");
     }
 
     @Test

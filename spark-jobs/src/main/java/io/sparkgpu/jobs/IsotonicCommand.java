@@ -84,8 +84,8 @@ final class IsotonicCommand extends SparkCommand implements EstimatorDefaults.So
     Double yMax;
 
     @Option(names = "--partitions", paramLabel = "P", defaultValue = "0",
-            description = "Feature ranges solved in parallel (0: with a GPU backend one while the rows fit one device, else one per "
-                    + "GPU; without, as the input; "
+            description = "Feature ranges solved in parallel (0: with a GPU backend one when one executor has every GPU and the "
+                    + "rows fit one device, else one per GPU; without, as the input; "
                     + "inputs up to spark.sparkgpu.isotonic.localRows rows are solved on the driver). The model does "
                     + "not depend on it. Default: ${DEFAULT-VALUE}.")
     int partitions;

@@ -153,7 +153,7 @@ final class EndToEndJobs {
         Job j = new Job("isotonic", name);
         j.backend = backend;
         time(j, () -> {
-            // numPartitions left at 0: the trainer picks one range while the rows fit one GPU (ours-gpu) or one per input partition
+            // numPartitions left at 0: the trainer picks the ranges (IsotonicTrainer.gpuRanges; CPU: one per input partition)
             j.isoModel = new GpuIsotonicRegression().setBackend(backend).fit(df);
             return null;
         });

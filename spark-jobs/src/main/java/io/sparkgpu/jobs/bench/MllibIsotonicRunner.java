@@ -45,7 +45,7 @@ final class MllibIsotonicRunner implements IsotonicMllib {
     @Override
     public Fit fitOurs(double[] x, double[] y, int n, boolean isotonic, int partitions, String backend) {
         return run(x, y, n, partitions, df -> {
-            // numPartitions 0: the trainer picks the ranges (with a GPU one while the rows fit one device, else one per input partition), or solves
+            // numPartitions 0: the trainer picks the ranges (see IsotonicTrainer.gpuRanges; without a GPU one per input partition), or solves
             // small inputs on the driver
             GpuIsotonicRegressionModel m = new GpuIsotonicRegression().setIsotonic(isotonic).setBackend(backend).fit(df);
             return new double[][] {m.boundaryArray(), m.predictionArray()};
