@@ -53,6 +53,16 @@ class GpuScanStatisticTest {
                 .setNumReplicas(19).setNumClusters(3).setSeed(5).setBackend("cpu");
     }
 
+    /** The per-cell sums of a cells input: one exchange partition per 2^16 cells, within [1, input partitions]. */
+    @Test
+    void cellSumsArePartitionedByTheGrid() {
+        assertEquals(1, ScanInput.cellPartitions(256 * 256, 32), "a 256 x 256 grid: one task, not 200");
+        assertEquals(2, ScanInput.cellPartitions(256 * 256 + 1, 32));
+        assertEquals(256, ScanInput.cellPartitions(1L << 24, 512));
+        assertEquals(16, ScanInput.cellPartitions(1L << 24, 16), "at most the input's partitions");
+        assertEquals(1, ScanInput.cellPartitions(1, 0));
+    }
+
     @Test
     void fitFindsThePlantedClusterAndMatchesTheLocalEngine() {
         SparkSession spark = SparkTestSession.get();
