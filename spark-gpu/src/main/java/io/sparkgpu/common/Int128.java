@@ -162,7 +162,10 @@ public final class Int128 {
         dst[a + 1] += src[b + 1] + carry;
     }
 
-    /** Convenience: the pair as an approximate double scaled by 2^-shift (for messages and tests). */
+    /**
+     * The pair scaled by 2^-shift as the nearest double ({@link #toDouble}, then an exact power-of-two scaling for
+     * normal results): messages, tests, and the weighted CDF's exact weight sums (SplineCdf).
+     */
     public static double scaled(long lo, long hi, int shift) {
         return Math.scalb(toDouble(lo, hi), -shift);
     }

@@ -203,16 +203,12 @@ public final class SplineCdf {
     }
 
     /**
-     * The fixed-point pair acc[0] (lo), acc[1] (hi) at scale 2^shift as the nearest double: {@link Int128#toDouble}
-     * (no BigInteger per row), then an exact power-of-two scaling for normal results. Every conversion of a weight
-     * sum goes through here, so the local and distributed paths round identically.
+     * The fixed-point pair acc[0] (lo), acc[1] (hi) at scale 2^shift as the nearest double ({@link Int128#scaled}: no
+     * BigInteger per row, unlike {@link FixedPoint#toDouble}). Every conversion of a weight sum goes through here, so
+     * the local and distributed paths round identically.
      */
     static double fixedToDouble(long[] acc, int shift) {
-        return fixedToDouble(acc[0], acc[1], shift);
-    }
-
-    static double fixedToDouble(long lo, long hi, int shift) {
-        return Math.scalb(Int128.toDouble(lo, hi), -shift);
+        return Int128.scaled(acc[0], acc[1], shift);
     }
 
     /** The total weight, refused when it exceeds the largest double (then no position would be finite). */
