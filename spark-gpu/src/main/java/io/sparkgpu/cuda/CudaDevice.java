@@ -187,6 +187,11 @@ public final class CudaDevice {
         return allocated.get();
     }
 
+    /** This device's primary context (for driver calls that name a context, e.g. peer copies). */
+    public CUcontext context() {
+        return context;
+    }
+
     public int ordinal() {
         return ordinal;
     }

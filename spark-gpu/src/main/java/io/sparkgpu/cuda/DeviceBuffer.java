@@ -57,6 +57,18 @@ public final class DeviceBuffer implements AutoCloseable {
         return bytes;
     }
 
+    /**
+     * The device address {@code byteOffset} bytes into this buffer, for a kernel argument or copy that works on a
+     * part of it (valid while the buffer is open).
+     */
+    public CUdeviceptr at(long byteOffset) {
+        ensureOpen();
+        if (byteOffset < 0 || byteOffset > bytes) {
+            throw new IllegalArgumentException("offset " + byteOffset + " outside a buffer of " + bytes + " bytes");
+        }
+        return ptr.withByteOffset(byteOffset);
+    }
+
     public void upload(double[] src, int from, int count, long dstOffsetElems, GpuStream stream) {
         checkRange((dstOffsetElems + count) * Sizeof.DOUBLE);
         cuMemcpyHtoDAsync(ptr.withByteOffset(dstOffsetElems * Sizeof.DOUBLE),
@@ -153,6 +165,13 @@ public final class DeviceBuffer implements AutoCloseable {
         checkRange((srcOffsetElems + count) * Sizeof.LONG);
         cuMemcpyDtoHAsync(Pointer.to(dst).withByteOffset((long) dstFrom * Sizeof.LONG),
                 ptr.withByteOffset(srcOffsetElems * Sizeof.LONG), (long) count * Sizeof.LONG, stream.handle());
+    }
+
+    /** Copies {@code count} doubles from element {@code srcOffsetElems} of this buffer to {@code dst[dstFrom...]}. */
+    public void download(double[] dst, int dstFrom, int count, long srcOffsetElems, GpuStream stream) {
+        checkRange((srcOffsetElems + count) * Sizeof.DOUBLE);
+        cuMemcpyDtoHAsync(Pointer.to(dst).withByteOffset((long) dstFrom * Sizeof.DOUBLE),
+                ptr.withByteOffset(srcOffsetElems * Sizeof.DOUBLE), (long) count * Sizeof.DOUBLE, stream.handle());
     }
 
     /** Copies the first {@code bytes} bytes of {@code src} to the start of this buffer, on the device. */

@@ -24,6 +24,7 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.ml.param.ParamMap;
 import org.apache.spark.resource.ResourceInformation;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -268,6 +269,27 @@ class SparkGpuResourceGpuTest {
             out.put((String) r[0], (long[]) r[1]);
         }
         return out;
+    }
+
+    /**
+     * t-SNE's distributed mode on one executor holding every GPU (a task per GPU in one process): the tasks copy
+     * each other's rows of Y peer to peer and give the CPU twin's bits. Needs two GPUs.
+     */
+    @Test
+    @Order(6)
+    void distributedTsneOnOneExecutorWithTwoGpusGivesTheCpuBits() {
+        Assumptions.assumeTrue(!DRY && addresses.size() >= 2, "needs two GPUs");
+        // a task per GPU (without the setting, a fit this small runs as one task: one per 500,000 points)
+        SparkSession spark = LocalGpuSessions.start(LocalGpuSpark.of(CORES, 1, addresses, MEMORY_MB)
+                .config(GpuTasks.TASKS, "2"));
+        Dataset<Row> df = TwoExecutorFitsGpuTest.tsneFrame(spark, 10_500, 6);
+        io.sparkgpu.tsne.GpuTsne e = new io.sparkgpu.tsne.GpuTsne().setIdCol("id").setPerplexity(20).setMaxIter(100)
+                .setExaggerationIterations(40).setSeed(8).setInit("random").setQualitySampleSize(0);
+        io.sparkgpu.tsne.GpuTsneModel cpu = e.copy(ParamMap.empty()).setBackend("cpu").setMode("single").fit(df);
+        io.sparkgpu.tsne.GpuTsneModel gpu = e.copy(ParamMap.empty()).setBackend("gpu").setMode("distributed").fit(df);
+        System.err.println("[spark-gpu] t-SNE distributed on one executor with " + addresses.size() + " GPUs: "
+                + gpu.summary().timings());
+        assertArrayEquals(cpu.embeddingArray(), gpu.embeddingArray(), "embedding");
     }
 
     @Test

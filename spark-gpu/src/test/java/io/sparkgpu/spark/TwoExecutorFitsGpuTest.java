@@ -59,7 +59,8 @@ class TwoExecutorFitsGpuTest {
         boolean real = all.size() >= 2;
         LocalGpuSpark spec = LocalGpuSpark.of(4, 4, real ? all.subList(0, 2) : List.of("0", "1"), 4096).executors(2)
                 .config("spark.sparkgpu.isotonic.localRows", "0").config("spark.sparkgpu.scan.localWork", "0")
-                .config("spark.sparkgpu.kmeans.localValues", "0");
+                .config("spark.sparkgpu.kmeans.localValues", "0")
+                .config(GpuTasks.TASKS, "2"); // t-SNE's small fits too: a task per GPU (else one per 500,000 points)
         if (!real) {
             spec.config(SparkGpuConf.ADDRESS_MAP, "0:0,1:0");
         }
@@ -150,6 +151,49 @@ class TwoExecutorFitsGpuTest {
                 + gpu.summary().timings());
         assertEquals("distributed", gpu.summary().mode());
         assertArrayEquals(cpu.embeddingArray(), gpu.embeddingArray(), "embedding");
+    }
+
+    /**
+     * The device-resident loop of several barrier tasks on the grid path (n above the exact repulsion's limit): rows
+     * shared device to device (CUDA IPC between the executors) and through the host (the job's local property
+     * spark.sparkgpu.tsne.rowExchange=host) give the CPU twin's single-device bits, KL history included.
+     */
+    @Test
+    void distributedTsneDeviceLoopOnTheGridGivesTheCpuBits() {
+        Dataset<Row> df = tsneFrame(spark, 10_500, 6);
+        GpuTsne e = new GpuTsne().setIdCol("id").setPerplexity(20).setMaxIter(120).setExaggerationIterations(50)
+                .setSeed(8).setInit("random").setQualitySampleSize(0).setKlEvery(40);
+        GpuTsneModel cpu = e.copy(ParamMap.empty()).setBackend("cpu").setMode("single").fit(df);
+        GpuTsneModel device = e.copy(ParamMap.empty()).setBackend("gpu").setMode("distributed").fit(df);
+        GpuTsneModel host;
+        spark.sparkContext().setLocalProperty("spark.sparkgpu.tsne.rowExchange", "host");
+        try {
+            host = e.copy(ParamMap.empty()).setBackend("gpu").setMode("distributed").fit(df);
+        } finally {
+            spark.sparkContext().setLocalProperty("spark.sparkgpu.tsne.rowExchange", null);
+        }
+        System.err.println("[spark-gpu] t-SNE device loop on two executors (" + layout + "): device rows "
+                + device.summary().timings() + "; host rows " + host.summary().timings());
+        assertEquals("distributed", device.summary().mode());
+        assertArrayEquals(cpu.embeddingArray(), device.embeddingArray(), "embedding, rows device to device");
+        assertArrayEquals(cpu.embeddingArray(), host.embeddingArray(), "embedding, rows through the host");
+        assertArrayEquals(cpu.summary().klHistory(), device.summary().klHistory(), "KL history");
+    }
+
+    /** Gaussian clusters of n points in 10 dimensions, ids 0..n-1, in {@code parts} partitions. */
+    static Dataset<Row> tsneFrame(SparkSession spark, int n, int parts) {
+        StructType schema = new StructType().add("id", DataTypes.LongType)
+                .add("features", SQLDataTypes.VectorType(), false);
+        SplittableRandom r = new SplittableRandom(n);
+        List<Row> rows = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            double[] v = new double[10];
+            for (int j = 0; j < v.length; j++) {
+                v[j] = (i % 4) * 8 * ((j + i % 4) % 3 == 0 ? 1 : 0) + r.nextGaussian();
+            }
+            rows.add(RowFactory.create((long) i, Vectors.dense(v)));
+        }
+        return spark.createDataFrame(rows, schema).repartition(parts);
     }
 
     @Test

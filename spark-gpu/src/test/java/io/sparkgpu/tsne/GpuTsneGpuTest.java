@@ -93,7 +93,8 @@ class GpuTsneGpuTest {
 
     /**
      * Distributed mode in one barrier stage on the GPU (1 task: the device-resident loop on the joined slices; 2
-     * tasks: per-call kernels and the task exchange) and the per-iteration path give the CPU twin's bits.
+     * tasks on the one device: each the device-resident loop on its rows, rows copied peer to peer) and the
+     * per-iteration path give the CPU twin's bits.
      */
     @Test
     void oneBarrierStageOnTheGpuGivesTheCpuBits() throws Exception {

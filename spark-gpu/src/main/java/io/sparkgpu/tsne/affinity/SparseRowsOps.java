@@ -67,4 +67,56 @@ public final class SparseRowsOps {
         ptr[n] = e;
         return new SparseRows(n, 0, n, ptr, col, val);
     }
+
+    /**
+     * One slice from the first row of disjoint slices of one matrix (any order) to their last, the rows between them
+     * that no slice holds left empty: a kernel over its rows then does in one launch what it would do slice by slice
+     * (empty rows add nothing). A single slice is returned as it is.
+     */
+    public static SparseRows span(List<SparseRows> slices) {
+        if (slices.isEmpty()) {
+            throw new IllegalArgumentException("no row slices");
+        }
+        if (slices.size() == 1) {
+            return slices.get(0);
+        }
+        List<SparseRows> sorted = new ArrayList<>(slices);
+        sorted.sort((a, b) -> Integer.compare(a.rowOffset, b.rowOffset));
+        int n = sorted.get(0).n;
+        int first = sorted.get(0).rowOffset;
+        long nnz = 0;
+        int next = first;
+        for (SparseRows s : sorted) {
+            if (s.n != n || s.rowOffset < next) {
+                throw new IllegalArgumentException("row slices overlap or belong to different matrices: a slice at row "
+                        + s.rowOffset + " (n=" + s.n + ") after row " + next + " (n=" + n + ")");
+            }
+            next = s.rowOffset + s.rows;
+            nnz += s.nnz();
+        }
+        if (nnz > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("row slices hold " + nnz + " entries, more than one slice can");
+        }
+        int rows = next - first;
+        int[] ptr = new int[rows + 1];
+        int[] col = new int[(int) nnz];
+        double[] val = new double[(int) nnz];
+        int e = 0;
+        int r = 0; // rows of the span filled so far
+        for (SparseRows s : sorted) {
+            int local = s.rowOffset - first;
+            while (r < local) { // empty rows up to this slice
+                ptr[++r] = e;
+            }
+            for (int k = 0; k < s.rows; k++) {
+                ptr[local + k] = e + s.rowPtr[k];
+            }
+            System.arraycopy(s.col, 0, col, e, s.nnz());
+            System.arraycopy(s.val, 0, val, e, s.nnz());
+            e += s.nnz();
+            r = local + s.rows;
+            ptr[r] = e;
+        }
+        return new SparseRows(n, first, rows, ptr, col, val);
+    }
 }

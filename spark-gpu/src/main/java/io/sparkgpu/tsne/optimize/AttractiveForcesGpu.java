@@ -140,8 +140,11 @@ final class AttractiveForcesGpu {
         }
     }
 
-    /** Queues the attractive kernel: out (slice rows x dim) from y (all n points x dim), both on the device. */
-    static void launchAttractive(GpuStream s, DeviceP dp, int dim, double dof, DeviceBuffer y, DeviceBuffer out) {
+    /**
+     * Queues the attractive kernel: out (slice rows x dim; a {@link DeviceBuffer} or a {@link jcuda.driver.CUdeviceptr}
+     * into one) from y (all n points x dim), both on the device.
+     */
+    static void launchAttractive(GpuStream s, DeviceP dp, int dim, double dof, DeviceBuffer y, Object out) {
         // hub blocks first: they run longest, so they start while the SELL blocks fill the rest of the device
         long blocks = (long) dp.nHubs + grid((long) dp.nSlices * SellRows.C);
         if (blocks > Integer.MAX_VALUE) {

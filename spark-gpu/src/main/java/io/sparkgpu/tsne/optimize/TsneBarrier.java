@@ -2,6 +2,8 @@ package io.sparkgpu.tsne.optimize;
 
 import io.sparkgpu.common.FixedPoint;
 import io.sparkgpu.cuda.Backend;
+import io.sparkgpu.cuda.BackendChooser;
+import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.cuda.SparkGpuConf;
 import io.sparkgpu.spark.BarrierExchange;
 import io.sparkgpu.spark.BarrierStages;
@@ -64,6 +66,13 @@ final class TsneBarrier {
      * falls back to allGather, whose messages pass Spark's RPC size limit).
      */
     static final long MAX_EXCHANGE_BYTES = 64L << 20;
+    /**
+     * Fewest points per task when the task count follows the GPUs ({@link io.sparkgpu.spark.GpuTasks#TASKS} unset):
+     * each task redoes S2G and G2G over all points and the tasks meet twice per iteration, so small fits run faster
+     * on one GPU. On 2 H200s the iterations of 10^5 points took 1.55 s on one GPU and 2.55 s on two, those of 10^6
+     * points 5.09 and 5.03 s.
+     */
+    static final int MIN_POINTS_PER_TASK = 500_000;
 
     private TsneBarrier() {
     }
@@ -84,7 +93,8 @@ final class TsneBarrier {
     /**
      * Tasks of the one-stage fit of n points over {@code partitions} cached slices, or 0 when it does not apply
      * (switched off, dynamic allocation, or several tasks with too large an exchange). At most
-     * {@code maxPartitions} when that is set (the distributedPartitions parameter).
+     * {@code maxPartitions} when that is set (the distributedPartitions parameter), and, unless the task count is set,
+     * one per {@link #MIN_POINTS_PER_TASK} points.
      */
     static int tasks(SparkContext sc, int partitions, int n, int dim, int maxPartitions) {
         if (!enabled()) {
@@ -94,12 +104,21 @@ final class TsneBarrier {
         if (t > 0 && maxPartitions > 0) {
             t = Math.min(t, maxPartitions);
         }
+        t = byPoints(t, n, !SparkGpuConf.get(io.sparkgpu.spark.GpuTasks.TASKS, "").isBlank());
         if (t > 1 && exchangeBytes(n, dim) > MAX_EXCHANGE_BYTES) {
             LOG.info("spark-gpu t-SNE: {} tasks would exchange {} bytes per iteration; one Spark job per evaluation "
                     + "instead", t, exchangeBytes(n, dim));
             return 0;
         }
         return t;
+    }
+
+    /**
+     * {@code tasks} for n points, at most one per {@link #MIN_POINTS_PER_TASK} points (at least one) unless the task
+     * count was set; 0 (no stage) stays 0.
+     */
+    static int byPoints(int tasks, int n, boolean taskCountSet) {
+        return tasks <= 1 || taskCountSet ? tasks : Math.max(1, Math.min(tasks, n / MIN_POINTS_PER_TASK));
     }
 
     /** Bytes every task receives per iteration: base64 of two doubles per coordinate. */
@@ -114,12 +133,27 @@ final class TsneBarrier {
         final double[] y0;
         final TsneConfig cfg;
         final String key;
+        /** Several tasks: each evaluates its forces phase by phase on the host ({@link Source}), never on the device. */
+        final boolean hostLoop;
 
-        Job(int n, double[] y0, TsneConfig cfg, String key) {
+        Job(int n, double[] y0, TsneConfig cfg, String key, boolean hostLoop) {
             this.n = n;
             this.y0 = y0;
             this.cfg = cfg;
             this.key = key;
+            this.hostLoop = hostLoop;
+        }
+    }
+
+    /**
+     * Thrown by a barrier task whose device-resident loop failed on the GPU under backend auto: the driver then reruns
+     * the stage with the host loop, whose phases fall back to the CPU twins one by one (same bits).
+     */
+    static final class DeviceLoopFailed extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        DeviceLoopFailed(String msg, Throwable cause) {
+            super(msg, cause);
         }
     }
 
@@ -130,7 +164,21 @@ final class TsneBarrier {
      */
     static TsneResult fit(JavaRDD<SparseRows> rows, int tasks, int n, double[] y0, TsneConfig cfg,
             TsneTimings timings, TsneProgress progress) {
-        final Job job = new Job(n, y0, cfg, "tsne-stage-" + java.util.UUID.randomUUID());
+        try {
+            return fit(rows, tasks, n, y0, cfg, timings, progress, false);
+        } catch (RuntimeException e) {
+            if (!BarrierStages.causedBy(e, DeviceLoopFailed.class)) {
+                throw e;
+            }
+            LOG.warn("spark-gpu t-SNE: the device-resident loop failed on a GPU ({}); rerunning the stage phase by "
+                    + "phase, each phase on the CPU twin where the GPU fails (same bits)", e.getMessage());
+            return fit(rows, tasks, n, y0, cfg, timings, progress, true);
+        }
+    }
+
+    private static TsneResult fit(JavaRDD<SparseRows> rows, int tasks, int n, double[] y0, TsneConfig cfg,
+            TsneTimings timings, TsneProgress progress, boolean hostLoop) {
+        final Job job = new Job(n, y0, cfg, "tsne-stage-" + java.util.UUID.randomUUID(), hostLoop);
         final int rddId = rows.id();
         RDD<int[]> grouped = BarrierStages.groups(rows.context(), rddId, rows.getNumPartitions(), tasks);
         Function1<scala.collection.Iterator<int[]>, scala.collection.Iterator<TsneResult>> f =
@@ -189,12 +237,55 @@ final class TsneBarrier {
             SparseRows p = SparseRowsOps.concat(mine.isEmpty() ? read : mine);
             r = TsneOptimizer.single(p, job.y0, job.cfg, null, timings);
         } else {
-            try (BarrierExchange ex = BarrierExchange.open(ctx, job.key);
-                 Source src = new Source(ex, mine, job.n, job.cfg, job.key, ctx)) {
-                r = TsneOptimizer.run(src, job.y0, job.cfg, null, timings, TsneConfig.MODE_DISTRIBUTED, null);
+            try (BarrierExchange ex = BarrierExchange.open(ctx, job.key)) {
+                CudaDevice dev = job.hostLoop ? null : agreedDevice(ex, job.cfg.backend);
+                if (dev != null) {
+                    r = deviceLoop(dev, ex, ctx, mine, job, timings);
+                } else {
+                    try (Source src = new Source(ex, mine, job.n, job.cfg, job.key, ctx)) {
+                        r = TsneOptimizer.run(src, job.y0, job.cfg, null, timings, TsneConfig.MODE_DISTRIBUTED, null);
+                    }
+                }
             }
         }
         return ctx.partitionId() == 0 ? List.of(r).iterator() : Collections.emptyIterator();
+    }
+
+    /**
+     * This task's GPU when every task of the stage has one that loads the t-SNE module (one gather), else null for
+     * all: then every task evaluates phase by phase ({@link Source}). Under backend gpu a task without a usable GPU
+     * fails with the reason.
+     */
+    private static CudaDevice agreedDevice(BarrierExchange ex, Backend backend) {
+        CudaDevice dev = BackendChooser.resolve(backend, AttractiveForces.MODULE, TsneDeviceState.PROBE_KERNEL);
+        byte[][] all = ex.allGather(new byte[] {(byte) (dev != null ? 1 : 0)});
+        for (byte[] b : all) {
+            if (b.length != 1 || b[0] != 1) {
+                return null;
+            }
+        }
+        return dev;
+    }
+
+    /**
+     * Several tasks, each on its GPU: the device-resident iteration on this task's rows ({@link TsneDeviceState}
+     * linked by {@link TsnePeers}). A device failure under backend auto becomes {@link DeviceLoopFailed}.
+     */
+    private static TsneResult deviceLoop(CudaDevice dev, BarrierExchange ex, BarrierTaskContext ctx,
+            List<SparseRows> mine, Job job, TsneTimings timings) {
+        try (TsneDeviceState st = new TsneDeviceState(dev, mine, job.n, job.y0, job.cfg,
+                state -> TsnePeers.connect(ex, ctx, state, job.key))) {
+            TsneTimings gpu = new TsneTimings();
+            TsneResult r = TsneOptimizer.run(st, job.cfg, null, gpu, TsneConfig.MODE_DISTRIBUTED, null);
+            timings.addAll(gpu);
+            TsneOptimizer.recordDeviceResident(timings, job.cfg, job.n);
+            return new TsneResult(r.n, r.dim, r.embedding, r.klIterations, r.klValues, r.mode, timings);
+        } catch (RuntimeException | LinkageError e) {
+            if (job.cfg.backend != Backend.GPU && BackendChooser.isDeviceFailure(e)) {
+                throw new DeviceLoopFailed("t-SNE barrier task " + ctx.partitionId() + " on " + dev + ": " + e, e);
+            }
+            throw e;
+        }
     }
 
     /**

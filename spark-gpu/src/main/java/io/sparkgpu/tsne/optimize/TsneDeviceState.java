@@ -21,7 +21,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Single-device t-SNE with the whole iteration on one GPU (tsne.cu, section "device-resident iteration"): P (SELL,
+ * t-SNE with the whole iteration on one GPU (tsne.cu, section "device-resident iteration"): P (SELL,
  * resident), the positions, momentum update, gains, both force terms and the interpolation grids live in device
  * memory for the whole run (with the exact repulsion, {@link TsneConfig#exactRepulsion}, there is no grid: one kernel
  * sums all pairs). Per iteration only 2 * dim order keys (the bounds that fix the grid, planned on the host
@@ -36,6 +36,13 @@ import java.util.concurrent.CompletableFuture;
  * (2 x 8 (dim + 2) nodes for the double grids and 16 (dim + 2) nodes for the fixed-point charges). Not thread-safe:
  * one run owns one state (several runs may share a GPU; each has its own stream and buffers). The
  * {@link BackendChooser#faultPoint}s before each phase let tests make the run fail part-way (no-ops otherwise).
+ *
+ * <p><b>One of several barrier tasks</b> ({@link TsneBarrier}): constructed with the task's row slices of P and a
+ * {@link TsnePeers}, the state holds all of Y but computes the attractive term, G2S (or the exact repulsion), the KL
+ * partial sums and the update only for its own rows; S2G and G2G run over all n points (they need only Y). Per
+ * iteration the tasks sum their exact z (and KL) partials, each updates its own rows, and {@link TsnePeers#shareRows}
+ * brings the other tasks' new rows into this device's Y (device to device between processes where CUDA IPC allows,
+ * else through the host). Every task then holds the bits of the single-device run.
  */
 final class TsneDeviceState implements TsneOptimizer.State {
     /** A kernel of this section: loading it proves the module has the device-resident iteration. */
@@ -44,7 +51,8 @@ final class TsneDeviceState implements TsneOptimizer.State {
     private static final long SIGN = Long.MIN_VALUE;
 
     private final CudaDevice dev;
-    private final SparseRows p;
+    /** The rows of P this state owns: all of them for one device, a task's slices among several tasks. */
+    private final List<SparseRows> slices;
     private final int n;
     private final int dim;
     private final TsneGridOptions gridOptions;
@@ -55,7 +63,16 @@ final class TsneDeviceState implements TsneOptimizer.State {
     private final double dof;
     private final GpuStream s;
     private final List<DeviceBuffer> owned = new ArrayList<>();
-    private final AttractiveForcesGpu.DeviceP dp;
+    /**
+     * P's device copy: the span of this state's slices ({@link io.sparkgpu.tsne.affinity.SparseRowsOps#span}; the
+     * rows between them empty), so that the attractive and KL kernels run in one launch. Launched slice by slice,
+     * their tiny grids would each wait for the longest row's chain of dependent loads (on 2 H200s, 4 ms an
+     * iteration for 16 slices of 6,250 rows against 0.3 ms in one launch).
+     */
+    private final SparseRows span; // null when this task owns no rows
+    private AttractiveForcesGpu.DeviceP dp;
+    /** The other barrier tasks, or null alone. */
+    private TsnePeers peers;
     private final DeviceBuffer y;
     private final DeviceBuffer upd;
     private final DeviceBuffer gains;
@@ -75,12 +92,24 @@ final class TsneDeviceState implements TsneOptimizer.State {
     private final long[] keyInit;
     private final long[] keyOut;
     private final long[] zOut = new long[2];
+    private final long[] klOut = new long[4];
 
     /** P holds all rows and y0 n x dim values (checked by {@link TsneOptimizer#single}). */
     TsneDeviceState(CudaDevice dev, SparseRows p, double[] y0, TsneConfig cfg) {
+        this(dev, List.of(p), p.n, y0, cfg, null);
+    }
+
+    /**
+     * A state owning the row slices {@code slices} of P (n rows in all; non-empty, disjoint) with all of Y from y0;
+     * with several barrier tasks {@code connect} (called once Y is on the device) links it to the other tasks, else
+     * it is null and the slices must cover all n rows.
+     */
+    TsneDeviceState(CudaDevice dev, List<SparseRows> slices, int n, double[] y0, TsneConfig cfg,
+            java.util.function.Function<TsneDeviceState, TsnePeers> connect) {
         this.dev = dev;
-        this.p = p;
-        this.n = p.n;
+        this.slices = List.copyOf(slices);
+        this.span = this.slices.isEmpty() ? null : io.sparkgpu.tsne.affinity.SparseRowsOps.span(this.slices);
+        this.n = n;
         this.dim = cfg.dimension;
         this.gridOptions = cfg.grid;
         this.method = cfg.convolution;
@@ -91,10 +120,9 @@ final class TsneDeviceState implements TsneOptimizer.State {
         java.util.Arrays.fill(keyInit, 0, dim, -1L); // min keys start at the largest unsigned key, max keys at 0
         GpuStream st = new GpuStream(dev);
         s = st;
-        AttractiveForcesGpu.DeviceP d = null;
         boolean ok = false;
         try {
-            d = AttractiveForcesGpu.deviceP(dev, p, null, st);
+            dp = span == null ? null : AttractiveForcesGpu.deviceP(dev, span, null, st);
             int len = n * dim;
             y = own(DeviceBuffer.ofDoubles(dev, Math.max(1, len)));
             upd = own(DeviceBuffer.ofDoubles(dev, Math.max(1, len)));
@@ -111,16 +139,33 @@ final class TsneDeviceState implements TsneOptimizer.State {
             gains.upload(ones, st);
             upd.zero(st);
             st.synchronize("upload of the t-SNE state (" + n + " points)");
+            peers = connect == null ? null : connect.apply(this);
             ok = true;
         } finally {
             if (!ok) {
-                if (d != null) {
-                    d.close();
-                }
-                closeBuffers();
+                close();
             }
         }
-        dp = d;
+    }
+
+    /** The device this state runs on. */
+    CudaDevice device() {
+        return dev;
+    }
+
+    /** The positions on the device (n x dim doubles): every task's copy has the same bits after each iteration. */
+    DeviceBuffer positionsBuffer() {
+        return y;
+    }
+
+    /** The stream of this state's work. */
+    GpuStream stream() {
+        return s;
+    }
+
+    /** The rows this state owns. */
+    List<SparseRows> slices() {
+        return slices;
     }
 
     private DeviceBuffer own(DeviceBuffer b) {
@@ -142,14 +187,18 @@ final class TsneDeviceState implements TsneOptimizer.State {
     public TsneOptimizer.Step iterate(int iteration, double alpha, double mu, double eta, double minGain,
             boolean withKl, TsneTimings timings) {
         long t0 = System.nanoTime();
+        if (peers != null) {
+            peers.beforeEvaluation();
+        }
         double z = repulsion(timings, t0);
         long t3 = System.nanoTime();
         BackendChooser.faultPoint(AttractiveForces.MODULE, AttractiveForces.ATTRACTIVE_PHASE);
-        AttractiveForcesGpu.launchAttractive(s, dp, dim, dof, y, attr);
-        s.synchronize("t-SNE attractive term (n " + n + ", nnz " + p.nnz() + ")");
+        if (dp != null) {
+            AttractiveForcesGpu.launchAttractive(s, dp, dim, dof, y, rowsOf(attr, span)); // span's empty rows: 0
+        }
+        s.synchronize("t-SNE attractive term (n " + n + ", nnz " + nnz() + ")");
         long t4 = System.nanoTime();
         timings.add(TsneTimings.Phase.ATTRACTIVE, t4 - t3);
-        TsneOptimizer.checkZ(z, iteration);
         CompletableFuture<long[]> kl = null;
         if (withKl) { // on the device at the positions before the update: TsneKl.partial's bits
             kl = CompletableFuture.completedFuture(klOnDevice());
@@ -157,13 +206,39 @@ final class TsneDeviceState implements TsneOptimizer.State {
             timings.add(TsneTimings.Phase.KL, t5 - t4);
             t4 = t5;
         }
-        int len = n * dim;
+        TsneOptimizer.checkZ(z, iteration);
         BackendChooser.faultPoint(AttractiveForces.MODULE, TsneOptimizer.PHASE);
-        KernelLauncher.launch(s, AttractiveForces.MODULE, "tsne_step", blocks(len), BLOCK, 0,
-                y, upd, gains, attr, rep, len, alpha, mu, eta, minGain, z);
+        for (SparseRows p : slices) { // elementwise: each task updates its own rows with the single device's bits
+            long off = (long) p.rowOffset * dim;
+            int len = p.rows * dim;
+            KernelLauncher.launch(s, AttractiveForces.MODULE, "tsne_step", blocks(len), BLOCK, 0,
+                    at(y, off), at(upd, off), at(gains, off), at(attr, off), at(rep, off), len, alpha, mu, eta, minGain,
+                    z);
+        }
         s.synchronize("t-SNE update (n " + n + ")");
+        if (peers != null) {
+            peers.shareRows(this);
+        }
         timings.add(TsneTimings.Phase.UPDATE, System.nanoTime() - t4);
         return new TsneOptimizer.Step(z, kl);
+    }
+
+    /** The rows of slice p in buffer b (n x dim doubles): a device address for kernels that take slice rows. */
+    private jcuda.driver.CUdeviceptr rowsOf(DeviceBuffer b, SparseRows p) {
+        return at(b, (long) p.rowOffset * dim);
+    }
+
+    private static jcuda.driver.CUdeviceptr at(DeviceBuffer b, long elems) {
+        return b.at(elems * Double.BYTES);
+    }
+
+    private long nnz() {
+        return span == null ? 0 : span.nnz();
+    }
+
+    /** Whether this state is alone (its slices are all rows). */
+    private boolean alone() {
+        return peers == null;
     }
 
     /**
@@ -198,19 +273,46 @@ final class TsneDeviceState implements TsneOptimizer.State {
         prm.upload(GridRepulsionGpu.g2sParams(g, n, zShift), s);
         zacc.zero(s);
         BackendChooser.faultPoint(AttractiveForces.MODULE, GridRepulsion.G2S_PHASE);
-        GridRepulsionGpu.launchG2S(s, g, n, y, prm, phi, rep, zacc);
+        for (SparseRows p : slices) {
+            GridRepulsionGpu.launchG2S(s, g, p.rows, rowsOf(y, p), prm, phi, rowsOf(rep, p), zacc, null);
+        }
         zacc.download(zOut, 2, s);
         s.synchronize("t-SNE G2S (" + n + " points, " + nodes + " nodes)");
         long t3 = System.nanoTime();
         timings.add(TsneTimings.Phase.S2G, t1 - t0);
         timings.add(TsneTimings.Phase.G2G, t2 - t1);
         timings.add(TsneTimings.Phase.G2S, t3 - t2);
+        return totalZ(zShift);
+    }
+
+    /** Z from this state's exact partial sum in zOut, summed over the tasks first when there are several. */
+    private double totalZ(int zShift) {
+        if (!alone()) {
+            System.arraycopy(peers.sum(zOut), 0, zOut, 0, 2);
+        }
         return LocalGradientSource.z(zOut, zShift, n);
     }
 
-    /** The exact repulsion ({@link ExactRepulsionGpu}) at the device positions y into {@code rep}; returns Z. */
+    /**
+     * The exact repulsion ({@link ExactRepulsionGpu}) of this state's rows at the device positions y into
+     * {@code rep}; returns Z (summed over the tasks).
+     */
     private double exactZ() {
         bounds(); // a diverged run fails here as on the grid path
+        int zShift = GridRepulsion.zShift(n);
+        zacc.zero(s);
+        BackendChooser.faultPoint(AttractiveForces.MODULE, ExactRepulsion.PHASE);
+        for (SparseRows p : slices) {
+            ExactRepulsionGpu.launch(s, dim, y, n, p.rowOffset, p.rows, zShift, dof, rowsOf(rep, p), zacc);
+        }
+        zacc.download(zOut, 2, s);
+        s.synchronize("t-SNE exact repulsion (" + n + " points)");
+        return totalZ(zShift);
+    }
+
+    /** Z of all pairs at the device positions y, on this device alone (every task gets the same bits). */
+    private double exactZAllRows() {
+        bounds();
         int zShift = GridRepulsion.zShift(n);
         zacc.zero(s);
         BackendChooser.faultPoint(AttractiveForces.MODULE, ExactRepulsion.PHASE);
@@ -295,7 +397,7 @@ final class TsneDeviceState implements TsneOptimizer.State {
     public double exactZ(double[] pos) {
         checkPositions(pos);
         y.upload(pos, s);
-        return exactZ();
+        return exactZAllRows();
     }
 
     private void checkPositions(double[] pos) {
@@ -312,14 +414,21 @@ final class TsneDeviceState implements TsneOptimizer.State {
         return new GradientSource.Forces(null, null, z, klOnDevice());
     }
 
-    /** The KL divergence's exact partial sums at the device positions y (tsne_kl_sell_d*: TsneKl.partial's bits). */
+    /**
+     * The KL divergence's exact partial sums at the device positions y (tsne_kl_sell_d*: TsneKl.partial's bits), over
+     * all rows (summed over the tasks when there are several).
+     */
     private long[] klOnDevice() {
         klAcc.zero(s);
-        AttractiveForcesGpu.launchKl(s, dp, dim, dof, y, klAcc);
-        long[] part = TsneKl.empty();
-        klAcc.download(part, part.length, s);
-        s.synchronize("t-SNE KL divergence (n " + n + ", nnz " + p.nnz() + ")");
-        return part;
+        if (dp != null) {
+            AttractiveForcesGpu.launchKl(s, dp, dim, dof, y, klAcc);
+        }
+        klAcc.download(klOut, klOut.length, s);
+        s.synchronize("t-SNE KL divergence (n " + n + ", nnz " + nnz() + ")");
+        if (alone()) {
+            return klOut.clone();
+        }
+        return peers.sum(klOut);
     }
 
     /**
@@ -355,17 +464,28 @@ final class TsneDeviceState implements TsneOptimizer.State {
         boxes.close();
     }
 
-    /** Frees the state's buffers and stream and P's resident copy. */
+    /** Closes the link to the other tasks, frees the state's buffers and stream and P's resident copies. */
     @Override
     public void close() {
         try {
-            if (dp != null) {
-                dp.close();
+            if (peers != null) {
+                TsnePeers pe = peers;
+                peers = null;
+                pe.close();
             }
-            closeBuffers();
-            s.close();
         } finally {
-            AttractiveForces.release(p);
+            try {
+                if (dp != null) {
+                    dp.close();
+                    dp = null;
+                }
+                closeBuffers();
+                s.close();
+            } finally {
+                if (span != null) {
+                    AttractiveForces.release(span);
+                }
+            }
         }
     }
 }

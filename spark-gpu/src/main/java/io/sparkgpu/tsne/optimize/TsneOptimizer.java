@@ -87,13 +87,18 @@ public final class TsneOptimizer {
                 // the device-resident kernels) each phase tries the GPU on its own
                 afterGpuFailure -> host(p, y0, cfg, progress, timings, afterGpuFailure ? Backend.CPU : cfg.backend));
         if (ran.onGpu()) {
-            for (String phase : cfg.exactRepulsion(p.n) ? DEVICE_RESIDENT_EXACT_PHASES : DEVICE_RESIDENT_PHASES) {
-                timings.backends().record(phase, true, null);
-            }
+            recordDeviceResident(timings, cfg, p.n);
         } else {
             timings.backends().record(PHASE, ran);
         }
         return ran.value;
+    }
+
+    /** Records the phases of the device-resident iteration of n points as run on the GPU. */
+    static void recordDeviceResident(TsneTimings timings, TsneConfig cfg, int n) {
+        for (String phase : cfg.exactRepulsion(n) ? DEVICE_RESIDENT_EXACT_PHASES : DEVICE_RESIDENT_PHASES) {
+            timings.backends().record(phase, true, null);
+        }
     }
 
     /** The phases the device-resident iteration runs on the GPU. */

@@ -22,16 +22,17 @@ public final class ExactRepulsionGpu {
 
     /**
      * Queues the rows [rowOffset, rowOffset + rows) of the n points y (device, n x dim): their forces into force
-     * (rows x dim) and their z_i added to the fixed-point pair zacc at {@code zShift}.
+     * (rows x dim: a DeviceBuffer, or a {@link jcuda.driver.CUdeviceptr} into one) and their z_i added to the
+     * fixed-point pair zacc at {@code zShift}.
      */
     public static void launch(GpuStream s, int dim, DeviceBuffer y, int n, int rowOffset, int rows, int zShift,
-            double dof, DeviceBuffer force, DeviceBuffer zacc) {
+            double dof, Object force, DeviceBuffer zacc) {
         launch(s, dim, y, n, rowOffset, rows, zShift, dof, force, zacc, null);
     }
 
     /** As above; {@code zRows} (rows doubles, or null) receives each row's z_i as well. */
     public static void launch(GpuStream s, int dim, DeviceBuffer y, int n, int rowOffset, int rows, int zShift,
-            double dof, DeviceBuffer force, DeviceBuffer zacc, DeviceBuffer zRows) {
+            double dof, Object force, DeviceBuffer zacc, DeviceBuffer zRows) {
         double[] m = FixedPoint.multipliers(zShift);
         KernelLauncher.launch(s, GridRepulsion.MODULE, "tsne_exact_d" + dim,
                 (int) Math.max(1, ((long) rows + ROWS_PER_BLOCK - 1) / ROWS_PER_BLOCK), BLOCK, 0,

@@ -74,9 +74,12 @@ public final class GridRepulsionGpu {
         launchG2S(s, g, rows, y, prm, phi, force, z, null);
     }
 
-    /** As above; {@code zRows} (rows doubles, or null) receives each row's z_i as well. */
-    public static void launchG2S(GpuStream s, InterpGrid g, int rows, DeviceBuffer y, DeviceBuffer prm, DeviceBuffer phi,
-            DeviceBuffer force, DeviceBuffer z, DeviceBuffer zRows) {
+    /**
+     * As above; {@code zRows} (rows doubles, or null) receives each row's z_i as well. {@code y} and {@code force} are
+     * a {@link DeviceBuffer} or a {@link jcuda.driver.CUdeviceptr} into one ({@link DeviceBuffer#at}: a run of rows).
+     */
+    public static void launchG2S(GpuStream s, InterpGrid g, int rows, Object y, DeviceBuffer prm, DeviceBuffer phi,
+            Object force, DeviceBuffer z, DeviceBuffer zRows) {
         KernelLauncher.launch(s, GridRepulsion.MODULE, gridKernel("tsne_g2s", g), grid(rows), BLOCK, 0,
                 y, rows, g.p, g.nodesPerDim(), g.nodes(), prm, phi, force, z, g.dof, KernelLauncher.nullable(zRows));
     }
