@@ -62,6 +62,21 @@ public final class IsoPoints implements Serializable {
      */
     public static IsoPoints pool(double[] x, double[] y, double[] w, int len, boolean negate, IsoScales sc,
                                  boolean keepRows, IsoColumns cols) {
+        return pool(x, y, w, len, negate, sc, keepRows, cols, true);
+    }
+
+    /**
+     * As {@link #pool} without the rows (L2), and without checking that each feature's summed weight is representable
+     * at the fit's scale: one block's partial sum may be 0 where the feature's total is not, so {@link #merge} checks
+     * the totals. For pooling blocks before their points are shuffled by feature range.
+     */
+    static IsoPoints poolPart(double[] x, double[] y, double[] w, int len, boolean negate, IsoScales sc,
+                              IsoColumns cols) {
+        return pool(x, y, w, len, negate, sc, false, cols, false);
+    }
+
+    private static IsoPoints pool(double[] x, double[] y, double[] w, int len, boolean negate, IsoScales sc,
+                                  boolean keepRows, IsoColumns cols, boolean checkWeights) {
         int kept = 0;
         long zero = 0;
         for (int i = 0; i < len; i++) {
@@ -126,12 +141,101 @@ public final class IsoPoints implements Serializable {
         if (keepRows) {
             groupStart[distinct] = kept;
         }
-        for (int p = 0; p < distinct; p++) {
+        if (checkWeights) {
+            checkWeights(acc, distinct, cols);
+        }
+        return new IsoPoints(distinct, ux, acc, kept, zero, groupStart, labels, rowWeights);
+    }
+
+    private static void checkWeights(long[] acc, int n, IsoColumns cols) {
+        for (int p = 0; p < n; p++) {
             if (acc[4 * p + 2] == 0 && acc[4 * p + 3] == 0) {
                 throw tooSmall(Double.NaN, cols);
             }
         }
-        return new IsoPoints(distinct, ux, acc, kept, zero, groupStart, labels, rowWeights);
+    }
+
+    /**
+     * The points of several pooled parts ({@link #poolPart}, L2) of the same rows merged: one entry per distinct
+     * feature with the parts' exact sums added, so the result is {@link #pool} of all their rows, bit for bit (the
+     * sums are integers; the order of the parts does not matter). Checks the summed weights as {@link #pool} does.
+     */
+    static IsoPoints merge(java.util.List<IsoPoints> parts, IsoColumns cols) {
+        long total = 0;
+        long rows = 0;
+        long zero = 0;
+        for (IsoPoints p : parts) {
+            total += p.n;
+            rows += p.rows;
+            zero += p.zeroWeightRows;
+        }
+        if (total > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("a feature range holds " + total + " pooled points, more than one "
+                    + "array can");
+        }
+        int len = (int) total;
+        long[] keys = new long[len];
+        int[] idx = new int[len];
+        double[] xs = new double[len];
+        long[] accs = new long[4 * len];
+        int at = 0;
+        for (IsoPoints p : parts) {
+            for (int i = 0; i < p.n; i++) {
+                keys[at] = sortKey(p.x[i]);
+                idx[at] = at;
+                xs[at] = p.x[i];
+                at++;
+            }
+            System.arraycopy(p.acc, 0, accs, 4 * (at - p.n), 4 * p.n);
+        }
+        PairRadixSort.sort(keys, idx, len);
+        int distinct = 0;
+        for (int r = 0; r < len; r++) {
+            if (r == 0 || keys[r] != keys[r - 1]) {
+                distinct++;
+            }
+        }
+        double[] ux = new double[distinct];
+        long[] acc = new long[4 * distinct];
+        int u = -1;
+        for (int r = 0; r < len; r++) {
+            int i = idx[r];
+            if (r == 0 || keys[r] != keys[r - 1]) {
+                u++;
+                ux[u] = xs[i];
+            }
+            FixedPoint.addPair(acc, 4 * u, accs[4 * i], accs[4 * i + 1]);
+            FixedPoint.addPair(acc, 4 * u + 2, accs[4 * i + 2], accs[4 * i + 3]);
+        }
+        checkWeights(acc, distinct, cols);
+        return new IsoPoints(distinct, ux, acc, rows, zero, null, null, null);
+    }
+
+    /**
+     * These points (L2, x increasing) split by feature range ({@link IsoBlock#range}): one (range, points) pair per
+     * non-empty range; the rows counts go with the first pair (they are only summed).
+     */
+    java.util.List<scala.Tuple2<Integer, IsoPoints>> split(double[] upper) {
+        java.util.List<scala.Tuple2<Integer, IsoPoints>> out = new java.util.ArrayList<>();
+        int start = 0;
+        boolean first = true;
+        while (start < n) {
+            int r = IsoBlock.range(upper, x[start]);
+            int end = start + 1;
+            while (end < n && IsoBlock.range(upper, x[end]) == r) {
+                end++;
+            }
+            out.add(new scala.Tuple2<>(r, new IsoPoints(end - start, java.util.Arrays.copyOfRange(x, start, end),
+                    java.util.Arrays.copyOfRange(acc, 4 * start, 4 * end), first ? rows : 0,
+                    first ? zeroWeightRows : 0, null, null, null)));
+            first = false;
+            start = end;
+        }
+        if (out.isEmpty() && (rows > 0 || zeroWeightRows > 0)) { // only rows of weight 0: keep their count
+            out.add(new scala.Tuple2<>(0, new IsoPoints(0, new double[0], new long[0], rows, zeroWeightRows, null,
+                    null, null)));
+        }
+        return out;
     }
 
     static IllegalArgumentException tooSmall(double w, IsoColumns cols) {

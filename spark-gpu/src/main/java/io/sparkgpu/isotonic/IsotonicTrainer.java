@@ -548,6 +548,53 @@ final class IsotonicTrainer {
                 }, true);
     }
 
+    /**
+     * Rows per distinct feature (estimated from the sample) from which a least-squares fit with several ranges pools
+     * equal features in each packed block before the shuffle ({@link #splitPooled}): the shuffle then moves one entry
+     * per feature and block instead of every row (4 x 10^8 rows with 10^6 distinct features: 32 x 10^6 entries).
+     */
+    static final long POOL_FIRST_ROWS_PER_FEATURE = 16;
+
+    /**
+     * Distinct values among the data a sorted sample came from, estimated from the sample's pairs of equal values
+     * (each pair of draws is equal with probability about 1 / D when D values are equally common: D ~ S (S - 1) / 2
+     * pairs); {@link Long#MAX_VALUE} when no two sampled values are equal.
+     */
+    static long distinctEstimate(double[] sorted) {
+        long pairs = 0;
+        int run = 1;
+        for (int i = 1; i <= sorted.length; i++) {
+            if (i < sorted.length && sorted[i] == sorted[i - 1]) {
+                run++;
+            } else {
+                pairs += (long) run * (run - 1) / 2;
+                run = 1;
+            }
+        }
+        if (pairs == 0) {
+            return Long.MAX_VALUE;
+        }
+        long s = sorted.length;
+        return Math.max(1, s * (s - 1) / 2 / pairs);
+    }
+
+    /**
+     * The packed rows pooled per block ({@link IsoPoints#poolPart}: validated, one entry per distinct feature with
+     * exact sums), split by feature range and shuffled: partition r holds range r's pooled parts, which
+     * {@link IsoPoints#merge} joins into the points {@link IsoPoints#pool} would give for all its rows.
+     */
+    static JavaRDD<List<IsoPoints>> splitPooled(JavaRDD<Packed> packed, double[] upper, boolean negate, IsoScales sc,
+                                                IsoColumns cols) {
+        return packed.flatMapToPair((Packed p) -> IsoPoints.poolPart(p.rows.x, p.rows.y, p.rows.w, p.rows.n, negate,
+                        sc, cols).split(upper).iterator())
+                .partitionBy(new org.apache.spark.HashPartitioner(upper.length + 1)) // key r goes to partition r
+                .mapPartitions((Iterator<Tuple2<Integer, IsoPoints>> it) -> {
+                    List<IsoPoints> l = new ArrayList<>();
+                    it.forEachRemaining(t -> l.add(t._2()));
+                    return Collections.singletonList(l).iterator();
+                }, true);
+    }
+
     /** What solving one range gives: its Part, or with a single range directly the final blocks; task seconds. */
     static final class Solved implements Serializable {
         private static final long serialVersionUID = 1L;
@@ -584,9 +631,14 @@ final class IsotonicTrainer {
         boolean ordered = want == inputParts && inputParts > 1 && orderedByFeature(sums);
         final double[] upper = ordered ? new double[inputParts - 1] : bounds(xSample, want);
         final int parts = upper.length + 1;
-        JavaRDD<IsoBlock> ranges = ordered ? packed.map(p -> p.rows) : split(packed, upper);
+        // least squares with a known direction and many equal features: pool them in each block before the shuffle
+        final boolean poolFirst = !ordered && parts > 1 && c.loss == IsotonicConfig.Loss.L2
+                && c.direction != IsotonicConfig.Direction.AUTO
+                && distinctEstimate(xSample) <= st.rows / POOL_FIRST_ROWS_PER_FEATURE;
+        JavaRDD<IsoBlock> ranges = poolFirst ? null : ordered ? packed.map(p -> p.rows) : split(packed, upper);
         String splitNote = ordered ? "cpu (input partitions already ordered by feature, no shuffle)"
-                : parts == 1 ? "cpu (coalesce, no shuffle)" : "cpu (" + parts + " ranges)";
+                : parts == 1 ? "cpu (coalesce, no shuffle)" : poolFirst ? "cpu (" + parts + " ranges, equal "
+                + "features pooled in each block first)" : "cpu (" + parts + " ranges)";
         boolean splitDone = false;
         JavaRDD<Solved> solved = null;
         // pack, split+shuffle, [spearman], solve, merge+collect, model
@@ -618,7 +670,18 @@ final class IsotonicTrainer {
                 isotonic = c.direction == IsotonicConfig.Direction.INCREASING;
             }
 
-            solved = ranges.mapPartitionsWithIndex((Integer pid, Iterator<IsoBlock> it) -> {
+            final boolean negate = !isotonic;
+            solved = poolFirst ? splitPooled(packed, upper, negate, sc, cols).mapPartitionsWithIndex(
+                    (Integer pid, Iterator<List<IsoPoints>> it) -> {
+                long t0 = System.nanoTime();
+                IsoPoints pts = IsoPoints.merge(it.next(), cols);
+                io.sparkgpu.cuda.BackendChooser.Ran<L2Blocks> b = IsotonicSolver.solveL2(pts, c.algorithm, c.backend,
+                        c.chunk);
+                boolean gpu = pts.n > 0 && b.onGpu();
+                long t1 = System.nanoTime();
+                return Collections.singletonList(new Solved(new Part(pid, b.value, pts.rows, pts.zeroWeightRows, gpu),
+                        null, gpu, (t1 - t0) / 1e9, 0)).iterator();
+            }, true) : ranges.mapPartitionsWithIndex((Integer pid, Iterator<IsoBlock> it) -> {
                 IsoBlock b = it.next();
                 long t0 = System.nanoTime();
                 IsotonicSolver.Solved p = IsotonicSolver.solveRows(b.x, b.y, b.w, b.n, !isotonic, sc, cols, c);
@@ -679,7 +742,9 @@ final class IsotonicTrainer {
             clock.lap("model");
             return r.withTimings(clock.phases, clock.backends);
         } finally {
-            ranges.unpersist(false);
+            if (ranges != null) {
+                ranges.unpersist(false);
+            }
             if (solved != null) {
                 solved.unpersist(false);
             }

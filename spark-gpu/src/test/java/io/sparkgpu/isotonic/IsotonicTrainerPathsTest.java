@@ -157,6 +157,68 @@ class IsotonicTrainerPathsTest {
                 cfg(IsotonicConfig.Loss.L2, IsotonicConfig.Direction.AUTO, 0, 7)).isotonic);
     }
 
+    /**
+     * Many rows per feature: least squares with a known direction pools equal features in each packed block before
+     * the shuffle (one entry per feature and block), and gives the bits of the local engine, weighted or not, with 2
+     * and 7 ranges, -0.0/0.0 ties and zero weights; the L1 loss, direction auto and distinct features do not pool.
+     */
+    @Test
+    void equalFeaturesArePooledBeforeTheShuffleWithTheSameBits() {
+        for (IsotonicConfig.Direction dir : new IsotonicConfig.Direction[] {IsotonicConfig.Direction.INCREASING,
+            IsotonicConfig.Direction.DECREASING}) {
+            IsoTestData d = data(40 + dir.ordinal(), 6000, 40, dir == IsotonicConfig.Direction.DECREASING);
+            for (boolean weighted : new boolean[] {true, false}) {
+                IsoTestData dd = weighted ? d : new IsoTestData(d.x, d.y, null);
+                Dataset<Row> df = frame(dd.x, dd.y, dd.w, 5);
+                IsotonicResult ref = IsotonicLocal.fit(dd.x, dd.y, dd.w, cfg(IsotonicConfig.Loss.L2, dir, -1, 0));
+                for (int parts : new int[] {2, 7}) {
+                    String what = dir + (weighted ? " weighted, " : " unweighted, ") + parts + " ranges";
+                    IsotonicResult r = IsotonicTrainer.train(df, "features", 0, "label", weighted ? "w" : null,
+                            cfg(IsotonicConfig.Loss.L2, dir, 0, parts));
+                    assertRangePath(r, parts, what);
+                    assertTrue(r.phaseBackends().get("range split+shuffle").contains("pooled"), what + ": "
+                            + r.phaseBackends());
+                    assertSame(ref, r, what);
+                }
+            }
+        }
+        IsoTestData d = data(44, 6000, 40, false);
+        Dataset<Row> df = frame(d.x, d.y, d.w, 5);
+        for (IsotonicConfig.Loss loss : IsotonicConfig.Loss.values()) {
+            for (IsotonicConfig.Direction dir : IsotonicConfig.Direction.values()) {
+                if (loss == IsotonicConfig.Loss.L2 && dir != IsotonicConfig.Direction.AUTO) {
+                    continue;
+                }
+                IsotonicResult r = IsotonicTrainer.train(df, "features", 0, "label", "w", cfg(loss, dir, 0, 3));
+                assertFalse(r.phaseBackends().get("range split+shuffle").contains("pooled"), loss + " " + dir);
+                assertSame(IsotonicLocal.fit(d.x, d.y, d.w, cfg(loss, dir, -1, 0)), r, loss + " " + dir);
+            }
+        }
+        IsoTestData distinct = data(45, 6000, 1 << 30, false); // (almost) no equal features: rows shuffled as they are
+        IsotonicResult r = IsotonicTrainer.train(frame(distinct.x, distinct.y, distinct.w, 5), "features", 0, "label",
+                "w", cfg(IsotonicConfig.Loss.L2, IsotonicConfig.Direction.INCREASING, 0, 3));
+        assertFalse(r.phaseBackends().get("range split+shuffle").contains("pooled"), r.phaseBackends().toString());
+        assertSame(IsotonicLocal.fit(distinct.x, distinct.y, distinct.w,
+                cfg(IsotonicConfig.Loss.L2, IsotonicConfig.Direction.INCREASING, -1, 0)), r, "distinct features");
+    }
+
+    /** The distinct-value estimate from a sample's equal pairs. */
+    @Test
+    void distinctEstimateFromEqualPairs() {
+        assertEquals(Long.MAX_VALUE, IsotonicTrainer.distinctEstimate(new double[] {1, 2, 3}));
+        assertEquals(6, IsotonicTrainer.distinctEstimate(new double[] {1, 1, 2, 3})); // 6 pairs, 1 equal
+        assertEquals(1, IsotonicTrainer.distinctEstimate(new double[] {5, 5, 5, 5}));
+        double[] s = new double[4000]; // 4000 draws from 10^4 equally common values: about 10^4
+        SplittableRandom r = new SplittableRandom(1);
+        for (int i = 0; i < s.length; i++) {
+            s[i] = r.nextInt(10_000);
+        }
+        Arrays.sort(s);
+        long est = IsotonicTrainer.distinctEstimate(s);
+        assertTrue(est > 8_000 && est < 12_500, "estimate " + est);
+        assertEquals(Long.MAX_VALUE, IsotonicTrainer.distinctEstimate(new double[0]));
+    }
+
     @Test
     void vectorFeaturesDenseAndSparse() {
         IsoTestData d = data(5, 900, 120, false);

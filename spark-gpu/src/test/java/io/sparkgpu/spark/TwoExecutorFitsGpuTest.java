@@ -97,6 +97,16 @@ class TwoExecutorFitsGpuTest {
         assertArrayEquals(cpu.predictionArray(), gpu.predictionArray(), "predictions");
         assertArrayEquals(cpu.boundaryArray(), one.boundaryArray(), "boundaries, one range over both executors");
         assertArrayEquals(cpu.predictionArray(), one.predictionArray(), "predictions, one range over both executors");
+        // features rounded to 0.01 (1,001 values): each block pools its equal features before the range shuffle
+        Dataset<Row> tied = df.withColumn("features", org.apache.spark.sql.functions.round(df.col("features"), 2));
+        GpuIsotonicRegressionModel pooled = iso.copy(ParamMap.empty()).setBackend("gpu").fit(tied);
+        GpuIsotonicRegressionModel tiedCpu = iso.copy(ParamMap.empty()).setBackend("cpu").setNumPartitions(1)
+                .fit(tied);
+        System.err.println("[spark-gpu] isotonic, rounded features, on two executors (" + layout + "): "
+                + pooled.trainingInfo().timingsLine());
+        assertArrayEquals(tiedCpu.boundaryArray(), pooled.boundaryArray(), "boundaries, equal features pooled first");
+        assertArrayEquals(tiedCpu.predictionArray(), pooled.predictionArray(),
+                "predictions, equal features pooled first");
     }
 
     @Test
