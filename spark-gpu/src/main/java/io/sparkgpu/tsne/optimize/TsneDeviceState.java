@@ -100,7 +100,7 @@ final class TsneDeviceState implements TsneOptimizer.State {
     }
 
     /**
-     * A state owning the row slices {@code slices} of P (n rows in all; non-empty, disjoint) with all of Y from y0;
+     * A state owning the row slices {@code slices} of P (n rows in all; disjoint, possibly none) with all of Y from y0;
      * with several barrier tasks {@code connect} (called once Y is on the device) links it to the other tasks, else
      * it is null and the slices must cover all n rows.
      */
@@ -199,6 +199,7 @@ final class TsneDeviceState implements TsneOptimizer.State {
         s.synchronize("t-SNE attractive term (n " + n + ", nnz " + nnz() + ")");
         long t4 = System.nanoTime();
         timings.add(TsneTimings.Phase.ATTRACTIVE, t4 - t3);
+        TsneOptimizer.checkZ(z, iteration); // z is the same in every task: all stop here together
         CompletableFuture<long[]> kl = null;
         if (withKl) { // on the device at the positions before the update: TsneKl.partial's bits
             kl = CompletableFuture.completedFuture(klOnDevice());
@@ -206,7 +207,6 @@ final class TsneDeviceState implements TsneOptimizer.State {
             timings.add(TsneTimings.Phase.KL, t5 - t4);
             t4 = t5;
         }
-        TsneOptimizer.checkZ(z, iteration);
         BackendChooser.faultPoint(AttractiveForces.MODULE, TsneOptimizer.PHASE);
         for (SparseRows p : slices) { // elementwise: each task updates its own rows with the single device's bits
             long off = (long) p.rowOffset * dim;
@@ -293,33 +293,31 @@ final class TsneDeviceState implements TsneOptimizer.State {
         return LocalGradientSource.z(zOut, zShift, n);
     }
 
-    /**
-     * The exact repulsion ({@link ExactRepulsionGpu}) of this state's rows at the device positions y into
-     * {@code rep}; returns Z (summed over the tasks).
-     */
+    /** The exact repulsion of this state's rows, Z summed over the tasks ({@link #exactZ(boolean)}). */
     private double exactZ() {
+        return exactZ(false);
+    }
+
+    /**
+     * The exact repulsion ({@link ExactRepulsionGpu}) at the device positions y into {@code rep}: of every row on this
+     * device alone when {@code allRows} (every task gets the same bits), else of this state's rows with Z summed over
+     * the tasks. Returns Z.
+     */
+    private double exactZ(boolean allRows) {
         bounds(); // a diverged run fails here as on the grid path
         int zShift = GridRepulsion.zShift(n);
         zacc.zero(s);
         BackendChooser.faultPoint(AttractiveForces.MODULE, ExactRepulsion.PHASE);
-        for (SparseRows p : slices) {
-            ExactRepulsionGpu.launch(s, dim, y, n, p.rowOffset, p.rows, zShift, dof, rowsOf(rep, p), zacc);
+        if (allRows) {
+            ExactRepulsionGpu.launch(s, dim, y, n, 0, n, zShift, dof, rep, zacc);
+        } else {
+            for (SparseRows p : slices) {
+                ExactRepulsionGpu.launch(s, dim, y, n, p.rowOffset, p.rows, zShift, dof, rowsOf(rep, p), zacc);
+            }
         }
         zacc.download(zOut, 2, s);
         s.synchronize("t-SNE exact repulsion (" + n + " points)");
-        return totalZ(zShift);
-    }
-
-    /** Z of all pairs at the device positions y, on this device alone (every task gets the same bits). */
-    private double exactZAllRows() {
-        bounds();
-        int zShift = GridRepulsion.zShift(n);
-        zacc.zero(s);
-        BackendChooser.faultPoint(AttractiveForces.MODULE, ExactRepulsion.PHASE);
-        ExactRepulsionGpu.launch(s, dim, y, n, 0, n, zShift, dof, rep, zacc);
-        zacc.download(zOut, 2, s);
-        s.synchronize("t-SNE exact repulsion (" + n + " points)");
-        return LocalGradientSource.z(zOut, zShift, n);
+        return allRows ? LocalGradientSource.z(zOut, zShift, n) : totalZ(zShift);
     }
 
     /** The grid of the current positions: exact per-axis bounds on the device, then {@link GridRepulsion#plan}. */
@@ -397,7 +395,7 @@ final class TsneDeviceState implements TsneOptimizer.State {
     public double exactZ(double[] pos) {
         checkPositions(pos);
         y.upload(pos, s);
-        return exactZAllRows();
+        return exactZ(true);
     }
 
     private void checkPositions(double[] pos) {
