@@ -99,13 +99,7 @@ public final class IsoPoints implements Serializable {
             }
         }
         PairRadixSort.sort(keys, idx, kept);
-
-        int distinct = 0;
-        for (int r = 0; r < kept; r++) {
-            if (r == 0 || keys[r] != keys[r - 1]) {
-                distinct++;
-            }
-        }
+        int distinct = distinct(keys, kept);
         double[] ux = new double[distinct];
         long[] acc = new long[4 * distinct];
         int[] groupStart = keepRows ? new int[distinct + 1] : null;
@@ -145,6 +139,17 @@ public final class IsoPoints implements Serializable {
             checkWeights(acc, distinct, cols);
         }
         return new IsoPoints(distinct, ux, acc, kept, zero, groupStart, labels, rowWeights);
+    }
+
+    /** Distinct values among the first {@code len} sorted keys. */
+    private static int distinct(long[] sortedKeys, int len) {
+        int distinct = 0;
+        for (int r = 0; r < len; r++) {
+            if (r == 0 || sortedKeys[r] != sortedKeys[r - 1]) {
+                distinct++;
+            }
+        }
+        return distinct;
     }
 
     private static void checkWeights(long[] acc, int n, IsoColumns cols) {
@@ -189,12 +194,7 @@ public final class IsoPoints implements Serializable {
             System.arraycopy(p.acc, 0, accs, 4 * (at - p.n), 4 * p.n);
         }
         PairRadixSort.sort(keys, idx, len);
-        int distinct = 0;
-        for (int r = 0; r < len; r++) {
-            if (r == 0 || keys[r] != keys[r - 1]) {
-                distinct++;
-            }
-        }
+        int distinct = distinct(keys, len);
         double[] ux = new double[distinct];
         long[] acc = new long[4 * distinct];
         int u = -1;
