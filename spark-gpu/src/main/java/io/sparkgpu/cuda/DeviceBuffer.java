@@ -57,18 +57,6 @@ public final class DeviceBuffer implements AutoCloseable {
         return bytes;
     }
 
-    /**
-     * The device address {@code byteOffset} bytes into this buffer, for a kernel argument or copy that works on a
-     * part of it (valid while the buffer is open).
-     */
-    public CUdeviceptr at(long byteOffset) {
-        ensureOpen();
-        if (byteOffset < 0 || byteOffset > bytes) {
-            throw new IllegalArgumentException("offset " + byteOffset + " outside a buffer of " + bytes + " bytes");
-        }
-        return ptr.withByteOffset(byteOffset);
-    }
-
     public void upload(double[] src, int from, int count, long dstOffsetElems, GpuStream stream) {
         checkRange((dstOffsetElems + count) * Sizeof.DOUBLE);
         cuMemcpyHtoDAsync(ptr.withByteOffset(dstOffsetElems * Sizeof.DOUBLE),

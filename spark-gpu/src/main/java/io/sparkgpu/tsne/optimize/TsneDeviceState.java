@@ -229,7 +229,7 @@ final class TsneDeviceState implements TsneOptimizer.State {
     }
 
     private static jcuda.driver.CUdeviceptr at(DeviceBuffer b, long elems) {
-        return b.at(elems * Double.BYTES);
+        return b.pointer().withByteOffset(elems * Double.BYTES);
     }
 
     private long nnz() {

@@ -259,11 +259,12 @@ final class TsnePeers implements AutoCloseable {
                     if (bytes == 0) {
                         continue;
                     }
+                    CUdeviceptr dst = y.pointer().withByteOffset(off);
                     if (sourceContext[t] != null) {
-                        JCudaDriver.cuMemcpyPeerAsync(y.at(off), dev.context(), source[t].withByteOffset(off),
+                        JCudaDriver.cuMemcpyPeerAsync(dst, dev.context(), source[t].withByteOffset(off),
                                 sourceContext[t], bytes, s.handle());
                     } else {
-                        JCudaDriver.cuMemcpyAsync(y.at(off), source[t].withByteOffset(off), bytes, s.handle());
+                        JCudaDriver.cuMemcpyAsync(dst, source[t].withByteOffset(off), bytes, s.handle());
                     }
                 }
             }

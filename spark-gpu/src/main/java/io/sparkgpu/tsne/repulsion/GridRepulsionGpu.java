@@ -76,7 +76,8 @@ public final class GridRepulsionGpu {
 
     /**
      * As above; {@code zRows} (rows doubles, or null) receives each row's z_i as well. {@code y} and {@code force} are
-     * a {@link DeviceBuffer} or a {@link jcuda.driver.CUdeviceptr} into one ({@link DeviceBuffer#at}: a run of rows).
+     * a {@link DeviceBuffer} or a {@link jcuda.driver.CUdeviceptr} into one ({@code pointer().withByteOffset(...)}: a
+     * run of rows).
      */
     public static void launchG2S(GpuStream s, InterpGrid g, int rows, Object y, DeviceBuffer prm, DeviceBuffer phi,
             Object force, DeviceBuffer z, DeviceBuffer zRows) {
