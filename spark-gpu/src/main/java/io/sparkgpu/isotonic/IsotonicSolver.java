@@ -80,6 +80,11 @@ final class IsotonicSolver {
         if (l1) {
             return new Solved(L1Blocks.pava(p), p.rows, p.zeroWeightRows, false);
         }
+        return solvePooled(p, cfg, backend);
+    }
+
+    /** Least squares ({@link #solveL2} on {@code backend}) of already pooled points, with their row counts. */
+    static Solved solvePooled(IsoPoints p, IsotonicConfig cfg, Backend backend) {
         BackendChooser.Ran<L2Blocks> b = solveL2(p, cfg.algorithm, backend, cfg.chunk);
         return new Solved(b.value, p.rows, p.zeroWeightRows, p.n > 0 && b.onGpu());
     }

@@ -617,6 +617,18 @@ final class IsotonicTrainer {
         }
     }
 
+    /**
+     * Range {@code pid}'s solution {@code p} (solved since {@code t0}) as its Part, or with a single range as the
+     * final blocks directly.
+     */
+    static Solved solvedRange(int pid, IsotonicSolver.Solved p, int parts, IsoScales sc, boolean isotonic, long t0) {
+        long t1 = System.nanoTime();
+        Part part = new Part(pid, p.blocks, p.rows, p.zeroWeightRows, p.gpu);
+        Done d = parts == 1 ? done(p.blocks, sc, isotonic, p.rows, p.zeroWeightRows, p.gpu) : null;
+        long t2 = System.nanoTime();
+        return new Solved(parts == 1 ? null : part, d, p.gpu, (t1 - t0) / 1e9, (t2 - t1) / 1e9);
+    }
+
     static Done done(Object blocks, IsoScales sc, boolean isotonic, long rows, long zeroRows, boolean gpu) {
         return new Done(blocks instanceof L1Blocks ? FinalBlocks.of((L1Blocks) blocks, sc, !isotonic)
                 : FinalBlocks.of((L2Blocks) blocks, sc, !isotonic), rows, zeroRows, gpu);
@@ -674,23 +686,13 @@ final class IsotonicTrainer {
             solved = poolFirst ? splitPooled(packed, upper, negate, sc, cols).mapPartitionsWithIndex(
                     (Integer pid, Iterator<List<IsoPoints>> it) -> {
                 long t0 = System.nanoTime();
-                IsoPoints pts = IsoPoints.merge(it.next(), cols);
-                io.sparkgpu.cuda.BackendChooser.Ran<L2Blocks> b = IsotonicSolver.solveL2(pts, c.algorithm, c.backend,
-                        c.chunk);
-                boolean gpu = pts.n > 0 && b.onGpu();
-                long t1 = System.nanoTime();
-                return Collections.singletonList(new Solved(new Part(pid, b.value, pts.rows, pts.zeroWeightRows, gpu),
-                        null, gpu, (t1 - t0) / 1e9, 0)).iterator();
+                IsotonicSolver.Solved p = IsotonicSolver.solvePooled(IsoPoints.merge(it.next(), cols), c, c.backend);
+                return Collections.singletonList(solvedRange(pid, p, parts, sc, isotonic, t0)).iterator();
             }, true) : ranges.mapPartitionsWithIndex((Integer pid, Iterator<IsoBlock> it) -> {
                 IsoBlock b = it.next();
                 long t0 = System.nanoTime();
-                IsotonicSolver.Solved p = IsotonicSolver.solveRows(b.x, b.y, b.w, b.n, !isotonic, sc, cols, c);
-                long t1 = System.nanoTime();
-                Part part = new Part(pid, p.blocks, p.rows, p.zeroWeightRows, p.gpu);
-                Done d = parts == 1 ? done(p.blocks, sc, isotonic, p.rows, p.zeroWeightRows, p.gpu) : null;
-                long t2 = System.nanoTime();
-                return Collections.singletonList(new Solved(parts == 1 ? null : part, d, p.gpu, (t1 - t0) / 1e9,
-                        (t2 - t1) / 1e9)).iterator();
+                IsotonicSolver.Solved p = IsotonicSolver.solveRows(b.x, b.y, b.w, b.n, negate, sc, cols, c);
+                return Collections.singletonList(solvedRange(pid, p, parts, sc, isotonic, t0)).iterator();
             }, true);
             List<Solved> out;
             if (parts == 1) {
