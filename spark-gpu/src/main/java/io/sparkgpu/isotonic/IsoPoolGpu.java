@@ -80,7 +80,30 @@ final class IsoPoolGpu {
         if (len == 0) {
             return IsoPoints.pool(x, y, w, 0, negate, sc, false, cols);
         }
-        try (Pooled p = new Pooled(dev, x, y, w, len, negate, sc, cols, null)) {
+        return download(new Pooled(dev, List.of(new IsoBlock(x, y, w, len)), negate, sc, cols, null, true));
+    }
+
+    /**
+     * The pooled points of the rows of several blocks together, computed on {@code dev} (each block uploaded in
+     * place, no host copy) and downloaded; equal to {@code IsoPoints.poolPart} of their concatenation: a part of the
+     * fit's rows, so a feature's summed weight is not checked here ({@link IsoPoints#merge} checks the totals).
+     *
+     * @throws IllegalArgumentException as {@link IsoPoints#pool} for an invalid row
+     */
+    static IsoPoints poolPart(CudaDevice dev, List<IsoBlock> blocks, boolean negate, IsoScales sc, IsoColumns cols) {
+        long total = 0;
+        for (IsoBlock b : blocks) {
+            total += b.n;
+        }
+        if (total == 0) {
+            return IsoPoints.poolPart(new double[0], new double[0], null, 0, negate, sc, cols);
+        }
+        return download(new Pooled(dev, blocks, negate, sc, cols, null, false));
+    }
+
+    /** The pooled points of {@code pooled}, downloaded; closes it. */
+    private static IsoPoints download(Pooled pooled) {
+        try (Pooled p = pooled) {
             double[] ux = new double[p.n];
             long[] acc = new long[4 * p.n];
             if (p.n > 0) {
@@ -109,7 +132,7 @@ final class IsoPoolGpu {
             return new IsotonicSolver.Solved(L2Blocks.EMPTY, 0, 0, false);
         }
         try (KernelTimer ev = kernelMillis != null ? new KernelTimer(dev) : null;
-             Pooled p = new Pooled(dev, x, y, w, len, negate, sc, cols, ev)) {
+             Pooled p = new Pooled(dev, List.of(new IsoBlock(x, y, w, len)), negate, sc, cols, ev, true)) {
             if (p.n == 0) {
                 if (ev != null) {
                     ev.stop(p.s);
@@ -153,18 +176,44 @@ final class IsoPoolGpu {
         DeviceBuffer acc;
         private DeviceBuffer[] levels;
 
-        Pooled(CudaDevice dev, double[] x, double[] y, double[] w, int len, boolean negate, IsoScales sc,
-               IsoColumns cols, KernelTimer ev) {
+        /**
+         * Sorts and pools the rows of {@code blocks} (uploaded one after the other) on {@code dev}.
+         *
+         * @param checkWeights whether a feature whose summed weight quantizes to 0 is an error (false for a part
+         *                     of the fit's rows, whose totals are checked after the parts are merged)
+         */
+        Pooled(CudaDevice dev, List<IsoBlock> blocks, boolean negate, IsoScales sc, IsoColumns cols, KernelTimer ev,
+               boolean checkWeights) {
             s = new GpuStream(dev);
             owned.add(s);
             try {
+                long total = 0;
+                boolean weighted = false;
+                for (IsoBlock b : blocks) {
+                    total += b.n;
+                    weighted |= b.w != null;
+                }
+                if (total > Integer.MAX_VALUE - 16) {
+                    throw new IllegalStateException(total + " isotonic rows in one device pool exceed the array "
+                            + "limit; raise numPartitions");
+                }
+                int len = (int) total;
                 DeviceBuffer xd = alloc(dev, 8L * len);
                 DeviceBuffer yd = alloc(dev, 8L * len);
-                DeviceBuffer wd = w == null ? null : alloc(dev, 8L * len);
-                xd.upload(x, 0, len, 0, s);
-                yd.upload(y, 0, len, 0, s);
-                if (wd != null) {
-                    wd.upload(w, 0, len, 0, s);
+                DeviceBuffer wd = weighted ? alloc(dev, 8L * len) : null;
+                long at = 0;
+                for (IsoBlock b : blocks) {
+                    xd.upload(b.x, 0, b.n, at, s);
+                    yd.upload(b.y, 0, b.n, at, s);
+                    if (wd != null) {
+                        double[] bw = b.w;
+                        if (bw == null) { // an unweighted block among weighted ones: weight 1, as IsoBlock.concat
+                            bw = new double[b.n];
+                            java.util.Arrays.fill(bw, 1.0);
+                        }
+                        wd.upload(bw, 0, b.n, at, s);
+                    }
+                    at += b.n;
                 }
                 Object wArg = KernelLauncher.nullable(wd);
                 DeviceBuffer[] keys = {alloc(dev, 8L * len), alloc(dev, 8L * len)};
@@ -192,7 +241,7 @@ final class IsoPoolGpu {
                 counters.download(cnt, COUNTERS, s);
                 s.synchronize("isotonic sort keys (" + len + " rows)");
                 if (cnt[C_INVALID] != 0) {
-                    hostCheck(x, y, w, len, cols);
+                    hostCheck(blocks, cols);
                 }
                 zero = cnt[C_ZERO_WEIGHT];
                 int kept = len - cnt[C_ZERO_WEIGHT];
@@ -211,10 +260,12 @@ final class IsoPoolGpu {
                 KernelLauncher.launch(s, M, "iso_sp_pool", grid((kept + (long) RUN - 1) / RUN, THREADS), THREADS, 0,
                         keys[cur], idx[cur], g, xd, yd, wArg, kept, negate ? 1 : 0, sc.labelMul[0], sc.labelMul[1],
                         sc.weightMul[0], sc.weightMul[1], ux, acc, counters);
-                KernelLauncher.launch(s, M, "iso_sp_check_w", grid(kept, THREADS), THREADS, 0, acc, counters);
+                if (checkWeights) {
+                    KernelLauncher.launch(s, M, "iso_sp_check_w", grid(kept, THREADS), THREADS, 0, acc, counters);
+                }
                 counters.download(cnt, COUNTERS, s);
                 s.synchronize("isotonic pooling (" + kept + " rows)");
-                if (cnt[C_WEIGHT_TOO_SMALL] != 0) {
+                if (checkWeights && cnt[C_WEIGHT_TOO_SMALL] != 0) {
                     throw IsoPoints.tooSmall(Double.NaN, cols);
                 }
                 n = cnt[C_DISTINCT];
@@ -255,9 +306,11 @@ final class IsoPoolGpu {
     }
 
     /** The device saw an invalid row: the host check throws IsoPoints.pool's exception for the first one. */
-    private static void hostCheck(double[] x, double[] y, double[] w, int len, IsoColumns cols) {
-        for (int i = 0; i < len; i++) {
-            IsoPoints.check(x[i], y[i], w == null ? 1.0 : w[i], cols);
+    private static void hostCheck(List<IsoBlock> blocks, IsoColumns cols) {
+        for (IsoBlock b : blocks) {
+            for (int i = 0; i < b.n; i++) {
+                IsoPoints.check(b.x[i], b.y[i], b.w == null ? 1.0 : b.w[i], cols);
+            }
         }
         throw new IllegalStateException("the device flagged an invalid isotonic row that the host check accepts");
     }

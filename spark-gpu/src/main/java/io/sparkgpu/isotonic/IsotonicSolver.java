@@ -83,6 +83,31 @@ final class IsotonicSolver {
         return solvePooled(p, cfg, backend);
     }
 
+    /** The phase name of pooling a group of blocks before their points are shuffled by feature range. */
+    public static final String POOL_PHASE = "isotonic pool";
+
+    /**
+     * {@link IsoPoints#poolPart} of the rows of {@code blocks} together (L2, no per-feature weight check): on the
+     * device ({@link IsoPoolGpu#poolPart}, each block uploaded in place) when {@code backend} allows one and the rows
+     * fit its memory budget, else, or after a GPU failure under {@code auto}, on the host. Same points either way.
+     *
+     * @return the points, and whether the device pooled them
+     */
+    static BackendChooser.Ran<IsoPoints> poolPart(java.util.List<IsoBlock> blocks, boolean negate, IsoScales sc,
+                                                  IsoColumns cols, Backend backend) {
+        long rows = 0;
+        for (IsoBlock b : blocks) {
+            rows += b.n;
+        }
+        java.util.function.Supplier<IsoPoints> host = () -> {
+            IsoBlock all = IsoBlock.concat(blocks);
+            return IsoPoints.poolPart(all.x, all.y, all.w, all.n, negate, sc, cols);
+        };
+        return BackendChooser.run(rows == 0 || IsoPoolGpu.overBudget(rows) ? Backend.CPU : backend,
+                IsotonicGpu.MODULE, IsotonicGpu.PROBE_KERNEL, POOL_PHASE,
+                dev -> IsoPoolGpu.poolPart(dev, blocks, negate, sc, cols), host);
+    }
+
     /** Least squares ({@link #solveL2} on {@code backend}) of already pooled points, with their row counts. */
     static Solved solvePooled(IsoPoints p, IsotonicConfig cfg, Backend backend) {
         BackendChooser.Ran<L2Blocks> b = solveL2(p, cfg.algorithm, backend, cfg.chunk);

@@ -1,6 +1,7 @@
 package io.sparkgpu.isotonic;
 
 import io.sparkgpu.common.SparkErrors;
+import io.sparkgpu.spark.ExecutorCoalescer;
 import java.io.Serializable;
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -579,14 +580,25 @@ final class IsotonicTrainer {
     }
 
     /**
-     * The packed rows pooled per block ({@link IsoPoints#poolPart}: validated, one entry per distinct feature with
-     * exact sums), split by feature range and shuffled: partition r holds range r's pooled parts, which
-     * {@link IsoPoints#merge} joins into the points {@link IsoPoints#pool} would give for all its rows.
+     * The packed rows pooled ({@link IsoPoints#poolPart}: validated, one entry per distinct feature with exact sums),
+     * split by feature range and shuffled: partition r holds range r's pooled parts, which {@link IsoPoints#merge}
+     * joins into the points {@link IsoPoints#pool} would give for all its rows.
+     *
+     * @param groups  0: each packed block is pooled on its own, on the CPU, by as many tasks as blocks; else the
+     *                blocks are pooled in this many groups by the executor caching them ({@link ExecutorCoalescer}),
+     *                on {@code backend}: one GPU pools its executor's rows at once, so the shuffle moves one entry
+     *                per feature and group instead of one per feature and block (measured on 2 H200s, 4 x 10^8 rows
+     *                with 10^6 features: 32 blocks pooled on the CPU, then 3.2 x 10^7 entries shuffled, 4.6 s)
      */
     static JavaRDD<List<IsoPoints>> splitPooled(JavaRDD<Packed> packed, double[] upper, boolean negate, IsoScales sc,
-                                                IsoColumns cols) {
-        return packed.flatMapToPair((Packed p) -> IsoPoints.poolPart(p.rows.x, p.rows.y, p.rows.w, p.rows.n, negate,
-                        sc, cols).split(upper).iterator())
+                                                IsoColumns cols, int groups, io.sparkgpu.cuda.Backend backend) {
+        JavaRDD<Packed> src = groups > 0 ? ExecutorCoalescer.coalesce(packed, groups) : packed;
+        io.sparkgpu.cuda.Backend on = groups > 0 ? backend : io.sparkgpu.cuda.Backend.CPU;
+        return src.mapPartitionsToPair((Iterator<Packed> it) -> {
+                    List<IsoBlock> blocks = new ArrayList<>();
+                    it.forEachRemaining(p -> blocks.add(p.rows));
+                    return IsotonicSolver.poolPart(blocks, negate, sc, cols, on).value.split(upper).iterator();
+                })
                 .partitionBy(new org.apache.spark.HashPartitioner(upper.length + 1)) // key r goes to partition r
                 .mapPartitions((Iterator<Tuple2<Integer, IsoPoints>> it) -> {
                     List<IsoPoints> l = new ArrayList<>();
@@ -648,9 +660,13 @@ final class IsotonicTrainer {
                 && c.direction != IsotonicConfig.Direction.AUTO
                 && distinctEstimate(xSample) <= st.rows / POOL_FIRST_ROWS_PER_FEATURE;
         JavaRDD<IsoBlock> ranges = poolFirst ? null : ordered ? packed.map(p -> p.rows) : split(packed, upper);
+        // a GPU fit pools each executor's blocks at once on its GPU (one group per range); else per block on the CPU
+        final int poolGroups = poolFirst && gpuRanges > 0 ? parts : 0;
         String splitNote = ordered ? "cpu (input partitions already ordered by feature, no shuffle)"
-                : parts == 1 ? "cpu (coalesce, no shuffle)" : poolFirst ? "cpu (" + parts + " ranges, equal "
-                + "features pooled in each block first)" : "cpu (" + parts + " ranges)";
+                : parts == 1 ? "cpu (coalesce, no shuffle)" : poolFirst ? (poolGroups > 0 ? c.backend + " (" + parts
+                + " ranges, equal features pooled first in " + poolGroups + " groups of blocks by executor)"
+                : "cpu (" + parts + " ranges, equal features pooled in each block first)")
+                : "cpu (" + parts + " ranges)";
         boolean splitDone = false;
         JavaRDD<Solved> solved = null;
         // pack, split+shuffle, [spearman], solve, merge+collect, model
@@ -683,7 +699,8 @@ final class IsotonicTrainer {
             }
 
             final boolean negate = !isotonic;
-            solved = poolFirst ? splitPooled(packed, upper, negate, sc, cols).mapPartitionsWithIndex(
+            solved = poolFirst ? splitPooled(packed, upper, negate, sc, cols, poolGroups, c.backend)
+                    .mapPartitionsWithIndex(
                     (Integer pid, Iterator<List<IsoPoints>> it) -> {
                 long t0 = System.nanoTime();
                 IsotonicSolver.Solved p = IsotonicSolver.solvePooled(IsoPoints.merge(it.next(), cols), c, c.backend);

@@ -49,6 +49,30 @@ public final class BarrierStages {
      * slices carry their row offsets.
      */
     public static RDD<int[]> groups(SparkContext sc, int rddId, int parts, int tasks) {
+        List<scala.Tuple2<int[], scala.collection.immutable.Seq<String>>> groups = new ArrayList<>();
+        for (Group g : byExecutor(rddId, parts, tasks)) {
+            List<String> pref = g.executor == null ? List.of() : List.of(g.executor);
+            groups.add(new scala.Tuple2<>(g.ids, CollectionConverters.asScala(pref).toList()));
+        }
+        return sc.makeRDD(CollectionConverters.asScala(groups).toSeq(), ClassTag$.MODULE$.apply(int[].class));
+    }
+
+    /** Ids of cached partitions that go together, and the executor caching most of them (null when none does). */
+    static final class Group {
+        final int[] ids;
+        final String executor;
+
+        Group(int[] ids, String executor) {
+            this.ids = ids;
+            this.executor = executor;
+        }
+    }
+
+    /**
+     * Partitions 0..parts-1 of RDD {@code rddId} in {@code tasks} groups by where their blocks are cached
+     * ({@link #groupByLocation}), each with its preferred executor location (the one caching most of its blocks).
+     */
+    static List<Group> byExecutor(int rddId, int parts, int tasks) {
         BlockId[] ids = new BlockId[parts];
         for (int p = 0; p < parts; p++) {
             ids[p] = new RDDBlockId(rddId, p);
@@ -60,9 +84,8 @@ public final class BarrierStages {
             scala.collection.Iterator<BlockManagerId> it = locs.apply(p).iterator();
             where[p] = it.hasNext() ? executorLocation(it.next()) : "";
         }
-        List<List<Integer>> grouping = groupByLocation(where, tasks);
-        List<scala.Tuple2<int[], scala.collection.immutable.Seq<String>>> groups = new ArrayList<>();
-        for (List<Integer> run : grouping) {
+        List<Group> out = new ArrayList<>();
+        for (List<Integer> run : groupByLocation(where, tasks)) {
             int[] g = run.stream().mapToInt(Integer::intValue).sorted().toArray();
             Map<String, Integer> votes = new HashMap<>();
             for (int p : g) {
@@ -71,12 +94,11 @@ public final class BarrierStages {
                     votes.merge(executorLocation(it.next()), 1, Integer::sum);
                 }
             }
-            List<String> pref = new ArrayList<>();
-            votes.entrySet().stream().max(Map.Entry.<String, Integer>comparingByValue()
-                    .thenComparing(Map.Entry.comparingByKey())).ifPresent(e -> pref.add(e.getKey()));
-            groups.add(new scala.Tuple2<>(g, CollectionConverters.asScala(pref).toList()));
+            String pref = votes.entrySet().stream().max(Map.Entry.<String, Integer>comparingByValue()
+                    .thenComparing(Map.Entry.comparingByKey())).map(Map.Entry::getKey).orElse(null);
+            out.add(new Group(g, pref));
         }
-        return sc.makeRDD(CollectionConverters.asScala(groups).toSeq(), ClassTag$.MODULE$.apply(int[].class));
+        return out;
     }
 
     private static String executorLocation(BlockManagerId bm) {

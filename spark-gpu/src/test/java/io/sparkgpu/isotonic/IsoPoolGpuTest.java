@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.sparkgpu.cuda.Backend;
 import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.testutil.GpuTestSupport;
+import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -73,6 +74,38 @@ class IsoPoolGpuTest {
                 }
             }
         }
+    }
+
+    /**
+     * A part of the fit's rows in several blocks (empty, weighted, unweighted among weighted), uploaded one after the
+     * other: the device gives the host's {@link IsoPoints#poolPart} of their concatenation, and like it does not
+     * reject a feature whose partial weight quantizes to 0 (the merged totals are checked later).
+     */
+    @Test
+    void devicePartPoolOfSeveralBlocksEqualsHostPoolOfTheirConcatenation() {
+        CudaDevice dev = GpuTestSupport.deviceOrSkip();
+        IsoTestData a = rows(40_001, 900, 5, true, 0);
+        IsoTestData b = rows(25_000, 900, 6, false, 0);
+        IsoTestData c = rows(7, 900, 7, true, 1);
+        List<IsoBlock> blocks = List.of(new IsoBlock(a.x, a.y, a.w, a.x.length), IsoBlock.EMPTY,
+                new IsoBlock(b.x, b.y, null, b.x.length), new IsoBlock(c.x, c.y, c.w, c.x.length));
+        IsoBlock all = IsoBlock.concat(blocks);
+        IsoScales sc = IsoScales.forData(all.y, all.w, all.n);
+        for (boolean negate : new boolean[] {false, true}) {
+            IsoPoints cpu = IsoPoints.poolPart(all.x, all.y, all.w, all.n, negate, sc, IsoColumns.DEFAULT);
+            assertSamePoints(cpu, IsoPoolGpu.poolPart(dev, blocks, negate, sc, IsoColumns.DEFAULT), "negate=" + negate);
+            assertSamePoints(cpu, IsotonicSolver.poolPart(blocks, negate, sc, IsoColumns.DEFAULT, Backend.GPU).value,
+                    "the solver's dispatch, negate=" + negate);
+        }
+        // weights of 1e-300 quantize to 0 at a scale set by weights of 1e6: an error for a whole fit, not for a part
+        double[] x = {1, 1, 2};
+        double[] y = {1, 2, 3};
+        double[] w = {1e-300, 1e-300, 1.0};
+        IsoScales big = IsoScales.fromBounds(3, 1e6, 1e6);
+        List<IsoBlock> tiny = List.of(new IsoBlock(x, y, w, 3));
+        assertSamePoints(IsoPoints.poolPart(x, y, w, 3, false, big, IsoColumns.DEFAULT),
+                IsoPoolGpu.poolPart(dev, tiny, false, big, IsoColumns.DEFAULT), "tiny partial weights");
+        assertEquals(0, IsoPoolGpu.poolPart(dev, List.of(IsoBlock.EMPTY), false, big, IsoColumns.DEFAULT).n);
     }
 
     @Test

@@ -202,6 +202,91 @@ class IsotonicTrainerPathsTest {
                 cfg(IsotonicConfig.Loss.L2, IsotonicConfig.Direction.INCREASING, -1, 0)), r, "distinct features");
     }
 
+    /**
+     * A GPU fit with several ranges pools the packed blocks in groups by the executor caching them
+     * ({@link io.sparkgpu.spark.ExecutorCoalescer}; here without a GPU, so on the CPU twin): whatever the number of
+     * groups, every block lands in one group (group sizes within one of each other) and each range's merged points
+     * are {@link IsoPoints#pool} of exactly that range's rows, as with one part per block.
+     */
+    @Test
+    void poolingInGroupsOfBlocksByExecutorGivesEachRangeItsPoints() {
+        IsoTestData d = data(46, 7000, 40, false);
+        int blocks = 7;
+        List<IsotonicTrainer.Packed> packed = new ArrayList<>();
+        for (int b = 0; b < blocks; b++) {
+            int from = d.x.length * b / blocks;
+            int to = d.x.length * (b + 1) / blocks;
+            packed.add(new IsotonicTrainer.Packed(new IsoBlock(Arrays.copyOfRange(d.x, from, to),
+                    Arrays.copyOfRange(d.y, from, to), b == 3 ? null : Arrays.copyOfRange(d.w, from, to), to - from),
+                    new IsotonicTrainer.Stats()));
+        }
+        org.apache.spark.api.java.JavaRDD<IsotonicTrainer.Packed> rdd = JavaSparkContext.fromSparkContext(
+                spark().sparkContext()).parallelize(packed, blocks).persist(org.apache.spark.storage.StorageLevel.MEMORY_ONLY());
+        try {
+            rdd.count();
+            double[] w = d.w.clone();
+            int from3 = d.x.length * 3 / blocks;
+            Arrays.fill(w, from3, d.x.length * 4 / blocks, 1.0); // block 3 is unweighted: weight 1
+            IsoScales sc = IsoScales.forData(d.y, w, w.length);
+            double[] upper = {4.0, 11.5};
+            for (int groups : new int[] {0, 1, 2, 3, 7, 9}) {
+                if (groups > 0) {
+                    List<Integer> sizes = io.sparkgpu.spark.ExecutorCoalescer.coalesce(rdd, groups)
+                            .mapPartitions(it -> {
+                                int k = 0;
+                                for (; it.hasNext(); it.next()) {
+                                    k++;
+                                }
+                                return java.util.Collections.singletonList(k).iterator();
+                            }).collect();
+                    assertEquals(Math.min(groups, blocks), sizes.size(), groups + " groups");
+                    assertEquals(blocks, sizes.stream().mapToInt(Integer::intValue).sum(), groups + " groups");
+                    assertTrue(java.util.Collections.max(sizes) - java.util.Collections.min(sizes) <= 1,
+                            groups + " groups: " + sizes);
+                }
+                for (boolean negate : new boolean[] {false, true}) {
+                    List<List<IsoPoints>> ranges = IsotonicTrainer.splitPooled(rdd, upper, negate, sc,
+                            IsoColumns.DEFAULT, groups, Backend.AUTO).collect();
+                    assertEquals(upper.length + 1, ranges.size());
+                    long rows = 0;
+                    long zero = 0;
+                    for (int r = 0; r < ranges.size(); r++) {
+                        double lo = r == 0 ? Double.NEGATIVE_INFINITY : upper[r - 1];
+                        double hi = r == upper.length ? Double.POSITIVE_INFINITY : upper[r];
+                        List<Double> xs = new ArrayList<>();
+                        List<Double> ys = new ArrayList<>();
+                        List<Double> ws = new ArrayList<>();
+                        for (int i = 0; i < d.x.length; i++) {
+                            if (d.x[i] > lo && d.x[i] <= hi) {
+                                xs.add(d.x[i]);
+                                ys.add(d.y[i]);
+                                ws.add(w[i]);
+                            }
+                        }
+                        IsoPoints want = IsoPoints.pool(xs.stream().mapToDouble(Double::doubleValue).toArray(),
+                                ys.stream().mapToDouble(Double::doubleValue).toArray(),
+                                ws.stream().mapToDouble(Double::doubleValue).toArray(), xs.size(), negate, sc, false,
+                                IsoColumns.DEFAULT);
+                        IsoPoints got = IsoPoints.merge(ranges.get(r), IsoColumns.DEFAULT);
+                        String what = groups + " groups, negate=" + negate + ", range " + r;
+                        assertTrue(groups == 0 ? ranges.get(r).size() <= blocks
+                                : ranges.get(r).size() <= Math.min(groups, blocks), what + ": parts");
+                        assertEquals(want.n, got.n, what + ": features");
+                        assertArrayEquals(want.x, got.x, what + ": features");
+                        assertArrayEquals(want.acc, got.acc, what + ": exact sums");
+                        rows += got.rows; // a part's row counts travel with its first range: only their sum counts
+                        zero += got.zeroWeightRows;
+                    }
+                    IsoPoints whole = IsoPoints.pool(d.x, d.y, w, d.x.length, negate, sc, false, IsoColumns.DEFAULT);
+                    assertEquals(whole.rows, rows, groups + " groups: rows");
+                    assertEquals(whole.zeroWeightRows, zero, groups + " groups: zero-weight rows");
+                }
+            }
+        } finally {
+            rdd.unpersist(false);
+        }
+    }
+
     /** The distinct-value estimate from a sample's equal pairs. */
     @Test
     void distinctEstimateFromEqualPairs() {
