@@ -62,18 +62,23 @@ public final class SparkOptimizer {
      */
     public static TsneResult runDistributed(JavaSparkContext jsc, JavaRDD<SparseRows> rdd, int n, double[] y0,
             TsneConfig cfg, TsneTimings timings, TsneProgress progress) {
-        int tasks = TsneBarrier.tasks(jsc.sc(), rdd.getNumPartitions(), n, cfg.dimension, cfg.distributedPartitions);
+        int tasks = TsneBarrier.tasks(jsc.sc(), rdd.getNumPartitions(), n, cfg.dimension, cfg.distributedPartitions,
+                io.sparkgpu.spark.GpuTasks.gpuFit(jsc.sc(), cfg.backend, AttractiveForces.MODULE,
+                        TsneDeviceState.PROBE_KERNEL));
         if (tasks > 0) {
             jsc.setJobDescription("spark-gpu t-SNE: " + cfg.maxIter + " iterations of " + n + " points in one barrier "
                     + "stage (" + tasks + " task(s))");
             try {
                 return TsneBarrier.fit(rdd, tasks, n, y0, cfg, timings, progress);
             } catch (Exception e) { // Spark's job failures are checked SparkExceptions thrown undeclared
-                if (!io.sparkgpu.spark.BarrierStages.causedBy(e, io.sparkgpu.spark.BarrierStages.MissingBlock.class)) {
+                boolean missing = io.sparkgpu.spark.BarrierStages.causedBy(e,
+                        io.sparkgpu.spark.BarrierStages.MissingBlock.class);
+                if (!missing && !io.sparkgpu.spark.BarrierStages.causedBy(e, TsneBarrier.ExchangeTooLarge.class)) {
                     throw io.sparkgpu.common.SparkErrors.unwrap(e);
                 }
-                LOG.warn("spark-gpu t-SNE: a cached P slice was not readable in the barrier stage ({}); running two "
-                        + "Spark jobs per iteration instead", e.getMessage());
+                LOG.warn("spark-gpu t-SNE: {} ({}); running two Spark jobs per iteration instead", missing
+                        ? "a cached P slice was not readable in the barrier stage" : "the barrier stage cannot run "
+                        + "on the host with this many points", e.getMessage());
             }
         }
         return runPerIteration(jsc, rdd, n, y0, cfg, timings, progress);

@@ -62,8 +62,9 @@ import scala.reflect.ClassTag$;
 final class TsneBarrier {
     private static final Logger LOG = LoggerFactory.getLogger(TsneBarrier.class);
     /**
-     * Largest exchange per iteration with several tasks (every row's attractive and repulsive terms, base64 when it
-     * falls back to allGather, whose messages pass Spark's RPC size limit).
+     * Largest exchange per iteration of the host loop with several tasks (every row's attractive and repulsive
+     * terms, base64 when it falls back to allGather, whose messages pass Spark's RPC size limit): about 1.5 x 10^6
+     * points in 2-D. The device loop copies rows device to device and has no such limit.
      */
     static final long MAX_EXCHANGE_BYTES = 64L << 20;
     /**
@@ -92,11 +93,15 @@ final class TsneBarrier {
 
     /**
      * Tasks of the one-stage fit of n points over {@code partitions} cached slices, or 0 when it does not apply
-     * (switched off, dynamic allocation, or several tasks with too large an exchange). At most
-     * {@code maxPartitions} when that is set (the distributedPartitions parameter), and, unless the task count is set,
-     * one per {@link #MIN_POINTS_PER_TASK} points.
+     * (switched off, dynamic allocation, or several tasks that can only run the host loop, whose exchange would be too
+     * large: {@code gpuFit} false). At most {@code maxPartitions} when that is set (the distributedPartitions
+     * parameter), and, unless the task count is set, one per {@link #MIN_POINTS_PER_TASK} points. A GPU fit of many
+     * points gets its tasks: their device loop has no exchange limit, and should the tasks end up on the host loop
+     * they fail with {@link ExchangeTooLarge} and the fit runs two Spark jobs per iteration.
+     *
+     * @param gpuFit whether the tasks would use GPUs ({@link io.sparkgpu.spark.GpuTasks#gpuFit})
      */
-    static int tasks(SparkContext sc, int partitions, int n, int dim, int maxPartitions) {
+    static int tasks(SparkContext sc, int partitions, int n, int dim, int maxPartitions, boolean gpuFit) {
         if (!enabled()) {
             return 0;
         }
@@ -105,12 +110,29 @@ final class TsneBarrier {
             t = Math.min(t, maxPartitions);
         }
         t = byPoints(t, n, !SparkGpuConf.get(io.sparkgpu.spark.GpuTasks.TASKS, "").isBlank());
-        if (t > 1 && exchangeBytes(n, dim) > MAX_EXCHANGE_BYTES) {
+        if (t > 1 && !gpuFit && hostExchangeTooLarge(n, dim)) {
             LOG.info("spark-gpu t-SNE: {} tasks would exchange {} bytes per iteration; one Spark job per evaluation "
                     + "instead", t, exchangeBytes(n, dim));
             return 0;
         }
         return t;
+    }
+
+    /** Whether several tasks' host loop would exchange more than {@link #MAX_EXCHANGE_BYTES} per iteration. */
+    static boolean hostExchangeTooLarge(long n, int dim) {
+        return exchangeBytes(n, dim) > MAX_EXCHANGE_BYTES;
+    }
+
+    /**
+     * Thrown by the barrier tasks (all of them: they decide alike) and by the driver when several tasks would have to
+     * run the host loop with too large an exchange; the trainer then runs two Spark jobs per iteration.
+     */
+    static final class ExchangeTooLarge extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        ExchangeTooLarge(String msg) {
+            super(msg);
+        }
     }
 
     /**
@@ -169,6 +191,11 @@ final class TsneBarrier {
         } catch (RuntimeException e) {
             if (!BarrierStages.causedBy(e, DeviceLoopFailed.class)) {
                 throw e;
+            }
+            if (hostExchangeTooLarge(n, cfg.dimension)) {
+                throw new ExchangeTooLarge("the device-resident loop failed on a GPU (" + e.getMessage() + "), and "
+                        + "the stage's host loop would exchange " + exchangeBytes(n, cfg.dimension) + " bytes per "
+                        + "iteration");
             }
             LOG.warn("spark-gpu t-SNE: the device-resident loop failed on a GPU ({}); rerunning the stage phase by "
                     + "phase, each phase on the CPU twin where the GPU fails (same bits)", e.getMessage());
@@ -241,6 +268,10 @@ final class TsneBarrier {
                 CudaDevice dev = job.hostLoop ? null : agreedDevice(ex, job.cfg.backend);
                 if (dev != null) {
                     r = deviceLoop(dev, ex, ctx, mine, job, timings);
+                } else if (hostExchangeTooLarge(job.n, job.cfg.dimension)) {
+                    throw new ExchangeTooLarge("t-SNE barrier task " + ctx.partitionId() + ": not every task has a "
+                            + "usable GPU, and the host loop of " + tasks + " tasks would exchange "
+                            + exchangeBytes(job.n, job.cfg.dimension) + " bytes per iteration");
                 } else {
                     try (Source src = new Source(ex, mine, job.n, job.cfg, job.key, ctx)) {
                         r = TsneOptimizer.run(src, job.y0, job.cfg, null, timings, TsneConfig.MODE_DISTRIBUTED, null);
