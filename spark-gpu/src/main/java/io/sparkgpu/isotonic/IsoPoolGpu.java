@@ -127,12 +127,25 @@ final class IsoPoolGpu {
     public static IsotonicSolver.Solved solve(CudaDevice dev, double[] x, double[] y, double[] w, int len,
                                               boolean negate, IsoScales sc, IsoColumns cols, int chunk,
                                               double[] kernelMillis) {
+        return solve(dev, List.of(new IsoBlock(x, y, w, len)), negate, sc, cols, chunk, kernelMillis);
+    }
+
+    /**
+     * {@link #solve(CudaDevice, double[], double[], double[], int, boolean, IsoScales, IsoColumns, int, double[])}
+     * of the rows of several blocks together, each uploaded in place (no host concatenation).
+     */
+    static IsotonicSolver.Solved solve(CudaDevice dev, List<IsoBlock> blocks, boolean negate, IsoScales sc,
+                                       IsoColumns cols, int chunk, double[] kernelMillis) {
         IsotonicConfig.checkChunk(chunk); // the setting's one rule
+        long len = 0;
+        for (IsoBlock b : blocks) {
+            len += b.n;
+        }
         if (len == 0) {
             return new IsotonicSolver.Solved(L2Blocks.EMPTY, 0, 0, false);
         }
         try (KernelTimer ev = kernelMillis != null ? new KernelTimer(dev) : null;
-             Pooled p = new Pooled(dev, List.of(new IsoBlock(x, y, w, len)), negate, sc, cols, ev, true)) {
+             Pooled p = new Pooled(dev, blocks, negate, sc, cols, ev, true)) {
             if (p.n == 0) {
                 if (ev != null) {
                     ev.stop(p.s);

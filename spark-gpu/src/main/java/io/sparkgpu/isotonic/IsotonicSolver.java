@@ -59,24 +59,37 @@ final class IsotonicSolver {
      */
     public static Solved solveRows(double[] x, double[] y, double[] w, int len, boolean negate, IsoScales sc,
                                    IsoColumns cols, IsotonicConfig cfg) {
+        return solveBlocks(java.util.List.of(new IsoBlock(x, y, w, len)), negate, sc, cols, cfg);
+    }
+
+    /**
+     * {@link #solveRows} of the rows of several blocks together: on the device each block is uploaded in place, so
+     * one range made of many packed blocks needs no host concatenation (on the host they are concatenated first).
+     */
+    static Solved solveBlocks(java.util.List<IsoBlock> blocks, boolean negate, IsoScales sc, IsoColumns cols,
+                              IsotonicConfig cfg) {
         boolean l1 = cfg.loss == IsotonicConfig.Loss.L1;
         boolean l2Pava = !l1 && cfg.algorithm == IsotonicConfig.Algorithm.PAVA;
+        long len = 0;
+        for (IsoBlock b : blocks) {
+            len += b.n;
+        }
         if (l2Pava && len > 0 && !IsoPoolGpu.overBudget(len)) {
             return BackendChooser.run(cfg.backend, IsotonicGpu.MODULE, IsotonicGpu.PROBE_KERNEL, PHASE,
-                    dev -> IsoPoolGpu.solve(dev, x, y, w, len, negate, sc, cols, cfg.chunk, null),
+                    dev -> IsoPoolGpu.solve(dev, blocks, negate, sc, cols, cfg.chunk, null),
                     // the device-side solve failed or none resolved: the solve would not find one either
-                    afterGpuFailure -> host(x, y, w, len, negate, sc, cols, cfg, Backend.CPU)).value;
+                    afterGpuFailure -> host(IsoBlock.concat(blocks), negate, sc, cols, cfg, Backend.CPU)).value;
         }
         // L1, MLS, or rows over the device-memory budget: pooled on the host, solved on the backend (PAVA-merge in
         // chunks within the budget, IsotonicGpu.inChunks): the same blocks and bits on every route
-        return host(x, y, w, len, negate, sc, cols, cfg, l1 ? Backend.CPU : cfg.backend);
+        return host(IsoBlock.concat(blocks), negate, sc, cols, cfg, l1 ? Backend.CPU : cfg.backend);
     }
 
     /** Pools on the host, then solves (L1: median PAVA on the CPU; L2: {@link #solveL2} on {@code backend}). */
-    private static Solved host(double[] x, double[] y, double[] w, int len, boolean negate, IsoScales sc,
-                               IsoColumns cols, IsotonicConfig cfg, Backend backend) {
+    private static Solved host(IsoBlock b, boolean negate, IsoScales sc, IsoColumns cols, IsotonicConfig cfg,
+                               Backend backend) {
         boolean l1 = cfg.loss == IsotonicConfig.Loss.L1;
-        IsoPoints p = IsoPoints.pool(x, y, w, len, negate, sc, l1, cols);
+        IsoPoints p = IsoPoints.pool(b.x, b.y, b.w, b.n, negate, sc, l1, cols);
         if (l1) {
             return new Solved(L1Blocks.pava(p), p.rows, p.zeroWeightRows, false);
         }

@@ -659,7 +659,10 @@ final class IsotonicTrainer {
         final boolean poolFirst = !ordered && parts > 1 && c.loss == IsotonicConfig.Loss.L2
                 && c.direction != IsotonicConfig.Direction.AUTO
                 && distinctEstimate(xSample) <= st.rows / POOL_FIRST_ROWS_PER_FEATURE;
-        JavaRDD<IsoBlock> ranges = poolFirst ? null : ordered ? packed.map(p -> p.rows) : split(packed, upper);
+        // one range: the packed blocks coalesced into one task, solved together (on a GPU each block is uploaded in
+        // place, no host concatenation); else one partition per range
+        JavaRDD<IsoBlock> ranges = poolFirst || parts == 1 ? null : ordered ? packed.map(p -> p.rows)
+                : split(packed, upper);
         // a GPU fit pools each executor's blocks at once on its GPU (one group per range); else per block on the CPU
         final int poolGroups = poolFirst && gpuRanges > 0 ? parts : 0;
         String splitNote = ordered ? "cpu (input partitions already ordered by feature, no shuffle)"
@@ -705,7 +708,13 @@ final class IsotonicTrainer {
                 long t0 = System.nanoTime();
                 IsotonicSolver.Solved p = IsotonicSolver.solvePooled(IsoPoints.merge(it.next(), cols), c, c.backend);
                 return Collections.singletonList(solvedRange(pid, p, parts, sc, isotonic, t0)).iterator();
-            }, true) : ranges.mapPartitionsWithIndex((Integer pid, Iterator<IsoBlock> it) -> {
+            }, true) : parts == 1 ? packed.coalesce(1, false).mapPartitions((Iterator<Packed> it) -> {
+                List<IsoBlock> blocks = new ArrayList<>();
+                it.forEachRemaining(p -> blocks.add(p.rows));
+                long t0 = System.nanoTime();
+                IsotonicSolver.Solved p = IsotonicSolver.solveBlocks(blocks, negate, sc, cols, c);
+                return Collections.singletonList(solvedRange(0, p, parts, sc, isotonic, t0)).iterator();
+            }) : ranges.mapPartitionsWithIndex((Integer pid, Iterator<IsoBlock> it) -> {
                 IsoBlock b = it.next();
                 long t0 = System.nanoTime();
                 IsotonicSolver.Solved p = IsotonicSolver.solveRows(b.x, b.y, b.w, b.n, negate, sc, cols, c);

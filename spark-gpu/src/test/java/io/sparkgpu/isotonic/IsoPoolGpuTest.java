@@ -96,6 +96,14 @@ class IsoPoolGpuTest {
             assertSamePoints(cpu, IsoPoolGpu.poolPart(dev, blocks, negate, sc, IsoColumns.DEFAULT), "negate=" + negate);
             assertSamePoints(cpu, IsotonicSolver.poolPart(blocks, negate, sc, IsoColumns.DEFAULT, Backend.GPU).value,
                     "the solver's dispatch, negate=" + negate);
+            // the whole solve of the blocks uploaded in place (one range of many packed blocks): the CPU's blocks
+            L2Blocks want = IsotonicCpu.pava(IsoPoints.pool(all.x, all.y, all.w, all.n, negate, sc, false,
+                    IsoColumns.DEFAULT));
+            IsotonicSolver.Solved got = IsoPoolGpu.solve(dev, blocks, negate, sc, IsoColumns.DEFAULT, 256, null);
+            assertTrue(got.gpu, "solved on the device");
+            assertEquals(cpu.rows, got.rows, "rows");
+            assertEquals(cpu.zeroWeightRows, got.zeroWeightRows, "zero-weight rows");
+            assertTrue(want.sameAs(got.l2()), "blocks, negate=" + negate + ": GPU " + got.l2() + " vs CPU " + want);
         }
         // weights of 1e-300 quantize to 0 at a scale set by weights of 1e6: an error for a whole fit, not for a part
         double[] x = {1, 1, 2};
