@@ -107,7 +107,8 @@ public final class EndToEndBenchmark {
         Set<String> tsneImpls = new LinkedHashSet<>(List.of("ours-gpu"));
         String gpuBackend = "gpu";
         @Option(order = 23, names = "--warmup-n", converter = BenchArgs.Count.class, paramLabel = "N",
-                description = {"rows of an untimed warm-up fit per implementation (0: none) [100000]"})
+                description = {"rows of an untimed warm-up fit per implementation (0: none; scan: a grid of at most 64 x 64 "
+                        + "with at most 99 replicas) [100000]"})
         long warmupN = 100_000;
         @Option(order = 24, names = "--seed", paramLabel = "S",
                 description = "data, initialisation and MLlib seed  [42]")
