@@ -159,6 +159,9 @@ class SparkGpuResourceTest {
         SparkSession spark = LocalGpuSessions.start(LocalGpuSpark.of(1, 1, List.of("0", "1"), 1024).executors(2)
                 .config(io.sparkgpu.cuda.SparkGpuConf.ADDRESS_MAP, "0:0,1:0"));
         assertEquals("local-cluster[2,1,1024]", spark.sparkContext().master());
+        // both executors are up before the first job (spark.scheduler.minRegisteredResourcesRatio=1.0), so data
+        // cached by that job is spread over both
+        assertEquals(3, spark.sparkContext().statusTracker().getExecutorInfos().length, "driver + 2 executors at start");
         Map<String, java.util.Set<String>> per = addressesPerExecutor(spark, 8);
         assertEquals(2, per.size(), "both executors ran tasks: " + per);
         java.util.Set<String> all = new java.util.TreeSet<>();
@@ -220,6 +223,7 @@ class SparkGpuResourceTest {
         assertEquals("2", s.get("spark.worker.resource.gpu.amount"));
         assertEquals("2", s.get("spark.executor.resource.gpu.amount"));
         assertEquals("/x/gpus.sh", s.get("spark.worker.resource.gpu.discoveryScript"));
+        assertEquals("1.0", s.get("spark.scheduler.minRegisteredResourcesRatio"), "the first job waits for every executor");
         assertEquals(LocalGpuSpark.absoluteClassPath(System.getProperty("java.class.path")),
                 s.get("spark.executor.extraClassPath"));
         assertEquals("/a/b.jar:" + java.nio.file.Paths.get("c.jar").toAbsolutePath() + ":"
