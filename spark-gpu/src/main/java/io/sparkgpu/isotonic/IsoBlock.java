@@ -118,6 +118,35 @@ final class IsoBlock implements Serializable {
                 + " in featuresCol '" + in.featuresCol + "'");
     }
 
+    /** Rows of the blocks together. */
+    static long rows(List<IsoBlock> blocks) {
+        long total = 0;
+        for (IsoBlock b : blocks) {
+            total += b.n;
+        }
+        return total;
+    }
+
+    /** {@link #rows} as the length of one array (one feature range, or one device pool); else an error. */
+    static int arrayRows(List<IsoBlock> blocks) {
+        long total = rows(blocks);
+        if (total > Integer.MAX_VALUE - 16) {
+            throw new IllegalStateException("a feature range of " + total + " rows exceeds the array limit; raise "
+                    + "numPartitions");
+        }
+        return (int) total;
+    }
+
+    /** Whether any block has weights (the others then weigh 1 per row). */
+    static boolean weighted(List<IsoBlock> blocks) {
+        for (IsoBlock b : blocks) {
+            if (b.w != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The blocks' rows one after the other (no copy for a single block). */
     static IsoBlock concat(List<IsoBlock> blocks) {
         if (blocks.isEmpty()) {
@@ -126,17 +155,8 @@ final class IsoBlock implements Serializable {
         if (blocks.size() == 1) {
             return blocks.get(0);
         }
-        long total = 0;
-        boolean weighted = false;
-        for (IsoBlock b : blocks) {
-            total += b.n;
-            weighted |= b.w != null;
-        }
-        if (total > Integer.MAX_VALUE - 16) {
-            throw new IllegalStateException("a feature range of " + total + " rows exceeds the array limit; raise "
-                    + "numPartitions");
-        }
-        int n = (int) total;
+        int n = arrayRows(blocks);
+        boolean weighted = weighted(blocks);
         double[] x = new double[n];
         double[] y = new double[n];
         double[] w = weighted ? new double[n] : null;

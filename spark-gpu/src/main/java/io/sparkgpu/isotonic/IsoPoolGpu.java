@@ -91,11 +91,7 @@ final class IsoPoolGpu {
      * @throws IllegalArgumentException as {@link IsoPoints#pool} for an invalid row
      */
     static IsoPoints poolPart(CudaDevice dev, List<IsoBlock> blocks, boolean negate, IsoScales sc, IsoColumns cols) {
-        long total = 0;
-        for (IsoBlock b : blocks) {
-            total += b.n;
-        }
-        if (total == 0) {
+        if (IsoBlock.rows(blocks) == 0) {
             return IsoPoints.poolPart(new double[0], new double[0], null, 0, negate, sc, cols);
         }
         return download(new Pooled(dev, blocks, negate, sc, cols, null, false));
@@ -137,11 +133,7 @@ final class IsoPoolGpu {
     static IsotonicSolver.Solved solve(CudaDevice dev, List<IsoBlock> blocks, boolean negate, IsoScales sc,
                                        IsoColumns cols, int chunk, double[] kernelMillis) {
         IsotonicConfig.checkChunk(chunk); // the setting's one rule
-        long len = 0;
-        for (IsoBlock b : blocks) {
-            len += b.n;
-        }
-        if (len == 0) {
+        if (IsoBlock.rows(blocks) == 0) {
             return new IsotonicSolver.Solved(L2Blocks.EMPTY, 0, 0, false);
         }
         try (KernelTimer ev = kernelMillis != null ? new KernelTimer(dev) : null;
@@ -200,17 +192,8 @@ final class IsoPoolGpu {
             s = new GpuStream(dev);
             owned.add(s);
             try {
-                long total = 0;
-                boolean weighted = false;
-                for (IsoBlock b : blocks) {
-                    total += b.n;
-                    weighted |= b.w != null;
-                }
-                if (total > Integer.MAX_VALUE - 16) {
-                    throw new IllegalStateException(total + " isotonic rows in one device pool exceed the array "
-                            + "limit; raise numPartitions");
-                }
-                int len = (int) total;
+                int len = IsoBlock.arrayRows(blocks);
+                boolean weighted = IsoBlock.weighted(blocks);
                 DeviceBuffer xd = alloc(dev, 8L * len);
                 DeviceBuffer yd = alloc(dev, 8L * len);
                 DeviceBuffer wd = weighted ? alloc(dev, 8L * len) : null;

@@ -70,10 +70,7 @@ final class IsotonicSolver {
                               IsotonicConfig cfg) {
         boolean l1 = cfg.loss == IsotonicConfig.Loss.L1;
         boolean l2Pava = !l1 && cfg.algorithm == IsotonicConfig.Algorithm.PAVA;
-        long len = 0;
-        for (IsoBlock b : blocks) {
-            len += b.n;
-        }
+        long len = IsoBlock.rows(blocks);
         if (l2Pava && len > 0 && !IsoPoolGpu.overBudget(len)) {
             return BackendChooser.run(cfg.backend, IsotonicGpu.MODULE, IsotonicGpu.PROBE_KERNEL, PHASE,
                     dev -> IsoPoolGpu.solve(dev, blocks, negate, sc, cols, cfg.chunk, null),
@@ -108,10 +105,7 @@ final class IsotonicSolver {
      */
     static BackendChooser.Ran<IsoPoints> poolPart(java.util.List<IsoBlock> blocks, boolean negate, IsoScales sc,
                                                   IsoColumns cols, Backend backend) {
-        long rows = 0;
-        for (IsoBlock b : blocks) {
-            rows += b.n;
-        }
+        long rows = IsoBlock.rows(blocks);
         java.util.function.Supplier<IsoPoints> host = () -> {
             IsoBlock all = IsoBlock.concat(blocks);
             return IsoPoints.poolPart(all.x, all.y, all.w, all.n, negate, sc, cols);
