@@ -193,8 +193,7 @@ public final class LocalGpuSpark {
         s.put(TASK_GPU_AMOUNT, taskAmount());
         // the session starts once every executor has registered (at most Spark's 30 s; the standalone backend
         // counts against spark.cores.max, which is all the workers' cores anyway): otherwise the first executor up
-        // takes most of the first job, the data a user caches in it is spread unevenly, and every later job over
-        // it waits for locality (on 2 H200s, 4 x 10^8 cached rows: isotonic's packing 3.0 s, 2.2 s without waits)
+        // can take most of the first job, and data a user caches in it is spread unevenly over the GPUs
         s.put("spark.cores.max", Integer.toString(cores * executors));
         s.put("spark.scheduler.minRegisteredResourcesRatio", "1.0");
         s.put("spark.executor.extraClassPath", absoluteClassPath(System.getProperty("java.class.path")));
