@@ -179,7 +179,7 @@ class StandaloneClusterIT {
         Map<String, String> conf = Map.of("spark.sparkgpu.tsne.distributedStage", "false");
         java.util.function.Function<Path, List<String>> args = dir -> List.of("tsne",
                 "--input", input.toString(), "--features", "p0..p63", "--id", "id", "--label", "digit",
-                "--mode", "distributed", "--distributed-partitions", "2", "--pca", "16", "--max-iter", "40",
+                "--mode", "distributed", "--distributed-partitions", "2", "--pca", "16", "--max-iter", "60",
                 "--seed", "7", "--output", dir.resolve("embedding").toString(), "--output-format", "csv",
                 "--model-out", dir.resolve("model").toString());
         CaseRun local = sameBitsOnTheCluster("tsne", conf, "t-SNE: iteration ", outs, args);
