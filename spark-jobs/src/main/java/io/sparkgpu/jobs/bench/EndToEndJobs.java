@@ -241,9 +241,7 @@ final class EndToEndJobs {
                 try {
                     for (String b : gpu && cpu ? List.of(gpuBackend, "cpu") : List.of(gpu ? gpuBackend : "cpu")) {
                         // 99 replicas of 64 x 64 cells: more work than the driver-side path takes, so the Spark path
-                        new GpuScanStatistic().setInputType("cells").setCoordinateCols("x", "y").setCasesCol("cases")
-                                .setBaselineCol("population").setStatistic("poisson").setNumClusters(3)
-                                .setNumReplicas(Math.min(replicas, 99)).setSeed(seed).setBackend(b).fit(warm);
+                        scanEstimator(Math.min(replicas, 99), b).fit(warm);
                     }
                 } catch (RuntimeException e) {
                     log.println("[e2e] scan warm-up failed (the timed fits will say why): " + e);
@@ -264,16 +262,20 @@ final class EndToEndJobs {
         }
     }
 
+    /** The scan fit of {@link #scanData}'s cells, for the warm-up and the timed fits alike. */
+    private GpuScanStatistic scanEstimator(int replicas, String backend) {
+        return new GpuScanStatistic().setInputType("cells").setCoordinateCols("x", "y").setCasesCol("cases")
+                .setBaselineCol("population").setStatistic("poisson").setNumClusters(3).setNumReplicas(replicas)
+                .setSeed(seed).setBackend(backend);
+    }
+
     private Job scanOurs(Dataset<Row> df, int size, int replicas, String name, String backend) {
         Job j = new Job("scan", name);
         j.backend = backend;
         GpuScanModel[] model = new GpuScanModel[1];
         time(j, () -> {
             // numPartitions left at 0: one task per GPU (ours-gpu) or per core (ours-cpu); small grids on the driver
-            model[0] = new GpuScanStatistic().setInputType("cells").setCoordinateCols("x", "y")
-                    .setCasesCol("cases").setBaselineCol("population")
-                    .setStatistic("poisson").setNumClusters(3).setNumReplicas(replicas).setSeed(seed)
-                    .setBackend(backend).fit(df);
+            model[0] = scanEstimator(replicas, backend).fit(df);
             return null;
         });
         if (model[0] != null) {
