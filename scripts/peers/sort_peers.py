@@ -11,7 +11,8 @@ tensor (pageable, like a Java array) to the result back on the host, wall clock.
 warm-up. Prints the same Markdown table as SortBenchmark.
 
 Usage: sort_peers.py [--n 1e6,1e7,1e8] [--m 2^8,2^12,2^16,2^20,2^24] [--dists uniform,zipf,hot] [--zipf-s 1.2]
-                     [--ops keys,kv] [--reps 5] [--seed 42] [--markdown FILE]
+                     [--ops keys,kv] [--reps 5] [--seed 42] [--wide] [--markdown FILE]
+--wide: also, at each n, uniform full-range int32 keys (SortBenchmark --wide): torch.sort stable and default.
 """
 import argparse
 import datetime
@@ -107,6 +108,7 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--markdown")
+    ap.add_argument("--wide", action="store_true")
     a = ap.parse_args()
     ns = counts(a.n, 1, 2**31 - 1)
     ms = counts(a.m, 1, 1 << 24)
@@ -132,6 +134,22 @@ def main():
     lines.append("| n | m | keys | op | implementation | ms | G keys/s | notes |")
     lines.append("| ---: | ---: | --- | --- | --- | ---: | ---: | --- |")
     for n in ns:
+        if a.wide:
+            g = torch.Generator(device=dev)
+            g.manual_seed(a.seed)
+            keys = torch.randint(-2**31, 2**31, (n,), device=dev, generator=g, dtype=torch.int64).to(torch.int32)
+            for impl, fn in (("PyTorch torch.sort(stable=True)", lambda k: torch.sort(k, stable=True)[1]),
+                             ("PyTorch torch.sort", lambda k: torch.sort(k)[1])):
+                try:
+                    kms = kernel_ms(torch, lambda: fn(keys), a.reps)
+                    lines.append(row(n, 1 << 32, "uniform", "kv (order, long)", impl + ", kernels", kms,
+                                     "full-range int32; CUB radix sort pairs; int64 indices"))
+                except Exception as e:
+                    lines.append(row(n, 1 << 32, "uniform", "kv (order, long)", impl + ", kernels", None,
+                                     "failed: %s" % e))
+                print("[peers] " + lines[-1], file=sys.stderr, flush=True)
+            del keys
+            torch.cuda.empty_cache()
         for m in ms:
             for dist in dists:
                 name = describe(dist, a.zipf_s)

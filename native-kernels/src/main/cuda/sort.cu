@@ -50,6 +50,11 @@
  *   pass) and idxOut. Ranks, counts and offsets depend only on the data, never on scheduling: the output is
  *   the same on every run (and equals the CPU twin's unique stable order).
  *
+ * Onesweep form (sort_os_hist, sort_os_pass_*; the default for two or more passes, SortGpu.stableKernel): one read
+ *   of the keys counts the digits of every pass, then one kernel a pass ranks a tile as sort_scatter does and finds
+ *   its offsets by a decoupled look-back over the earlier tiles instead of the count and row-scan launches; the
+ *   tile's indices are copied to shared memory asynchronously while its keys are ranked. Same bits.
+ *
  * Wide keys (sort_gather, at the end): 64-bit keys sort as the stable passes over their low words, then over their
  * high words gathered into that order.
  *
@@ -662,6 +667,232 @@ SORT_SCATTER(4, i32, int)
 SORT_SCATTER(4, i64, long long)
 SORT_SCATTER(8, i32, int)
 SORT_SCATTER(8, i64, long long)
+
+/* -------------------------------------------------------------------------------- onesweep stable passes */
+
+/*
+ * The stable passes in onesweep form (SortGpu.Stable with two or more passes; the passes' results are those of
+ * sort_count/sort_rowscan/sort_scatter above, bit for bit, since a stable pass has one result):
+ *   sort_os_hist    one read of the keys gives the digit counts of every pass at once: hist[(firstPass + q) * 256
+ *                   + d] for pass q < passes, whose bits are the q-th nibble of bitsPacked and whose shift is the
+ *                   sum of the bits before. Per-block shared histograms (one copy per warp modulo OS_HIST_COPIES),
+ *                   flushed with global atomics (integer sums: the same on every run); the warp's hot key (the
+ *                   largest group of its first load, pick_hot) is counted in a register. With m > 0 the smallest
+ *                   index of a key outside [0, m) is recorded (the key is still counted by its masked digits, so
+ *                   the passes stay inside the buffers).
+ *   sort_os_pass_*  one block per tile; a block takes its tile number from an atomic counter, so every earlier
+ *                   tile's block is already running and each look-back ends. The tile is ranked as sort_scatter
+ *                   ranks it. Thread d publishes the tile's count of digit d (flag AGG), then adds earlier tiles'
+ *                   entries of digit d, walking back until one holds an inclusive prefix (flag INCL), and
+ *                   publishes its own inclusive prefix. Flag and value share one 64-bit word (one store, one
+ *                   load); flags carry the pass number, so one status array, zeroed once per sort, serves every
+ *                   pass. The first position of digit d in the tile is the exclusive scan of the pass's histogram
+ *                   at d plus the tiles before at d: sort_scatter's start[d] + counts[d * tiles + t].
+ */
+#define OS_MAX_PASSES 8
+#define OS_HIST_COPIES 4
+#define OS_DIGITS 256
+
+static_assert(SORT_THREADS == OS_DIGITS, "sort_os_pass uses thread d for digit d");
+
+__device__ __forceinline__ void os_count(unsigned key, int index, int m, unsigned hot, unsigned &hotCount,
+                                         unsigned (*__restrict__ h)[OS_DIGITS], const int *shifts,
+                                         const unsigned *masks, int passes, int &firstBad) {
+    if (m > 0 && key >= (unsigned) m) firstBad = min(firstBad, index);
+    if (key == hot) {
+        hotCount++;
+        return;
+    }
+#pragma unroll
+    for (int q = 0; q < 4; q++) {
+        if (q < passes) atomicAdd(&h[q][(key >> shifts[q]) & masks[q]], 1u);
+    }
+}
+
+/* The warp's hot key among its lanes' first keys (all lanes call it); 0xffffffff when none. */
+__device__ __forceinline__ unsigned os_pick_hot(unsigned key, bool in) {
+    const unsigned peers = __match_any_sync(FULL_MASK, in ? key : 0u);
+    const unsigned size = in ? (unsigned) __popc(peers) : 0u;
+    const unsigned best = __reduce_max_sync(FULL_MASK, size);
+    if (best < HOT_MIN_GROUP) return INVALID_LABEL;
+    const unsigned who = __ballot_sync(FULL_MASK, size == best);
+    return __shfl_sync(FULL_MASK, key, __ffs(who) - 1);
+}
+
+extern "C" __global__ void __launch_bounds__(SORT_THREADS)
+sort_os_hist(const int *__restrict__ keys, int n, int passes, int bitsPacked, int firstPass,
+             unsigned *__restrict__ hist, int m, int *__restrict__ bad) {
+    __shared__ unsigned h[OS_HIST_COPIES][4][OS_DIGITS];
+    for (int i = threadIdx.x; i < OS_HIST_COPIES * 4 * OS_DIGITS; i += SORT_THREADS) (&h[0][0][0])[i] = 0u;
+    int shifts[4];
+    unsigned masks[4];
+    int sh = 0;
+#pragma unroll
+    for (int q = 0; q < 4; q++) {
+        const int b = q < passes ? (bitsPacked >> (4 * q)) & 15 : 0;
+        shifts[q] = sh;
+        masks[q] = (1u << b) - 1u;
+        sh += b;
+    }
+    __syncthreads();
+    unsigned (*hc)[OS_DIGITS] = h[(threadIdx.x >> 5) % OS_HIST_COPIES];
+    const int4 *k4 = reinterpret_cast<const int4 *>(keys);
+    const long long n4 = n >> 2;
+    const long long stride = (long long) gridDim.x * blockDim.x;
+    const long long first = (long long) blockIdx.x * blockDim.x + threadIdx.x;
+    const unsigned lane = lane_id();
+    int firstBad = NO_BAD;
+    unsigned hotCount = 0;
+    unsigned hot = INVALID_LABEL;
+    if (first - lane < n4) hot = os_pick_hot(first < n4 ? (unsigned) __ldg(k4 + first).x : 0u, first < n4);
+    for (long long v = first; v < n4; v += stride) {
+        const int4 q = __ldg(k4 + v);
+        const int i = (int) (4 * v);
+        os_count((unsigned) q.x, i, m, hot, hotCount, hc, shifts, masks, passes, firstBad);
+        os_count((unsigned) q.y, i + 1, m, hot, hotCount, hc, shifts, masks, passes, firstBad);
+        os_count((unsigned) q.z, i + 2, m, hot, hotCount, hc, shifts, masks, passes, firstBad);
+        os_count((unsigned) q.w, i + 3, m, hot, hotCount, hc, shifts, masks, passes, firstBad);
+    }
+    const int tail = n - (int) (4 * n4);
+    if (blockIdx.x == 0 && (int) threadIdx.x < tail) {
+        const int idx = (int) (4 * n4) + (int) threadIdx.x;
+        os_count((unsigned) __ldg(keys + idx), idx, m, hot, hotCount, hc, shifts, masks, passes, firstBad);
+    }
+    const unsigned warpHot = __reduce_add_sync(FULL_MASK, hotCount);
+    if (lane == 0 && warpHot != 0) {
+        for (int q = 0; q < passes; q++) atomicAdd(&hc[q][(hot >> shifts[q]) & masks[q]], warpHot);
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < passes * OS_DIGITS; i += SORT_THREADS) {
+        const int q = i / OS_DIGITS, d = i % OS_DIGITS;
+        unsigned sum = 0;
+#pragma unroll
+        for (int c = 0; c < OS_HIST_COPIES; c++) sum += h[c][q][d];
+        if (sum != 0) atomicAdd(&hist[(firstPass + q) * OS_DIGITS + d], sum);
+    }
+    if (bad != NULL) record_bad(bad, firstBad);
+}
+
+/* Asynchronous 4-byte copy global -> shared (sm_80+), and the wait for this thread's copies. */
+__device__ __forceinline__ void cp_async4(int *smem, const int *gmem) {
+    const unsigned s = (unsigned) __cvta_generic_to_shared(smem);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(s), "l"(gmem) : "memory");
+}
+
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+
+/* One onesweep pass over the tile this block takes: see above. */
+template <typename IdxT>
+__device__ __forceinline__ void onesweep_tile(const int *__restrict__ keysIn, const int *__restrict__ idxIn, int n,
+                                              int shift, int bits, int pass, const unsigned *__restrict__ hist,
+                                              int *__restrict__ tileCounter, unsigned long long *status,
+                                              int *__restrict__ keysOut, IdxT *__restrict__ idxOut, long long offset) {
+    typedef cub::BlockRadixRankMatch<SORT_THREADS, 8, false> Rank;
+    typedef cub::BlockScan<unsigned, SORT_THREADS> Scan;
+    __shared__ union {
+        typename Rank::TempStorage rank;
+        typename Scan::TempStorage scan;
+    } tmp;
+    __shared__ int sKey[TILE];
+    __shared__ int sIdx[TILE];
+    __shared__ int delta[OS_DIGITS];
+    __shared__ int sFirst[OS_DIGITS];
+    __shared__ int sTile;
+
+    const int tid = threadIdx.x;
+    const int warp = tid >> 5;
+    const int lane = tid & 31;
+    const int digits = 1 << bits;
+    if (tid == 0) sTile = atomicAdd(tileCounter, 1);
+    const unsigned total = tid < digits ? hist[pass * OS_DIGITS + tid] : 0u;
+    unsigned digitStart;
+    Scan(tmp.scan).ExclusiveSum(total, digitStart);
+    __syncthreads();
+    const int t = sTile;
+    const int base = t * TILE;
+    const int len = min(TILE, n - base);
+
+    /* the tile's indices are copied into sKey (free until the keys are exchanged) while the keys are ranked */
+    if (idxIn != NULL) {
+#pragma unroll
+        for (int i = 0; i < SORT_ITEMS; i++) {
+            const int e = warp * (SORT_ITEMS * 32) + i * 32 + lane;
+            if (e < len) cp_async4(sKey + e, idxIn + base + e);
+        }
+    }
+    unsigned keys[SORT_ITEMS];
+#pragma unroll
+    for (int i = 0; i < SORT_ITEMS; i++) {
+        const int e = warp * (SORT_ITEMS * 32) + i * 32 + lane;
+        keys[i] = e < len ? (unsigned) __ldg(keysIn + base + e) : 0xffffffffu;
+    }
+    int ranks[SORT_ITEMS];
+    int firstRank[Rank::BINS_TRACKED_PER_THREAD];
+    const PassDigit dig(shift, bits);
+    Rank(tmp.rank).RankKeys(keys, ranks, dig, firstRank);
+    if (tid < digits) sFirst[tid] = firstRank[0];
+    cp_async_wait_all();
+    __syncthreads();
+    /* indices into rank order (sIdx) now, so that the look-back below finds more tiles published */
+#pragma unroll
+    for (int i = 0; i < SORT_ITEMS; i++) {
+        const int e = warp * (SORT_ITEMS * 32) + i * 32 + lane;
+        if (e < len) sIdx[ranks[i]] = idxIn != NULL ? sKey[e] : base + e;
+    }
+    if (tid < digits) {
+        /* past-the-end elements hold the last digit and rank after the tile's elements */
+        const unsigned count = (unsigned) ((tid + 1 < digits ? sFirst[tid + 1] : len) - sFirst[tid]);
+        const unsigned long long agg = (unsigned long long) (2 * pass + 1) << 32;
+        const unsigned long long incl = (unsigned long long) (2 * pass + 2) << 32;
+        volatile unsigned long long *st = status;
+        unsigned before = 0;
+        if (t == 0) {
+            st[tid] = incl | count;
+        } else {
+            st[(long long) t * OS_DIGITS + tid] = agg | count;
+            for (int j = t - 1;;) {
+                const unsigned long long v = st[(long long) j * OS_DIGITS + tid];
+                const unsigned long long f = v & 0xffffffff00000000ull;
+                if (f == incl) {
+                    before += (unsigned) v;
+                    break;
+                }
+                if (f == agg) {
+                    before += (unsigned) v;
+                    j--;
+                }
+            }
+            st[(long long) t * OS_DIGITS + tid] = incl | (before + count);
+        }
+        delta[tid] = (int) (digitStart + before - (unsigned) sFirst[tid]);
+    }
+    __syncthreads(); /* every index read out of sKey */
+#pragma unroll
+    for (int i = 0; i < SORT_ITEMS; i++) sKey[ranks[i]] = (int) keys[i];
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < SORT_ITEMS; i++) {
+        const int r = i * SORT_THREADS + tid;
+        if (r < len) {
+            const int key = sKey[r];
+            const int pos = delta[dig.Digit((unsigned) key)] + r;
+            if (keysOut != NULL) keysOut[pos] = key;
+            store_index<IdxT>(idxOut, pos, offset, sIdx[r]);
+        }
+    }
+}
+
+#define SORT_ONESWEEP(SUFFIX, IDXT)                                                                                \
+    extern "C" __global__ void __launch_bounds__(SORT_THREADS, 3) sort_os_pass_##SUFFIX(                          \
+            const int *__restrict__ keysIn, const int *__restrict__ idxIn, int n, int shift, int bits, int pass,   \
+            const unsigned *__restrict__ hist, int *__restrict__ tileCounter, unsigned long long *status,          \
+            int *__restrict__ keysOut, IDXT *__restrict__ idxOut, long long offset) {                              \
+        onesweep_tile<IDXT>(keysIn, idxIn, n, shift, bits, pass, hist, tileCounter, status, keysOut, idxOut,       \
+                            offset);                                                                               \
+    }
+
+SORT_ONESWEEP(i32, int)
+SORT_ONESWEEP(i64, long long)
 
 /* ------------------------------------------------------------------------------------------ wide keys */
 

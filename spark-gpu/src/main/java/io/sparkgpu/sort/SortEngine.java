@@ -84,7 +84,7 @@ public final class SortEngine {
     /**
      * Milliseconds (CUDA events) of {@code reps} runs of the kernels of {@code op} on keys already on the device,
      * with no allocation, transfer or host work inside the measured interval; {@code kernel} names the keys-only
-     * output kernel (null: the default choice).
+     * output kernel (runs, descent) or the stable order's kernels (onesweep, classic); null: the default choice.
      */
     public static double[] gpuKernelMillis(CudaDevice dev, int[] keys, int m, KernelOp op, String kernel, int reps) {
         return SortGpu.kernelMillis(dev, keys, m, op.op, kernel, reps);
@@ -92,9 +92,10 @@ public final class SortEngine {
 
     /**
      * Milliseconds (CUDA events) of {@code reps} runs of the GPU's stable order of full-range 32-bit keys (the
-     * general radix path: four 8-bit passes) on keys already on the device.
+     * general radix path: four 8-bit passes) on keys already on the device, with the stable kernels {@code kernel}
+     * (onesweep or classic; null: the default).
      */
-    public static double[] gpuWideKernelMillis(CudaDevice dev, int[] keys, int reps) {
-        return SortGpu.wideKernelMillis(dev, keys, reps);
+    public static double[] gpuWideKernelMillis(CudaDevice dev, int[] keys, String kernel, int reps) {
+        return SortGpu.wideKernelMillis(dev, keys, kernel, reps);
     }
 }

@@ -9,6 +9,7 @@ import io.sparkgpu.cuda.KernelLauncher;
 import io.sparkgpu.cuda.KernelTimer;
 import java.util.Locale;
 import jcuda.Pointer;
+import jcuda.driver.CUdeviceptr;
 
 /**
  * GPU implementation of {@link SortCpu} through the {@code sort} module ({@code sort.cu}; its header describes the
@@ -56,6 +57,16 @@ final class SortGpu {
     static volatile long residentLimit = Long.getLong("sparkgpu.sort.maxResident", -1L);
     /** Output kernel of the keys-only sort: auto, runs or descent (sparkgpu.sort.keysKernel). */
     static volatile String keysKernel = System.getProperty("sparkgpu.sort.keysKernel", "auto");
+    /**
+     * Kernels of a stable sort of two or more passes: onesweep (one histogram read for every pass, then one kernel
+     * a pass with a decoupled look-back; the default) or classic (count, row scan and scatter a pass);
+     * sparkgpu.sort.stableKernel. One pass always runs the classic kernels. Both give the same bits.
+     */
+    static volatile String stableKernel = System.getProperty("sparkgpu.sort.stableKernel", "onesweep");
+    /** Passes of one stable sort that the onesweep histogram and status flags can hold (sort.cu OS_MAX_PASSES). */
+    static final int OS_MAX_PASSES = 8;
+    /** Blocks a sort_os_hist launch runs per SM (a grid-stride loop over the keys). */
+    static final int OS_HIST_BLOCKS_PER_SM = 4;
 
     private SortGpu() {
     }
@@ -131,6 +142,37 @@ final class SortGpu {
                 throw new IllegalArgumentException("sparkgpu.sort.keysKernel must be auto, runs or descent, got '"
                         + keysKernel + "'");
         }
+    }
+
+    /** Whether a stable sort with these passes runs the onesweep kernels ({@link #stableKernel}). */
+    static boolean onesweep(int[] bits) {
+        return onesweep(bits, stableKernel);
+    }
+
+    /** Whether a stable sort with these passes runs the onesweep kernels when {@code kernel} is asked for. */
+    static boolean onesweep(int[] bits, String kernel) {
+        String k = kernel == null ? "onesweep" : kernel.trim().toLowerCase(Locale.ROOT);
+        switch (k) {
+            case "onesweep":
+                return bits.length > 1 && bits.length <= OS_MAX_PASSES;
+            case "classic":
+                return false;
+            default:
+                throw new IllegalArgumentException("sparkgpu.sort.stableKernel must be onesweep or classic, got '"
+                        + kernel + "'");
+        }
+    }
+
+    /** The bits of passes [from, from + count) packed a nibble each, pass from lowest (sort_os_hist). */
+    static int packBits(int[] bits, int from, int count) {
+        if (count > 4) {
+            throw new IllegalArgumentException("one histogram read covers at most 4 passes, got " + count);
+        }
+        int packed = 0;
+        for (int q = 0; q < count; q++) {
+            packed |= bits[from + q] << (4 * q);
+        }
+        return packed;
     }
 
     /** Whether the histogram of m bins is privatised in shared memory, and with how many copies (0: global). */
@@ -475,6 +517,8 @@ final class SortGpu {
         final boolean longIndex;
         final int[] bits;
         final int tiles;
+        /** Onesweep kernels ({@link #onesweep}): counts holds the look-back status, rowTotals the histograms. */
+        final boolean onesweep;
         private final DeviceBuffer a;
         private final DeviceBuffer b;
         private final DeviceBuffer counts;
@@ -490,12 +534,17 @@ final class SortGpu {
             this(dev, s, n, m, longIndex, passBits(m), 0);
         }
 
+        Stable(CudaDevice dev, GpuStream s, int n, int m, boolean longIndex, int[] bits, int highPasses) {
+            this(dev, s, n, m, longIndex, bits, highPasses, onesweep(bits));
+        }
+
         /**
          * A stable sort with the given passes; m > 0: pass 0 also checks that every key lies in [0, m); m = 0: no
          * check (wide keys, checked on the host). The last {@code highPasses} passes sort the high words ({@link
-         * #run(long, int[])}).
+         * #run(long, int[])}). {@code onesweep}: the onesweep kernels (two or more passes only).
          */
-        Stable(CudaDevice dev, GpuStream s, int n, int m, boolean longIndex, int[] bits, int highPasses) {
+        Stable(CudaDevice dev, GpuStream s, int n, int m, boolean longIndex, int[] bits, int highPasses,
+               boolean onesweep) {
             this.dev = dev;
             this.s = s;
             this.n = n;
@@ -504,14 +553,18 @@ final class SortGpu {
             this.bits = bits;
             this.highPasses = highPasses;
             tiles = tiles(n);
+            this.onesweep = onesweep && bits.length > 1;
             long nb = 4L * n;
             DeviceBuffer[] bufs = new DeviceBuffer[5];
             try {
                 boolean multi = bits.length > 1;
                 bufs[0] = DeviceBuffer.allocate(dev, multi ? 2 * nb : nb);
                 bufs[1] = DeviceBuffer.allocate(dev, multi || longIndex ? 2 * nb : nb);
-                bufs[2] = DeviceBuffer.allocate(dev, 4L * (1 << MAX_PASS_BITS) * tiles);
-                bufs[3] = DeviceBuffer.allocate(dev, 4L * (1 << MAX_PASS_BITS));
+                // onesweep: a 64-bit status word per (tile, digit); the histograms of every pass, then a tile
+                // counter per pass. Classic: per-(digit, tile) counts and the row totals of one pass.
+                bufs[2] = DeviceBuffer.allocate(dev, (onesweep ? 8L : 4L) * (1 << MAX_PASS_BITS) * tiles);
+                bufs[3] = DeviceBuffer.allocate(dev,
+                        onesweep ? 4L * OS_MAX_PASSES * ((1 << MAX_PASS_BITS) + 1) : 4L * (1 << MAX_PASS_BITS));
                 bufs[4] = DeviceBuffer.allocate(dev, 4);
             } catch (RuntimeException e) {
                 for (DeviceBuffer x : bufs) {
@@ -559,6 +612,10 @@ final class SortGpu {
          * the last {@code highPasses} passes, which carry the indices on.
          */
         void run(long first, int[] highWords) {
+            if (onesweep) {
+                runOnesweep(first, highWords);
+                return;
+            }
             long nb = 4L * n;
             DeviceBuffer in = a;
             DeviceBuffer out = b;
@@ -603,6 +660,51 @@ final class SortGpu {
             }
         }
 
+        /** {@link #run(long, int[])} with the onesweep kernels: sort.cu's "onesweep stable passes". */
+        private void runOnesweep(long first, int[] highWords) {
+            long nb = 4L * n;
+            int digits = 1 << MAX_PASS_BITS;
+            counts.zero(s);
+            rowTotals.zero(s);
+            CUdeviceptr hist = rowTotals.pointer();
+            int lowPasses = bits.length - highPasses;
+            histogram(a, 0, lowPasses, m, bad);
+            DeviceBuffer in = a;
+            DeviceBuffer out = b;
+            int shift = 0;
+            for (int p = 0; p < bits.length; p++) {
+                boolean last = p == bits.length - 1;
+                if (highWords != null && p == lowPasses) {
+                    upload(out, highWords, 0, n);
+                    KernelLauncher.launch(s, MODULE, "sort_gather", (int) ((n + 255L) / 256), 256, 0, out,
+                            in.pointer().withByteOffset(nb), n, in);
+                    histogram(in, lowPasses, highPasses, 0, null);
+                    shift = 0;
+                }
+                Object idxIn = p == 0 ? new Pointer() : in.pointer().withByteOffset(nb);
+                Object keysOut = last ? new Pointer() : out.pointer();
+                Object idxOut = last ? out.pointer() : out.pointer().withByteOffset(nb);
+                boolean wide = last && longIndex;
+                KernelLauncher.launch(s, MODULE, wide ? "sort_os_pass_i64" : "sort_os_pass_i32", tiles, SORT_THREADS,
+                        0, in.pointer(), idxIn, n, shift, bits[p], p, hist,
+                        hist.withByteOffset(4L * (OS_MAX_PASSES * digits + p)), counts, keysOut, idxOut,
+                        wide ? first : 0L);
+                shift += bits[p];
+                DeviceBuffer t = in;
+                in = out;
+                out = t;
+            }
+            result = in;
+        }
+
+        /** sort_os_hist: the histograms of passes [from, from + count) from the keys at the start of {@code keys}. */
+        private void histogram(DeviceBuffer keys, int from, int count, int range, DeviceBuffer badSlot) {
+            int grid = (int) Math.max(1, Math.min((n + 4L * SORT_THREADS - 1) / (4L * SORT_THREADS),
+                    (long) OS_HIST_BLOCKS_PER_SM * dev.multiprocessors()));
+            KernelLauncher.launch(s, MODULE, "sort_os_hist", grid, SORT_THREADS, 0, keys, n, count,
+                    packBits(bits, from, count), from, rowTotals, range, badSlot != null ? badSlot : new Pointer());
+        }
+
         /** Copies the result to out[at, at + n) (int) or outLong[at, at + n) (long indices). */
         void download(int[] out, long[] outLong, int at) {
             if (result == null) {
@@ -643,8 +745,9 @@ final class SortGpu {
      * Milliseconds (CUDA events) of {@code reps} runs of the kernels of {@code op} on keys already on the device:
      * no allocation, transfer or host work inside the measured interval (keys-only: zeroing the histogram, the
      * histogram, the pyramid and the output; stable: all passes). The keys are checked once first, and the stable
-     * sort's input is restored between runs outside the interval. {@code kernel} names the keys-only output kernel
-     * (null: the default choice). Needs the whole input and output on the device.
+     * sort's input is restored between runs outside the interval. {@code kernel} names the keys-only output kernel,
+     * or for a stable order its kernels (onesweep or classic, as {@link #stableKernel}); null: the default choice.
+     * Needs the whole input and output on the device.
      */
     public static double[] kernelMillis(CudaDevice dev, int[] keys, int m, Op op, String kernel, int reps) {
         SortCpu.checkKeys(keys, m);
@@ -674,7 +777,9 @@ final class SortGpu {
                 }
             } else {
                 boolean wide = op == Op.ORDER_LONG;
-                try (Stable st = new Stable(dev, s, n, m, wide)) {
+                int[] bits = passBits(m);
+                try (Stable st = new Stable(dev, s, n, m, wide, bits, 0,
+                        kernel == null ? onesweep(bits) : onesweep(bits, kernel))) {
                     timeStable(st, timer, keys, ms, "timed stable order");
                     st.checkBad(keys);
                 }
@@ -686,9 +791,10 @@ final class SortGpu {
     /**
      * Milliseconds (CUDA events) of {@code reps} runs of the stable order of full-range 32-bit keys (the wide path of
      * {@link #orderWide} with 32 bits: four 8-bit LSD passes, int indices) on keys already on the device, as {@link
-     * #kernelMillis}: the input restored between runs outside the interval.
+     * #kernelMillis}: the input restored between runs outside the interval. {@code kernel}: onesweep or classic (null:
+     * {@link #stableKernel}).
      */
-    public static double[] wideKernelMillis(CudaDevice dev, int[] keys, int reps) {
+    public static double[] wideKernelMillis(CudaDevice dev, int[] keys, String kernel, int reps) {
         int n = keys.length;
         double[] ms = new double[reps];
         if (n == 0) {
@@ -696,7 +802,8 @@ final class SortGpu {
         }
         int[] passes = SortCpu.splitBits(32, MAX_PASS_BITS);
         try (GpuStream s = new GpuStream(dev); KernelTimer timer = new KernelTimer(dev);
-             Stable st = new Stable(dev, s, n, 0, false, passes, 0)) {
+             Stable st = new Stable(dev, s, n, 0, false, passes, 0,
+                     kernel == null ? onesweep(passes) : onesweep(passes, kernel))) {
             timeStable(st, timer, keys, ms, "timed stable order of 32-bit keys");
         }
         return ms;

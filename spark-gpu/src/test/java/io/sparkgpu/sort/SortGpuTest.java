@@ -75,6 +75,40 @@ class SortGpuTest {
     }
 
     @Test
+    void bothStableKernelsEqualTheTwin() {
+        CudaDevice dev = GpuTestSupport.deviceOrSkip();
+        String saved = SortGpu.stableKernel;
+        try {
+            for (String kernel : new String[] {"classic", "onesweep"}) {
+                SortGpu.stableKernel = kernel;
+                long seed = 500;
+                for (int m : new int[] {257, 1 << 12, (1 << 16) + 1, 1 << 24}) {
+                    for (String dist : List.of("uniform", "zipf-1.2", "one-hot-50%", "reversed")) {
+                        SortTestData.Case c = SortTestData.CASES.stream().filter(x -> x.name().equals(dist))
+                                .findFirst().orElseThrow();
+                        for (int n : new int[] {4097, 1_000_003, 6_000_001}) {
+                            int[] keys = c.gen().keys(n, m, seed++);
+                            String what = kernel + " " + dist + " n=" + n + " m=" + m;
+                            assertArrayEquals(SortCpu.order(keys, m), SortGpu.order(dev, keys, m), what);
+                            if (n < 2_000_000) {
+                                assertArrayEquals(SortCpu.orderLong(keys, m, 9), SortGpu.orderLong(dev, keys, m, 9),
+                                        what + ", long");
+                            }
+                        }
+                    }
+                }
+                for (int bits : new int[] {32, 41, 64}) {
+                    long[] k = SortWideCpuTest.keys(3_000_017, bits, bits == 41 ? 5 : 1 << 30, 70 + bits);
+                    assertArrayEquals(SortCpu.orderWide(k, bits), SortGpu.orderWide(dev, k, bits),
+                            kernel + " wide bits=" + bits);
+                }
+            }
+        } finally {
+            SortGpu.stableKernel = saved;
+        }
+    }
+
+    @Test
     void chunkedTransfersAndChunkedOutputEqualTheTwin() {
         CudaDevice dev = GpuTestSupport.deviceOrSkip();
         int saved = SortGpu.transferChunk;

@@ -3,7 +3,10 @@ package io.sparkgpu.sort;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -330,6 +333,160 @@ class SortKernelEmulatorTest {
         return result;
     }
 
+    // ------------------------------------------------------------------------------------------ onesweep passes
+
+    /**
+     * sort_os_hist: the digit counts of passes [from, from + count) of keys in one read, hist row from + q for pass
+     * q, its bits the q-th nibble of SortGpu.packBits and its shift the sum of the bits before.
+     */
+    static void osHist(int[] keys, int[] bits, int from, int count, long[] hist) {
+        int packed = SortGpu.packBits(bits, from, count);
+        int[] shifts = new int[4];
+        int[] masks = new int[4];
+        int sh = 0;
+        for (int q = 0; q < 4; q++) {
+            int b = q < count ? (packed >>> (4 * q)) & 15 : 0;
+            shifts[q] = sh;
+            masks[q] = (1 << b) - 1;
+            sh += b;
+        }
+        for (int k : keys) {
+            for (int q = 0; q < count; q++) {
+                hist[(from + q) * 256 + ((k >>> shifts[q]) & masks[q])]++;
+            }
+        }
+    }
+
+    /**
+     * sort_os_pass for pass {@code pass}: tiles in order of their tile counter; each publishes its digit counts
+     * (flag 2 pass + 1) and walks back over earlier tiles' words to an inclusive prefix (flag 2 pass + 2). A tile's
+     * own inclusive word is written at once or, chosen by {@code r}, only after later tiles ran, so that later
+     * tiles walk over aggregates, as they do on a GPU where tiles finish out of order. Status words of earlier
+     * passes are left in place, as the kernel leaves them.
+     */
+    static void osPass(int[] keysIn, int[] idxIn, int n, int shift, int bits, int pass, long[] hist, long[] status,
+                       int[] keysOut, long[] idxOut, long offset, SplittableRandom r) {
+        int tiles = SortGpu.tiles(n);
+        int digits = 1 << bits;
+        int mask = digits - 1;
+        long agg = (long) (2 * pass + 1) << 32;
+        long incl = (long) (2 * pass + 2) << 32;
+        long[] digitStart = new long[digits];
+        for (int d = 1; d < digits; d++) {
+            digitStart[d] = digitStart[d - 1] + hist[pass * 256 + d - 1];
+        }
+        List<long[]> deferred = new ArrayList<>(); // {index into status, word}
+        for (int t = 0; t < tiles; t++) {
+            int base = t * TILE;
+            int len = Math.min(TILE, n - base);
+            int[] key = new int[TILE];
+            int[] elem = new int[TILE];
+            int at = 0;
+            for (int w = 0; w < WARPS; w++) {
+                for (int i = 0; i < ITEMS; i++) {
+                    for (int lane = 0; lane < 32; lane++) {
+                        int e = w * ITEMS * 32 + i * 32 + lane;
+                        key[at] = e < len ? keysIn[base + e] : 0xffffffff;
+                        elem[at] = e;
+                        at++;
+                    }
+                }
+            }
+            int[] tileCount = new int[256];
+            for (int x = 0; x < TILE; x++) {
+                tileCount[(key[x] >>> shift) & mask]++;
+            }
+            int[] sFirst = new int[256];
+            for (int d = 1; d < digits; d++) {
+                sFirst[d] = sFirst[d - 1] + tileCount[d - 1];
+            }
+            long[] delta = new long[digits];
+            for (int d = 0; d < digits; d++) {
+                long count = (d + 1 < digits ? sFirst[d + 1] : len) - sFirst[d];
+                long before = 0;
+                int self = t * 256 + d;
+                if (t == 0) {
+                    status[self] = incl | count;
+                } else {
+                    status[self] = agg | count;
+                    for (int j = t - 1;;) {
+                        long v = status[j * 256 + d];
+                        long f = v & 0xffffffff00000000L;
+                        if (f == incl) {
+                            before += v & 0xffffffffL;
+                            break;
+                        }
+                        assertEquals(agg, f, "tile " + j + " has published its count before tile " + t + " reads it");
+                        before += v & 0xffffffffL;
+                        j--;
+                    }
+                    if (r.nextInt(3) == 0) {
+                        deferred.add(new long[] {self, incl | (before + count)});
+                    } else {
+                        status[self] = incl | (before + count);
+                    }
+                }
+                delta[d] = digitStart[d] + before - sFirst[d];
+            }
+            if (r.nextInt(4) == 0) { // some deferred tiles finish now
+                for (long[] x : deferred) {
+                    status[(int) x[0]] = x[1];
+                }
+                deferred.clear();
+            }
+            int[] seen = new int[256];
+            int[] sKey = new int[TILE];
+            int[] sIdx = new int[TILE];
+            for (int x = 0; x < TILE; x++) {
+                int d = (key[x] >>> shift) & mask;
+                int rank = sFirst[d] + seen[d]++;
+                sKey[rank] = key[x];
+                if (elem[x] < len) {
+                    sIdx[rank] = idxIn != null ? idxIn[base + elem[x]] : base + elem[x];
+                }
+            }
+            for (int q = 0; q < len; q++) {
+                int k = sKey[q];
+                int pos = (int) (delta[(k >>> shift) & mask] + q);
+                if (keysOut != null) {
+                    keysOut[pos] = k;
+                }
+                idxOut[pos] = offset + sIdx[q];
+            }
+        }
+    }
+
+    /** The stable order as Stable.runOnesweep launches it (one histogram read, then a pass kernel a pass). */
+    static long[] orderOnesweep(int[] keys, int m, long first, long seed) {
+        int n = keys.length;
+        int[] bits = SortGpu.passBits(m);
+        SplittableRandom r = new SplittableRandom(seed);
+        long[] hist = new long[SortGpu.OS_MAX_PASSES * 256];
+        long[] status = new long[SortGpu.tiles(n) * 256];
+        osHist(keys, bits, 0, bits.length, hist);
+        int[] kIn = keys.clone();
+        int[] iIn = null;
+        long[] result = new long[n];
+        int shift = 0;
+        for (int p = 0; p < bits.length; p++) {
+            boolean last = p == bits.length - 1;
+            int[] kOut = last ? null : new int[n];
+            long[] iOut = new long[n];
+            osPass(kIn, iIn, n, shift, bits[p], p, hist, status, kOut, iOut, last ? first : 0, r);
+            shift += bits[p];
+            if (last) {
+                result = iOut;
+            } else {
+                kIn = kOut;
+                iIn = new int[n];
+                for (int i = 0; i < n; i++) {
+                    iIn[i] = (int) iOut[i];
+                }
+            }
+        }
+        return result;
+    }
+
     // ------------------------------------------------------------------------------------------ tests
 
     @Test
@@ -390,6 +547,37 @@ class SortKernelEmulatorTest {
                     assertArrayEquals(want, order(keys, m, 1L << 33), c.name() + " n=" + n + " m=" + m);
                 }
             }
+        }
+    }
+
+    @Test
+    void onesweepPassesReproduceTheStableOrder() {
+        long seed = 3000;
+        for (int m : new int[] {257, 1000, 1 << 16, (1 << 16) + 1, 1 << 20, 1 << 24}) {
+            assertEquals(true, SortGpu.onesweep(SortGpu.passBits(m)), "m=" + m + " runs onesweep");
+            for (SortTestData.Case c : SortTestData.CASES) {
+                if (c.name().equals("zipf-1.2") && m > (1 << 16)) {
+                    continue;
+                }
+                for (int n : new int[] {1, 4095, 4097, 40_961}) {
+                    int[] keys = c.gen().keys(n, m, seed++);
+                    long[] want = SortTestData.plus(SortTestData.refOrder(keys), 5);
+                    assertArrayEquals(want, orderOnesweep(keys, m, 5, seed), c.name() + " n=" + n + " m=" + m);
+                }
+            }
+        }
+        assertEquals(false, SortGpu.onesweep(SortGpu.passBits(256)), "one pass keeps the classic kernels");
+        assertEquals(0x887, SortGpu.packBits(new int[] {5, 7, 8, 8}, 1, 3));
+        String saved = SortGpu.stableKernel;
+        try {
+            SortGpu.stableKernel = "classic";
+            assertEquals(false, SortGpu.onesweep(SortGpu.passBits(1 << 24)));
+            SortGpu.stableKernel = "fast";
+            IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                    () -> SortGpu.onesweep(SortGpu.passBits(1 << 24)));
+            assertEquals("sparkgpu.sort.stableKernel must be onesweep or classic, got 'fast'", e.getMessage());
+        } finally {
+            SortGpu.stableKernel = saved;
         }
     }
 

@@ -55,6 +55,7 @@ public final class SortBenchmark {
         Set<String> impls = new LinkedHashSet<>(ALL_IMPLS);
         boolean longIndex;
         String keysKernel = "auto";
+        List<String> stableKernels = List.of("onesweep");
         @Option(order = 9, names = "--reps", converter = BenchArgs.IntCount.class, paramLabel = "R",
                 description = {"timed GPU runs after a warm-up (median reported)  [5]"})
         int reps = 5;
@@ -121,6 +122,12 @@ public final class SortBenchmark {
                 description = {"keys-only output kernel: auto, runs, descent, both [auto]"})
         void setKeysKernel(String v) {
             this.keysKernel = BenchArgs.choice("--keys-kernel", v, List.of("auto", "runs", "descent", "both"));
+        }
+
+        @Option(order = 18, names = "--stable-kernel", paramLabel = "LIST",
+                description = {"stable order's kernels (2+ passes): any of onesweep, classic  [onesweep]"})
+        void setStableKernel(String v) {
+            this.stableKernels = List.copyOf(BenchArgs.choices("--stable-kernel", v, List.of("onesweep", "classic")));
         }
 
         @Option(order = 14, names = "--max-seconds", paramLabel = "S",
@@ -347,11 +354,13 @@ public final class SortBenchmark {
         for (int n : o.ns) {
             if (o.wide && dev != null && o.impls.contains("kernel")) {
                 int[] keys = new java.util.SplittableRandom(o.seed).ints(n).toArray();
-                double[] ms = SortEngine.gpuWideKernelMillis(dev, keys, o.reps + 1);
-                double s = median(Arrays.copyOfRange(ms, 1, ms.length)) / 1e3;
-                rep.rows.add(new Row(n, "2^32", "uniform", "kv (stable order, int)", "ours GPU, kernels", s,
-                        "general path: 4 x 8-bit LSD passes"));
-                progress("n=%d m=2^32 uniform kv: GPU kernels %.3f ms", n, s * 1e3);
+                for (String k : o.stableKernels) {
+                    double[] ms = SortEngine.gpuWideKernelMillis(dev, keys, k, o.reps + 1);
+                    double s = median(Arrays.copyOfRange(ms, 1, ms.length)) / 1e3;
+                    rep.rows.add(new Row(n, "2^32", "uniform", "kv (stable order, int)", "ours GPU, kernels", s,
+                            "general path: 4 x 8-bit LSD passes, " + k));
+                    progress("n=%d m=2^32 uniform kv: GPU kernels (%s) %.3f ms", n, k, s * 1e3);
+                }
             }
             for (int m : o.ms) {
                 for (String dist : o.dists) {
@@ -416,8 +425,10 @@ public final class SortBenchmark {
                     rep.rows.add(new Row(n, mName, name, opName, "ours GPU, kernels", Double.NaN, "n/a: " + gpuWhy));
                 } else {
                     List<String> kernels = new ArrayList<>();
-                    if (kv) {
-                        kernels.add(null);
+                    if (kv && SortEngine.passBits(m).length > 1) {
+                        kernels.addAll(o.stableKernels);
+                    } else if (kv) {
+                        kernels.add(null); // one pass: the classic kernels
                     } else if (o.keysKernel.equals("both")) {
                         kernels.add("sort_keys_runs");
                         kernels.add("sort_keys_descent");
@@ -430,7 +441,7 @@ public final class SortBenchmark {
                         try {
                             double[] ms = SortEngine.gpuKernelMillis(dev, keys, m, gop, k, o.reps + 1);
                             double s = median(Arrays.copyOfRange(ms, 1, ms.length)) / 1e3;
-                            String note = kv ? plan : "output " + (k != null ? k : "auto") + "; histogram in "
+                            String note = kv ? plan + (k != null ? ", " + k : "") : "output " + (k != null ? k : "auto") + "; histogram in "
                                     + (m <= (1 << 15) ? "shared" : "global") + " memory";
                             rep.rows.add(new Row(n, mName, name, opName, "ours GPU, kernels", s, note));
                             progress("n=%d m=%s %s %s: GPU kernels %.3f ms (%s)", n, mName, name, op, s * 1e3, note);

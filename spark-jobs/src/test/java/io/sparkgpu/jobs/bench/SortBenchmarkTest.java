@@ -22,6 +22,11 @@ class SortBenchmarkTest {
         assertEquals(List.of("kv"), List.copyOf(o.ops));
         assertTrue(o.longIndex);
         assertEquals("both", o.keysKernel);
+        assertEquals(List.of("onesweep"), o.stableKernels);
+        assertEquals(List.of("classic", "onesweep"), SortBenchmark.Options.parse(
+                new String[] {"--stable-kernel", "classic,onesweep"}).stableKernels);
+        assertThrows(IllegalArgumentException.class,
+                () -> SortBenchmark.Options.parse(new String[] {"--stable-kernel", "cub"}));
         assertThrows(IllegalArgumentException.class, () -> SortBenchmark.Options.parse(new String[] {"--m", "2^25"}));
         assertThrows(IllegalArgumentException.class, () -> SortBenchmark.Options.parse(new String[] {"--m", "0"}));
         assertThrows(IllegalArgumentException.class, () -> SortBenchmark.Options.parse(new String[] {"--dists", "normal"}));
