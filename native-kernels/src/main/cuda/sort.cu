@@ -53,7 +53,9 @@
  * Onesweep form (sort_os_hist, sort_os_pass_*; the default for two or more passes, SortGpu.stableKernel): one read
  *   of the keys counts the digits of every pass, then one kernel a pass ranks a tile as sort_scatter does and finds
  *   its offsets by a decoupled look-back over the earlier tiles instead of the count and row-scan launches; the
- *   tile's indices are copied to shared memory asynchronously while its keys are ranked. Same bits.
+ *   tile's indices are copied to shared memory asynchronously while its keys are ranked. Same bits. Without
+ *   indices (idxIn and idxOut null, keysOut set in every pass) the passes sort the keys alone: the keys-only sort's
+ *   radix path for large key ranges (SortGpu.outputKernel).
  *
  * Wide keys (sort_gather, at the end): 64-bit keys sort as the stable passes over their low words, then over their
  * high words gathered into that order.
@@ -834,10 +836,12 @@ __device__ __forceinline__ void onesweep_tile(const int *__restrict__ keysIn, co
     cp_async_wait_all();
     __syncthreads();
     /* indices into rank order (sIdx) now, so that the look-back below finds more tiles published */
+    if (idxOut != NULL) {
 #pragma unroll
-    for (int i = 0; i < SORT_ITEMS; i++) {
-        const int e = warp * (SORT_ITEMS * 32) + i * 32 + lane;
-        if (e < len) sIdx[ranks[i]] = idxIn != NULL ? sKey[e] : base + e;
+        for (int i = 0; i < SORT_ITEMS; i++) {
+            const int e = warp * (SORT_ITEMS * 32) + i * 32 + lane;
+            if (e < len) sIdx[ranks[i]] = idxIn != NULL ? sKey[e] : base + e;
+        }
     }
     if (tid < digits) {
         /* past-the-end elements hold the last digit and rank after the tile's elements */
@@ -877,7 +881,7 @@ __device__ __forceinline__ void onesweep_tile(const int *__restrict__ keysIn, co
             const int key = sKey[r];
             const int pos = delta[dig.Digit((unsigned) key)] + r;
             if (keysOut != NULL) keysOut[pos] = key;
-            store_index<IdxT>(idxOut, pos, offset, sIdx[r]);
+            if (idxOut != NULL) store_index<IdxT>(idxOut, pos, offset, sIdx[r]);
         }
     }
 }

@@ -14,6 +14,15 @@ public final class SortEngine {
     public static final String MODULE = SortGpu.MODULE;
     /** The largest key range m (keys in [0, m)) the engine sorts. */
     public static final int MAX_RANGE = SortCpu.MAX_RANGE;
+    /** The keys-only kernel name of the radix passes ({@link #gpuKernelMillis}). */
+    public static final String RADIX_KEYS = SortGpu.RADIX_KEYS;
+    /** Key ranges above this sort keys-only by radix passes on the GPU when the keys are spread (automatic). */
+    public static final int KEYS_RADIX_ABOVE = SortGpu.KEYS_RADIX_ABOVE;
+
+    /** The keys-only GPU kernel the automatic choice takes for these keys: sort_keys_runs, sort_keys_descent or radix. */
+    public static String gpuKeysKernel(int[] keys, int m) {
+        return SortGpu.outputKernel(m, keys.length, keys);
+    }
     /** The key column types a DataFrame sort accepts, in words (for help texts). */
     public static final String KEY_TYPES = SortKeys.SUPPORTED;
 
@@ -84,7 +93,8 @@ public final class SortEngine {
     /**
      * Milliseconds (CUDA events) of {@code reps} runs of the kernels of {@code op} on keys already on the device,
      * with no allocation, transfer or host work inside the measured interval; {@code kernel} names the keys-only
-     * output kernel (runs, descent) or the stable order's kernels (onesweep, classic); null: the default choice.
+     * output kernel (sort_keys_runs, sort_keys_descent, {@link #RADIX_KEYS}) or the stable order's kernels (onesweep,
+     * classic); null: the default choice.
      */
     public static double[] gpuKernelMillis(CudaDevice dev, int[] keys, int m, KernelOp op, String kernel, int reps) {
         return SortGpu.kernelMillis(dev, keys, m, op.op, kernel, reps);

@@ -7,6 +7,7 @@ import io.sparkgpu.cuda.DeviceMemoryBudget;
 import io.sparkgpu.cuda.GpuStream;
 import io.sparkgpu.cuda.KernelLauncher;
 import io.sparkgpu.cuda.KernelTimer;
+import java.util.Arrays;
 import java.util.Locale;
 import jcuda.Pointer;
 import jcuda.driver.CUdeviceptr;
@@ -19,7 +20,9 @@ import jcuda.driver.CUdeviceptr;
  * <p>Keys-only ({@link #histogram}, {@link #sortKeys}): the keys are copied in chunks of {@link #transferChunk}
  * elements into one device staging buffer and added to the histogram chunk by chunk; the pyramid is built in one
  * or two launches; the sorted keys are generated chunk by chunk into the same staging buffer and copied back. Device
- * memory: the pyramid (8 bytes per key value of the padded range) plus one chunk, whatever n is.
+ * memory: the pyramid (8 bytes per key value of the padded range) plus one chunk, whatever n is. Key ranges above
+ * {@link #KEYS_RADIX_ABOVE} whose keys are {@link #spread} are sorted instead by the stable order's onesweep passes
+ * without indices (keys resident: 8 bytes a key), unless the keys do not fit on the device.
  *
  * <p>Stable order ({@link #order}, {@link #orderLong}): LSD passes of at most 8 bits ({@link #passBits}) over keys
  * resident on the device (16 bytes per element for two or more passes; 8, or 12 with long indices, for one). When
@@ -55,7 +58,10 @@ final class SortGpu {
     static volatile int transferChunk = Integer.getInteger("sparkgpu.sort.chunk", 1 << 26);
     /** Most elements a stable sort keeps on the device; below 0: from free memory (tests lower it). */
     static volatile long residentLimit = Long.getLong("sparkgpu.sort.maxResident", -1L);
-    /** Output kernel of the keys-only sort: auto, runs or descent (sparkgpu.sort.keysKernel). */
+    /**
+     * Output kernel of the keys-only sort: auto, runs, descent or radix (sparkgpu.sort.keysKernel; radix: the
+     * onesweep passes without indices, for two or more passes, else the automatic pyramid kernel).
+     */
     static volatile String keysKernel = System.getProperty("sparkgpu.sort.keysKernel", "auto");
     /**
      * Kernels of a stable sort of two or more passes: onesweep (one histogram read for every pass, then one kernel
@@ -67,6 +73,17 @@ final class SortGpu {
     static final int OS_MAX_PASSES = 8;
     /** Blocks a sort_os_hist launch runs per SM (a grid-stride loop over the keys). */
     static final int OS_HIST_BLOCKS_PER_SM = 4;
+    /** {@link #outputKernel}'s name for the keys-only sort by radix passes. */
+    static final String RADIX_KEYS = "radix";
+    /**
+     * Key ranges above this sort keys-only by radix passes under keysKernel=auto when the keys are spread ({@link
+     * #spread}): there the pyramid's global histogram over many touched bins and its 8 bytes a key value cost more
+     * than three passes; keys concentrated on fewer values keep the pyramid, which is then faster (BENCHMARKS.md,
+     * 2026-12-07: at 2^24, uniform 20 -> 40 G keys/s; Zipf 1.2 93 by the pyramid, 42 by radix).
+     */
+    static final int KEYS_RADIX_ABOVE = 1 << 20;
+    /** Keys {@link #spread} samples. */
+    static final int SPREAD_SAMPLE = 1024;
 
     private SortGpu() {
     }
@@ -129,19 +146,55 @@ final class SortGpu {
 
     /** The keys-only output kernel for n keys in [0, m). */
     static String outputKernel(int m, int n) {
+        return outputKernel(m, n, null);
+    }
+
+    /**
+     * Whether at least three quarters of {@link #SPREAD_SAMPLE} keys taken at a fixed stride are distinct: keys
+     * spread over many values, for which the radix passes beat the pyramid's histogram at large key ranges.
+     */
+    static boolean spread(int[] keys) {
+        int n = keys.length;
+        int c = Math.min(n, SPREAD_SAMPLE);
+        if (c == 0) {
+            return true;
+        }
+        int[] sample = new int[c];
+        for (int i = 0; i < c; i++) {
+            sample[i] = keys[(int) ((long) i * n / c)];
+        }
+        Arrays.sort(sample);
+        int distinct = 1;
+        for (int i = 1; i < c; i++) {
+            if (sample[i] != sample[i - 1]) {
+                distinct++;
+            }
+        }
+        return 4L * distinct >= 3L * c;
+    }
+
+    /** The keys-only output kernel for these keys in [0, m) ({@code keys} null: taken as {@link #spread}). */
+    static String outputKernel(int m, int n, int[] keys) {
         String k = keysKernel == null ? "auto" : keysKernel.trim().toLowerCase(Locale.ROOT);
         switch (k) {
             case "runs":
                 return "sort_keys_runs";
             case "descent":
                 return "sort_keys_descent";
+            case "radix":
+                return passBits(m).length > 1 ? RADIX_KEYS : pyramidKernel(m, n);
             case "auto":
-                // runs walks every key of its chunk (4m/n windows of 1024 per chunk): fine unless keys are sparse
-                return (long) m <= 16L * Math.max(1, n) ? "sort_keys_runs" : "sort_keys_descent";
+                return m > KEYS_RADIX_ABOVE && (keys == null || spread(keys)) ? RADIX_KEYS : pyramidKernel(m, n);
             default:
-                throw new IllegalArgumentException("sparkgpu.sort.keysKernel must be auto, runs or descent, got '"
+                throw new IllegalArgumentException("sparkgpu.sort.keysKernel must be auto, runs, descent or radix, got '"
                         + keysKernel + "'");
         }
+    }
+
+    /** The pyramid's output kernel for n keys in [0, m). */
+    static String pyramidKernel(int m, int n) {
+        // runs walks every key of its chunk (4m/n windows of 1024 per chunk): fine unless keys are sparse
+        return (long) m <= 16L * Math.max(1, n) ? "sort_keys_runs" : "sort_keys_descent";
     }
 
     /** Whether a stable sort with these passes runs the onesweep kernels ({@link #stableKernel}). */
@@ -309,7 +362,21 @@ final class SortGpu {
         if (n == 0) {
             return new int[0];
         }
-        String kernel = outputKernel(m, n);
+        String kernel = outputKernel(m, n, keys);
+        if (kernel.equals(RADIX_KEYS)) {
+            if (n <= residentCapacity(dev, passBits(m).length, false)) {
+                int[] out = new int[n];
+                try (GpuStream s = new GpuStream(dev); Stable st = Stable.keysOnly(dev, s, n, m)) {
+                    st.upload(keys, 0, n);
+                    st.run(0);
+                    st.checkBad(keys);
+                    st.download(out, null, 0);
+                    s.synchronize("keys-only sort of " + n + " keys in [0, " + m + ") (radix passes)");
+                }
+                return out;
+            }
+            kernel = pyramidKernel(m, n); // the pyramid streams keys that do not fit on the device at once
+        }
         try (GpuStream s = new GpuStream(dev); Pyramid py = new Pyramid(dev, s, m);
              DeviceBuffer stage = count(py, keys)) {
             py.build();
@@ -519,6 +586,8 @@ final class SortGpu {
         final int tiles;
         /** Onesweep kernels ({@link #onesweep}): counts holds the look-back status, rowTotals the histograms. */
         final boolean onesweep;
+        /** Keys only (onesweep passes without indices): the result is the sorted keys. */
+        final boolean keysOnly;
         private final DeviceBuffer a;
         private final DeviceBuffer b;
         private final DeviceBuffer counts;
@@ -545,6 +614,20 @@ final class SortGpu {
          */
         Stable(CudaDevice dev, GpuStream s, int n, int m, boolean longIndex, int[] bits, int highPasses,
                boolean onesweep) {
+            this(dev, s, n, m, longIndex, bits, highPasses, onesweep, false);
+        }
+
+        /** The keys-only sort of n keys in [0, m) by onesweep radix passes (m needs two or more passes). */
+        static Stable keysOnly(CudaDevice dev, GpuStream s, int n, int m) {
+            int[] bits = passBits(m);
+            if (bits.length < 2) {
+                throw new IllegalArgumentException("radix keys-only sort needs two or more passes, m = " + m);
+            }
+            return new Stable(dev, s, n, m, false, bits, 0, true, true);
+        }
+
+        private Stable(CudaDevice dev, GpuStream s, int n, int m, boolean longIndex, int[] bits, int highPasses,
+                       boolean onesweep, boolean keysOnly) {
             this.dev = dev;
             this.s = s;
             this.n = n;
@@ -554,10 +637,11 @@ final class SortGpu {
             this.highPasses = highPasses;
             tiles = tiles(n);
             this.onesweep = onesweep && bits.length > 1;
+            this.keysOnly = keysOnly;
             long nb = 4L * n;
             DeviceBuffer[] bufs = new DeviceBuffer[5];
             try {
-                boolean multi = bits.length > 1;
+                boolean multi = bits.length > 1 && !keysOnly;
                 bufs[0] = DeviceBuffer.allocate(dev, multi ? 2 * nb : nb);
                 bufs[1] = DeviceBuffer.allocate(dev, multi || longIndex ? 2 * nb : nb);
                 // onesweep: a 64-bit status word per (tile, digit); the histograms of every pass, then a tile
@@ -681,9 +765,9 @@ final class SortGpu {
                     histogram(in, lowPasses, highPasses, 0, null);
                     shift = 0;
                 }
-                Object idxIn = p == 0 ? new Pointer() : in.pointer().withByteOffset(nb);
-                Object keysOut = last ? new Pointer() : out.pointer();
-                Object idxOut = last ? out.pointer() : out.pointer().withByteOffset(nb);
+                Object idxIn = p == 0 || keysOnly ? new Pointer() : in.pointer().withByteOffset(nb);
+                Object keysOut = last && !keysOnly ? new Pointer() : out.pointer();
+                Object idxOut = keysOnly ? new Pointer() : last ? out.pointer() : out.pointer().withByteOffset(nb);
                 boolean wide = last && longIndex;
                 KernelLauncher.launch(s, MODULE, wide ? "sort_os_pass_i64" : "sort_os_pass_i32", tiles, SORT_THREADS,
                         0, in.pointer(), idxIn, n, shift, bits[p], p, hist,
@@ -745,7 +829,8 @@ final class SortGpu {
      * Milliseconds (CUDA events) of {@code reps} runs of the kernels of {@code op} on keys already on the device:
      * no allocation, transfer or host work inside the measured interval (keys-only: zeroing the histogram, the
      * histogram, the pyramid and the output; stable: all passes). The keys are checked once first, and the stable
-     * sort's input is restored between runs outside the interval. {@code kernel} names the keys-only output kernel,
+     * sort's input is restored between runs outside the interval. {@code kernel} names the keys-only output kernel
+     * (sort_keys_runs, sort_keys_descent, or {@link #RADIX_KEYS}: the radix passes),
      * or for a stable order its kernels (onesweep or classic, as {@link #stableKernel}); null: the default choice.
      * Needs the whole input and output on the device.
      */
@@ -757,8 +842,13 @@ final class SortGpu {
             return ms;
         }
         try (GpuStream s = new GpuStream(dev); KernelTimer timer = new KernelTimer(dev)) {
-            if (op == Op.KEYS) {
-                String k = kernel != null ? kernel : outputKernel(m, n);
+            if (op == Op.KEYS && RADIX_KEYS.equals(kernel != null ? kernel : outputKernel(m, n, keys))) {
+                try (Stable st = Stable.keysOnly(dev, s, n, m)) {
+                    timeStable(st, timer, keys, ms, "timed keys-only sort (radix passes)");
+                    st.checkBad(keys);
+                }
+            } else if (op == Op.KEYS) {
+                String k = kernel != null ? kernel : outputKernel(m, n, keys);
                 try (Pyramid py = new Pyramid(dev, s, m); DeviceBuffer in = DeviceBuffer.allocate(dev, 4L * n);
                      DeviceBuffer out = DeviceBuffer.allocate(dev, 4L * n)) {
                     in.upload(keys, 0, n, 0, s);

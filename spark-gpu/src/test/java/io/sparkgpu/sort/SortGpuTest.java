@@ -15,9 +15,10 @@ import org.junit.jupiter.api.function.Executable;
 
 /**
  * The sort kernels against the CPU twin: every distribution and key range boundary of SortCpuTest, both keys-only
- * output kernels, both histogram kernels (shared up to 2^15 bins, global above), one- and multi-pass stable orders
- * with int and long indices, chunked transfers, host key windows, 10^7-key inputs, and the same input errors. The
- * outputs are integers determined by the input, so they must be equal, element for element.
+ * output kernels and the keys-only radix passes, both histogram kernels (shared up to 2^15 bins, global above), one-
+ * and multi-pass stable orders with int and long indices (classic and onesweep kernels), chunked transfers, host key
+ * windows, 10^7-key inputs, and the same input errors. The outputs are integers determined by the input, so they
+ * must be equal, element for element.
  */
 @Tag("gpu")
 class SortGpuTest {
@@ -28,7 +29,7 @@ class SortGpuTest {
         int[] sorted = SortCpu.sortKeys(keys, m);
         String saved = SortGpu.keysKernel;
         try {
-            for (String k : new String[] {"runs", "descent"}) {
+            for (String k : new String[] {"runs", "descent", "radix"}) {
                 SortGpu.keysKernel = k;
                 assertArrayEquals(sorted, SortGpu.sortKeys(dev, keys, m), what + ": sorted keys (" + k + ")");
             }

@@ -587,10 +587,30 @@ class SortKernelEmulatorTest {
         try {
             SortGpu.keysKernel = "auto";
             assertEquals("sort_keys_runs", SortGpu.outputKernel(1 << 16, 10_000_000));
-            assertEquals("sort_keys_runs", SortGpu.outputKernel(1 << 24, 1_048_576));
-            assertEquals("sort_keys_descent", SortGpu.outputKernel(1 << 24, 1000));
+            assertEquals("sort_keys_runs", SortGpu.outputKernel(1 << 20, 1_048_576));
+            assertEquals("sort_keys_descent", SortGpu.outputKernel(1 << 20, 1000));
+            assertEquals("radix", SortGpu.outputKernel((1 << 20) + 1, 1000));
+            assertEquals("radix", SortGpu.outputKernel(1 << 24, 1_048_576));
+            assertEquals("sort_keys_runs", SortGpu.pyramidKernel(1 << 24, 1_048_576));
+            assertEquals("sort_keys_descent", SortGpu.pyramidKernel(1 << 24, 1000));
+            for (SortTestData.Case c : SortTestData.CASES) {
+                int[] keys = c.gen().keys(200_000, 1 << 24, 77);
+                boolean spread = c.name().equals("uniform") || c.name().equals("sorted") || c.name().equals("reversed");
+                assertEquals(spread, SortGpu.spread(keys), c.name());
+                assertEquals(spread ? "radix" : SortGpu.pyramidKernel(1 << 24, keys.length),
+                        SortGpu.outputKernel(1 << 24, keys.length, keys),
+                        c.name());
+            }
             SortGpu.keysKernel = "Descent";
             assertEquals("sort_keys_descent", SortGpu.outputKernel(16, 10_000_000));
+            assertEquals("sort_keys_descent", SortGpu.outputKernel(1 << 24, 10_000_000));
+            SortGpu.keysKernel = "radix";
+            assertEquals("radix", SortGpu.outputKernel(257, 10));
+            assertEquals("sort_keys_runs", SortGpu.outputKernel(256, 10_000), "one pass: the pyramid");
+            SortGpu.keysKernel = "fast";
+            IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                    () -> SortGpu.outputKernel(16, 10));
+            assertEquals("sparkgpu.sort.keysKernel must be auto, runs, descent or radix, got 'fast'", e.getMessage());
         } finally {
             SortGpu.keysKernel = saved;
         }

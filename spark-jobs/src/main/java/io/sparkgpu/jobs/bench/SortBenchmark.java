@@ -119,9 +119,11 @@ public final class SortBenchmark {
         }
 
         @Option(order = 8, names = "--keys-kernel", paramLabel = "K",
-                description = {"keys-only output kernel: auto, runs, descent, both [auto]"})
+                description = {"keys-only output kernel: auto, runs, descent, radix (onesweep passes, m > 2^8),",
+                    "both (runs and descent) or all (runs, descent, radix)  [auto]"})
         void setKeysKernel(String v) {
-            this.keysKernel = BenchArgs.choice("--keys-kernel", v, List.of("auto", "runs", "descent", "both"));
+            this.keysKernel = BenchArgs.choice("--keys-kernel", v,
+                    List.of("auto", "runs", "descent", "radix", "both", "all"));
         }
 
         @Option(order = 18, names = "--stable-kernel", paramLabel = "LIST",
@@ -429,9 +431,14 @@ public final class SortBenchmark {
                         kernels.addAll(o.stableKernels);
                     } else if (kv) {
                         kernels.add(null); // one pass: the classic kernels
-                    } else if (o.keysKernel.equals("both")) {
+                    } else if (o.keysKernel.equals("both") || o.keysKernel.equals("all")) {
                         kernels.add("sort_keys_runs");
                         kernels.add("sort_keys_descent");
+                        if (o.keysKernel.equals("all") && SortEngine.passBits(m).length > 1) {
+                            kernels.add(SortEngine.RADIX_KEYS);
+                        }
+                    } else if (o.keysKernel.equals("radix")) {
+                        kernels.add(SortEngine.passBits(m).length > 1 ? SortEngine.RADIX_KEYS : null);
                     } else {
                         kernels.add(o.keysKernel.equals("auto") ? null : "sort_keys_" + o.keysKernel);
                     }
@@ -441,7 +448,11 @@ public final class SortBenchmark {
                         try {
                             double[] ms = SortEngine.gpuKernelMillis(dev, keys, m, gop, k, o.reps + 1);
                             double s = median(Arrays.copyOfRange(ms, 1, ms.length)) / 1e3;
-                            String note = kv ? plan + (k != null ? ", " + k : "") : "output " + (k != null ? k : "auto") + "; histogram in "
+                            String used = kv ? null : k != null ? k : SortEngine.gpuKeysKernel(keys, m);
+                            String note = kv ? plan + (k != null ? ", " + k : "")
+                                    : SortEngine.RADIX_KEYS.equals(used)
+                                    ? "radix: " + passPlan(m) + ", onesweep, keys only" + (k == null ? " (auto)" : "")
+                                    : "output " + used + (k == null ? " (auto)" : "") + "; histogram in "
                                     + (m <= (1 << 15) ? "shared" : "global") + " memory";
                             rep.rows.add(new Row(n, mName, name, opName, "ours GPU, kernels", s, note));
                             progress("n=%d m=%s %s %s: GPU kernels %.3f ms (%s)", n, mName, name, op, s * 1e3, note);
