@@ -219,7 +219,7 @@ final class SortPartitions implements Serializable {
         int n = keys.length;
         int[] seq = null; // the input order, when it is not the index order
         if (ids != null) {
-            seq = ordered(ids).order; // ids >= 0: unsigned order = signed order
+            seq = inputOrder(ids);
         }
         int nullCount = nulls.cardinality();
         long[] k = new long[n - nullCount];
@@ -248,6 +248,55 @@ final class SortPartitions implements Serializable {
         }
         if (!nullsFirst) {
             System.arraycopy(nullRows, 0, out, o, nullCount);
+        }
+        return out;
+    }
+
+    /** Most ascending runs {@link #inputOrder} merges per row before it sorts the ids instead. */
+    static final int MAX_RUN_SHARE = 64;
+
+    /**
+     * The order of the ids (distinct, non-negative). A global sort's reduce task receives the map tasks' blocks, each
+     * in its map task's row order, so the ids form a few ascending runs whose ranges do not overlap: then the runs
+     * in the order of their first ids are the order (O(n + r log r), no sort). Any other input (runs that overlap or
+     * repeat an id, or more than one run per {@link #MAX_RUN_SHARE} rows) is sorted: the same order either way.
+     */
+    int[] inputOrder(long[] ids) {
+        int n = ids.length;
+        int[] starts = new int[16];
+        int runs = 0;
+        int limit = n / MAX_RUN_SHARE + 16;
+        for (int i = 0; i < n; i++) {
+            if (i == 0 || ids[i] <= ids[i - 1]) {
+                if (runs == limit) {
+                    return ordered(ids).order;
+                }
+                if (runs == starts.length) {
+                    starts = Arrays.copyOf(starts, 2 * runs);
+                }
+                starts[runs++] = i;
+            }
+        }
+        Integer[] byFirst = new Integer[runs];
+        for (int r = 0; r < runs; r++) {
+            byFirst[r] = r;
+        }
+        final int[] st = starts;
+        Arrays.sort(byFirst, (x, y) -> Long.compare(ids[st[x]], ids[st[y]]));
+        int[] out = new int[n];
+        int o = 0;
+        long prevLast = Long.MIN_VALUE;
+        for (int q = 0; q < runs; q++) {
+            int r = byFirst[q];
+            int a = starts[r];
+            int b = r + 1 < runs ? starts[r + 1] : n;
+            if (q > 0 && ids[a] <= prevLast) {
+                return ordered(ids).order; // overlapping runs
+            }
+            for (int i = a; i < b; i++) {
+                out[o++] = i;
+            }
+            prevLast = ids[b - 1];
         }
         return out;
     }

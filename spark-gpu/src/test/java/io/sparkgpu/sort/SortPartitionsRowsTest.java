@@ -20,6 +20,47 @@ import org.junit.jupiter.api.Test;
  * several gather batches; the source row object may be reused by its producer.
  */
 class SortPartitionsRowsTest {
+    /** The stable order of the ids, by the sort the reduce side would otherwise run. */
+    private static int[] sortedOrder(long[] ids) {
+        return SortKeys.order(io.sparkgpu.cuda.Backend.CPU, ids).order;
+    }
+
+    @Test
+    void inputOrderOfShuffledBlocksEqualsTheSortOfTheIds() {
+        SortPartitions p = new SortPartitions(null, true, io.sparkgpu.cuda.Backend.CPU, null, 0);
+        java.util.SplittableRandom r = new java.util.SplittableRandom(5);
+        for (int trial = 0; trial < 40; trial++) {
+            // map task j's rows have ids (j << 33) + row: blocks of ascending ids, fetched in a shuffled order
+            int maps = 1 + r.nextInt(30);
+            java.util.List<long[]> blocks = new java.util.ArrayList<>();
+            for (int j = 0; j < maps; j++) {
+                int len = r.nextInt(4) == 0 ? 0 : 1 + r.nextInt(500);
+                long[] b = new long[len];
+                long row = r.nextInt(1000);
+                for (int i = 0; i < len; i++) {
+                    row += 1 + r.nextInt(3);
+                    b[i] = ((long) j << 33) + row;
+                }
+                blocks.add(b);
+            }
+            java.util.Collections.shuffle(blocks, new java.util.Random(trial));
+            long[] ids = blocks.stream().flatMapToLong(java.util.Arrays::stream).toArray();
+            if (trial % 5 == 4 && ids.length > 3) { // runs that overlap: the sort decides
+                long t = ids[0];
+                ids[0] = ids[ids.length - 1];
+                ids[ids.length - 1] = t;
+            }
+            assertEquals(java.util.Arrays.toString(sortedOrder(ids)), java.util.Arrays.toString(p.inputOrder(ids)),
+                    "trial " + trial);
+        }
+        long[] many = new long[10_000]; // more runs than rows / 64: sorted
+        for (int i = 0; i < many.length; i++) {
+            many[i] = (i % 2 == 0 ? 1_000_000L : 0L) + i;
+        }
+        assertEquals(java.util.Arrays.toString(sortedOrder(many)), java.util.Arrays.toString(p.inputOrder(many)));
+        assertEquals(0, p.inputOrder(new long[0]).length);
+    }
+
     @Test
     void packedAndCopiedRowsComeOutInOrderAcrossBatches() {
         StructType schema = new StructType().add("k", DataTypes.LongType, false).add("s", DataTypes.StringType, true);
