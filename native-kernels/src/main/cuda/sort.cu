@@ -594,6 +594,34 @@ __device__ __forceinline__ void store_index<long long>(long long *out, int pos, 
     out[pos] = offset + idx;
 }
 
+/* The tile's keys, warp-striped (element w*512 + i*32 + lane of warp w, item i); past the end: the largest digit,
+ * ranked after every element of the tile. */
+__device__ __forceinline__ void load_tile_keys(unsigned (&keys)[SORT_ITEMS], const int *__restrict__ keysIn, int base,
+                                               int len, int warp, int lane) {
+#pragma unroll
+    for (int i = 0; i < SORT_ITEMS; i++) {
+        const int e = warp * (SORT_ITEMS * 32) + i * 32 + lane;
+        keys[i] = e < len ? (unsigned) __ldg(keysIn + base + e) : 0xffffffffu;
+    }
+}
+
+/* The tile's elements in rank order (sKey, sIdx) written out at delta[digit] + rank, consecutive threads at
+ * consecutive positions of a digit run; keysOut null, or (MAY_SKIP_IDX) idxOut null: not written. */
+template <typename IdxT, bool MAY_SKIP_IDX>
+__device__ __forceinline__ void write_tile(const int *sKey, const int *sIdx, const int *delta, PassDigit dig, int len,
+                                           int *__restrict__ keysOut, IdxT *__restrict__ idxOut, long long offset) {
+#pragma unroll
+    for (int i = 0; i < SORT_ITEMS; i++) {
+        const int r = i * SORT_THREADS + threadIdx.x;
+        if (r < len) {
+            const int key = sKey[r];
+            const int pos = delta[dig.Digit((unsigned) key)] + r;
+            if (keysOut != NULL) keysOut[pos] = key;
+            if (!MAY_SKIP_IDX || idxOut != NULL) store_index<IdxT>(idxOut, pos, offset, sIdx[r]);
+        }
+    }
+}
+
 /* One stable pass over tile blockIdx.x: see the header. */
 template <int RB, typename IdxT>
 __device__ __forceinline__ void scatter_tile(const int *__restrict__ keysIn, const int *__restrict__ idxIn, int n,
@@ -626,12 +654,7 @@ __device__ __forceinline__ void scatter_tile(const int *__restrict__ keysIn, con
     __syncthreads();
 
     unsigned keys[SORT_ITEMS];
-#pragma unroll
-    for (int i = 0; i < SORT_ITEMS; i++) {
-        const int e = warp * (SORT_ITEMS * 32) + i * 32 + lane;
-        /* past the end: the largest digit, ranked after every element of the tile */
-        keys[i] = e < len ? (unsigned) __ldg(keysIn + base + e) : 0xffffffffu;
-    }
+    load_tile_keys(keys, keysIn, base, len, warp, lane);
     int ranks[SORT_ITEMS];
     int firstRank[Rank::BINS_TRACKED_PER_THREAD];
     const PassDigit dig(shift, bits);
@@ -645,16 +668,7 @@ __device__ __forceinline__ void scatter_tile(const int *__restrict__ keysIn, con
         if (e < len) sIdx[ranks[i]] = idxIn != NULL ? __ldg(idxIn + base + e) : base + e;
     }
     __syncthreads();
-#pragma unroll
-    for (int i = 0; i < SORT_ITEMS; i++) {
-        const int r = i * SORT_THREADS + tid;
-        if (r < len) {
-            const int key = sKey[r];
-            const int pos = delta[dig.Digit((unsigned) key)] + r;
-            if (keysOut != NULL) keysOut[pos] = key;
-            store_index<IdxT>(idxOut, pos, offset, sIdx[r]);
-        }
-    }
+    write_tile<IdxT, false>(sKey, sIdx, delta, dig, len, keysOut, idxOut, offset);
 }
 
 #define SORT_SCATTER(RB, SUFFIX, IDXT)                                                                             \
@@ -823,11 +837,7 @@ __device__ __forceinline__ void onesweep_tile(const int *__restrict__ keysIn, co
         }
     }
     unsigned keys[SORT_ITEMS];
-#pragma unroll
-    for (int i = 0; i < SORT_ITEMS; i++) {
-        const int e = warp * (SORT_ITEMS * 32) + i * 32 + lane;
-        keys[i] = e < len ? (unsigned) __ldg(keysIn + base + e) : 0xffffffffu;
-    }
+    load_tile_keys(keys, keysIn, base, len, warp, lane);
     int ranks[SORT_ITEMS];
     int firstRank[Rank::BINS_TRACKED_PER_THREAD];
     const PassDigit dig(shift, bits);
@@ -874,16 +884,7 @@ __device__ __forceinline__ void onesweep_tile(const int *__restrict__ keysIn, co
 #pragma unroll
     for (int i = 0; i < SORT_ITEMS; i++) sKey[ranks[i]] = (int) keys[i];
     __syncthreads();
-#pragma unroll
-    for (int i = 0; i < SORT_ITEMS; i++) {
-        const int r = i * SORT_THREADS + tid;
-        if (r < len) {
-            const int key = sKey[r];
-            const int pos = delta[dig.Digit((unsigned) key)] + r;
-            if (keysOut != NULL) keysOut[pos] = key;
-            if (idxOut != NULL) store_index<IdxT>(idxOut, pos, offset, sIdx[r]);
-        }
-    }
+    write_tile<IdxT, true>(sKey, sIdx, delta, dig, len, keysOut, idxOut, offset);
 }
 
 #define SORT_ONESWEEP(SUFFIX, IDXT)                                                                                \

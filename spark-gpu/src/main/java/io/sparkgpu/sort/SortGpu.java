@@ -707,10 +707,7 @@ final class SortGpu {
             for (int p = 0; p < bits.length; p++) {
                 boolean last = p == bits.length - 1;
                 if (highWords != null && p == bits.length - highPasses) {
-                    // out is free: the high words in input order there, then in.keys[i] = high[in.idx[i]]
-                    upload(out, highWords, 0, n);
-                    KernelLauncher.launch(s, MODULE, "sort_gather", (int) ((n + 255L) / 256), 256, 0, out,
-                            in.pointer().withByteOffset(nb), n, in);
+                    gatherHighWords(in, out, highWords);
                     shift = 0;
                 }
                 int rb = radixOf(bits[p]);
@@ -759,9 +756,7 @@ final class SortGpu {
             for (int p = 0; p < bits.length; p++) {
                 boolean last = p == bits.length - 1;
                 if (highWords != null && p == lowPasses) {
-                    upload(out, highWords, 0, n);
-                    KernelLauncher.launch(s, MODULE, "sort_gather", (int) ((n + 255L) / 256), 256, 0, out,
-                            in.pointer().withByteOffset(nb), n, in);
+                    gatherHighWords(in, out, highWords);
                     histogram(in, lowPasses, highPasses, 0, null);
                     shift = 0;
                 }
@@ -779,6 +774,16 @@ final class SortGpu {
                 out = t;
             }
             result = in;
+        }
+
+        /**
+         * Wide keys, after the low words' passes: {@code out} is free, so the high words go there in input order, and
+         * sort_gather puts them into {@code in}'s order: in.keys[i] = high[in.idx[i]].
+         */
+        private void gatherHighWords(DeviceBuffer in, DeviceBuffer out, int[] highWords) {
+            upload(out, highWords, 0, n);
+            KernelLauncher.launch(s, MODULE, "sort_gather", (int) ((n + 255L) / 256), 256, 0, out,
+                    in.pointer().withByteOffset(4L * n), n, in);
         }
 
         /** sort_os_hist: the histograms of passes [from, from + count) from the keys at the start of {@code keys}. */

@@ -306,10 +306,14 @@ class SortKernelEmulatorTest {
         }
     }
 
-    /** The stable order with SortGpu's pass plan (buffers swapped between passes as Stable.run does). */
-    static long[] order(int[] keys, int m, long first) {
+    /** One pass of a pass chain: keys and indices in (indices null in pass 0), out; idxOut gets offset + index. */
+    interface Pass {
+        void run(int[] keysIn, int[] idxIn, int shift, int bits, int pass, int[] keysOut, long[] idxOut, long offset);
+    }
+
+    /** The passes over {@code bits}, buffers swapped between passes as Stable.run does; the last pass's indices. */
+    static long[] chain(int[] keys, int[] bits, long first, Pass pass) {
         int n = keys.length;
-        int[] bits = SortGpu.passBits(m);
         int[] kIn = keys.clone();
         int[] iIn = null;
         long[] result = new long[n];
@@ -318,7 +322,7 @@ class SortKernelEmulatorTest {
             boolean last = p == bits.length - 1;
             int[] kOut = last ? null : new int[n];
             long[] iOut = new long[n];
-            pass(kIn, iIn, n, shift, bits[p], kOut, iOut, last ? first : 0);
+            pass.run(kIn, iIn, shift, bits[p], p, kOut, iOut, last ? first : 0);
             shift += bits[p];
             if (last) {
                 result = iOut;
@@ -331,6 +335,13 @@ class SortKernelEmulatorTest {
             }
         }
         return result;
+    }
+
+    /** The stable order with SortGpu's pass plan and the classic kernels. */
+    static long[] order(int[] keys, int m, long first) {
+        int n = keys.length;
+        return chain(keys, SortGpu.passBits(m), first,
+                (kIn, iIn, shift, b, p, kOut, iOut, off) -> pass(kIn, iIn, n, shift, b, kOut, iOut, off));
     }
 
     // ------------------------------------------------------------------------------------------ onesweep passes
@@ -464,27 +475,9 @@ class SortKernelEmulatorTest {
         long[] hist = new long[SortGpu.OS_MAX_PASSES * 256];
         long[] status = new long[SortGpu.tiles(n) * 256];
         osHist(keys, bits, 0, bits.length, hist);
-        int[] kIn = keys.clone();
-        int[] iIn = null;
-        long[] result = new long[n];
-        int shift = 0;
-        for (int p = 0; p < bits.length; p++) {
-            boolean last = p == bits.length - 1;
-            int[] kOut = last ? null : new int[n];
-            long[] iOut = new long[n];
-            osPass(kIn, iIn, n, shift, bits[p], p, hist, status, kOut, iOut, last ? first : 0, r);
-            shift += bits[p];
-            if (last) {
-                result = iOut;
-            } else {
-                kIn = kOut;
-                iIn = new int[n];
-                for (int i = 0; i < n; i++) {
-                    iIn[i] = (int) iOut[i];
-                }
-            }
-        }
-        return result;
+        return chain(keys, bits, first,
+                (kIn, iIn, shift, b, p, kOut, iOut, off) -> osPass(kIn, iIn, n, shift, b, p, hist, status, kOut, iOut,
+                        off, r));
     }
 
     // ------------------------------------------------------------------------------------------ tests
