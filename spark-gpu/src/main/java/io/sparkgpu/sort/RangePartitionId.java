@@ -4,6 +4,7 @@ import java.io.Serializable;
 import java.util.Arrays;
 import java.util.Objects;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.BoundReference;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.codegen.CodegenContext;
 import org.apache.spark.sql.catalyst.expressions.codegen.CodegenFallback;
@@ -59,6 +60,10 @@ final class RangePartitionId extends Expression implements CodegenFallback, Seri
 
     @Override
     public Object eval(InternalRow input) {
+        if (key instanceof BoundReference b) { // the bound column read in place: no boxed value per row
+            int i = b.ordinal();
+            return input.isNullAt(i) ? nullPartition : GpuSort.partitionOf(bounds, reader.key(input, i));
+        }
         Object v = key.eval(input);
         return v == null ? nullPartition : GpuSort.partitionOf(bounds, reader.keyOf(v));
     }

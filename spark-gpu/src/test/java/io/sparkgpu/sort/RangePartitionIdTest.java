@@ -53,6 +53,11 @@ class RangePartitionIdTest {
         int[] want = {0, 0, 1, 1, 2, 2, 3, 3};
         for (int i = 0; i < values.length; i++) {
             assertEquals(want[i], e.eval(new GenericInternalRow(new Object[] {values[i]})), "value " + values[i]);
+            // a child that is not a column reference is evaluated as an expression (its boxed value)
+            RangePartitionId lit = new RangePartitionId(
+                    org.apache.spark.sql.catalyst.expressions.Literal.create(values[i], DataTypes.LongType), reader,
+                    bounds, 3);
+            assertEquals(want[i], lit.eval(new GenericInternalRow(0)), "literal " + values[i]);
         }
         assertEquals(3, e.eval(new GenericInternalRow(new Object[] {null})));
         RangePartitionId first = new RangePartitionId(new BoundReference(0, DataTypes.LongType, true), reader, bounds, 0);
