@@ -19,7 +19,7 @@ public final class SortEngine {
     /** Key ranges above this sort keys-only by radix passes on the GPU when the keys are spread (automatic). */
     public static final int KEYS_RADIX_ABOVE = SortGpu.KEYS_RADIX_ABOVE;
 
-    /** The keys-only GPU kernel the automatic choice takes for these keys: sort_keys_runs, sort_keys_descent or radix. */
+    /** The keys-only GPU kernel the automatic choice takes for these keys: sort_keys_runs, _descent or radix. */
     public static String gpuKeysKernel(int[] keys, int m) {
         return SortGpu.outputKernel(m, keys.length, keys);
     }

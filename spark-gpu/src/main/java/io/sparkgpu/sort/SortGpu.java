@@ -186,8 +186,8 @@ final class SortGpu {
             case "auto":
                 return m > KEYS_RADIX_ABOVE && (keys == null || spread(keys)) ? RADIX_KEYS : pyramidKernel(m, n);
             default:
-                throw new IllegalArgumentException("sparkgpu.sort.keysKernel must be auto, runs, descent or radix, got '"
-                        + keysKernel + "'");
+                throw new IllegalArgumentException(
+                        "sparkgpu.sort.keysKernel must be auto, runs, descent or radix, got '" + keysKernel + "'");
         }
     }
 
@@ -646,9 +646,9 @@ final class SortGpu {
                 bufs[1] = DeviceBuffer.allocate(dev, multi || longIndex ? 2 * nb : nb);
                 // onesweep: a 64-bit status word per (tile, digit); the histograms of every pass, then a tile
                 // counter per pass. Classic: per-(digit, tile) counts and the row totals of one pass.
-                bufs[2] = DeviceBuffer.allocate(dev, (onesweep ? 8L : 4L) * (1 << MAX_PASS_BITS) * tiles);
+                bufs[2] = DeviceBuffer.allocate(dev, (this.onesweep ? 8L : 4L) * (1 << MAX_PASS_BITS) * tiles);
                 bufs[3] = DeviceBuffer.allocate(dev,
-                        onesweep ? 4L * OS_MAX_PASSES * ((1 << MAX_PASS_BITS) + 1) : 4L * (1 << MAX_PASS_BITS));
+                        this.onesweep ? 4L * OS_MAX_PASSES * ((1 << MAX_PASS_BITS) + 1) : 4L * (1 << MAX_PASS_BITS));
                 bufs[4] = DeviceBuffer.allocate(dev, 4);
             } catch (RuntimeException e) {
                 for (DeviceBuffer x : bufs) {
