@@ -10,7 +10,6 @@ import io.sparkgpu.cuda.KernelTimer;
 import java.util.Arrays;
 import java.util.Locale;
 import jcuda.Pointer;
-import jcuda.driver.CUdeviceptr;
 
 /**
  * GPU implementation of {@link SortCpu} through the {@code sort} module ({@code sort.cu}; its header describes the
@@ -693,36 +692,49 @@ final class SortGpu {
         /**
          * All passes. With {@code highWords} (wide keys: the keys uploaded were the low words), after the low words'
          * passes the high words are uploaded, gathered into the order reached ({@code sort_gather}) and sorted by
-         * the last {@code highPasses} passes, which carry the indices on.
+         * the last {@code highPasses} passes, which carry the indices on. Each pass is sort_count, sort_rowscan and
+         * sort_scatter, or with {@link #onesweep} one sort_os_pass after sort_os_hist's count of every pass's digits
+         * (sort.cu's "onesweep stable passes").
          */
         void run(long first, int[] highWords) {
-            if (onesweep) {
-                runOnesweep(first, highWords);
-                return;
-            }
             long nb = 4L * n;
+            int lowPasses = bits.length - highPasses;
+            if (onesweep) { // the look-back status and the histograms of every pass, then one read of the keys
+                counts.zero(s);
+                rowTotals.zero(s);
+                histogram(a, 0, lowPasses, m, bad);
+            }
             DeviceBuffer in = a;
             DeviceBuffer out = b;
             int shift = 0;
             for (int p = 0; p < bits.length; p++) {
                 boolean last = p == bits.length - 1;
-                if (highWords != null && p == bits.length - highPasses) {
+                if (highWords != null && p == lowPasses) {
                     gatherHighWords(in, out, highWords);
+                    if (onesweep) {
+                        histogram(in, lowPasses, highPasses, 0, null);
+                    }
                     shift = 0;
                 }
-                int rb = radixOf(bits[p]);
-                Object keysIn = in.pointer();
-                Object idxIn = p == 0 ? new Pointer() : in.pointer().withByteOffset(nb);
-                Object keysOut = last ? new Pointer() : out.pointer();
-                Object idxOut = last ? out.pointer() : out.pointer().withByteOffset(nb);
-                KernelLauncher.launch(s, MODULE, "sort_count_r" + rb, tiles, SORT_THREADS, 0, keysIn, n, shift, bits[p],
-                        tiles, counts, m, p == 0 && m > 0 ? bad : new Pointer());
-                KernelLauncher.launch(s, MODULE, "sort_rowscan", 1 << bits[p], SCAN_THREADS, 0, counts, tiles,
-                        rowTotals);
+                Object idxIn = p == 0 || keysOnly ? new Pointer() : in.pointer().withByteOffset(nb);
+                Object keysOut = last && !keysOnly ? new Pointer() : out.pointer();
+                Object idxOut = keysOnly ? new Pointer() : last ? out.pointer() : out.pointer().withByteOffset(nb);
                 boolean wide = last && longIndex;
-                KernelLauncher.launch(s, MODULE, "sort_scatter_r" + rb + (wide ? "_i64" : "_i32"), tiles, SORT_THREADS,
-                        0, keysIn, idxIn, n, shift, bits[p], tiles, counts, rowTotals, keysOut, idxOut,
-                        wide ? first : 0L);
+                if (onesweep) {
+                    KernelLauncher.launch(s, MODULE, wide ? "sort_os_pass_i64" : "sort_os_pass_i32", tiles,
+                            SORT_THREADS, 0, in.pointer(), idxIn, n, shift, bits[p], p, rowTotals,
+                            rowTotals.pointer().withByteOffset(4L * (OS_MAX_PASSES * (1 << MAX_PASS_BITS) + p)),
+                            counts, keysOut, idxOut, wide ? first : 0L);
+                } else {
+                    int rb = radixOf(bits[p]);
+                    KernelLauncher.launch(s, MODULE, "sort_count_r" + rb, tiles, SORT_THREADS, 0, in.pointer(), n,
+                            shift, bits[p], tiles, counts, m, p == 0 && m > 0 ? bad : new Pointer());
+                    KernelLauncher.launch(s, MODULE, "sort_rowscan", 1 << bits[p], SCAN_THREADS, 0, counts, tiles,
+                            rowTotals);
+                    KernelLauncher.launch(s, MODULE, "sort_scatter_r" + rb + (wide ? "_i64" : "_i32"), tiles,
+                            SORT_THREADS, 0, in.pointer(), idxIn, n, shift, bits[p], tiles, counts, rowTotals,
+                            keysOut, idxOut, wide ? first : 0L);
+                }
                 shift += bits[p];
                 DeviceBuffer t = in;
                 in = out;
@@ -739,41 +751,6 @@ final class SortGpu {
             if (v[0] != NO_BAD) {
                 throw SortCpu.badKey(keys, v[0], m);
             }
-        }
-
-        /** {@link #run(long, int[])} with the onesweep kernels: sort.cu's "onesweep stable passes". */
-        private void runOnesweep(long first, int[] highWords) {
-            long nb = 4L * n;
-            int digits = 1 << MAX_PASS_BITS;
-            counts.zero(s);
-            rowTotals.zero(s);
-            CUdeviceptr hist = rowTotals.pointer();
-            int lowPasses = bits.length - highPasses;
-            histogram(a, 0, lowPasses, m, bad);
-            DeviceBuffer in = a;
-            DeviceBuffer out = b;
-            int shift = 0;
-            for (int p = 0; p < bits.length; p++) {
-                boolean last = p == bits.length - 1;
-                if (highWords != null && p == lowPasses) {
-                    gatherHighWords(in, out, highWords);
-                    histogram(in, lowPasses, highPasses, 0, null);
-                    shift = 0;
-                }
-                Object idxIn = p == 0 || keysOnly ? new Pointer() : in.pointer().withByteOffset(nb);
-                Object keysOut = last && !keysOnly ? new Pointer() : out.pointer();
-                Object idxOut = keysOnly ? new Pointer() : last ? out.pointer() : out.pointer().withByteOffset(nb);
-                boolean wide = last && longIndex;
-                KernelLauncher.launch(s, MODULE, wide ? "sort_os_pass_i64" : "sort_os_pass_i32", tiles, SORT_THREADS,
-                        0, in.pointer(), idxIn, n, shift, bits[p], p, hist,
-                        hist.withByteOffset(4L * (OS_MAX_PASSES * digits + p)), counts, keysOut, idxOut,
-                        wide ? first : 0L);
-                shift += bits[p];
-                DeviceBuffer t = in;
-                in = out;
-                out = t;
-            }
-            result = in;
         }
 
         /**
@@ -846,14 +823,14 @@ final class SortGpu {
         if (n == 0) {
             return ms;
         }
+        String k = op != Op.KEYS || kernel != null ? kernel : outputKernel(m, n, keys);
         try (GpuStream s = new GpuStream(dev); KernelTimer timer = new KernelTimer(dev)) {
-            if (op == Op.KEYS && RADIX_KEYS.equals(kernel != null ? kernel : outputKernel(m, n, keys))) {
+            if (op == Op.KEYS && RADIX_KEYS.equals(k)) {
                 try (Stable st = Stable.keysOnly(dev, s, n, m)) {
                     timeStable(st, timer, keys, ms, "timed keys-only sort (radix passes)");
                     st.checkBad(keys);
                 }
             } else if (op == Op.KEYS) {
-                String k = kernel != null ? kernel : outputKernel(m, n, keys);
                 try (Pyramid py = new Pyramid(dev, s, m); DeviceBuffer in = DeviceBuffer.allocate(dev, 4L * n);
                      DeviceBuffer out = DeviceBuffer.allocate(dev, 4L * n)) {
                     in.upload(keys, 0, n, 0, s);
@@ -873,8 +850,8 @@ final class SortGpu {
             } else {
                 boolean wide = op == Op.ORDER_LONG;
                 int[] bits = passBits(m);
-                try (Stable st = new Stable(dev, s, n, m, wide, bits, 0,
-                        kernel == null ? onesweep(bits) : onesweep(bits, kernel))) {
+                boolean os = onesweep(bits, k != null ? k : stableKernel);
+                try (Stable st = new Stable(dev, s, n, m, wide, bits, 0, os)) {
                     timeStable(st, timer, keys, ms, "timed stable order");
                     st.checkBad(keys);
                 }
@@ -898,7 +875,7 @@ final class SortGpu {
         int[] passes = SortCpu.splitBits(32, MAX_PASS_BITS);
         try (GpuStream s = new GpuStream(dev); KernelTimer timer = new KernelTimer(dev);
              Stable st = new Stable(dev, s, n, 0, false, passes, 0,
-                     kernel == null ? onesweep(passes) : onesweep(passes, kernel))) {
+                     onesweep(passes, kernel != null ? kernel : stableKernel))) {
             timeStable(st, timer, keys, ms, "timed stable order of 32-bit keys");
         }
         return ms;

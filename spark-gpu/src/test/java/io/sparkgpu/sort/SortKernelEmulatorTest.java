@@ -224,6 +224,19 @@ class SortKernelEmulatorTest {
 
     // ------------------------------------------------------------------------------------------ stable passes
 
+    /** write_tile: the tile's elements in rank order written at delta[digit] + rank. */
+    static void writeTile(int[] sKey, int[] sIdx, long[] delta, int shift, int mask, int len, int[] keysOut,
+                          long[] idxOut, long offset) {
+        for (int r = 0; r < len; r++) {
+            int k = sKey[r];
+            int pos = (int) (delta[(k >>> shift) & mask] + r);
+            if (keysOut != null) {
+                keysOut[pos] = k;
+            }
+            idxOut[pos] = offset + sIdx[r];
+        }
+    }
+
     /** One pass: sort_count, sort_rowscan and sort_scatter over every tile. idxOut gets offset + index. */
     static void pass(int[] keysIn, int[] idxIn, int n, int shift, int bits, int[] keysOut, long[] idxOut, long offset) {
         int tiles = SortGpu.tiles(n);
@@ -295,14 +308,7 @@ class SortKernelEmulatorTest {
             for (int d = 0; d < digits; d++) {
                 delta[d] = digitStart[d] + counts[d * tiles + t] - firstRank[d];
             }
-            for (int r = 0; r < len; r++) {
-                int k = sKey[r];
-                int pos = (int) (delta[(k >>> shift) & mask] + r);
-                if (keysOut != null) {
-                    keysOut[pos] = k;
-                }
-                idxOut[pos] = offset + sIdx[r];
-            }
+            writeTile(sKey, sIdx, delta, shift, mask, len, keysOut, idxOut, offset);
         }
     }
 
@@ -456,14 +462,7 @@ class SortKernelEmulatorTest {
                     sIdx[rank] = idxIn != null ? idxIn[base + elem[x]] : base + elem[x];
                 }
             }
-            for (int q = 0; q < len; q++) {
-                int k = sKey[q];
-                int pos = (int) (delta[(k >>> shift) & mask] + q);
-                if (keysOut != null) {
-                    keysOut[pos] = k;
-                }
-                idxOut[pos] = offset + sIdx[q];
-            }
+            writeTile(sKey, sIdx, delta, shift, mask, len, keysOut, idxOut, offset);
         }
     }
 
