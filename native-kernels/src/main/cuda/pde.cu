@@ -48,6 +48,10 @@
  *                      the same with each system's chunks spread over the 2, 4 or 8 blocks of a thread-block
  *                      cluster (sm_90), the PCR's reads of other blocks' chunks through distributed shared memory:
  *                      SB systems per cluster, so long systems keep wide row accesses. Same bits.
+ *   pde_tridiag_partition_R16_S
+ *                      the same with persistent blocks, each taking groups of SB systems in turn: a group's rows
+ *                      copied into shared memory (cp.async, sm_80) while the block solves the group before, so one
+ *                      block an SM overlaps its loads with its arithmetic. Same bits.
  *   ..._T              every partitioned kernel also on a tiled layout (tiles of T = 2^ts interleaved systems, T
  *                      1..32 (argument ts), each tile contiguous: row i of system j at (j / T) T n + T i + j % T).
  *                      Same bits.
@@ -1224,47 +1228,39 @@ __device__ __forceinline__ i64 partition_at(i64 g, i64 j, i64 S, i64 n, int ts) 
     return TL ? (((j >> ts) * n + g) << ts) + (j & ((1 << ts) - 1)) : g * S + j;
 }
 
-template <int R, int CL, int TL>
-__device__ __forceinline__ void tridiag_partition(int S, int n, int SB, int ts, const double* __restrict__ a,
-                                                  const double* __restrict__ b, const double* __restrict__ c,
-                                                  double* __restrict__ d) {
-    extern __shared__ double psm[];
-    const int T = blockDim.x;
-    const int t = threadIdx.x;
-    const int Kc = T / SB;                /* chunks a block holds */
-    const int rank = CL == 1 ? 0 : (int) (blockIdx.x % CL);
-    const int K = (n + R - 1) / R; /* chunks a system has (a cluster may hold more: those past K read and write
-                                      * nothing, and none reads theirs) */
-    const int kl = t / SB;
-    const int sl = t - kl * SB;
-    const int k = rank * Kc + kl;
-    const i64 j = (i64) (blockIdx.x / CL) * SB + sl;
-    const bool live = j < S;
-    const PartitionShared<CL> sh{psm, T, SB, Kc};
-    const i64 St = S;
-    double A[R];
-    double B[R];
-    double C[R];
-    double D[R];
-#pragma unroll
-    for (int r = 0; r < R; r++) {
-        const int g = k * R + r;
-        A[r] = 0.0;
-        B[r] = 1.0;
-        C[r] = 0.0;
-        D[r] = 0.0;
-        if (live && g < n) {
-            const i64 e = partition_at<TL>(g, j, St, n, ts);
-            if (g > 0) {
-                A[r] = a[e];
-            }
-            B[r] = b[e];
-            if (g < n - 1) {
-                C[r] = c[e];
-            }
-            D[r] = d[e];
+/* Row g of a chunk from arrays indexed at at() (global or a staged copy; evaluated only for a row that exists): rows
+ * past n are identity rows, a[0] and c[n - 1] count as 0. */
+template <typename At>
+__device__ __forceinline__ void partition_row(bool live, int g, int n, const double* a, const double* b,
+                                              const double* c, const double* d, At at, double& A, double& B,
+                                              double& C, double& D) {
+    A = 0.0;
+    B = 1.0;
+    C = 0.0;
+    D = 0.0;
+    if (live && g < n) {
+        const i64 e = at();
+        if (g > 0) {
+            A = a[e];
         }
+        B = b[e];
+        if (g < n - 1) {
+            C = c[e];
+        }
+        D = d[e];
     }
+}
+
+/*
+ * The partition method on a chunk in registers (see above): local sweeps, the interface PCR in shared memory
+ * (sh: this block's or the cluster's; psm the block's own PCR buffers, 6 T doubles), the chunk's first and last
+ * unknowns into xf, xl and its interior rows left as alpha (A), gamma (C), delta (D). Every thread of the block (or
+ * cluster) calls it.
+ */
+template <int R, int CL>
+__device__ __forceinline__ void partition_solve(double (&A)[R], double (&B)[R], double (&C)[R], double (&D)[R],
+                                                double* psm, int T, int t, int k, int K, int sl,
+                                                const PartitionShared<CL>& sh, double& xf, double& xl) {
     // down sweep: rows 0 and 1 normalised, row r >= 2 rewritten on x_first, x_r, x_(r+1)
 #pragma unroll
     for (int r = 0; r < 2; r++) {
@@ -1350,24 +1346,161 @@ __device__ __forceinline__ void tridiag_partition(int S, int n, int SB, int ts, 
         ec = tc;
         p ^= 1;
     }
-    const double xl = ed;
+    xl = ed;
     double* const bl = psm + 3 * p * T + 2 * T;
     bl[t] = xl;
     sh.sync();
     const double xprev = k > 0 ? sh.at(3 * p * T + 2 * T, k - 1, sl) : 0.0;
-    const double xf = (D[0] - A[0] * xprev) - C[0] * xl;
+    xf = (D[0] - A[0] * xprev) - C[0] * xl;
+}
+
+/* The chunk's solution rows (rows k R .. k R + R - 1 below n of a live system) handed to put(r, x). */
+template <int R, typename Put>
+__device__ __forceinline__ void partition_store(bool live, int k, int n, const double (&A)[R], const double (&C)[R],
+                                                const double (&D)[R], double xf, double xl, Put put) {
     if (live) {
 #pragma unroll
         for (int r = 0; r < R; r++) {
-            const int g = k * R + r;
-            if (g < n) {
-                const double x = r == 0 ? xf : (r == R - 1 ? xl : (D[r] - A[r] * xf) - C[r] * xl);
-                d[partition_at<TL>(g, j, St, n, ts)] = x;
+            if (k * R + r < n) {
+                put(r, r == 0 ? xf : (r == R - 1 ? xl : (D[r] - A[r] * xf) - C[r] * xl));
             }
         }
     }
+}
+
+template <int R, int CL, int TL>
+__device__ __forceinline__ void tridiag_partition(int S, int n, int SB, int ts, const double* __restrict__ a,
+                                                  const double* __restrict__ b, const double* __restrict__ c,
+                                                  double* __restrict__ d) {
+    extern __shared__ double psm[];
+    const int T = blockDim.x;
+    const int t = threadIdx.x;
+    const int Kc = T / SB;                /* chunks a block holds */
+    const int rank = CL == 1 ? 0 : (int) (blockIdx.x % CL);
+    const int K = (n + R - 1) / R; /* chunks a system has (a cluster may hold more: those past K read and write
+                                      * nothing, and none reads theirs) */
+    const int kl = t / SB;
+    const int sl = t - kl * SB;
+    const int k = rank * Kc + kl;
+    const i64 j = (i64) (blockIdx.x / CL) * SB + sl;
+    const bool live = j < S;
+    const PartitionShared<CL> sh{psm, T, SB, Kc};
+    const i64 St = S;
+    double A[R];
+    double B[R];
+    double C[R];
+    double D[R];
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        const int g = k * R + r;
+        partition_row(live, g, n, a, b, c, d, [&] { return partition_at<TL>(g, j, St, n, ts); }, A[r], B[r], C[r],
+                      D[r]);
+    }
+    double xf;
+    double xl;
+    partition_solve<R, CL>(A, B, C, D, psm, T, t, k, K, sl, sh, xf, xl);
+    partition_store<R>(live, k, n, A, C, D, xf, xl,
+                       [&](int r, double x) { d[partition_at<TL>(k * R + r, j, St, n, ts)] = x; });
     if (CL > 1) {
         sh.sync(); /* no block of the cluster exits while another may still read its shared memory */
+    }
+}
+
+/*
+ * The staged variant (R = 16, SB = 2^sbs systems of K chunks a block, T = SB K threads): persistent blocks take
+ * groups of SB systems (systems q SB .. q SB + SB - 1 for q = blockIdx, blockIdx + gridDim, ...), each group's rows
+ * copied into shared memory by cp.async in the order they lie in memory (a tile of SB systems is one contiguous run
+ * of 8 SB n bytes a array), then into each thread's registers; the copy of the next group is issued before the
+ * current group's sweeps and PCR, so the loads of one group overlap the arithmetic of the other even with one block
+ * an SM. The solutions go the same way back: each thread's rows into a shared output buffer, then out in memory
+ * order (a thread's own rows, R apart, would write every 32-byte sector in pieces). The staged row g of system s sits
+ * at (g + g / R) SB + s (a pad row a chunk: the R rows a thread reads and the rows of its 15 neighbours fall in
+ * distinct banks). Same arithmetic in the same order: the bits of pde_tridiag_partition_R16. Dynamic shared memory:
+ * 48 T + 40 SB (n + K) bytes (PCR buffers, the four staged arrays, the output).
+ */
+__device__ __forceinline__ void cp_async8(double* dst, const double* src) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned sa = (unsigned) __cvta_generic_to_shared(dst);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(sa), "l"(src) : "memory");
+#else
+    *dst = *src;
+#endif
+}
+
+__device__ __forceinline__ void cp_async_wait_all() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
+}
+
+/* Every row of group q's live systems in memory order: f(e, pos) with e the row's index in the arrays and pos its
+ * staged place. */
+template <int R, int TL, typename F>
+__device__ __forceinline__ void partition_group_rows(i64 q, int S, int n, int sbs, int ts, int T, int t, F f) {
+    const int SB = 1 << sbs;
+    const int rows = n << sbs;
+    for (int idx = t; idx < rows; idx += T) {
+        const int g = idx >> sbs;
+        const int s = idx & (SB - 1);
+        const i64 j = (q << sbs) + s;
+        if (j < S) {
+            f(partition_at<TL>(g, j, S, n, ts), ((g + g / R) << sbs) + s);
+        }
+    }
+}
+
+template <int R, int TL>
+__device__ __forceinline__ void tridiag_partition_staged(int S, int n, int sbs, int ts, const double* __restrict__ a,
+                                                         const double* __restrict__ b, const double* __restrict__ c,
+                                                         double* __restrict__ d) {
+    extern __shared__ double psm[];
+    const int T = blockDim.x;
+    const int t = threadIdx.x;
+    const int SB = 1 << sbs;
+    const int K = (n + R - 1) / R;
+    const int k = t >> sbs;
+    const int sl = t & (SB - 1);
+    const int P = (n + K) << sbs; /* staged doubles an array */
+    double* const stage = psm + 6 * T;
+    double* const xs = stage + 4 * P; /* the output buffer */
+    const PartitionShared<1> sh{psm, T, SB, K};
+    const i64 St = S;
+    const i64 groups = (St + SB - 1) >> sbs;
+    const auto fetch = [&](i64 e, int pos) {
+        cp_async8(stage + pos, a + e);
+        cp_async8(stage + P + pos, b + e);
+        cp_async8(stage + 2 * P + pos, c + e);
+        cp_async8(stage + 3 * P + pos, d + e);
+    };
+    if (blockIdx.x < groups) {
+        partition_group_rows<R, TL>(blockIdx.x, S, n, sbs, ts, T, t, fetch);
+    }
+    for (i64 q = blockIdx.x; q < groups; q += gridDim.x) {
+        cp_async_wait_all();
+        __syncthreads();
+        const i64 j = (q << sbs) + sl;
+        const bool live = j < S;
+        double A[R];
+        double B[R];
+        double C[R];
+        double D[R];
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+            const int g = k * R + r;
+            partition_row(live, g, n, stage, stage + P, stage + 2 * P, stage + 3 * P,
+                          [&] { return (i64) (((g + k) << sbs) + sl); }, A[r], B[r], C[r], D[r]);
+        }
+        __syncthreads();
+        if (q + gridDim.x < groups) {
+            partition_group_rows<R, TL>(q + gridDim.x, S, n, sbs, ts, T, t, fetch);
+        }
+        double xf;
+        double xl;
+        partition_solve<R, 1>(A, B, C, D, psm, T, t, k, K, sl, sh, xf, xl);
+        partition_store<R>(live, k, n, A, C, D, xf, xl,
+                           [&](int r, double x) { xs[((k * R + r + k) << sbs) + sl] = x; });
+        __syncthreads();
+        partition_group_rows<R, TL>(q, S, n, sbs, ts, T, t, [&](i64 e, int pos) { d[e] = xs[pos]; });
     }
 }
 
@@ -1387,6 +1520,17 @@ __device__ __forceinline__ void tridiag_partition(int S, int n, int SB, int ts, 
 PDE_PARTITION_KERNEL(4, 1024)
 PDE_PARTITION_KERNEL(8, 512)
 PDE_PARTITION_KERNEL(16, 256)
+
+/* The staged kernels (R = 16, SB = 2^sbs, persistent grid; see tridiag_partition_staged). */
+#define PDE_PARTITION_STAGED_ONE(SUFFIX, TL)                                                                          \
+    extern "C" __global__ void __launch_bounds__(256)                                                                 \
+    pde_tridiag_partition_R16_S##SUFFIX(int S, int n, int sbs, int ts, const double* __restrict__ a,                  \
+                                        const double* __restrict__ b, const double* __restrict__ c,                   \
+                                        double* __restrict__ d) {                                                     \
+        tridiag_partition_staged<16, TL>(S, n, sbs, ts, a, b, c, d);                                                  \
+    }
+PDE_PARTITION_STAGED_ONE(, 0)
+PDE_PARTITION_STAGED_ONE(_T, 1)
 
 /* The cluster variants (sm_90 and later): C blocks of one cluster share each system's chunks, block rank q of the
  * cluster holding chunks q Kc .. (q + 1) Kc - 1 (Kc = blockDim / SB), the PCR's and the neighbour exchanges' reads

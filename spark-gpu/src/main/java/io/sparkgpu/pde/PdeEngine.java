@@ -345,6 +345,72 @@ public final class PdeEngine {
         return new int[] {16, k, s, threads, (int) grid, 48 * threads, cl};
     }
 
+    /** The automatic plan on tiles takes the staged kernels from this many unknowns on ({@link #partitionAutoPlan}). */
+    static final int PARTITION_STAGED_MIN_UNKNOWNS = 513;
+
+    /** Flag at index 7 of a staged plan ({@link #partitionStagedPlan}). */
+    private static final int STAGED = 1;
+
+    /**
+     * Dynamic shared bytes of a staged block of sb systems of n unknowns: 48 SB K (PCR) + 40 SB (n + K) (the four
+     * staged arrays and the output, a pad row a chunk).
+     */
+    static int partitionStagedShared(int n, int sb) {
+        int k = (n + 15) / 16;
+        return 48 * sb * k + 40 * sb * (n + k);
+    }
+
+    /**
+     * The launch of the staged variant of the partitioned solver (R = 16, kernels {@code pde_tridiag_partition_R16_S}):
+     * persistent blocks of sb systems (a power of two, SB K &lt;= 256; 0: automatic, see below), each taking groups
+     * of SB systems in turn, a group's rows copied into shared memory (cp.async) while the block solves the group
+     * before: {16, K, SB, block threads SB K, groups ceil(S / SB) (the grid: at most this, at launch the blocks that
+     * fit on the device at once), dynamic shared bytes {@link #partitionStagedShared}, 1, 1}. {@code maxShared}: the
+     * device's per-block shared memory (opt-in). The automatic SB: the largest power of two with SB K &lt;= 256 and
+     * the shared memory within maxShared, halved while fewer groups than 2 {@code sms} remain. Same bits as the plain
+     * plan.
+     */
+    public static int[] partitionStagedPlan(int S, int n, int sb, int sms, int maxShared) {
+        checkPartitionUnknowns(n);
+        if (S < 1) {
+            throw new IllegalArgumentException("the partitioned tridiagonal solver needs S >= 1 systems, got " + S);
+        }
+        int k = (n + 15) / 16;
+        int maxT = partitionMaxThreads(16);
+        if (sb < 0 || sb > 32 || (long) sb * k > maxT || Integer.bitCount(sb) > 1
+                || (sb > 0 && partitionStagedShared(n, sb) > maxShared)) {
+            throw new IllegalArgumentException("the partitioned tridiagonal solver's staged kernel with n = " + n + " (K = "
+                    + k + " chunk threads a system) takes SB = 0 (automatic) or a power of two with SB K <= " + maxT
+                    + " threads a block and 48 SB K + 40 SB (n + K) bytes of shared memory within the device's "
+                    + maxShared + " B a block, got SB = " + sb);
+        }
+        int s = sb;
+        if (s == 0) {
+            s = 1;
+            while (s < 32 && 2L * s * k <= maxT && partitionStagedShared(n, 2 * s) <= maxShared) {
+                s *= 2;
+            }
+            while (s > 1 && ((long) S + s - 1) / s < 2L * sms) {
+                s /= 2;
+            }
+            if (partitionStagedShared(n, s) > maxShared) {
+                throw new IllegalArgumentException("the partitioned tridiagonal solver's staged kernel needs "
+                        + partitionStagedShared(n, s) + " B of shared memory a block for n = " + n + ", more than the "
+                        + "device's " + maxShared + " B");
+            }
+        }
+        return new int[] {16, k, s, s * k, Math.toIntExact(((long) S + s - 1) / s), partitionStagedShared(n, s), 1,
+            STAGED};
+    }
+
+    private static boolean isClusterPlan(int[] plan) {
+        return plan.length > 6 && plan[6] > 1;
+    }
+
+    private static boolean isStagedPlan(int[] plan) {
+        return plan.length > 7 && plan[7] == STAGED;
+    }
+
     /**
      * The automatic plan for S systems of n unknowns on {@code sms} SMs, for the interleaved layout or ({@code
      * tiled}) tiles of the plan's SB systems: where cluster kernels run and n exceeds 1024 (interleaved) or 2048
@@ -366,7 +432,10 @@ public final class PdeEngine {
      * the clusters' wider rows win once SB falls below 4; on tiles, whose rows a block reads in one contiguous run,
      * only once SB falls to 1.
      */
-    public static int[] partitionAutoPlan(int S, int n, int sms, boolean clusters, boolean tiled) {
+    public static int[] partitionAutoPlan(int S, int n, int sms, boolean clusters, boolean tiled, int maxShared) {
+        if (tiled && n >= PARTITION_STAGED_MIN_UNKNOWNS && partitionStagedShared(n, 1) <= maxShared) {
+            return partitionStagedPlan(S, n, 0, sms, maxShared);
+        }
         if (!clusters || n <= (tiled ? 2048 : 1024)) {
             return partitionPlan(S, n, 0, 0, sms);
         }
@@ -379,9 +448,10 @@ public final class PdeEngine {
         throw new AssertionError("unreachable");
     }
 
-    /** {@link #partitionAutoPlan(int, int, int, boolean, boolean)} on {@code dev}. */
+    /** {@link #partitionAutoPlan(int, int, int, boolean, boolean, int)} on {@code dev}. */
     public static int[] partitionAutoPlan(CudaDevice dev, int S, int n, boolean tiled) {
-        return partitionAutoPlan(S, n, dev.multiprocessors(), partitionClustersOn(dev), tiled);
+        return partitionAutoPlan(S, n, dev.multiprocessors(), partitionClustersOn(dev), tiled,
+                dev.maxSharedMemoryOptin());
     }
 
     /** Whether {@code dev} runs the cluster kernels (compute capability 9.x: the module's sm_90 code has them). */
@@ -473,11 +543,12 @@ public final class PdeEngine {
 
     /** "R = r, SB = sb" and ", cluster of cl" for a cluster plan. */
     public static String describePlan(int[] plan) {
-        return "R = " + plan[0] + ", SB = " + plan[2] + (plan.length > 6 ? ", cluster of " + plan[6] : "");
+        return "R = " + plan[0] + ", SB = " + plan[2] + (isClusterPlan(plan) ? ", cluster of " + plan[6] : "")
+                + (isStagedPlan(plan) ? ", staged" : "");
     }
 
     private static void checkClusterPlan(CudaDevice dev, int[] plan) {
-        if (plan.length > 6 && !partitionClustersOn(dev)) {
+        if (isClusterPlan(plan) && !partitionClustersOn(dev)) {
             throw new IllegalArgumentException("the partitioned tridiagonal solver's cluster kernels need a device of "
                     + "compute capability 9.x, got sm_" + dev.computeCapability());
         }
@@ -510,9 +581,17 @@ public final class PdeEngine {
 
     /** {@link #launchPartition(GpuStream, int, int, int[], DeviceBuffer[])} on tiles of {@code tile} (0: none). */
     static void launchPartition(GpuStream st, int S, int n, int[] plan, DeviceBuffer[] b, int tile) {
-        String kernel = "pde_tridiag_partition_R" + plan[0] + (plan.length > 6 ? "_C" + plan[6] : "")
-                + (tile > 0 ? "_T" : "");
-        KernelLauncher.launch(st, FhnGpu.MODULE, kernel, plan[4], plan[3], plan[5], S, n, plan[2],
+        String kernel = "pde_tridiag_partition_R" + plan[0] + (isClusterPlan(plan) ? "_C" + plan[6] : "")
+                + (isStagedPlan(plan) ? "_S" : "") + (tile > 0 ? "_T" : "");
+        int grid = plan[4];
+        int sb = plan[2];
+        if (isStagedPlan(plan)) {
+            // persistent blocks: as many as fit at once, each taking groups of SB systems in turn; the kernel wants
+            // log2 SB
+            grid = Math.min(grid, KernelLauncher.residentBlocks(st.device(), FhnGpu.MODULE, kernel, plan[3], plan[5]));
+            sb = Integer.numberOfTrailingZeros(sb);
+        }
+        KernelLauncher.launch(st, FhnGpu.MODULE, kernel, grid, plan[3], plan[5], S, n, sb,
                 tile > 0 ? tileShift(tile) : 0, b[0], b[1], b[2], b[3]);
     }
 

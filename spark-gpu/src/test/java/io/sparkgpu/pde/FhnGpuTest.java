@@ -280,6 +280,42 @@ class FhnGpuTest {
     }
 
     /**
+     * The staged kernels (persistent blocks, a group's rows copied into shared memory while the block solves the group
+     * before) against the twin, bit for bit, on the interleaved and tiled layouts: S not a multiple of SB (the last
+     * group partly empty), more groups than resident blocks (each block takes several), n = 4096, n not a multiple of
+     * R, one chunk a system; every SB that fits the block and the device's shared memory, and the automatic one.
+     */
+    @Test
+    void stagedPartitionEqualsTheTwin() {
+        CudaDevice dev = GpuTestSupport.deviceOrSkip();
+        Random r = new Random(13);
+        int sms = dev.multiprocessors();
+        int maxShared = dev.maxSharedMemoryOptin();
+        int[][] shapes = {{3001, 2048}, {5, 4096}, {1001, 2049}, {20_000, 1024}, {77, 1000}, {257, 16}, {100, 17}};
+        for (int[] shape : shapes) {
+            int S = shape[0];
+            int n = shape[1];
+            double[][] sys = PdeEngine.randomSystems(S, n, r.nextLong());
+            double[] d = sys[3].clone();
+            FhnCpu.partitionInterleaved(S, n, 16, sys[0].clone(), sys[1].clone(), sys[2].clone(), d);
+            int k = (n + 15) / 16;
+            for (int sb : new int[] {0, 1, 2, 4, 32}) {
+                if (sb * k > PdeEngine.partitionMaxThreads(16)
+                        || (sb > 0 && PdeEngine.partitionStagedShared(n, sb) > maxShared)) {
+                    continue;
+                }
+                int[] plan = PdeEngine.partitionStagedPlan(S, n, sb, sms, maxShared);
+                for (int tile : new int[] {0, 32, 1, plan[2]}) {
+                    assertArrayEquals(d, PdeEngine.tridiagPartition(dev, S, n, sys, plan, tile), "staged partition "
+                            + S + "x" + n + " " + PdeEngine.describePlan(plan) + ", tiles of " + tile);
+                }
+            }
+        }
+        assertTrue(PdeEngine.tridiagPartitionMillis(dev, 1000, 2048, 2, PdeEngine.partitionStagedPlan(1000, 2048, 0,
+                sms, maxShared), 2)[1] > 0, "timed, staged, tiles of 2");
+    }
+
+    /**
      * One system of 10^7 unknowns (the size that failed with CUDA_ERROR_ILLEGAL_ADDRESS before the kernels'
      * 32-bit row stride was fixed; FhnLaunchModelTest models it): the GPU's cyclic reduction equals the twin's bit for
      * bit, and the twin's cyclic reduction agrees with Thomas to 1e-12. Also 2^21 (the former cap, itself unsafe).

@@ -265,22 +265,56 @@ class TridiagPartitionTest {
         assertEquals("R = 16, SB = 8, cluster of 8", PdeEngine.describePlan(
                 PdeEngine.partitionClusterPlan(10_000, 4096, 0, 8, sms)));
 
-        // the automatic plan: plain up to n = 1024 (2048 tiled) and without clusters; above, the fewest blocks a
+        int big = 227 * 1024;
+        // the automatic plan: on tiles the staged kernels from n = 513 where a block of one system fits the shared
+        // memory; otherwise plain up to n = 1024 (2048 tiled) and without clusters; above, the fewest blocks a
         // cluster reaching SB >= 8
         assertArrayEquals(PdeEngine.partitionPlan(100_000, 1024, 0, 0, sms),
-                PdeEngine.partitionAutoPlan(100_000, 1024, sms, true, false));
+                PdeEngine.partitionAutoPlan(100_000, 1024, sms, true, false, big));
         assertArrayEquals(PdeEngine.partitionPlan(100_000, 2048, 0, 0, sms),
-                PdeEngine.partitionAutoPlan(100_000, 2048, sms, false, false));
-        assertArrayEquals(PdeEngine.partitionPlan(100_000, 2048, 0, 0, sms),
-                PdeEngine.partitionAutoPlan(100_000, 2048, sms, true, true));
+                PdeEngine.partitionAutoPlan(100_000, 2048, sms, false, false, big));
+        assertArrayEquals(PdeEngine.partitionStagedPlan(100_000, 2048, 0, sms, big),
+                PdeEngine.partitionAutoPlan(100_000, 2048, sms, true, true, big));
+        assertArrayEquals(PdeEngine.partitionStagedPlan(100_000, 2048, 0, sms, big),
+                PdeEngine.partitionAutoPlan(100_000, 2048, sms, false, true, big));
+        assertArrayEquals(PdeEngine.partitionStagedPlan(100_000, 513, 0, sms, big),
+                PdeEngine.partitionAutoPlan(100_000, 513, sms, true, true, big));
+        assertArrayEquals(PdeEngine.partitionPlan(100_000, 512, 0, 0, sms),
+                PdeEngine.partitionAutoPlan(100_000, 512, sms, true, true, big));
         assertArrayEquals(new int[] {16, 128, 8, 256, 50_000, 48 * 256, 4},
-                PdeEngine.partitionAutoPlan(100_000, 2048, sms, true, false));
+                PdeEngine.partitionAutoPlan(100_000, 2048, sms, true, false, big));
         assertArrayEquals(new int[] {16, 256, 8, 256, 10_000, 48 * 256, 8},
-                PdeEngine.partitionAutoPlan(10_000, 4096, sms, true, false));
+                PdeEngine.partitionAutoPlan(10_000, 4096, sms, true, false, big));
+        assertArrayEquals(PdeEngine.partitionStagedPlan(10_000, 4096, 0, sms, big),
+                PdeEngine.partitionAutoPlan(10_000, 4096, sms, true, true, big));
+        // a device whose block cannot hold one staged system of 4096 keeps the cluster plan on tiles
         assertArrayEquals(new int[] {16, 256, 8, 256, 10_000, 48 * 256, 8},
-                PdeEngine.partitionAutoPlan(10_000, 4096, sms, true, true));
-        assertEquals(8, PdeEngine.partitionAutoPlan(100, 4096, sms, true, false)[6]); // small batch: SB < 8 anywhere
-        assertEquals(4, PdeEngine.partitionAutoPlan(100_000, 1025, sms, true, false)[6]); // K = 65: SB 4 at 2, 8 at 4
+                PdeEngine.partitionAutoPlan(10_000, 4096, sms, true, true, 99 * 1024));
+        assertEquals(8, PdeEngine.partitionAutoPlan(100, 4096, sms, true, false, big)[6]); // small batch: SB < 8 anywhere
+        assertEquals(4, PdeEngine.partitionAutoPlan(100_000, 1025, sms, true, false, big)[6]); // K = 65: SB 4 at 2, 8 at 4
+
+        // staged plans: {16, K, SB, threads, groups, shared bytes, 1, staged}; 48 SB K + 40 SB (n + K) bytes
+        assertArrayEquals(new int[] {16, 128, 2, 256, 50_000, 48 * 256 + 80 * (2048 + 128), 1, 1},
+                PdeEngine.partitionStagedPlan(100_000, 2048, 0, sms, big));
+        assertArrayEquals(new int[] {16, 256, 1, 256, 10_000, 48 * 256 + 40 * (4096 + 256), 1, 1},
+                PdeEngine.partitionStagedPlan(10_000, 4096, 0, sms, big));
+        assertArrayEquals(new int[] {16, 128, 1, 128, 100_000, 48 * 128 + 40 * (2048 + 128), 1, 1},
+                PdeEngine.partitionStagedPlan(100_000, 2048, 1, sms, big));
+        assertEquals("R = 16, SB = 2, staged", PdeEngine.describePlan(
+                PdeEngine.partitionStagedPlan(100_000, 2048, 0, sms, big)));
+        // the shared memory a device gives a block bounds SB (99 KiB: one system of 2048, none of 4096)
+        assertEquals(1, PdeEngine.partitionStagedPlan(100_000, 2048, 0, sms, 99 * 1024)[2]);
+        e = assertThrows(IllegalArgumentException.class,
+                () -> PdeEngine.partitionStagedPlan(100_000, 4096, 0, sms, 99 * 1024));
+        assertTrue(e.getMessage().contains("186368 B") && e.getMessage().contains("101376 B"), e.getMessage());
+        // a small batch halves SB to keep two groups an SM; SB must be a power of two within the block
+        assertEquals(1, PdeEngine.partitionStagedPlan(300, 1024, 0, sms, big)[2]);
+        assertEquals(4, PdeEngine.partitionStagedPlan(300_000, 1024, 0, sms, big)[2]);
+        for (int bad : new int[] {3, 4, 64, -1}) {
+            e = assertThrows(IllegalArgumentException.class,
+                    () -> PdeEngine.partitionStagedPlan(1000, 2048, bad, sms, big));
+            assertTrue(e.getMessage().contains("got SB = " + bad), e.getMessage());
+        }
 
         // tiled layout: 33 systems of 5 take two tiles of 32; element i of system j at (j / T) T n + T i + j % T
         int S = 33;

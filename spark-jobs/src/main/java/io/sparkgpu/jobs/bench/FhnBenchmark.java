@@ -183,6 +183,22 @@ public final class FhnBenchmark {
         /** Cluster sizes of the partitioned solver's cluster kernels to time (none by default). */
         List<Integer> tridiagCluster = List.of();
 
+        @Option(order = 4, names = "--tridiag-staged", paramLabel = "LIST",
+                description = {"partitioned batched solver, R = 16: also time the staged kernels (persistent blocks, "
+                    + "rows copied into shared memory while the group before is solved) with these systems per block"
+                    + " (auto or a power of two 1..32 with 16 SB <= 256 / ceil(n / 16); none skips)  [none]"})
+        void setTridiagStaged(String v) {
+            List<String> allowed = new ArrayList<>(List.of("none", "auto"));
+            for (int sb = 1; sb <= 32; sb *= 2) {
+                allowed.add(Integer.toString(sb));
+            }
+            this.tridiagStaged = BenchArgs.choices("--tridiag-staged", v, allowed).stream()
+                    .filter(t -> !t.equals("none")).map(t -> t.equals("auto") ? 0 : Integer.parseInt(t)).toList();
+        }
+
+        /** Systems per block of the staged kernels to time, 0 = automatic (none by default). */
+        List<Integer> tridiagStaged = List.of();
+
         @Option(order = 4, names = "--tridiag-layout", paramLabel = "LIST",
                 description = {"partitioned batched solver: layouts to time, interleaved (row i of system j at i S + j),"
                     + " tiled (tiles of 32 interleaved systems, each contiguous) and/or tiled-sb (tiles of the plan's"
@@ -275,22 +291,13 @@ public final class FhnBenchmark {
                                     + " | |");
                             break;
                         }
-                        int tile = t < 0 ? plan[2] : t;
-                        if (Integer.bitCount(tile) > 1) {
-                            continue; // tiles of a power of two only
-                        }
                         String auto = r == 0 && sb == 0 ? ", auto" : r == 0 ? ", auto R" : sb == 0 ? ", auto SB" : "";
-                        double ms = medianAfterWarmup(
-                                PdeEngine.tridiagPartitionMillis(dev, sh[0], sh[1], o.reps + 1, plan, tile));
-                        out.add(row("batched tridiagonal, partitioned (" + PdeEngine.describePlan(plan) + auto
-                                + (tile > 0 ? ", tiles of " + tile : "") + ")", sh[0] + " x " + sh[1], ms,
-                                u / (ms / 1e3), "unknowns/s", 40.0 * u / (ms / 1e3) / 1e9 / bw));
+                        partitionRow(out, dev, o, sh, plan, t, auto, bw);
                     }
                 }
             }
         }
         for (int[] sh : o.tridiag) {
-            double u = (double) sh[0] * sh[1];
             for (int cl : o.tridiagCluster) {
                 if (sh[1] > PdeEngine.PARTITION_MAX_UNKNOWNS || !PdeEngine.partitionClustersOn(dev)) {
                     out.add("| batched tridiagonal, partitioned, cluster of " + cl + " | " + sh[0] + " x " + sh[1]
@@ -308,17 +315,24 @@ public final class FhnBenchmark {
                         continue;
                     }
                     for (int t : o.tridiagTiles) {
-                        int tile = t < 0 ? plan[2] : t;
-                        if (Integer.bitCount(tile) > 1) {
-                            continue; // tiles of a power of two only
-                        }
-                        double ms = medianAfterWarmup(PdeEngine.tridiagPartitionMillis(dev, sh[0], sh[1], o.reps + 1,
-                                plan, tile));
-                        out.add(row("batched tridiagonal, partitioned (" + PdeEngine.describePlan(plan)
-                                + (sb == 0 ? ", auto SB" : "") + (tile > 0 ? ", tiles of " + tile : "") + ")",
-                                sh[0] + " x "
-                                + sh[1], ms, u / (ms / 1e3), "unknowns/s", 40.0 * u / (ms / 1e3) / 1e9 / bw));
+                        partitionRow(out, dev, o, sh, plan, t, sb == 0 ? ", auto SB" : "", bw);
                     }
+                }
+            }
+        }
+        for (int[] sh : o.tridiag) {
+            for (int sb : o.tridiagStaged) {
+                int[] plan;
+                try {
+                    plan = PdeEngine.partitionStagedPlan(sh[0], sh[1], sb, dev.multiprocessors(),
+                            dev.maxSharedMemoryOptin());
+                } catch (IllegalArgumentException e) {
+                    out.add("| batched tridiagonal, partitioned (staged, SB=" + sb + ") | " + sh[0] + " x " + sh[1]
+                            + " | | not launchable: " + e.getMessage() + " | |");
+                    continue;
+                }
+                for (int t : o.tridiagTiles) {
+                    partitionRow(out, dev, o, sh, plan, t, sb == 0 ? ", auto SB" : "", bw);
                 }
             }
         }
@@ -335,6 +349,23 @@ public final class FhnBenchmark {
             status = Math.max(status, sweep(o, out));
         }
         return new BenchArgs.Outcome(String.join("\n", out) + "\n", status);
+    }
+
+    /**
+     * One timed row of the partitioned solver by {@code plan} on layout t (0 interleaved, 32 tiles of 32, -1 tiles of
+     * the plan's SB; a tile that is not a power of two is skipped); {@code note} follows the plan in the row's name.
+     */
+    private static void partitionRow(List<String> out, CudaDevice dev, Options o, int[] sh, int[] plan, int t,
+                                     String note, double bw) {
+        int tile = t < 0 ? plan[2] : t;
+        if (Integer.bitCount(tile) > 1) {
+            return; // tiles of a power of two only
+        }
+        double u = (double) sh[0] * sh[1];
+        double ms = medianAfterWarmup(PdeEngine.tridiagPartitionMillis(dev, sh[0], sh[1], o.reps + 1, plan, tile));
+        out.add(row("batched tridiagonal, partitioned (" + PdeEngine.describePlan(plan) + note
+                + (tile > 0 ? ", tiles of " + tile : "") + ")", sh[0] + " x " + sh[1], ms, u / (ms / 1e3),
+                "unknowns/s", 40.0 * u / (ms / 1e3) / 1e9 / bw));
     }
 
     static String row(String what, String shape, double ms, double rate, String unit, double frac) {
