@@ -48,7 +48,7 @@
  *                      the same with each system's chunks spread over the 2, 4 or 8 blocks of a thread-block
  *                      cluster (sm_90), the PCR's reads of other blocks' chunks through distributed shared memory:
  *                      SB systems per cluster, so long systems keep wide row accesses. Same bits.
- *   pde_tridiag_partition_R16_S
+ *   pde_tridiag_partition_R8_S / _R16_S
  *                      the same with persistent blocks, each taking groups of SB systems in turn: a group's rows
  *                      copied into shared memory (cp.async, sm_80) while the block solves the group before, so one
  *                      block an SM overlaps its loads with its arithmetic. Same bits.
@@ -1407,7 +1407,7 @@ __device__ __forceinline__ void tridiag_partition(int S, int n, int SB, int ts, 
 }
 
 /*
- * The staged variant (R = 16, SB = 2^sbs systems of K chunks a block, T = SB K threads): persistent blocks take
+ * The staged variant (R = 8 or 16, SB = 2^sbs systems of K chunks a block, T = SB K threads): persistent blocks take
  * groups of SB systems (systems q SB .. q SB + SB - 1 for q = blockIdx, blockIdx + gridDim, ...), each group's rows
  * copied into shared memory by cp.async in the order they lie in memory (a tile of SB systems is one contiguous run
  * of 8 SB n bytes a array), then into each thread's registers; the copy of the next group is issued before the
@@ -1415,7 +1415,7 @@ __device__ __forceinline__ void tridiag_partition(int S, int n, int SB, int ts, 
  * an SM. The solutions go the same way back: each thread's rows into a shared output buffer, then out in memory
  * order (a thread's own rows, R apart, would write every 32-byte sector in pieces). The staged row g of system s sits
  * at (g + g / R) SB + s (a pad row a chunk: the R rows a thread reads and the rows of its 15 neighbours fall in
- * distinct banks). Same arithmetic in the same order: the bits of pde_tridiag_partition_R16. Dynamic shared memory:
+ * distinct banks). Same arithmetic in the same order: the bits of pde_tridiag_partition_R<R>. Dynamic shared memory:
  * 48 T + 40 SB (n + K) bytes (PCR buffers, the four staged arrays, the output).
  */
 __device__ __forceinline__ void cp_async8(double* dst, const double* src) {
@@ -1521,16 +1521,20 @@ PDE_PARTITION_KERNEL(4, 1024)
 PDE_PARTITION_KERNEL(8, 512)
 PDE_PARTITION_KERNEL(16, 256)
 
-/* The staged kernels (R = 16, SB = 2^sbs, persistent grid; see tridiag_partition_staged). */
-#define PDE_PARTITION_STAGED_ONE(SUFFIX, TL)                                                                          \
-    extern "C" __global__ void __launch_bounds__(256)                                                                 \
-    pde_tridiag_partition_R16_S##SUFFIX(int S, int n, int sbs, int ts, const double* __restrict__ a,                  \
-                                        const double* __restrict__ b, const double* __restrict__ c,                   \
-                                        double* __restrict__ d) {                                                     \
-        tridiag_partition_staged<16, TL>(S, n, sbs, ts, a, b, c, d);                                                  \
+/* The staged kernels (R = 8 or 16 at the plain kernels' thread budgets, SB = 2^sbs, persistent grid; see
+ * tridiag_partition_staged). */
+#define PDE_PARTITION_STAGED_ONE(R, MAXT, SUFFIX, TL)                                                                 \
+    extern "C" __global__ void __launch_bounds__(MAXT)                                                                \
+    pde_tridiag_partition_R##R##_S##SUFFIX(int S, int n, int sbs, int ts, const double* __restrict__ a,               \
+                                           const double* __restrict__ b, const double* __restrict__ c,                \
+                                           double* __restrict__ d) {                                                  \
+        tridiag_partition_staged<R, TL>(S, n, sbs, ts, a, b, c, d);                                                   \
     }
-PDE_PARTITION_STAGED_ONE(, 0)
-PDE_PARTITION_STAGED_ONE(_T, 1)
+#define PDE_PARTITION_STAGED_KERNEL(R, MAXT)                                                                          \
+    PDE_PARTITION_STAGED_ONE(R, MAXT, , 0)                                                                            \
+    PDE_PARTITION_STAGED_ONE(R, MAXT, _T, 1)
+PDE_PARTITION_STAGED_KERNEL(8, 512)
+PDE_PARTITION_STAGED_KERNEL(16, 256)
 
 /* The cluster variants (sm_90 and later): C blocks of one cluster share each system's chunks, block rank q of the
  * cluster holding chunks q Kc .. (q + 1) Kc - 1 (Kc = blockDim / SB), the PCR's and the neighbour exchanges' reads

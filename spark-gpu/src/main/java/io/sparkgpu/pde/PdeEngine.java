@@ -24,8 +24,10 @@ import jcuda.Pointer;
  * chunks of R rows, one thread per chunk with its rows in registers: a local elimination per chunk, the chunks'
  * interface unknowns by parallel cyclic reduction in shared memory, then every row back; a, b and c are only read
  * and d receives the solution, so each unknown costs 5 doubles of traffic. n up to
- * {@link #PARTITION_MAX_UNKNOWNS}. Both need a non-singular elimination without pivoting (diagonal dominance
- * suffices, as in {@link #randomSystems}).
+ * {@link #PARTITION_MAX_UNKNOWNS}. Its staged kernels ({@link #partitionStagedPlan}, {@code
+ * pde_tridiag_partition_R8_S/_R16_S}) run persistent blocks that copy the next group of systems into shared memory
+ * while they solve the current one: the automatic plan on tiles above 512 unknowns. Both need a non-singular
+ * elimination without pivoting (diagonal dominance suffices, as in {@link #randomSystems}).
  */
 public final class PdeEngine {
     private PdeEngine() {
@@ -351,56 +353,66 @@ public final class PdeEngine {
     /** Flag at index 7 of a staged plan ({@link #partitionStagedPlan}). */
     private static final int STAGED = 1;
 
+    /** Chunk sizes R with a staged kernel (pde_tridiag_partition_R&lt;R&gt;_S). */
+    public static final int[] PARTITION_STAGED_R = {8, 16};
+
     /**
-     * Dynamic shared bytes of a staged block of sb systems of n unknowns: 48 SB K (PCR) + 40 SB (n + K) (the four
-     * staged arrays and the output, a pad row a chunk).
+     * Dynamic shared bytes of a staged block of sb systems of n unknowns in chunks of r rows: 48 SB K (PCR) +
+     * 40 SB (n + K) (the four staged arrays and the output, a pad row a chunk).
      */
-    static int partitionStagedShared(int n, int sb) {
-        int k = (n + 15) / 16;
+    static int partitionStagedShared(int n, int r, int sb) {
+        int k = (n + r - 1) / r;
         return 48 * sb * k + 40 * sb * (n + k);
     }
 
     /**
-     * The launch of the staged variant of the partitioned solver (R = 16, kernels {@code pde_tridiag_partition_R16_S}):
-     * persistent blocks of sb systems (a power of two, SB K &lt;= 256; 0: automatic, see below), each taking groups
-     * of SB systems in turn, a group's rows copied into shared memory (cp.async) while the block solves the group
-     * before: {16, K, SB, block threads SB K, groups ceil(S / SB) (the grid: at most this, at launch the blocks that
-     * fit on the device at once), dynamic shared bytes {@link #partitionStagedShared}, 1, 1}. {@code maxShared}: the
-     * device's per-block shared memory (opt-in). The automatic SB: the largest power of two with SB K &lt;= 256 and
-     * the shared memory within maxShared, halved while fewer groups than 2 {@code sms} remain. Same bits as the plain
-     * plan.
+     * The launch of the staged variant of the partitioned solver (kernels {@code pde_tridiag_partition_R8_S} and
+     * {@code _R16_S}): persistent blocks of sb systems, each taking groups of SB systems in turn, a group's rows copied
+     * into shared memory (cp.async) while the block solves the group before and the solutions written back through
+     * shared memory in memory order: {R, K, SB, block threads SB K, groups ceil(S / SB) (the grid: at most this, at
+     * launch the blocks that fit on the device at once), dynamic shared bytes {@link #partitionStagedShared}, 1, 1}.
+     * r: 8 or 16 ({@link #PARTITION_STAGED_R}), 0 for 16; sb: a power of two with SB K within the kernel's
+     * {@link #partitionMaxThreads} and the shared memory within {@code maxShared} (the device's per-block opt-in),
+     * 0 for the largest such SB &lt;= 32 with SB K &lt;= 256, halved while fewer groups than 2 {@code sms} remain.
+     * Same bits as the plain plan of the same R ({@code FhnCpu.partitionInterleaved(S, n, R, ...)}).
      */
-    public static int[] partitionStagedPlan(int S, int n, int sb, int sms, int maxShared) {
+    public static int[] partitionStagedPlan(int S, int n, int r, int sb, int sms, int maxShared) {
         checkPartitionUnknowns(n);
         if (S < 1) {
             throw new IllegalArgumentException("the partitioned tridiagonal solver needs S >= 1 systems, got " + S);
         }
-        int k = (n + 15) / 16;
-        int maxT = partitionMaxThreads(16);
-        if (sb < 0 || sb > 32 || (long) sb * k > maxT || Integer.bitCount(sb) > 1
-                || (sb > 0 && partitionStagedShared(n, sb) > maxShared)) {
-            throw new IllegalArgumentException("the partitioned tridiagonal solver's staged kernel with n = " + n + " (K = "
-                    + k + " chunk threads a system) takes SB = 0 (automatic) or a power of two with SB K <= " + maxT
-                    + " threads a block and 48 SB K + 40 SB (n + K) bytes of shared memory within the device's "
-                    + maxShared + " B a block, got SB = " + sb);
+        int rr = r == 0 ? 16 : r;
+        if (Arrays.stream(PARTITION_STAGED_R).noneMatch(x -> x == rr)) {
+            throw new IllegalArgumentException("the partitioned tridiagonal solver has staged kernels for R = "
+                    + Arrays.toString(PARTITION_STAGED_R) + ", got R = " + r);
+        }
+        int k = (n + rr - 1) / rr;
+        int maxT = partitionMaxThreads(rr);
+        if (k > maxT || sb < 0 || sb > 32 || (long) sb * k > maxT || Integer.bitCount(sb) > 1
+                || (sb > 0 && partitionStagedShared(n, rr, sb) > maxShared)) {
+            throw new IllegalArgumentException("the partitioned tridiagonal solver's staged kernel with R = " + rr
+                    + " and n = " + n + " (K = " + k + " chunk threads a system) takes SB = 0 (automatic) or a power "
+                    + "of two with SB K <= " + maxT + " threads a block and 48 SB K + 40 SB (n + K) bytes of shared "
+                    + "memory within the device's " + maxShared + " B a block, got SB = " + sb);
         }
         int s = sb;
         if (s == 0) {
             s = 1;
-            while (s < 32 && 2L * s * k <= maxT && partitionStagedShared(n, 2 * s) <= maxShared) {
+            while (s < 32 && 2L * s * k <= Math.min(PARTITION_TARGET_THREADS, maxT)
+                    && partitionStagedShared(n, rr, 2 * s) <= maxShared) {
                 s *= 2;
             }
             while (s > 1 && ((long) S + s - 1) / s < 2L * sms) {
                 s /= 2;
             }
-            if (partitionStagedShared(n, s) > maxShared) {
+            if (partitionStagedShared(n, rr, s) > maxShared) {
                 throw new IllegalArgumentException("the partitioned tridiagonal solver's staged kernel needs "
-                        + partitionStagedShared(n, s) + " B of shared memory a block for n = " + n + ", more than the "
-                        + "device's " + maxShared + " B");
+                        + partitionStagedShared(n, rr, s) + " B of shared memory a block for R = " + rr + " and n = "
+                        + n + ", more than the device's " + maxShared + " B");
             }
         }
-        return new int[] {16, k, s, s * k, Math.toIntExact(((long) S + s - 1) / s), partitionStagedShared(n, s), 1,
-            STAGED};
+        return new int[] {rr, k, s, s * k, Math.toIntExact(((long) S + s - 1) / s), partitionStagedShared(n, rr, s),
+            1, STAGED};
     }
 
     private static boolean isClusterPlan(int[] plan) {
@@ -413,11 +425,32 @@ public final class PdeEngine {
 
     /**
      * The automatic plan for S systems of n unknowns on {@code sms} SMs, for the interleaved layout or ({@code
-     * tiled}) tiles of the plan's SB systems: where cluster kernels run and n exceeds 1024 (interleaved) or 2048
-     * (tiled), the cluster plan with the fewest blocks a cluster (2, 4, 8) that reaches SB &gt;= 8 systems (else 8
-     * blocks); otherwise {@link #partitionPlan(int, int, int, int, int)} with the automatic R and SB.
+     * tiled}) tiles of the plan's SB systems, on a device that gives a block {@code maxShared} bytes of shared
+     * memory: on tiles from 513 unknowns on ({@code PARTITION_STAGED_MIN_UNKNOWNS}), where a staged block of one
+     * system fits that memory, {@link #partitionStagedPlan} (R = 16, automatic SB); else, where cluster kernels run
+     * and n exceeds 1024 (interleaved) or 2048 (tiled), the cluster plan with the fewest blocks a cluster (2, 4, 8)
+     * that reaches SB &gt;= 8 systems (else 8 blocks); otherwise {@link #partitionPlan(int, int, int, int, int)}
+     * with the automatic R and SB.
      *
-     * <p>Why, measured on one H200 ({@code bench fhn --tridiag ... --tridiag-r auto --tridiag-layout
+     * <p>The staged kernels on tiles, measured on one H100 ({@code bench fhn --tridiag ... --tridiag-r auto,16,8
+     * --tridiag-layout tiled-sb --tridiag-staged auto --tridiag-cluster 8}; % of the copy bandwidth, 2684 GB/s; SB
+     * in brackets):
+     * <pre>
+     * | shape       | staged R = 16 | staged R = 8 | plain R = 16  | plain R = 8 | cluster of 8 |
+     * | 10^5 x 2048 | 105% (2)      | 95% (1)      | 82% (2)       | 89% (1)     | 50% (16)     |
+     * | 10^4 x 4096 | 101% (1)      | 89% (1)      | 50% (1)       | 70% (1)     | 46% (8)      |
+     * | 10^5 x 1024 | 106% (4)      | 96% (2)      | 100% (4)      | 93% (2)     | 52% (32)     |
+     * | 10^4 x 1024 | 97% (4)       | 88% (2)      | 88% (4)       | 85% (2)     | 48% (32)     |
+     * | 10^5 x 512  | 106% (8)      | 96% (4)      | 107% (8)      | 100% (4)    | 80% (32)     |
+     * | 10^4 x 512  | 85% (8)       | 81% (4)      | 86% (8)       | 87% (4)     | 62% (32)     |
+     * | 10^5 x 128  | 101% (32)     | 94% (16)     | 106% (32)     | 109% (16)   | 70% (32)     |
+     * </pre>
+     * A plain block loads its rows, sweeps, reduces and stores in turn, and above 1024 unknowns only one such block
+     * fits an SM (R = 16 keeps 64 doubles a thread in registers), so nothing hides those phases; a staged block loads
+     * the next group while it solves this one. Up to 512 unknowns several plain blocks share an SM and the two are
+     * level.
+     *
+     * <p>The cluster plans, measured on one H200 ({@code bench fhn --tridiag ... --tridiag-r auto --tridiag-layout
      * interleaved,tiled-sb --tridiag-cluster 2,4,8}; % of the copy bandwidth, 40 bytes per unknown; interleaved /
      * tiles of SB; SB in brackets):
      * <pre>
@@ -433,8 +466,8 @@ public final class PdeEngine {
      * only once SB falls to 1.
      */
     public static int[] partitionAutoPlan(int S, int n, int sms, boolean clusters, boolean tiled, int maxShared) {
-        if (tiled && n >= PARTITION_STAGED_MIN_UNKNOWNS && partitionStagedShared(n, 1) <= maxShared) {
-            return partitionStagedPlan(S, n, 0, sms, maxShared);
+        if (tiled && n >= PARTITION_STAGED_MIN_UNKNOWNS && partitionStagedShared(n, 16, 1) <= maxShared) {
+            return partitionStagedPlan(S, n, 0, 0, sms, maxShared);
         }
         if (!clusters || n <= (tiled ? 2048 : 1024)) {
             return partitionPlan(S, n, 0, 0, sms);

@@ -296,23 +296,26 @@ class FhnGpuTest {
             int S = shape[0];
             int n = shape[1];
             double[][] sys = PdeEngine.randomSystems(S, n, r.nextLong());
-            double[] d = sys[3].clone();
-            FhnCpu.partitionInterleaved(S, n, 16, sys[0].clone(), sys[1].clone(), sys[2].clone(), d);
-            int k = (n + 15) / 16;
-            for (int sb : new int[] {0, 1, 2, 4, 32}) {
-                if (sb * k > PdeEngine.partitionMaxThreads(16)
-                        || (sb > 0 && PdeEngine.partitionStagedShared(n, sb) > maxShared)) {
-                    continue;
-                }
-                int[] plan = PdeEngine.partitionStagedPlan(S, n, sb, sms, maxShared);
-                for (int tile : new int[] {0, 32, 1, plan[2]}) {
-                    assertArrayEquals(d, PdeEngine.tridiagPartition(dev, S, n, sys, plan, tile), "staged partition "
-                            + S + "x" + n + " " + PdeEngine.describePlan(plan) + ", tiles of " + tile);
+            for (int rr : PdeEngine.PARTITION_STAGED_R) {
+                double[] d = sys[3].clone();
+                FhnCpu.partitionInterleaved(S, n, rr, sys[0].clone(), sys[1].clone(), sys[2].clone(), d);
+                int k = (n + rr - 1) / rr;
+                for (int sb : new int[] {0, 1, 2, 4, 32}) {
+                    if (k > PdeEngine.partitionMaxThreads(rr) || sb * k > PdeEngine.partitionMaxThreads(rr)
+                            || PdeEngine.partitionStagedShared(n, rr, Math.max(sb, 1)) > maxShared) {
+                        continue;
+                    }
+                    int[] plan = PdeEngine.partitionStagedPlan(S, n, rr, sb, sms, maxShared);
+                    for (int tile : new int[] {0, 32, 1, plan[2]}) {
+                        assertArrayEquals(d, PdeEngine.tridiagPartition(dev, S, n, sys, plan, tile), "staged "
+                                + "partition " + S + "x" + n + " " + PdeEngine.describePlan(plan) + ", tiles of "
+                                + tile);
+                    }
                 }
             }
         }
         assertTrue(PdeEngine.tridiagPartitionMillis(dev, 1000, 2048, 2, PdeEngine.partitionStagedPlan(1000, 2048, 0,
-                sms, maxShared), 2)[1] > 0, "timed, staged, tiles of 2");
+                0, sms, maxShared), 2)[1] > 0, "timed, staged, tiles of 2");
     }
 
     /**

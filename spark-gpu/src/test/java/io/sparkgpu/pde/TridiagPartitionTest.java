@@ -273,11 +273,11 @@ class TridiagPartitionTest {
                 PdeEngine.partitionAutoPlan(100_000, 1024, sms, true, false, big));
         assertArrayEquals(PdeEngine.partitionPlan(100_000, 2048, 0, 0, sms),
                 PdeEngine.partitionAutoPlan(100_000, 2048, sms, false, false, big));
-        assertArrayEquals(PdeEngine.partitionStagedPlan(100_000, 2048, 0, sms, big),
+        assertArrayEquals(PdeEngine.partitionStagedPlan(100_000, 2048, 0, 0, sms, big),
                 PdeEngine.partitionAutoPlan(100_000, 2048, sms, true, true, big));
-        assertArrayEquals(PdeEngine.partitionStagedPlan(100_000, 2048, 0, sms, big),
+        assertArrayEquals(PdeEngine.partitionStagedPlan(100_000, 2048, 0, 0, sms, big),
                 PdeEngine.partitionAutoPlan(100_000, 2048, sms, false, true, big));
-        assertArrayEquals(PdeEngine.partitionStagedPlan(100_000, 513, 0, sms, big),
+        assertArrayEquals(PdeEngine.partitionStagedPlan(100_000, 513, 0, 0, sms, big),
                 PdeEngine.partitionAutoPlan(100_000, 513, sms, true, true, big));
         assertArrayEquals(PdeEngine.partitionPlan(100_000, 512, 0, 0, sms),
                 PdeEngine.partitionAutoPlan(100_000, 512, sms, true, true, big));
@@ -285,34 +285,42 @@ class TridiagPartitionTest {
                 PdeEngine.partitionAutoPlan(100_000, 2048, sms, true, false, big));
         assertArrayEquals(new int[] {16, 256, 8, 256, 10_000, 48 * 256, 8},
                 PdeEngine.partitionAutoPlan(10_000, 4096, sms, true, false, big));
-        assertArrayEquals(PdeEngine.partitionStagedPlan(10_000, 4096, 0, sms, big),
+        assertArrayEquals(PdeEngine.partitionStagedPlan(10_000, 4096, 0, 0, sms, big),
                 PdeEngine.partitionAutoPlan(10_000, 4096, sms, true, true, big));
         // a device whose block cannot hold one staged system of 4096 keeps the cluster plan on tiles
         assertArrayEquals(new int[] {16, 256, 8, 256, 10_000, 48 * 256, 8},
                 PdeEngine.partitionAutoPlan(10_000, 4096, sms, true, true, 99 * 1024));
-        assertEquals(8, PdeEngine.partitionAutoPlan(100, 4096, sms, true, false, big)[6]); // small batch: SB < 8 anywhere
-        assertEquals(4, PdeEngine.partitionAutoPlan(100_000, 1025, sms, true, false, big)[6]); // K = 65: SB 4 at 2, 8 at 4
+        // small batch: SB < 8 anywhere; K = 65: SB 4 at 2 blocks a cluster, 8 at 4
+        assertEquals(8, PdeEngine.partitionAutoPlan(100, 4096, sms, true, false, big)[6]);
+        assertEquals(4, PdeEngine.partitionAutoPlan(100_000, 1025, sms, true, false, big)[6]);
 
         // staged plans: {16, K, SB, threads, groups, shared bytes, 1, staged}; 48 SB K + 40 SB (n + K) bytes
         assertArrayEquals(new int[] {16, 128, 2, 256, 50_000, 48 * 256 + 80 * (2048 + 128), 1, 1},
-                PdeEngine.partitionStagedPlan(100_000, 2048, 0, sms, big));
+                PdeEngine.partitionStagedPlan(100_000, 2048, 0, 0, sms, big));
         assertArrayEquals(new int[] {16, 256, 1, 256, 10_000, 48 * 256 + 40 * (4096 + 256), 1, 1},
-                PdeEngine.partitionStagedPlan(10_000, 4096, 0, sms, big));
+                PdeEngine.partitionStagedPlan(10_000, 4096, 0, 0, sms, big));
         assertArrayEquals(new int[] {16, 128, 1, 128, 100_000, 48 * 128 + 40 * (2048 + 128), 1, 1},
-                PdeEngine.partitionStagedPlan(100_000, 2048, 1, sms, big));
+                PdeEngine.partitionStagedPlan(100_000, 2048, 16, 1, sms, big));
         assertEquals("R = 16, SB = 2, staged", PdeEngine.describePlan(
-                PdeEngine.partitionStagedPlan(100_000, 2048, 0, sms, big)));
+                PdeEngine.partitionStagedPlan(100_000, 2048, 0, 0, sms, big)));
         // the shared memory a device gives a block bounds SB (99 KiB: one system of 2048, none of 4096)
-        assertEquals(1, PdeEngine.partitionStagedPlan(100_000, 2048, 0, sms, 99 * 1024)[2]);
+        assertEquals(1, PdeEngine.partitionStagedPlan(100_000, 2048, 0, 0, sms, 99 * 1024)[2]);
         e = assertThrows(IllegalArgumentException.class,
-                () -> PdeEngine.partitionStagedPlan(100_000, 4096, 0, sms, 99 * 1024));
+                () -> PdeEngine.partitionStagedPlan(100_000, 4096, 0, 0, sms, 99 * 1024));
         assertTrue(e.getMessage().contains("186368 B") && e.getMessage().contains("101376 B"), e.getMessage());
         // a small batch halves SB to keep two groups an SM; SB must be a power of two within the block
-        assertEquals(1, PdeEngine.partitionStagedPlan(300, 1024, 0, sms, big)[2]);
-        assertEquals(4, PdeEngine.partitionStagedPlan(300_000, 1024, 0, sms, big)[2]);
+        assertEquals(1, PdeEngine.partitionStagedPlan(300, 1024, 0, 0, sms, big)[2]);
+        assertEquals(4, PdeEngine.partitionStagedPlan(300_000, 1024, 0, 0, sms, big)[2]);
+        // R = 8: K = 512 chunks at n = 4096, one system a block of 512 threads
+        assertArrayEquals(new int[] {8, 512, 1, 512, 10_000, 48 * 512 + 40 * (4096 + 512), 1, 1},
+                PdeEngine.partitionStagedPlan(10_000, 4096, 8, 0, sms, big));
+        assertEquals(2, PdeEngine.partitionStagedPlan(100_000, 1024, 8, 0, sms, big)[2]);
+        e = assertThrows(IllegalArgumentException.class, () -> PdeEngine.partitionStagedPlan(1000, 2048, 4, 0, sms,
+                big));
+        assertTrue(e.getMessage().contains("got R = 4"), e.getMessage());
         for (int bad : new int[] {3, 4, 64, -1}) {
             e = assertThrows(IllegalArgumentException.class,
-                    () -> PdeEngine.partitionStagedPlan(1000, 2048, bad, sms, big));
+                    () -> PdeEngine.partitionStagedPlan(1000, 2048, 16, bad, sms, big));
             assertTrue(e.getMessage().contains("got SB = " + bad), e.getMessage());
         }
 

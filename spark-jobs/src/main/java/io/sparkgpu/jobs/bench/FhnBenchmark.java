@@ -184,9 +184,9 @@ public final class FhnBenchmark {
         List<Integer> tridiagCluster = List.of();
 
         @Option(order = 4, names = "--tridiag-staged", paramLabel = "LIST",
-                description = {"partitioned batched solver, R = 16: also time the staged kernels (persistent blocks, "
-                    + "rows copied into shared memory while the group before is solved) with these systems per block"
-                    + " (auto or a power of two 1..32 with 16 SB <= 256 / ceil(n / 16); none skips)  [none]"})
+                description = {"partitioned batched solver: also time the staged kernels (persistent blocks, rows "
+                    + "copied into shared memory while the group before is solved; each R of --tridiag-r, R = 8 or 16)"
+                    + " with these systems per block (auto or a power of two 1..32; none skips)  [none]"})
         void setTridiagStaged(String v) {
             List<String> allowed = new ArrayList<>(List.of("none", "auto"));
             for (int sb = 1; sb <= 32; sb *= 2) {
@@ -321,18 +321,22 @@ public final class FhnBenchmark {
             }
         }
         for (int[] sh : o.tridiag) {
-            for (int sb : o.tridiagStaged) {
-                int[] plan;
-                try {
-                    plan = PdeEngine.partitionStagedPlan(sh[0], sh[1], sb, dev.multiprocessors(),
-                            dev.maxSharedMemoryOptin());
-                } catch (IllegalArgumentException e) {
-                    out.add("| batched tridiagonal, partitioned (staged, SB=" + sb + ") | " + sh[0] + " x " + sh[1]
-                            + " | | not launchable: " + e.getMessage() + " | |");
-                    continue;
-                }
-                for (int t : o.tridiagTiles) {
-                    partitionRow(out, dev, o, sh, plan, t, sb == 0 ? ", auto SB" : "", bw);
+            for (int r : o.tridiagR) {
+                for (int sb : o.tridiagStaged) {
+                    int[] plan;
+                    try {
+                        plan = PdeEngine.partitionStagedPlan(sh[0], sh[1], r, sb, dev.multiprocessors(),
+                                dev.maxSharedMemoryOptin());
+                    } catch (IllegalArgumentException e) {
+                        out.add("| batched tridiagonal, partitioned (staged, R=" + (r == 0 ? "auto" : r) + ", SB="
+                                + sb + ") | " + sh[0] + " x " + sh[1] + " | | not launchable: " + e.getMessage()
+                                + " | |");
+                        continue;
+                    }
+                    for (int t : o.tridiagTiles) {
+                        partitionRow(out, dev, o, sh, plan, t, (r == 0 ? ", auto R" : "") + (sb == 0 ? ", auto SB"
+                                : ""), bw);
+                    }
                 }
             }
         }
