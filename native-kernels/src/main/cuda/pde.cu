@@ -1251,6 +1251,18 @@ __device__ __forceinline__ void partition_row(bool live, int g, int n, const dou
     }
 }
 
+/* The R rows of chunk k (rows k R ..) into registers, row g's index in the arrays from at(g). */
+template <int R, typename At>
+__device__ __forceinline__ void partition_chunk(bool live, int k, int n, const double* a, const double* b,
+                                                const double* c, const double* d, At at, double (&A)[R],
+                                                double (&B)[R], double (&C)[R], double (&D)[R]) {
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        const int g = k * R + r;
+        partition_row(live, g, n, a, b, c, d, [&] { return at(g); }, A[r], B[r], C[r], D[r]);
+    }
+}
+
 /*
  * The partition method on a chunk in registers (see above): local sweeps, the interface PCR in shared memory
  * (sh: this block's or the cluster's; psm the block's own PCR buffers, 6 T doubles), the chunk's first and last
@@ -1390,12 +1402,7 @@ __device__ __forceinline__ void tridiag_partition(int S, int n, int SB, int ts, 
     double B[R];
     double C[R];
     double D[R];
-#pragma unroll
-    for (int r = 0; r < R; r++) {
-        const int g = k * R + r;
-        partition_row(live, g, n, a, b, c, d, [&] { return partition_at<TL>(g, j, St, n, ts); }, A[r], B[r], C[r],
-                      D[r]);
-    }
+    partition_chunk<R>(live, k, n, a, b, c, d, [&](int g) { return partition_at<TL>(g, j, St, n, ts); }, A, B, C, D);
     double xf;
     double xl;
     partition_solve<R, CL>(A, B, C, D, psm, T, t, k, K, sl, sh, xf, xl);
@@ -1484,12 +1491,8 @@ __device__ __forceinline__ void tridiag_partition_staged(int S, int n, int sbs, 
         double B[R];
         double C[R];
         double D[R];
-#pragma unroll
-        for (int r = 0; r < R; r++) {
-            const int g = k * R + r;
-            partition_row(live, g, n, stage, stage + P, stage + 2 * P, stage + 3 * P,
-                          [&] { return (i64) (((g + k) << sbs) + sl); }, A[r], B[r], C[r], D[r]);
-        }
+        partition_chunk<R>(live, k, n, stage, stage + P, stage + 2 * P, stage + 3 * P,
+                           [&](int g) { return (i64) (((g + k) << sbs) + sl); }, A, B, C, D);
         __syncthreads();
         if (q + gridDim.x < groups) {
             partition_group_rows<R, TL>(q + gridDim.x, S, n, sbs, ts, T, t, fetch);
