@@ -541,10 +541,10 @@ public final class PdeEngine {
     }
 
     /**
-     * The plan's solve on {@code dev} (a plan of {@link #partitionPlan} or {@link #partitionClusterPlan}) of the
-     * interleaved systems {@code sys}, on the device in the tiled layout of {@code tile} systems a tile (0: the
-     * interleaved layout; converted on the host both ways, padding systems are identity rows): the interleaved
-     * solutions, the twin's bits either way.
+     * The plan's solve on {@code dev} (a plan of {@link #partitionPlan}, {@link #partitionClusterPlan} or {@link
+     * #partitionStagedPlan}) of the interleaved systems {@code sys}, on the device in the tiled layout of {@code
+     * tile} systems a tile (0: the interleaved layout; converted on the host both ways, padding systems are identity
+     * rows): the interleaved solutions, the twin's bits either way.
      */
     public static double[] tridiagPartition(CudaDevice dev, int S, int n, double[][] sys, int[] plan, int tile) {
         checkClusterPlan(dev, plan);
@@ -574,7 +574,7 @@ public final class PdeEngine {
                 (st, b) -> launchPartition(st, S, n, plan, b, tile));
     }
 
-    /** "R = r, SB = sb" and ", cluster of cl" for a cluster plan. */
+    /** "R = r, SB = sb", with ", cluster of cl" for a cluster plan and ", staged" for a staged one. */
     public static String describePlan(int[] plan) {
         return "R = " + plan[0] + ", SB = " + plan[2] + (isClusterPlan(plan) ? ", cluster of " + plan[6] : "")
                 + (isStagedPlan(plan) ? ", staged" : "");
