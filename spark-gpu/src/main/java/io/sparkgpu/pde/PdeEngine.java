@@ -547,16 +547,16 @@ public final class PdeEngine {
      * rows): the interleaved solutions, the twin's bits either way.
      */
     public static double[] tridiagPartition(CudaDevice dev, int S, int n, double[][] sys, int[] plan, int tile) {
-        checkClusterPlan(dev, plan);
+        int[] p = onDevice(dev, plan, tile);
         String what = "partitioned tridiagonal (" + describePlan(plan) + (tile > 0 ? ", tiles of " + tile : "") + ")";
         if (tile == 0) {
-            return solveOnce(dev, S, n, sys, what, (st, b) -> launchPartition(st, S, n, plan, b, 0));
+            return solveOnce(dev, S, n, sys, what, (st, b) -> launchPartition(st, S, n, p, b, 0));
         }
         double[][] t = new double[4][];
         for (int q = 0; q < 4; q++) {
             t[q] = toTiled(S, n, sys[q], q == 1 ? 1.0 : 0.0, tile);
         }
-        double[] x = solveOnce(dev, S, n, t, what, (st, b) -> launchPartition(st, S, n, plan, b, tile));
+        double[] x = solveOnce(dev, S, n, t, what, (st, b) -> launchPartition(st, S, n, p, b, tile));
         return fromTiled(S, n, x, tile);
     }
 
@@ -566,12 +566,12 @@ public final class PdeEngine {
      * traffic per unknown either way).
      */
     public static double[] tridiagPartitionMillis(CudaDevice dev, int S, int n, int reps, int[] plan, int tile) {
-        checkClusterPlan(dev, plan);
         if (tile > 0) {
             tileShift(tile);
         }
+        int[] p = onDevice(dev, plan, tile);
         return timeSolve(dev, S, n, timedSystems(tiledRows(S), n, 1), reps, "timed partitioned tridiagonal",
-                (st, b) -> launchPartition(st, S, n, plan, b, tile));
+                (st, b) -> launchPartition(st, S, n, p, b, tile));
     }
 
     /** "R = r, SB = sb", with ", cluster of cl" for a cluster plan and ", staged" for a staged one. */
@@ -580,11 +580,29 @@ public final class PdeEngine {
                 + (isStagedPlan(plan) ? ", staged" : "");
     }
 
-    private static void checkClusterPlan(CudaDevice dev, int[] plan) {
+    /**
+     * The plan as launched on {@code dev} (tiles of {@code tile}, 0: none), once before its solves: a cluster plan
+     * checked against the device; a staged plan's grid cut to the blocks that fit on the device at once (its blocks
+     * are persistent, each taking groups of SB systems in turn).
+     */
+    private static int[] onDevice(CudaDevice dev, int[] plan, int tile) {
         if (isClusterPlan(plan) && !partitionClustersOn(dev)) {
             throw new IllegalArgumentException("the partitioned tridiagonal solver's cluster kernels need a device of "
                     + "compute capability 9.x, got sm_" + dev.computeCapability());
         }
+        if (!isStagedPlan(plan)) {
+            return plan;
+        }
+        int[] p = plan.clone();
+        p[4] = Math.min(p[4], KernelLauncher.residentBlocks(dev, FhnGpu.MODULE, partitionKernel(plan, tile), p[3],
+                p[5]));
+        return p;
+    }
+
+    /** The kernel of {@code plan} on tiles of {@code tile} (0: the interleaved layout). */
+    private static String partitionKernel(int[] plan, int tile) {
+        return "pde_tridiag_partition_R" + plan[0] + (isClusterPlan(plan) ? "_C" + plan[6] : "")
+                + (isStagedPlan(plan) ? "_S" : "") + (tile > 0 ? "_T" : "");
     }
 
     /** {@link #partitionPlan(int, int, int, int, int)} on {@code dev}'s SMs. */
@@ -614,17 +632,9 @@ public final class PdeEngine {
 
     /** {@link #launchPartition(GpuStream, int, int, int[], DeviceBuffer[])} on tiles of {@code tile} (0: none). */
     static void launchPartition(GpuStream st, int S, int n, int[] plan, DeviceBuffer[] b, int tile) {
-        String kernel = "pde_tridiag_partition_R" + plan[0] + (isClusterPlan(plan) ? "_C" + plan[6] : "")
-                + (isStagedPlan(plan) ? "_S" : "") + (tile > 0 ? "_T" : "");
-        int grid = plan[4];
-        int sb = plan[2];
-        if (isStagedPlan(plan)) {
-            // persistent blocks: as many as fit at once, each taking groups of SB systems in turn; the kernel wants
-            // log2 SB
-            grid = Math.min(grid, KernelLauncher.residentBlocks(st.device(), FhnGpu.MODULE, kernel, plan[3], plan[5]));
-            sb = Integer.numberOfTrailingZeros(sb);
-        }
-        KernelLauncher.launch(st, FhnGpu.MODULE, kernel, grid, plan[3], plan[5], S, n, sb,
+        // the staged kernels take log2 SB; their grid (plan[4]) any size, cut by onDevice to the resident blocks
+        int sb = isStagedPlan(plan) ? Integer.numberOfTrailingZeros(plan[2]) : plan[2];
+        KernelLauncher.launch(st, FhnGpu.MODULE, partitionKernel(plan, tile), plan[4], plan[3], plan[5], S, n, sb,
                 tile > 0 ? tileShift(tile) : 0, b[0], b[1], b[2], b[3]);
     }
 
