@@ -124,12 +124,20 @@ final class SortGpu {
         return passes > 1 ? 16 : (longIndex ? 12 : 8);
     }
 
+    /** Device bytes per key of the keys-only radix passes ({@link Stable#keysOnly}: keys in and out, no indices). */
+    static final long KEYS_ONLY_BYTES = 8;
+
     /** Elements a resident stable sort may hold on {@code dev} now. */
     static long residentCapacity(CudaDevice dev, int passes, boolean longIndex) {
+        return residentCapacity(dev, bytesPerElement(passes, longIndex));
+    }
+
+    /** Elements of {@code bytes} device bytes each a resident sort may hold on {@code dev} now. */
+    static long residentCapacity(CudaDevice dev, long bytes) {
         long limit = residentLimit;
         long free = dev.memoryInfo()[0];
-        long cap = Math.max(0, (long) (0.9 * (free - MEMORY_RESERVE))) / (bytesPerElement(passes, longIndex) + 1);
-        cap = Math.min(cap, budgetCapacity(passes, longIndex, DeviceMemoryBudget.bytes()));
+        long cap = Math.max(0, (long) (0.9 * (free - MEMORY_RESERVE))) / (bytes + 1);
+        cap = Math.min(cap, budgetCapacity(bytes, DeviceMemoryBudget.bytes()));
         return limit >= 0 ? Math.min(limit, cap) : cap;
     }
 
@@ -139,8 +147,11 @@ final class SortGpu {
      * and the wide-key order on the CPU twin.
      */
     static long budgetCapacity(int passes, boolean longIndex, long budget) {
-        return budget == DeviceMemoryBudget.UNLIMITED ? Long.MAX_VALUE
-                : budget / (bytesPerElement(passes, longIndex) + 1);
+        return budgetCapacity(bytesPerElement(passes, longIndex), budget);
+    }
+
+    private static long budgetCapacity(long bytes, long budget) {
+        return budget == DeviceMemoryBudget.UNLIMITED ? Long.MAX_VALUE : budget / (bytes + 1);
     }
 
     /** The keys-only output kernel for n keys in [0, m). */
@@ -363,7 +374,7 @@ final class SortGpu {
         }
         String kernel = outputKernel(m, n, keys);
         if (kernel.equals(RADIX_KEYS)) {
-            if (n <= residentCapacity(dev, passBits(m).length, false)) {
+            if (n <= residentCapacity(dev, KEYS_ONLY_BYTES)) {
                 int[] out = new int[n];
                 try (GpuStream s = new GpuStream(dev); Stable st = Stable.keysOnly(dev, s, n, m)) {
                     st.upload(keys, 0, n);
