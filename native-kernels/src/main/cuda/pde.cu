@@ -62,6 +62,7 @@
  *   pde_copy           a plain copy (the benchmark's bandwidth reference).
  */
 #include "common.cuh"
+#include "layout/pde.cuh"
 
 #include <cooperative_groups.h>
 namespace cg = cooperative_groups;
@@ -1467,8 +1468,8 @@ __device__ __forceinline__ void tridiag_partition_staged(int S, int n, int sbs, 
     const int K = (n + R - 1) / R;
     const int k = t >> sbs;
     const int sl = t & (SB - 1);
-    const int P = (n + K) << sbs; /* staged doubles an array */
-    double* const stage = psm + 6 * T;
+    const int P = (n + K) << sbs; /* staged doubles an array: PDE_STAGED_ROWS */
+    double* const stage = psm + PDE_PCR_DOUBLES * T;
     double* const xs = stage + 4 * P; /* the output buffer */
     const PartitionShared<1> sh{psm, T, SB, K};
     const i64 St = S;
@@ -1507,9 +1508,9 @@ __device__ __forceinline__ void tridiag_partition_staged(int S, int n, int sbs, 
     }
 }
 
-/* Register budgets: R = 4 at up to 1024 threads a block (64 registers), R = 8 at 512 (128), R = 16 at 256 (255);
- * PdeEngine.partitionMaxThreads mirrors them. ptxas, sm_90: 58, 92 and 170 registers (tiled: 58, 84, 148; the
- * cluster kernels 180, tiled 150), no spills. */
+/* Register budgets: R = 4 at up to 1024 threads a block (64 registers), R = 8 at 512 (128), R = 16 at 256 (255)
+ * (include/layout/pde.cuh; PdeEngine.partitionMaxThreads mirrors them). ptxas, sm_90: 58, 92 and 170 registers
+ * (tiled: 58, 84, 148; the cluster kernels 180, tiled 150), no spills. */
 #define PDE_PARTITION_ONE(R, MAXT, SUFFIX, TL)                                                                        \
     extern "C" __global__ void __launch_bounds__(MAXT)                                                                \
     pde_tridiag_partition_R##R##SUFFIX(int S, int n, int SB, int ts, const double* __restrict__ a,                    \
@@ -1520,9 +1521,9 @@ __device__ __forceinline__ void tridiag_partition_staged(int S, int n, int sbs, 
 #define PDE_PARTITION_KERNEL(R, MAXT)                                                                                 \
     PDE_PARTITION_ONE(R, MAXT, , 0)                                                                                   \
     PDE_PARTITION_ONE(R, MAXT, _T, 1)
-PDE_PARTITION_KERNEL(4, 1024)
-PDE_PARTITION_KERNEL(8, 512)
-PDE_PARTITION_KERNEL(16, 256)
+PDE_PARTITION_KERNEL(4, PDE_PARTITION_MAXT_R4)
+PDE_PARTITION_KERNEL(8, PDE_PARTITION_MAXT_R8)
+PDE_PARTITION_KERNEL(16, PDE_PARTITION_MAXT_R16)
 
 /* The staged kernels (R = 8 or 16 at the plain kernels' thread budgets, SB = 2^sbs, persistent grid; see
  * tridiag_partition_staged). */
@@ -1536,8 +1537,8 @@ PDE_PARTITION_KERNEL(16, 256)
 #define PDE_PARTITION_STAGED_KERNEL(R, MAXT)                                                                          \
     PDE_PARTITION_STAGED_ONE(R, MAXT, , 0)                                                                            \
     PDE_PARTITION_STAGED_ONE(R, MAXT, _T, 1)
-PDE_PARTITION_STAGED_KERNEL(8, 512)
-PDE_PARTITION_STAGED_KERNEL(16, 256)
+PDE_PARTITION_STAGED_KERNEL(8, PDE_PARTITION_MAXT_R8)
+PDE_PARTITION_STAGED_KERNEL(16, PDE_PARTITION_MAXT_R16)
 
 /* The cluster variants (sm_90 and later): C blocks of one cluster share each system's chunks, block rank q of the
  * cluster holding chunks q Kc .. (q + 1) Kc - 1 (Kc = blockDim / SB), the PCR's and the neighbour exchanges' reads
@@ -1564,9 +1565,9 @@ PDE_PARTITION_STAGED_KERNEL(16, 256)
 #define PDE_PARTITION_CLUSTER_KERNEL(R, C, MAXT)                                                                      \
     PDE_PARTITION_CLUSTER_ONE(R, C, MAXT, , 0)                                                                        \
     PDE_PARTITION_CLUSTER_ONE(R, C, MAXT, _T, 1)
-PDE_PARTITION_CLUSTER_KERNEL(16, 2, 256)
-PDE_PARTITION_CLUSTER_KERNEL(16, 4, 256)
-PDE_PARTITION_CLUSTER_KERNEL(16, 8, 256)
+PDE_PARTITION_CLUSTER_KERNEL(16, 2, PDE_PARTITION_MAXT_R16)
+PDE_PARTITION_CLUSTER_KERNEL(16, 4, PDE_PARTITION_MAXT_R16)
+PDE_PARTITION_CLUSTER_KERNEL(16, 8, PDE_PARTITION_MAXT_R16)
 
 /* ------------------------------------------------------------------------------------ 2-D ADI (Fhn2d) */
 

@@ -83,30 +83,23 @@
 
 #include <cub/cub.cuh>
 
+#include "layout/sort.cuh"
+
 #define FULL_MASK 0xffffffffu
 #define NO_BAD 0x7fffffff
 #define INVALID_LABEL 0xffffffffu
 
-#define HIST_THREADS 512
 #define HOT_MIN_GROUP 4
 
 #define PYR_THREADS 512
-#define PYR_SEG_LOG 12
 #define PYR_SEG (1 << PYR_SEG_LOG)
 
-#define OUT_THREADS 256
-#define OUT_ITEMS 16
-#define CHUNK (OUT_THREADS * OUT_ITEMS)
 #define CHUNK_PADDED (CHUNK + CHUNK / 32)
 #define RUNS_KEYS_PER_THREAD 4
 #define NEXT_KEY_TRIES 4
 
-#define SORT_THREADS 256
 #define SORT_WARPS (SORT_THREADS / 32)
-#define SORT_ITEMS 16
-#define TILE (SORT_THREADS * SORT_ITEMS)
 
-#define SCAN_THREADS 256
 #define SCAN_ITEMS 8
 
 /* ------------------------------------------------------------------------------------------- helpers */
@@ -705,9 +698,7 @@ SORT_SCATTER(8, i64, long long)
  *                   pass. The first position of digit d in the tile is the exclusive scan of the pass's histogram
  *                   at d plus the tiles before at d: sort_scatter's start[d] + counts[d * tiles + t].
  */
-#define OS_MAX_PASSES 8
 #define OS_HIST_COPIES 4
-#define OS_DIGITS 256
 
 static_assert(SORT_THREADS == OS_DIGITS, "sort_os_pass uses thread d for digit d");
 

@@ -166,8 +166,8 @@ public final class PdeEngine {
     static final int PARTITION_THREADS_PER_SM = 4 * 256;
 
     /**
-     * Threads a block of pde_tridiag_partition_R&lt;r&gt; may have: its __launch_bounds__ in pde.cu, set by the R rows
-     * it keeps in registers (ptxas, sm_90: R4 58 registers, R8 94, R16 172, no spills).
+     * Threads a block of pde_tridiag_partition_R&lt;r&gt; may have: its __launch_bounds__ (include/layout/pde.cuh),
+     * set by the R rows it keeps in registers (ptxas, sm_90: R4 58 registers, R8 94, R16 172, no spills).
      */
     static int partitionMaxThreads(int r) {
         switch (r) {

@@ -68,7 +68,7 @@ final class SortGpu {
      * sparkgpu.sort.stableKernel. One pass always runs the classic kernels. Both give the same bits.
      */
     static volatile String stableKernel = System.getProperty("sparkgpu.sort.stableKernel", "onesweep");
-    /** Passes of one stable sort that the onesweep histogram and status flags can hold (sort.cu OS_MAX_PASSES). */
+    /** Passes of one stable sort that the onesweep histogram array holds (include/layout/sort.cuh OS_MAX_PASSES). */
     static final int OS_MAX_PASSES = 8;
     /** Blocks a sort_os_hist launch runs per SM (a grid-stride loop over the keys). */
     static final int OS_HIST_BLOCKS_PER_SM = 4;
