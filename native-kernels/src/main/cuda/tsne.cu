@@ -20,6 +20,6 @@
 #include "tsne/attractive.cuh" /* tsne_attr_sell_d1..d3 */
 #include "tsne/grid.cuh"       /* tsne_s2g_*, tsne_g2s_* (S2G, G2S + Phi2Force, z) */
 #include "tsne/g2g.cuh"        /* tsne_g2g_* */
-#include "tsne/iteration.cuh"  /* tsne_minmax, tsne_fixed_to_double, tsne_step */
+#include "tsne/iteration.cuh"  /* tsne_minmax, tsne_fixed_to_double, tsne_step, tsne_step_dz */
 #include "tsne/exact.cuh"      /* tsne_exact_d1..d3 (exact O(n^2) repulsion and z) */
 #include "tsne/boxes.cuh"      /* tsne_box_count_*, tsne_box_scan, tsne_box_scatter, tsne_s2g_sorted_* (S2G by boxes) */

@@ -1,6 +1,6 @@
 /*
  * t-SNE section: the device-resident iteration (kernels tsne_minmax, tsne_fixed_to_double, tsne_step: the optimizer
- * step). Included by tsne.cu only (module "tsne").
+ * step; tsne_step_dz, the step with Z read on the device). Included by tsne.cu only (module "tsne").
  *
  * The per-iteration glue of single-device t-SNE, so that positions, update, gains, forces and grids stay on the GPU
  * between iterations (io.sparkgpu.tsne.optimize.TsneDeviceState). CPU twins: LocalGradientSource.plan (min/max),
@@ -69,11 +69,9 @@ __device__ __forceinline__ double tsne_signum(double x) {
 }
 
 /* TsneOptimizer.step: g = alpha attr - rep / z, delta-bar-delta gains, momentum, y += update. */
-extern "C" __global__ void __launch_bounds__(TSNE_BLOCK) tsne_step(double *__restrict__ y, double *__restrict__ upd,
-        double *__restrict__ gains, const double *__restrict__ attr, const double *__restrict__ rep, int len,
-        double alpha, double mu, double eta, double minGain, double z) {
-    const int t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= len) return;
+__device__ __forceinline__ void tsne_step_at(int t, double *__restrict__ y, double *__restrict__ upd,
+        double *__restrict__ gains, const double *__restrict__ attr, const double *__restrict__ rep, double alpha,
+        double mu, double eta, double minGain, double z) {
     const double g = __dsub_rn(__dmul_rn(alpha, attr[t]), __ddiv_rn(rep[t], z));
     double u = upd[t];
     double gain = tsne_signum(g) != tsne_signum(u) ? __dadd_rn(gains[t], 0.2) : __dmul_rn(gains[t], 0.8);
@@ -82,4 +80,26 @@ extern "C" __global__ void __launch_bounds__(TSNE_BLOCK) tsne_step(double *__res
     u = __dsub_rn(__dmul_rn(mu, u), __dmul_rn(__dmul_rn(eta, gain), g));
     upd[t] = u;
     y[t] = __dadd_rn(y[t], u);
+}
+
+extern "C" __global__ void __launch_bounds__(TSNE_BLOCK) tsne_step(double *__restrict__ y, double *__restrict__ upd,
+        double *__restrict__ gains, const double *__restrict__ attr, const double *__restrict__ rep, int len,
+        double alpha, double mu, double eta, double minGain, double z) {
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= len) return;
+    tsne_step_at(t, y, upd, gains, attr, rep, alpha, mu, eta, minGain, z);
+}
+
+/* tsne_step with Z taken on the device from G2S's exact sum zacc = {lo, hi} (LocalGradientSource.z: the 128-bit
+ * value at zShift rounded to the nearest double, minus n), so the host need not wait for it; thread 0 also
+ * stores Z's bits in zOut for the host's later check (TsneOptimizer.checkZ). */
+extern "C" __global__ void __launch_bounds__(TSNE_BLOCK) tsne_step_dz(double *__restrict__ y, double *__restrict__ upd,
+        double *__restrict__ gains, const double *__restrict__ attr, const double *__restrict__ rep, int len,
+        double alpha, double mu, double eta, double minGain, const u64 *__restrict__ zacc, int zShift, double n,
+        double *__restrict__ zOut) {
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    const double z = __dsub_rn(fx_to_double_scaled(zacc[0], zacc[1], zShift), n);
+    if (t == 0) *zOut = z;
+    if (t >= len) return;
+    tsne_step_at(t, y, upd, gains, attr, rep, alpha, mu, eta, minGain, z);
 }

@@ -63,6 +63,29 @@ public final class DeviceBuffer implements AutoCloseable {
                 Pointer.to(src).withByteOffset((long) from * Sizeof.DOUBLE), (long) count * Sizeof.DOUBLE, stream.handle());
     }
 
+    /**
+     * Enqueues a copy of the first {@code count} doubles of pinned {@code src} to the start of this buffer: truly
+     * asynchronous (from pageable memory the driver may wait for the stream first). {@code src} must not change until
+     * the copy has run.
+     */
+    public void upload(PinnedHostBuffer src, int count, GpuStream stream) {
+        checkRange((long) count * Sizeof.DOUBLE);
+        if (count > src.capacityDoubles()) {
+            throw new IllegalArgumentException(count + " doubles exceed a pinned buffer of " + src.bytes() + " bytes");
+        }
+        cuMemcpyHtoDAsync(ptr, src.pointer(), (long) count * Sizeof.DOUBLE, stream.handle());
+    }
+
+    /** Enqueues setting bytes [from, from + count) of this buffer to {@code value}. */
+    public void fill(long from, long count, byte value, GpuStream stream) {
+        ensureOpen();
+        if (from < 0 || count < 0 || from + count > bytes) {
+            throw new IllegalArgumentException("fill of bytes [" + from + ", " + (from + count) + ") exceeds buffer of "
+                    + bytes + " bytes");
+        }
+        cuMemsetD8Async(ptr.withByteOffset(from), value, count, stream.handle());
+    }
+
     public void upload(double[] src, GpuStream stream) {
         upload(src, 0, src.length, 0, stream);
     }

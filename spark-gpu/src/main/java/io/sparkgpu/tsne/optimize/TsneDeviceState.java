@@ -3,8 +3,10 @@ package io.sparkgpu.tsne.optimize;
 import io.sparkgpu.cuda.BackendChooser;
 import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.cuda.DeviceBuffer;
+import io.sparkgpu.cuda.GpuEvent;
 import io.sparkgpu.cuda.GpuStream;
 import io.sparkgpu.cuda.KernelLauncher;
+import io.sparkgpu.cuda.PinnedHostBuffer;
 import io.sparkgpu.tsne.TsneConfig;
 import io.sparkgpu.tsne.TsneGridOptions;
 import io.sparkgpu.tsne.TsneTimings;
@@ -43,6 +45,15 @@ import java.util.concurrent.CompletableFuture;
  * iteration the tasks sum their exact z (and KL) partials, each updates its own rows, and {@link TsnePeers#shareRows}
  * brings the other tasks' new rows into this device's Y (device to device between processes where CUDA IPC allows,
  * else through the host). Every task then holds the bits of the single-device run.
+ *
+ * <p><b>The loop of one device</b> (alone, on the grid) waits for the GPU once per iteration, for the bounds: the
+ * attractive term runs on a second stream beside the bounds, the host's planning and the repulsion; G2G is ordered
+ * after S2G and G2S after G2G by events, not by the host; the parameters go up from pinned memory; and the update
+ * ({@code tsne_step_dz}) reads Z from G2S's exact sum on the device. The host checks that Z
+ * ({@link TsneOptimizer#checkZ}, same message, same iteration number) when the next iteration's bounds come down, or
+ * when the positions are read, before it looks at the bounds, so a collapsed run still fails with the Z message.
+ * Phase times come from events (the attractive term's overlaps the others). Barrier tasks and the exact repulsion
+ * keep the loop that waits after each phase.
  */
 final class TsneDeviceState implements TsneOptimizer.State {
     /** A kernel of this section: loading it proves the module has the device-resident iteration. */
@@ -63,6 +74,8 @@ final class TsneDeviceState implements TsneOptimizer.State {
     private final double dof;
     private final GpuStream s;
     private final List<DeviceBuffer> owned = new ArrayList<>();
+    /** Doubles of S2G's or G2S's parameter block (GridRepulsionGpu.params: 8 + 2 per charge, at most 5 charges). */
+    private static final int PARAMS = 8 + 2 * 5;
     /**
      * P's device copy: the span of this state's slices ({@link io.sparkgpu.tsne.affinity.SparseRowsOps#span}; the
      * rows between them empty), so that the attractive and KL kernels run in one launch. Launched slice by slice,
@@ -89,8 +102,16 @@ final class TsneDeviceState implements TsneOptimizer.State {
     private DeviceBuffer q;
     private DeviceBuffer phi;
     private long gridNodesAllocated;
-    private final long[] keyInit;
+    /** G2S's parameters (S2G's go to {@code prm}); both go up from pinned memory ({@link #stageS2g}, {@link #stageG2s}). */
+    private final DeviceBuffer prmG2s;
+    private final PinnedHostBuffer stageS2g;
+    private final PinnedHostBuffer stageG2s;
+    /** The bounds' 2 dim order keys, then the bits of the last update's Z (tsne_step_dz). */
     private final long[] keyOut;
+    /** The one-device loop's stream, events and pending checks; null until the first such iteration. */
+    private Pipeline pipe;
+    /** Host clock after S2G, G2G and G2S of the last waiting {@link #queueRepulsion}. */
+    private final long[] marks = new long[3];
     private final long[] zOut = new long[2];
     private final long[] klOut = new long[4];
 
@@ -115,11 +136,23 @@ final class TsneDeviceState implements TsneOptimizer.State {
         this.method = cfg.convolution;
         this.exact = cfg.exactRepulsion(n);
         this.dof = cfg.dof;
-        this.keyInit = new long[2 * dim];
-        this.keyOut = new long[2 * dim];
-        java.util.Arrays.fill(keyInit, 0, dim, -1L); // min keys start at the largest unsigned key, max keys at 0
+        this.keyOut = new long[2 * dim + 1];
         GpuStream st = new GpuStream(dev);
         s = st;
+        PinnedHostBuffer a = null;
+        PinnedHostBuffer b = null;
+        try {
+            a = PinnedHostBuffer.allocate(dev, 8L * PARAMS);
+            b = PinnedHostBuffer.allocate(dev, 8L * PARAMS);
+        } catch (RuntimeException e) {
+            if (a != null) {
+                a.close();
+            }
+            st.close();
+            throw e;
+        }
+        stageS2g = a;
+        stageG2s = b;
         boolean ok = false;
         try {
             dp = span == null ? null : AttractiveForcesGpu.deviceP(dev, span, null, st);
@@ -129,8 +162,9 @@ final class TsneDeviceState implements TsneOptimizer.State {
             gains = own(DeviceBuffer.ofDoubles(dev, Math.max(1, len)));
             attr = own(DeviceBuffer.ofDoubles(dev, Math.max(1, len)));
             rep = own(DeviceBuffer.ofDoubles(dev, Math.max(1, len)));
-            keys = own(DeviceBuffer.allocate(dev, 16L * dim));
-            prm = own(DeviceBuffer.ofDoubles(dev, 8 + 2 * 5));
+            keys = own(DeviceBuffer.allocate(dev, 16L * dim + 8));
+            prm = own(DeviceBuffer.ofDoubles(dev, PARAMS));
+            prmG2s = own(DeviceBuffer.ofDoubles(dev, PARAMS));
             zacc = own(DeviceBuffer.allocate(dev, 16));
             klAcc = own(DeviceBuffer.allocate(dev, 32));
             double[] ones = new double[len];
@@ -186,6 +220,9 @@ final class TsneDeviceState implements TsneOptimizer.State {
     @Override
     public TsneOptimizer.Step iterate(int iteration, double alpha, double mu, double eta, double minGain,
             boolean withKl, TsneTimings timings) {
+        if (alone() && !exact) {
+            return iterateAlone(iteration, alpha, mu, eta, minGain, withKl, timings);
+        }
         long t0 = System.nanoTime();
         if (peers != null) {
             peers.beforeEvaluation();
@@ -223,6 +260,84 @@ final class TsneDeviceState implements TsneOptimizer.State {
         return new TsneOptimizer.Step(z, kl);
     }
 
+    /**
+     * One iteration of the one-device loop on the grid (class comment): the host waits only for the bounds (and, on
+     * KL iterations, for Z and the KL sums). The returned Step's Z is NaN except on KL iterations, where the
+     * optimizer needs it; every other Z is checked when the next bounds come down ({@link #checkPendingZ}).
+     */
+    private TsneOptimizer.Step iterateAlone(int iteration, double alpha, double mu, double eta, double minGain,
+            boolean withKl, TsneTimings timings) {
+        if (pipe == null) {
+            pipe = new Pipeline(dev);
+        }
+        Pipeline.Marks pl = pipe.next();
+        pl.start.record(s);
+        boolean attractive = dp != null;
+        if (attractive) { // y is final for this iteration: the attractive term runs beside everything below
+            BackendChooser.faultPoint(AttractiveForces.MODULE, AttractiveForces.ATTRACTIVE_PHASE);
+            pl.start.waitOn(pipe.side);
+            pl.sideStart.record(pipe.side);
+            AttractiveForcesGpu.launchAttractive(pipe.side, dp, dim, dof, y, rowsOf(attr, span));
+            pl.sideEnd.record(pipe.side);
+        }
+        double[][] b = bounds(); // the one wait; checks the last iteration's Z and collects its phase times first
+        InterpGrid g = GridRepulsion.plan(b[0], b[1], dim, gridOptions, dof);
+        int zShift = queueRepulsion(g, pl);
+        if (attractive) {
+            pl.sideEnd.waitOn(s);
+        }
+        double z = Double.NaN;
+        CompletableFuture<long[]> kl = null;
+        if (withKl) { // Z for the KL value, and the KL sums at the positions before the update
+            zacc.download(zOut, 2, s);
+            s.synchronize("t-SNE G2S (" + n + " points, " + g.nodes() + " nodes)");
+            z = totalZ(zShift);
+            TsneOptimizer.checkZ(z, iteration);
+            kl = CompletableFuture.completedFuture(klOnDevice());
+            pl.kl.record(s);
+        }
+        BackendChooser.faultPoint(AttractiveForces.MODULE, TsneOptimizer.PHASE);
+        for (SparseRows p : slices) {
+            long off = (long) p.rowOffset * dim;
+            int len = p.rows * dim;
+            KernelLauncher.launch(s, AttractiveForces.MODULE, "tsne_step_dz", blocks(len), BLOCK, 0,
+                    at(y, off), at(upd, off), at(gains, off), at(attr, off), at(rep, off), len, alpha, mu, eta, minGain,
+                    zacc, zShift, (double) n, keys.pointer().withByteOffset(16L * dim));
+        }
+        pl.end.record(s);
+        pendingZ = withKl ? 0 : iteration;
+        pl.queued(timings, attractive, withKl);
+        return new TsneOptimizer.Step(z, kl);
+    }
+
+    /** The iteration whose Z (in the keys buffer's last slot) the host has not checked yet, or 0. */
+    private int pendingZ;
+
+    /** Checks the Z that came down with the bounds in keyOut, if one is pending ({@link #iterateAlone}). */
+    private void checkPendingZ() {
+        if (pendingZ > 0) {
+            int it = pendingZ;
+            pendingZ = 0;
+            TsneOptimizer.checkZ(Double.longBitsToDouble(keyOut[2 * dim]), it);
+        }
+    }
+
+    /**
+     * Waits for the one-device loop's queued work, then checks its pending Z and collects its phase times: before the
+     * host reads or replaces the positions.
+     */
+    private void settle() {
+        if (pipe == null || (pendingZ == 0 && !pipe.pending())) {
+            return;
+        }
+        if (pendingZ > 0) {
+            keys.download(keyOut, 2 * dim, 1, 2L * dim, s);
+        }
+        s.synchronize("t-SNE iterations (n " + n + ")");
+        checkPendingZ();
+        pipe.collect();
+    }
+
     /** The rows of slice p in buffer b (n x dim doubles): a device address for kernels that take slice rows. */
     private jcuda.driver.CUdeviceptr rowsOf(DeviceBuffer b, SparseRows p) {
         return at(b, (long) p.rowOffset * dim);
@@ -252,6 +367,22 @@ final class TsneDeviceState implements TsneOptimizer.State {
             return z;
         }
         InterpGrid g = plan();
+        int zShift = queueRepulsion(g, null);
+        zacc.download(zOut, 2, s);
+        s.synchronize("t-SNE G2S (" + n + " points, " + g.nodes() + " nodes)");
+        long t3 = System.nanoTime();
+        timings.add(TsneTimings.Phase.S2G, marks[0] - t0);
+        timings.add(TsneTimings.Phase.G2G, marks[1] - marks[0]);
+        timings.add(TsneTimings.Phase.G2S, t3 - marks[1]);
+        return totalZ(zShift);
+    }
+
+    /**
+     * Queues S2G, the charges' conversion to doubles, G2G and G2S + Phi2Force of this state's rows (forces into
+     * {@code rep}, Z's exact partial sum into {@code zacc}) on grid g at the device positions y. With {@code pl} the
+     * phases are marked by its events; without, the host waits after S2G and G2G ({@link #marks}). Returns Z's shift.
+     */
+    private int queueRepulsion(InterpGrid g, Pipeline.Marks pl) {
         int c = g.charges();
         int nodes = g.nodes();
         ensureGrid(g);
@@ -259,30 +390,45 @@ final class TsneDeviceState implements TsneOptimizer.State {
         int[] sh = new int[5];
         System.arraycopy(shifts, 0, sh, 0, c);
         acc.zero(s);
-        prm.upload(GridRepulsionGpu.s2gParams(g, n), s);
+        upload(prm, stageS2g, GridRepulsionGpu.s2gParams(g, n));
         BackendChooser.faultPoint(AttractiveForces.MODULE, GridRepulsion.S2G_PHASE);
         GridRepulsionGpu.launchS2GPreferred(s, g, n, y, prm, acc, boxes);
         KernelLauncher.launch(s, AttractiveForces.MODULE, "tsne_fixed_to_double", blocks((long) c * nodes), BLOCK, 0,
                 acc, nodes, c, sh[0], sh[1], sh[2], sh[3], sh[4], q);
-        s.synchronize("t-SNE S2G (" + n + " points, " + nodes + " nodes)");
-        long t1 = System.nanoTime();
+        if (pl != null) {
+            pl.s2g.record(s);
+        } else {
+            s.synchronize("t-SNE S2G (" + n + " points, " + nodes + " nodes)");
+            marks[0] = System.nanoTime();
+        }
         BackendChooser.faultPoint(AttractiveForces.MODULE, GridConvolution.PHASE);
-        G2GGpu.convolve(s, g, q, phi, method);
-        long t2 = System.nanoTime();
+        G2GGpu.enqueue(s, g, q, phi, method);
+        if (pl != null) {
+            pl.g2g.record(s);
+        } else {
+            s.synchronize("t-SNE G2G (" + nodes + " nodes)");
+            marks[1] = System.nanoTime();
+        }
         int zShift = GridRepulsion.zShift(n);
-        prm.upload(GridRepulsionGpu.g2sParams(g, n, zShift), s);
+        upload(prmG2s, stageG2s, GridRepulsionGpu.g2sParams(g, n, zShift));
         zacc.zero(s);
         BackendChooser.faultPoint(AttractiveForces.MODULE, GridRepulsion.G2S_PHASE);
         for (SparseRows p : slices) {
-            GridRepulsionGpu.launchG2S(s, g, p.rows, rowsOf(y, p), prm, phi, rowsOf(rep, p), zacc, null);
+            GridRepulsionGpu.launchG2S(s, g, p.rows, rowsOf(y, p), prmG2s, phi, rowsOf(rep, p), zacc, null);
         }
-        zacc.download(zOut, 2, s);
-        s.synchronize("t-SNE G2S (" + n + " points, " + nodes + " nodes)");
-        long t3 = System.nanoTime();
-        timings.add(TsneTimings.Phase.S2G, t1 - t0);
-        timings.add(TsneTimings.Phase.G2G, t2 - t1);
-        timings.add(TsneTimings.Phase.G2S, t3 - t2);
-        return totalZ(zShift);
+        if (pl != null) {
+            pl.g2s.record(s);
+        }
+        return zShift;
+    }
+
+    /**
+     * Queues the upload of {@code params} through the pinned {@code stage}: every earlier copy from the stage has run,
+     * since the host has waited for the bounds (queued after them) since it last wrote the stage.
+     */
+    private void upload(DeviceBuffer dst, PinnedHostBuffer stage, double[] params) {
+        stage.put(params, 0, params.length);
+        dst.upload(stage, params.length, s);
     }
 
     /** Z from this state's exact partial sum in zOut, summed over the tasks first when there are several. */
@@ -328,14 +474,20 @@ final class TsneDeviceState implements TsneOptimizer.State {
 
     /**
      * Exact per-axis {min, max} of the device positions (order keys), or the host's {@link ArithmeticException}
-     * naming the first non-finite coordinate ({@link LocalGradientSource#bounds}).
+     * naming the first non-finite coordinate ({@link LocalGradientSource#bounds}). Waits for the GPU; a pending Z
+     * ({@link #iterateAlone}) comes down in the same copy and is checked first.
      */
     private double[][] bounds() {
-        keys.upload(keyInit, s);
+        keys.fill(0, 8L * dim, (byte) 0xFF, s); // min keys start at the largest unsigned key, max keys at 0
+        keys.fill(8L * dim, 8L * dim, (byte) 0, s);
         KernelLauncher.launch(s, AttractiveForces.MODULE, "tsne_minmax", Math.max(1, Math.min(blocks(n),
                 8 * dev.multiprocessors())), BLOCK, 0, y, n, dim, keys);
-        keys.download(keyOut, 2 * dim, s);
+        keys.download(keyOut, 2 * dim + 1, s);
         s.synchronize("t-SNE bounds (" + n + " points)");
+        checkPendingZ();
+        if (pipe != null) {
+            pipe.collect();
+        }
         double[] min = new double[dim];
         double[] max = new double[dim];
         for (int a = 0; a < dim; a++) {
@@ -368,6 +520,7 @@ final class TsneDeviceState implements TsneOptimizer.State {
         }
         long alloc = Math.max(nodes, Math.min(2 * nodes, cap));
         int c = g.charges();
+        s.synchronize("t-SNE grid buffers"); // no queued kernel may still read the buffers freed below
         for (DeviceBuffer b : new DeviceBuffer[] {acc, q, phi}) {
             if (b != null) {
                 owned.remove(b);
@@ -385,6 +538,7 @@ final class TsneDeviceState implements TsneOptimizer.State {
 
     @Override
     public double[] positions() {
+        settle();
         double[] out = new double[n * dim];
         y.download(out, out.length, s);
         s.synchronize("download of the t-SNE positions");
@@ -393,6 +547,7 @@ final class TsneDeviceState implements TsneOptimizer.State {
 
     @Override
     public double exactZ(double[] pos) {
+        settle();
         checkPositions(pos);
         y.upload(pos, s);
         return exactZ(true);
@@ -406,6 +561,7 @@ final class TsneDeviceState implements TsneOptimizer.State {
 
     @Override
     public GradientSource.Forces evaluate(double[] pos) {
+        settle();
         checkPositions(pos);
         y.upload(pos, s);
         double z = repulsion(new TsneTimings(), System.nanoTime());
@@ -460,6 +616,8 @@ final class TsneDeviceState implements TsneOptimizer.State {
         }
         owned.clear();
         boxes.close();
+        stageS2g.close();
+        stageG2s.close();
     }
 
     /** Closes the link to the other tasks, frees the state's buffers and stream and P's resident copies. */
@@ -473,6 +631,18 @@ final class TsneDeviceState implements TsneOptimizer.State {
             }
         } finally {
             try {
+                try {
+                    s.synchronize("t-SNE state"); // nothing queued may still use what is freed below
+                    if (pipe != null) {
+                        pipe.side.synchronize("t-SNE attractive term");
+                    }
+                } catch (RuntimeException ignored) {
+                    // a failed run is closing: its own exception is the one to report
+                }
+                if (pipe != null) {
+                    pipe.close();
+                    pipe = null;
+                }
                 if (dp != null) {
                     dp.close();
                     dp = null;
@@ -482,6 +652,142 @@ final class TsneDeviceState implements TsneOptimizer.State {
             } finally {
                 if (span != null) {
                     AttractiveForces.release(span);
+                }
+            }
+        }
+    }
+
+    /**
+     * The one-device loop's second stream (the attractive term) and two sets of phase events, used by turns: the host
+     * reads an iteration's times after the next iteration's bounds came down, while that iteration records the other
+     * set.
+     */
+    private static final class Pipeline implements AutoCloseable {
+        final GpuStream side;
+        private final Marks[] sets = new Marks[2];
+        private int cur = 1;
+
+        Pipeline(CudaDevice dev) {
+            GpuStream st = new GpuStream(dev);
+            try {
+                sets[0] = new Marks(dev);
+                sets[1] = new Marks(dev);
+            } catch (RuntimeException e) {
+                for (Marks m : sets) {
+                    if (m != null) {
+                        m.close();
+                    }
+                }
+                st.close();
+                throw e;
+            }
+            side = st;
+        }
+
+        /** The set for the next iteration, after collecting the times of the iteration that last used it. */
+        Marks next() {
+            cur ^= 1;
+            sets[cur].collect();
+            return sets[cur];
+        }
+
+        boolean pending() {
+            return sets[0].timings != null || sets[1].timings != null;
+        }
+
+        /** Adds the times of every queued iteration whose events have completed (the caller has waited for them). */
+        void collect() {
+            sets[cur ^ 1].collect(); // the older one first
+            sets[cur].collect();
+        }
+
+        @Override
+        public void close() {
+            for (Marks m : sets) {
+                m.close();
+            }
+            side.close();
+        }
+
+        /** The events of one iteration. */
+        static final class Marks implements AutoCloseable {
+            final GpuEvent start;
+            final GpuEvent s2g;
+            final GpuEvent g2g;
+            final GpuEvent g2s;
+            final GpuEvent kl;
+            final GpuEvent end;
+            final GpuEvent sideStart;
+            final GpuEvent sideEnd;
+            private final GpuEvent[] all;
+            /** Where the queued iteration's times go, or null when none is waiting to be read. */
+            private TsneTimings timings;
+            private boolean attractive;
+            private boolean withKl;
+
+            Marks(CudaDevice dev) {
+                GpuEvent[] made = new GpuEvent[8];
+                try {
+                    for (int i = 0; i < made.length; i++) {
+                        made[i] = new GpuEvent(dev, true);
+                    }
+                } catch (RuntimeException e) {
+                    for (GpuEvent ev : made) {
+                        if (ev != null) {
+                            ev.close();
+                        }
+                    }
+                    throw e;
+                }
+                all = made;
+                start = made[0];
+                s2g = made[1];
+                g2g = made[2];
+                g2s = made[3];
+                kl = made[4];
+                end = made[5];
+                sideStart = made[6];
+                sideEnd = made[7];
+            }
+
+            /** The iteration is queued; its times go to {@code t} once read. */
+            void queued(TsneTimings t, boolean attractive, boolean withKl) {
+                this.timings = t;
+                this.attractive = attractive;
+                this.withKl = withKl;
+            }
+
+            /**
+             * Adds the queued iteration's phase times (S2G from the iteration's start: the bounds, the host's wait and
+             * plan included, as in the waiting loop; the update from G2S, or from the KL sums, to its end, waiting for
+             * the attractive term included; the attractive term's own span on its stream).
+             */
+            void collect() {
+                TsneTimings t = timings;
+                if (t == null) {
+                    return;
+                }
+                timings = null;
+                t.add(TsneTimings.Phase.S2G, nanos(s2g.millisSince(start)));
+                t.add(TsneTimings.Phase.G2G, nanos(g2g.millisSince(s2g)));
+                t.add(TsneTimings.Phase.G2S, nanos(g2s.millisSince(g2g)));
+                if (withKl) {
+                    t.add(TsneTimings.Phase.KL, nanos(kl.millisSince(g2s)));
+                }
+                t.add(TsneTimings.Phase.UPDATE, nanos(end.millisSince(withKl ? kl : g2s)));
+                if (attractive) {
+                    t.add(TsneTimings.Phase.ATTRACTIVE, nanos(sideEnd.millisSince(sideStart)));
+                }
+            }
+
+            private static long nanos(double ms) {
+                return Math.round(ms * 1e6);
+            }
+
+            @Override
+            public void close() {
+                for (GpuEvent ev : all) {
+                    ev.close();
                 }
             }
         }

@@ -2,6 +2,7 @@ package io.sparkgpu.tsne.repulsion;
 
 import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.cuda.DeviceBuffer;
+import io.sparkgpu.cuda.GpuEvent;
 import io.sparkgpu.cuda.GpuStream;
 import io.sparkgpu.cuda.KernelLauncher;
 import java.util.ArrayDeque;
@@ -81,6 +82,18 @@ public final class G2GGpu {
      */
     public static void convolve(GpuStream stream, InterpGrid grid, DeviceBuffer charges, DeviceBuffer potentials,
                                 GridConvolution.Method method) {
+        enqueue(stream, grid, charges, potentials, method);
+        stream.synchronize("G2G");
+    }
+
+    /**
+     * {@link #convolve(GpuStream, InterpGrid, DeviceBuffer, DeviceBuffer, GridConvolution.Method)} without waiting
+     * on the host: the workspace's stream waits (on the device) for the work queued on {@code stream} so far, and the
+     * work queued on {@code stream} afterwards waits for the potentials. The workspace goes back to its pool at once;
+     * whoever takes it next queues behind these kernels on its stream.
+     */
+    public static void enqueue(GpuStream stream, InterpGrid grid, DeviceBuffer charges, DeviceBuffer potentials,
+                               GridConvolution.Method method) {
         G2GPlan plan = G2GPlan.of(grid);
         int c = grid.charges();
         long need = 8L * c * plan.gridNodes;
@@ -95,9 +108,9 @@ public final class G2GGpu {
         Workspace ws = acquire(key, dev, plan, c, fft);
         boolean ok = false;
         try {
-            stream.synchronize("G2G inputs");
+            ws.inputs.record(stream).waitOn(ws.stream);
             launches(ws, plan, h * h, grid.dof, c, fft, charges, potentials);
-            ws.stream.synchronize("G2G");
+            ws.done.record(ws.stream).waitOn(stream);
             ok = true;
         } finally {
             release(key, ws, ok);
@@ -340,6 +353,9 @@ public final class G2GGpu {
         final DeviceBuffer b;
         final DeviceBuffer roots;
         final DeviceBuffer shift;
+        /** Cross-stream order of {@link #enqueue}: the caller's inputs, then this workspace's kernels. */
+        final GpuEvent inputs;
+        final GpuEvent done;
 
         Workspace(CudaDevice dev, G2GPlan plan, int charges, boolean fft) {
             GpuStream st = new GpuStream(dev);
@@ -367,6 +383,25 @@ public final class G2GGpu {
                 st.close();
                 throw e;
             }
+            GpuEvent in = null;
+            GpuEvent out = null;
+            try {
+                in = new GpuEvent(dev, false);
+                out = new GpuEvent(dev, false);
+            } catch (RuntimeException e) {
+                if (in != null) {
+                    in.close();
+                }
+                for (DeviceBuffer d : made) {
+                    if (d != null) {
+                        d.close();
+                    }
+                }
+                st.close();
+                throw e;
+            }
+            inputs = in;
+            done = out;
             stream = st;
             q = made[0];
             phi = made[1];
@@ -380,11 +415,18 @@ public final class G2GGpu {
 
         @Override
         public void close() {
+            try {
+                stream.synchronize("G2G"); // kernels of an enqueue may still read these buffers
+            } catch (RuntimeException ignored) {
+                // a broken context: freeing is all that is left to do
+            }
             for (DeviceBuffer d : new DeviceBuffer[] {q, phi, kt, acc, a, b, roots, shift}) {
                 if (d != null) {
                     d.close();
                 }
             }
+            inputs.close();
+            done.close();
             stream.close();
         }
     }
