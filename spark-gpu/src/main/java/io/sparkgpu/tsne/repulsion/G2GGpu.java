@@ -360,7 +360,11 @@ public final class G2GGpu {
         Workspace(CudaDevice dev, G2GPlan plan, int charges, boolean fft) {
             GpuStream st = new GpuStream(dev);
             DeviceBuffer[] made = new DeviceBuffer[8];
+            GpuEvent in = null;
+            GpuEvent out = null;
             try {
+                in = new GpuEvent(dev, false);
+                out = new GpuEvent(dev, false);
                 if (fft) { // the FFT workspace serves every n with this m
                     long[] doubles = fftWorkspaceDoubles(plan, charges, fused(dev, plan));
                     for (int i = 0; i < made.length; i++) {
@@ -380,21 +384,9 @@ public final class G2GGpu {
                         d.close();
                     }
                 }
-                st.close();
-                throw e;
-            }
-            GpuEvent in = null;
-            GpuEvent out = null;
-            try {
-                in = new GpuEvent(dev, false);
-                out = new GpuEvent(dev, false);
-            } catch (RuntimeException e) {
-                if (in != null) {
-                    in.close();
-                }
-                for (DeviceBuffer d : made) {
-                    if (d != null) {
-                        d.close();
+                for (GpuEvent ev : new GpuEvent[] {in, out}) {
+                    if (ev != null) {
+                        ev.close();
                     }
                 }
                 st.close();
