@@ -123,6 +123,10 @@ public final class TsneBenchmark {
         String repulsion = TsneConfig.REPULSION_AUTO;
         @Option(order = 20, names = "--markdown", paramLabel = "FILE", description = "also write the report to FILE")
         String markdown;
+        @Option(order = 24, names = "--sample-stacks", converter = BenchArgs.IntCount.class, paramLabel = "MS",
+                description = {"sample the fitting thread's stack every MS ms and print, to stderr, where the kNN and",
+                    "the whole fit spent their wall time (0: off)  [0]"})
+        int sampleStacksMs;
         boolean help;
         io.sparkgpu.tsne.TsneGridOptions grid = io.sparkgpu.tsne.TsneGridOptions.defaults();
 
@@ -493,12 +497,18 @@ public final class TsneBenchmark {
         cfg.grid = o.grid;
         cfg.repulsion = o.repulsion;
         cfg.validate(data.n);
+        StackSampler knnStacks = o.sampleStacksMs > 0 ? new StackSampler(Thread.currentThread(), o.sampleStacksMs) : null;
+        StackSampler fitStacks = o.sampleStacksMs > 0 ? new StackSampler(Thread.currentThread(), o.sampleStacksMs) : null;
         long t0 = System.nanoTime();
         int k = cfg.effectiveK(data.n);
         long[] pairsBefore = TsneEngine.lastKnnCellPairs();
         KnnGraph g = o.knnProbes > 0 ? TsneEngine.knnApproximate(data.x, data.n, data.d, k, o.knnProbes, backend)
                 : TsneEngine.knn(data.x, data.n, data.d, k, backend);
         long t1 = System.nanoTime();
+        if (knnStacks != null) {
+            knnStacks.close();
+            System.err.print(knnStacks.report(data.name + " " + backend + ": kNN", 40));
+        }
         long[] pairs = TsneEngine.lastKnnCellPairs();
         if (o.knnProbes == 0 && !Arrays.equals(pairs, pairsBefore)) {
             r.note = String.format(Locale.ROOT, "exact kNN over cells scanned %.2f%% of the n^2 pairs (round 1 "
@@ -512,6 +522,10 @@ public final class TsneBenchmark {
         double[] y0 = TsneEngine.randomInit(data.n, cfg.dimension, cfg.seed);
         TsneResult res = TsneEngine.optimize(p, y0, cfg, null);
         long t3 = System.nanoTime();
+        if (fitStacks != null) {
+            fitStacks.close();
+            System.err.print(fitStacks.report(data.name + " " + backend + ": whole fit", 40));
+        }
         r.knnS = (t1 - t0) / 1e9;
         r.affS = (t2 - t1) / 1e9;
         double klS = res.timings.seconds(TsneTimings.Phase.KL);
