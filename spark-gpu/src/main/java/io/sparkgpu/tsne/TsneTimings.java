@@ -13,7 +13,10 @@ import java.util.Map;
  * the rows' forces is counted under {@link Phase#UPDATE}). In the per-iteration fallback the executor phases
  * (attractive, S2G, G2S) are the driver-observed wall time of their Spark jobs; the attractive and G2S shares of
  * their common job are split in proportion to the executors' own measurements. The distributed kNN and affinities
- * ({@link TsneAffinitiesSpark}) are one Spark pipeline and are recorded together under {@link Phase#KNN}.
+ * ({@link TsneAffinitiesSpark}) are one Spark pipeline and are recorded together under {@link Phase#KNN}. In the
+ * device-resident loop of one GPU the iteration phases are GPU times between CUDA events, and the attractive term runs
+ * on its own stream beside the others: there the phases add up to more than the iterations took, and S2G counts from
+ * the iteration's start (the bounds and the host's planning included).
  *
  * <p>{@link #backends()} says where the GPU-capable phases ran (gpu, cpu or mixed, with the reasons of fallbacks);
  * in the one-stage distributed mode, like the iteration times, those of task 0. Not kept by {@link #fromMap}.
