@@ -13,7 +13,7 @@ public final class KernelTimer implements AutoCloseable {
         try {
             b = new GpuEvent(dev, true);
         } catch (RuntimeException e) {
-            a.close();
+            GpuResources.closeAfter(e, a);
             throw e;
         }
     }
@@ -33,7 +33,6 @@ public final class KernelTimer implements AutoCloseable {
 
     @Override
     public void close() {
-        a.close();
-        b.close();
+        GpuResources.closeAll(a, b);
     }
 }

@@ -199,13 +199,9 @@ final class FhnGpu {
         }
     }
 
-    /** Closes every buffer (null skipped). */
+    /** Closes every buffer (null skipped): {@link io.sparkgpu.cuda.GpuResources#closeAll}. */
     static void closeAll(DeviceBuffer... bs) {
-        for (DeviceBuffer b : bs) {
-            if (b != null) {
-                b.close();
-            }
-        }
+        io.sparkgpu.cuda.GpuResources.closeAll(bs);
     }
 
     /** S copies of the initial state, axon-major (cell i of axon j at j n + i). */

@@ -4,6 +4,7 @@ import io.sparkgpu.cuda.BackendChooser;
 import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.cuda.DeviceBuffer;
 import io.sparkgpu.cuda.GpuEvent;
+import io.sparkgpu.cuda.GpuResources;
 import io.sparkgpu.cuda.GpuStream;
 import io.sparkgpu.cuda.KernelLauncher;
 import io.sparkgpu.cuda.PinnedHostBuffer;
@@ -145,10 +146,7 @@ final class TsneDeviceState implements TsneOptimizer.State {
             a = PinnedHostBuffer.allocate(dev, 8L * PARAMS);
             b = PinnedHostBuffer.allocate(dev, 8L * PARAMS);
         } catch (RuntimeException e) {
-            if (a != null) {
-                a.close();
-            }
-            st.close();
+            GpuResources.closeAfter(e, a, st);
             throw e;
         }
         stageS2g = a;
@@ -673,12 +671,7 @@ final class TsneDeviceState implements TsneOptimizer.State {
                 sets[0] = new Marks(dev);
                 sets[1] = new Marks(dev);
             } catch (RuntimeException e) {
-                for (Marks m : sets) {
-                    if (m != null) {
-                        m.close();
-                    }
-                }
-                st.close();
+                GpuResources.closeAfter(e, sets[0], sets[1], st);
                 throw e;
             }
             side = st;
@@ -703,10 +696,7 @@ final class TsneDeviceState implements TsneOptimizer.State {
 
         @Override
         public void close() {
-            for (Marks m : sets) {
-                m.close();
-            }
-            side.close();
+            GpuResources.closeAll(sets[0], sets[1], side);
         }
 
         /** The events of one iteration. */
@@ -732,11 +722,7 @@ final class TsneDeviceState implements TsneOptimizer.State {
                         made[i] = new GpuEvent(dev, true);
                     }
                 } catch (RuntimeException e) {
-                    for (GpuEvent ev : made) {
-                        if (ev != null) {
-                            ev.close();
-                        }
-                    }
+                    GpuResources.closeAfter(e, made);
                     throw e;
                 }
                 all = made;
@@ -786,9 +772,7 @@ final class TsneDeviceState implements TsneOptimizer.State {
 
             @Override
             public void close() {
-                for (GpuEvent ev : all) {
-                    ev.close();
-                }
+                GpuResources.closeAll(all);
             }
         }
     }

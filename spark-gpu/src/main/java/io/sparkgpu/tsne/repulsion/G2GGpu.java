@@ -3,6 +3,7 @@ package io.sparkgpu.tsne.repulsion;
 import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.cuda.DeviceBuffer;
 import io.sparkgpu.cuda.GpuEvent;
+import io.sparkgpu.cuda.GpuResources;
 import io.sparkgpu.cuda.GpuStream;
 import io.sparkgpu.cuda.KernelLauncher;
 import java.util.ArrayDeque;
@@ -379,17 +380,8 @@ public final class G2GGpu {
                     made[2] = DeviceBuffer.ofDoubles(dev, plan.gridNodes);
                 }
             } catch (RuntimeException e) {
-                for (DeviceBuffer d : made) {
-                    if (d != null) {
-                        d.close();
-                    }
-                }
-                for (GpuEvent ev : new GpuEvent[] {in, out}) {
-                    if (ev != null) {
-                        ev.close();
-                    }
-                }
-                st.close();
+                GpuResources.closeAfter(e, made);
+                GpuResources.closeAfter(e, in, out, st);
                 throw e;
             }
             inputs = in;
@@ -412,14 +404,7 @@ public final class G2GGpu {
             } catch (RuntimeException ignored) {
                 // a broken context: freeing is all that is left to do
             }
-            for (DeviceBuffer d : new DeviceBuffer[] {q, phi, kt, acc, a, b, roots, shift}) {
-                if (d != null) {
-                    d.close();
-                }
-            }
-            inputs.close();
-            done.close();
-            stream.close();
+            GpuResources.closeAll(q, phi, kt, acc, a, b, roots, shift, inputs, done, stream);
         }
     }
 }

@@ -2,6 +2,7 @@ package io.sparkgpu.tsne.repulsion;
 
 import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.cuda.DeviceBuffer;
+import io.sparkgpu.cuda.GpuResources;
 import io.sparkgpu.cuda.SparkGpuConf;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,7 +58,7 @@ public final class S2GBoxes implements AutoCloseable {
             throw new IllegalArgumentException("t-SNE grid of " + nb + " boxes is too large for S2G by boxes");
         }
         if (rows > rowsAllocated) {
-            close(boxOf, order);
+            GpuResources.closeAll(boxOf, order);
             boxOf = null;
             order = null;
             long alloc = Math.max(1, rows);
@@ -66,7 +67,7 @@ public final class S2GBoxes implements AutoCloseable {
             rowsAllocated = rows;
         }
         if (nb > boxesAllocated) {
-            close(counts, offsets, cursor);
+            GpuResources.closeAll(counts, offsets, cursor);
             counts = null;
             offsets = null;
             cursor = null;
@@ -99,17 +100,9 @@ public final class S2GBoxes implements AutoCloseable {
         return cursor;
     }
 
-    private static void close(DeviceBuffer... bs) {
-        for (DeviceBuffer b : bs) {
-            if (b != null) {
-                b.close();
-            }
-        }
-    }
-
     @Override
     public void close() {
-        close(boxOf, order, counts, offsets, cursor);
+        GpuResources.closeAll(boxOf, order, counts, offsets, cursor);
         boxOf = null;
         order = null;
         counts = null;
