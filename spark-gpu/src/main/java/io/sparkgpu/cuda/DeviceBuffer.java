@@ -191,8 +191,7 @@ public final class DeviceBuffer implements AutoCloseable {
     }
 
     public void zero(GpuStream stream) {
-        ensureOpen();
-        cuMemsetD8Async(ptr, (byte) 0, bytes, stream.handle());
+        fill(0, bytes, (byte) 0, stream);
     }
 
     /** Every host/device copy of this class starts here. */
