@@ -29,14 +29,20 @@ public final class G2GGpu {
     static final int DIRECT_TILE = 128;
     /**
      * Fused axis blocks: at most FUSED_EPT elements a thread loads before storing (TSNE_G2G_FUSED_EPT) and
-     * FUSED_MAX_THREADS threads (TSNE_G2G_FUSED_MAX_THREADS); about ELEMS_PER_THREAD elements a thread and
-     * BLOCK_ELEMS elements a block. On the H200, 2, 3, 4, 6 or 8 elements a thread and 2048 or 4096 a block timed
-     * alike (within 10% on 2-D grids of 400^2 to 1280^2).
+     * FUSED_MAX_THREADS threads (TSNE_G2G_FUSED_MAX_THREADS); about CONTIGUOUS_ELEMS_PER_THREAD (first axis) or
+     * STRIDED_ELEMS_PER_THREAD (the others) elements a thread and BLOCK_ELEMS elements a block, never fewer than one
+     * line (two on strided axes). The kernels use about 64 registers a thread, so a block's threads decide how many
+     * blocks share an SM, and one block alone leaves the memory idle while it runs its passes. Timed on the H200
+     * (tsne_g2g_axis alone, 12 arrays of m^2, m = 640, 960, 1280, 2026-12-07): one line of 8 elements a thread was
+     * fastest on the first axis (1280: 0.356 ms against 0.413 with 4 elements a thread), two lines of 5 elements a
+     * thread on the others (1280: 0.506 ms against 0.690 with 4, whose 640-thread block fills an SM's registers
+     * alone); four lines a block were slower on both axes.
      */
     static final int FUSED_EPT = 8;
     static final int FUSED_MAX_THREADS = 1024;
-    static final int ELEMS_PER_THREAD = 4;
-    static final int BLOCK_ELEMS = 2048;
+    static final int CONTIGUOUS_ELEMS_PER_THREAD = 8;
+    static final int STRIDED_ELEMS_PER_THREAD = 5;
+    static final int BLOCK_ELEMS = 1024;
     static final int MAX_SHAPES = 4;
     static final int MAX_IDLE = 4;
 
@@ -148,12 +154,13 @@ public final class G2GGpu {
                         String kernel = inverse == 0 ? (first ? "tsne_g2g_axis_pack" : "tsne_g2g_axis")
                                 : first && lastAxis ? "tsne_g2g_axis_mul_acc"
                                 : first ? "tsne_g2g_axis_mul" : lastAxis ? "tsne_g2g_axis_acc" : "tsne_g2g_axis";
-                        int per = fusedLines(s.device(), plan.m, inner == 1);
+                        boolean contiguous = inner == 1;
+                        int per = fusedLines(s.device(), plan.m, contiguous);
                         int blocks = (lines + per - 1) / per;
                         KernelLauncher.launch(s, MODULE, kernel, together ? blocks * plan.parities : blocks,
-                                fusedThreads(plan.m * per), fusedBytes(plan.m, per), ws.a, ws.roots, plan.m, inner,
-                                lines, per, plan.radixCode(), plan.radices.length, inverse, q, ws.kt, ws.shift,
-                                ws.acc, phi, plan.dim, plan.n, fn, nodes, charges, sigma, last, scale, axis,
+                                fusedThreads(plan.m * per, contiguous), fusedBytes(plan.m, per), ws.a, ws.roots,
+                                plan.m, inner, lines, per, plan.radixCode(), plan.radices.length, inverse, q, ws.kt,
+                                ws.shift, ws.acc, phi, plan.dim, plan.n, fn, nodes, charges, sigma, last, scale, axis,
                                 together ? blocks : 0);
                         inner *= plan.m;
                     }
@@ -201,14 +208,19 @@ public final class G2GGpu {
     }
 
     /**
-     * Lines per block of tsne_g2g_axis: enough for about 2048 points per block, at least 2 on strided axes (two
-     * adjacent lines fill a 32-byte sector), at most FUSED_EPT * FUSED_MAX_THREADS points, fewer if the device's
+     * Lines per block of tsne_g2g_axis: enough for about BLOCK_ELEMS points per block, at least 2 on strided axes
+     * (two adjacent lines fill a 32-byte sector), at most FUSED_EPT * FUSED_MAX_THREADS points, fewer if the device's
      * shared memory per block is smaller; 0 when not even one line fits (the caller then runs the global passes).
      */
     static int fusedLines(CudaDevice dev, int m, boolean contiguous) {
+        return fusedLines(dev.maxSharedMemoryOptin(), m, contiguous);
+    }
+
+    /** {@link #fusedLines(CudaDevice, int, boolean)} for a device with {@code sharedBytes} per block. */
+    static int fusedLines(long sharedBytes, int m, boolean contiguous) {
         int lines = Math.max(contiguous ? 1 : 2, BLOCK_ELEMS / m);
         lines = Math.max(1, Math.min(lines, FUSED_EPT * FUSED_MAX_THREADS / m));
-        int fit = (int) Math.min(Integer.MAX_VALUE, dev.maxSharedMemoryOptin() / fusedBytes(m, 1));
+        int fit = (int) Math.min(Integer.MAX_VALUE, sharedBytes / fusedBytes(m, 1));
         return Math.min(lines, fit);
     }
 
@@ -265,12 +277,14 @@ public final class G2GGpu {
     }
 
     /**
-     * Threads of a fused axis block holding {@code elems} elements: about one per {@link #ELEMS_PER_THREAD}
-     * elements (whole warps), at most {@link #FUSED_MAX_THREADS}, and never fewer than elems / {@link #FUSED_EPT}
-     * (each thread's butterflies of a pass live in registers, TSNE_G2G_FUSED_EPT elements at most).
+     * Threads of a fused axis block holding {@code elems} elements: about one per {@link #CONTIGUOUS_ELEMS_PER_THREAD}
+     * (first axis) or {@link #STRIDED_ELEMS_PER_THREAD} elements, rounded up to whole warps, at most
+     * {@link #FUSED_MAX_THREADS}, and never fewer than elems / {@link #FUSED_EPT} (each thread's loads of the first
+     * phase live in registers, TSNE_G2G_FUSED_EPT elements at most).
      */
-    static int fusedThreads(int elems) {
-        int t = (elems + ELEMS_PER_THREAD - 1) / ELEMS_PER_THREAD;
+    static int fusedThreads(int elems, boolean contiguous) {
+        int per = contiguous ? CONTIGUOUS_ELEMS_PER_THREAD : STRIDED_ELEMS_PER_THREAD;
+        int t = (elems + per - 1) / per;
         t = Math.min(FUSED_MAX_THREADS, Math.max(32, (t + 31) / 32 * 32));
         if ((long) t * FUSED_EPT < elems) {
             throw new IllegalStateException("fused G2G block of " + elems + " elements exceeds " + FUSED_EPT + " x "

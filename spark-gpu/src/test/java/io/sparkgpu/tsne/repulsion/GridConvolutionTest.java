@@ -77,6 +77,50 @@ class GridConvolutionTest {
         {3, 1, 2}, {3, 7, 1}, {3, 3, 3}, {3, 11, 1},
     };
 
+    /**
+     * The fused axis blocks G2GGpu launches for every FFT length it fuses (5-smooth m <= 4096, first and strided
+     * axes, the H100's 227 KB of shared memory per block and a device with 48 KB): whole warps, at most 1024 threads,
+     * every element of the block held by a thread's TSNE_G2G_FUSED_EPT registers, the lines' buffers within the
+     * shared memory; and the lines and threads the H200 timings chose at m = 1280.
+     */
+    @Test
+    void fusedBlocksFitEveryFusableLength() {
+        for (long shared : new long[] {227 * 1024, 48 * 1024}) {
+            for (int m = 2; m <= G2GPlan.FUSED_MAX_M; m++) {
+                if (!fiveSmooth(m)) {
+                    continue;
+                }
+                for (boolean contiguous : new boolean[] {true, false}) {
+                    int lines = G2GGpu.fusedLines(shared, m, contiguous);
+                    if (lines == 0) {
+                        assertTrue(G2GGpu.fusedBytes(m, 1) > shared, "m " + m + ": one line would fit");
+                        continue;
+                    }
+                    int threads = G2GGpu.fusedThreads(m * lines, contiguous);
+                    String what = "m " + m + (contiguous ? " first axis" : " strided axis") + ", " + lines
+                            + " lines, " + threads + " threads";
+                    assertTrue(threads % 32 == 0 && threads <= G2GGpu.FUSED_MAX_THREADS, what);
+                    assertTrue((long) threads * G2GGpu.FUSED_EPT >= (long) m * lines, what);
+                    assertTrue(G2GGpu.fusedBytes(m, lines) <= shared, what);
+                }
+            }
+        }
+        assertEquals(1, G2GGpu.fusedLines(227 * 1024, 1280, true));
+        assertEquals(160, G2GGpu.fusedThreads(1280, true));
+        assertEquals(2, G2GGpu.fusedLines(227 * 1024, 1280, false));
+        assertEquals(512, G2GGpu.fusedThreads(2560, false));
+        assertThrows(IllegalStateException.class, () -> G2GGpu.fusedThreads(8 * 1024 + 1, true));
+    }
+
+    private static boolean fiveSmooth(int m) {
+        for (int r : new int[] {2, 3, 5}) {
+            while (m % r == 0) {
+                m /= r;
+            }
+        }
+        return m == 1;
+    }
+
     @Test
     void directEqualsNaiveLoop() {
         for (int[] s : SHAPES) {
