@@ -30,8 +30,9 @@
  * complex element or butterfly); item counts stay below 2^31 (G2GGpu checks), addresses are 64-bit.
  * tsne_g2g_direct: one thread per output node, blockDim TSNE_G2G_TILE, sources staged through shared memory in
  * tiles of TSNE_G2G_TILE nodes. tsne_g2g_axis*: one block per L lines (G2GGpu.fusedLines) of G2GGpu.fusedThreads
- * threads (about one per 4 elements, at most TSNE_G2G_FUSED_MAX_THREADS), TSNE_G2G_FUSED_BYTES of dynamic shared
- * memory; threads loop over the lines' elements and butterflies. Sizes the host mirrors are in
+ * threads (about one per 8 elements on the first axis, per 5 on the others, at most TSNE_G2G_FUSED_MAX_THREADS:
+ * about 64 registers a thread, so a block's threads decide how many blocks share an SM), TSNE_G2G_FUSED_BYTES of
+ * dynamic shared memory; threads loop over the lines' elements and butterflies. Sizes the host mirrors are in
  * include/layout/tsne.cuh (TSNE_G2G_*, TSNE_BLOCK, TSNE_MAX_CHARGES).
  */
 #pragma once
@@ -385,12 +386,13 @@ extern "C" __global__ void tsne_g2g_accumulate(const double2 *__restrict__ z, co
  * between two buffers, a barrier after each pass) and writes them back in place. The butterflies' arithmetic is
  * g2g_butterfly's (inner = 1, line l at l*m), so the bits are the global passes'; global memory is read and written
  * once per axis instead of once per pass. radixCode: 4 bits per pass, first pass lowest. A block has about one
- * thread per 4 elements (G2GGpu.fusedThreads: never fewer than elements / TSNE_G2G_FUSED_EPT), and each thread
- * issues the loads of all its elements before storing any, so many loads are in flight. Dynamic shared memory: two
- * buffers of L*m double2, each rounded up to 8, then a table of the L lines (TSNE_G2G_FUSED_BYTES: each line's
- * first element, array and coordinates, so that no element divides by inner, fn or m; the passes divide by
- * g2g_div's multiplications). Loads: for inner = 1 the L lines are contiguous (x fastest); otherwise adjacent
- * lines are adjacent lo, so a warp's loads take L consecutive elements per x (L >= 2 fills a 32-byte sector).
+ * thread per 8 (first axis) or 5 elements (G2GGpu.fusedThreads: never fewer than elements / TSNE_G2G_FUSED_EPT),
+ * and each thread issues the loads of all its elements before storing any, so many loads are in flight. Dynamic
+ * shared memory: two buffers of L*m double2, each rounded up to 8, then a table of the L lines
+ * (TSNE_G2G_FUSED_BYTES: each line's first element, array and coordinates, so that no element divides by inner, fn
+ * or m; the passes divide by g2g_div's multiplications). Loads: for inner = 1 the L lines are contiguous (x
+ * fastest); otherwise adjacent lines are adjacent lo, so a warp's loads take L consecutive elements per x (L >= 2
+ * fills a 32-byte sector).
  *
  * Fused neighbours (the same operations as the separate kernels, so the same bits): PRO = 1 (first forward axis)
  * loads g2g_pack_value instead of data; PRO = 2 (first inverse axis) loads data times the kernel array slot
