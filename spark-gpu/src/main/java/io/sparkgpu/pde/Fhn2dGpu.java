@@ -2,6 +2,7 @@ package io.sparkgpu.pde;
 
 import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.cuda.DeviceBuffer;
+import io.sparkgpu.cuda.GpuResources;
 import io.sparkgpu.cuda.GpuStream;
 import io.sparkgpu.cuda.KernelLauncher;
 
@@ -70,7 +71,7 @@ final class Fhn2dGpu {
             st.synchronize("fhn 2-D ADI");
             return new Fhn2d.Result(s, vOut, wOut, field, frames);
         } finally {
-            FhnGpu.closeAll(b);
+            GpuResources.closeAll(b);
         }
     }
 }

@@ -3,6 +3,7 @@ package io.sparkgpu.pde;
 import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.cuda.CudaException;
 import io.sparkgpu.cuda.DeviceBuffer;
+import io.sparkgpu.cuda.GpuResources;
 import io.sparkgpu.cuda.GpuStream;
 import io.sparkgpu.cuda.KernelLauncher;
 import java.util.Arrays;
@@ -193,15 +194,8 @@ final class FhnGpu {
 
         @Override
         public void close() {
-            for (DeviceBuffer b : new DeviceBuffer[] {tNear, tFar, pulses, max, newton, unconv}) {
-                b.close();
-            }
+            GpuResources.closeAll(tNear, tFar, pulses, max, newton, unconv);
         }
-    }
-
-    /** Closes every buffer (null skipped): {@link io.sparkgpu.cuda.GpuResources#closeAll}. */
-    static void closeAll(DeviceBuffer... bs) {
-        io.sparkgpu.cuda.GpuResources.closeAll(bs);
     }
 
     /** S copies of the initial state, axon-major (cell i of axon j at j n + i). */
@@ -324,7 +318,7 @@ final class FhnGpu {
             }
             return resultsMajor(s, st, stats, v, w, b[6], S, frames);
         } finally {
-            closeAll(b);
+            GpuResources.closeAll(b);
         }
     }
 
@@ -502,7 +496,7 @@ final class FhnGpu {
             }
             return stats.results(s, st, true, new double[S][], new double[S][], field, frames);
         } finally {
-            closeAll(b);
+            GpuResources.closeAll(b);
         }
     }
 
@@ -585,7 +579,7 @@ final class FhnGpu {
             return stats.results(s, st, false, splitInterleaved(hv, S, n), splitInterleaved(hw, S, n), field,
                     frames);
         } finally {
-            closeAll(b);
+            GpuResources.closeAll(b);
         }
     }
 
@@ -748,7 +742,7 @@ final class FhnGpu {
             }
             return resultsMajor(s, st, stats, v, w, b[13], S, frames);
         } finally {
-            closeAll(b);
+            GpuResources.closeAll(b);
         }
     }
 

@@ -2,6 +2,7 @@ package io.sparkgpu.pde;
 
 import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.cuda.DeviceBuffer;
+import io.sparkgpu.cuda.GpuResources;
 import io.sparkgpu.cuda.GpuStream;
 import io.sparkgpu.cuda.KernelLauncher;
 import io.sparkgpu.cuda.KernelTimer;
@@ -84,7 +85,7 @@ public final class PdeEngine {
             }
             return b;
         } catch (RuntimeException e) {
-            FhnGpu.closeAll(b);
+            GpuResources.closeAll(b);
             throw e;
         }
     }
@@ -119,7 +120,7 @@ public final class PdeEngine {
                 st.synchronize(what + " " + S + " x " + n);
                 return x;
             } finally {
-                FhnGpu.closeAll(b);
+                GpuResources.closeAll(b);
             }
         }
     }
@@ -660,7 +661,7 @@ public final class PdeEngine {
                 st.synchronize("cyclic reduction " + S + " x " + n);
                 return x;
             } finally {
-                FhnGpu.closeAll(b);
+                GpuResources.closeAll(b);
             }
         }
     }
@@ -709,7 +710,7 @@ public final class PdeEngine {
                     ms[r] = t.millis();
                 }
             } finally {
-                FhnGpu.closeAll(b);
+                GpuResources.closeAll(b);
             }
         }
         return ms;
@@ -804,7 +805,7 @@ public final class PdeEngine {
                 ms[r] = t.millis();
             }
         } finally {
-            FhnGpu.closeAll(b);
+            GpuResources.closeAll(b);
         }
         return ms;
     }

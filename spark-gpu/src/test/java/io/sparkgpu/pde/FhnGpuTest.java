@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.cuda.DeviceBuffer;
+import io.sparkgpu.cuda.GpuResources;
 import io.sparkgpu.cuda.GpuStream;
 import io.sparkgpu.cuda.KernelLauncher;
 import io.sparkgpu.testutil.GpuTestSupport;
@@ -211,7 +212,7 @@ class FhnGpuTest {
                     }
                     st.synchronize("partition, a b c read back");
                 } finally {
-                    FhnGpu.closeAll(b);
+                    GpuResources.closeAll(b);
                 }
             }
             for (int q = 0; q < 3; q++) {
