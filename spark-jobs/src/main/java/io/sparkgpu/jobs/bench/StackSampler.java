@@ -57,27 +57,53 @@ final class StackSampler implements AutoCloseable {
         return e.getClassName() + "." + e.getMethodName();
     }
 
-    /**
-     * The {@code top} methods by inclusive samples (leaving out the trunk: methods on the stack in every sample), then
-     * the {@code top} by self samples, as text lines with their share of the samples and the wall time that stands for.
-     */
-    synchronized String report(String title, int top) {
-        StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "stack samples of %s: %d every %d ms (about %.2f s)%n", title, samples,
-                periodMs, samples * periodMs / 1e3));
-        append(sb, "inclusive", inclusive, samples, top);
-        append(sb, "self (top frame)", self, Integer.MAX_VALUE, top);
-        return sb.toString();
+    /** The counts so far, copied: a phase's share can be reported later, while the sampling goes on. */
+    synchronized Snapshot snapshot() {
+        return new Snapshot(samples, periodMs, new HashMap<>(inclusive), new HashMap<>(self));
     }
 
-    private void append(StringBuilder sb, String what, Map<String, Integer> m, int trunk, int top) {
-        sb.append("  ").append(what).append(":").append(System.lineSeparator());
-        m.entrySet().stream().filter(e -> e.getValue() < trunk)
-                .sorted((a, b) -> b.getValue() != a.getValue().intValue() ? b.getValue() - a.getValue()
-                        : a.getKey().compareTo(b.getKey()))
-                .limit(top)
-                .forEach(e -> sb.append(String.format(Locale.ROOT, "    %5.1f%%  %6.3f s  %s%n",
-                        100.0 * e.getValue() / Math.max(1, samples), e.getValue() * periodMs / 1e3, e.getKey())));
+    /** {@code snapshot().report(title, top)}. */
+    String report(String title, int top) {
+        return snapshot().report(title, top);
+    }
+
+    /** The sampler's counts at one moment. */
+    static final class Snapshot {
+        private final int samples;
+        private final long periodMs;
+        private final Map<String, Integer> inclusive;
+        private final Map<String, Integer> self;
+
+        private Snapshot(int samples, long periodMs, Map<String, Integer> inclusive, Map<String, Integer> self) {
+            this.samples = samples;
+            this.periodMs = periodMs;
+            this.inclusive = inclusive;
+            this.self = self;
+        }
+
+        /**
+         * The {@code top} methods by inclusive samples (leaving out the trunk: methods on the stack in every sample),
+         * then the {@code top} by self samples, as text lines with their share of the samples and the wall time that
+         * stands for.
+         */
+        String report(String title, int top) {
+            StringBuilder sb = new StringBuilder();
+            sb.append(String.format(Locale.ROOT, "stack samples of %s: %d every %d ms (about %.2f s)%n", title,
+                    samples, periodMs, samples * periodMs / 1e3));
+            append(sb, "inclusive", inclusive, samples, top);
+            append(sb, "self (top frame)", self, Integer.MAX_VALUE, top);
+            return sb.toString();
+        }
+
+        private void append(StringBuilder sb, String what, Map<String, Integer> m, int trunk, int top) {
+            sb.append("  ").append(what).append(":").append(System.lineSeparator());
+            m.entrySet().stream().filter(e -> e.getValue() < trunk)
+                    .sorted((a, b) -> b.getValue() != a.getValue().intValue() ? b.getValue() - a.getValue()
+                            : a.getKey().compareTo(b.getKey()))
+                    .limit(top)
+                    .forEach(e -> sb.append(String.format(Locale.ROOT, "    %5.1f%%  %6.3f s  %s%n",
+                            100.0 * e.getValue() / Math.max(1, samples), e.getValue() * periodMs / 1e3, e.getKey())));
+        }
     }
 
     @Override

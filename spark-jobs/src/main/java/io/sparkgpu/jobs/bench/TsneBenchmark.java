@@ -500,18 +500,16 @@ public final class TsneBenchmark {
         cfg.grid = o.grid;
         cfg.repulsion = o.repulsion;
         cfg.validate(data.n);
-        StackSampler knnStacks = o.sampleStacksMs > 0 ? new StackSampler(Thread.currentThread(), o.sampleStacksMs) : null;
-        StackSampler fitStacks = o.sampleStacksMs > 0 ? new StackSampler(Thread.currentThread(), o.sampleStacksMs) : null;
+        // one sampler: the kNN's counts are copied when it ends, the whole fit's read at the end; both printed after
+        // the clocks stop
+        StackSampler stacks = o.sampleStacksMs > 0 ? new StackSampler(Thread.currentThread(), o.sampleStacksMs) : null;
         long t0 = System.nanoTime();
         int k = cfg.effectiveK(data.n);
         long[] pairsBefore = TsneEngine.lastKnnCellPairs();
         KnnGraph g = o.knnProbes > 0 ? TsneEngine.knnApproximate(data.x, data.n, data.d, k, o.knnProbes, backend)
                 : TsneEngine.knn(data.x, data.n, data.d, k, backend);
         long t1 = System.nanoTime();
-        if (knnStacks != null) {
-            knnStacks.close();
-            System.err.print(knnStacks.report(data.name + " " + backend + ": kNN", 40));
-        }
+        StackSampler.Snapshot knnStacks = stacks != null ? stacks.snapshot() : null;
         long[] pairs = TsneEngine.lastKnnCellPairs();
         if (o.knnProbes == 0 && !Arrays.equals(pairs, pairsBefore)) {
             r.note = String.format(Locale.ROOT, "exact kNN over cells scanned %.2f%% of the n^2 pairs (round 1 "
@@ -525,9 +523,10 @@ public final class TsneBenchmark {
         double[] y0 = TsneEngine.randomInit(data.n, cfg.dimension, cfg.seed);
         TsneResult res = TsneEngine.optimize(p, y0, cfg, null);
         long t3 = System.nanoTime();
-        if (fitStacks != null) {
-            fitStacks.close();
-            System.err.print(fitStacks.report(data.name + " " + backend + ": whole fit", 40));
+        if (stacks != null) {
+            stacks.close();
+            System.err.print(knnStacks.report(data.name + " " + backend + ": kNN", 40));
+            System.err.print(stacks.report(data.name + " " + backend + ": whole fit", 40));
         }
         r.knnS = (t1 - t0) / 1e9;
         r.affS = (t2 - t1) / 1e9;
