@@ -77,14 +77,14 @@
 #define TSNE_PRM_MULT 8
 
 /* G2G: tsne_g2g_direct runs one thread per output node with blocks of TSNE_G2G_TILE threads, staging TSNE_G2G_TILE
- * source nodes at a time (G2GGpu.DIRECT_TILE); the fused axis kernels hold two buffers of lines * m complex doubles
+ * source nodes at a time (G2GGpu.DIRECT_TILE); the fused axis kernels hold two buffers of lines * m complex floats
  * (each rounded up to 8) and 24 bytes per line in dynamic shared memory (G2GGpu.fusedBytes), run blocks of at most
  * TSNE_G2G_FUSED_MAX_THREADS threads with at most TSNE_G2G_FUSED_EPT elements each (G2GGpu.fusedThreads) and
  * radices up to TSNE_G2G_FUSED_MAX_RADIX (G2GPlan.factor for
  * m <= FUSED_MAX_M); the plan's radix code has TSNE_G2G_RADIX_BITS bits per pass (G2GPlan.radixCode); global passes
  * exist for the 5-smooth radices up to TSNE_G2G_MAX_RADIX (G2GPlan.MAX_RADIX). */
 #define TSNE_G2G_TILE 128
-#define TSNE_G2G_FUSED_BYTES(m, lines) (2 * 16 * ((((m) * (lines)) + 7) / 8 * 8) + 24 * (lines))
+#define TSNE_G2G_FUSED_BYTES(m, lines) (2 * 8 * ((((m) * (lines)) + 7) / 8 * 8) + 24 * (lines))
 #define TSNE_G2G_FUSED_EPT 8
 #define TSNE_G2G_FUSED_MAX_THREADS 1024
 #define TSNE_G2G_FUSED_MAX_RADIX 5

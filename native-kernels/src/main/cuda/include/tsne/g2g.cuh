@@ -7,11 +7,17 @@
  * Data layout (all SoA over charges, 32-bit node indices):
  *   q, phi   double[charges][n^dim], node = x + n*(y + n*z) (x fastest); charges = dim + 2.
  *   kt       double[n^dim]: K at the non-negative offset vector delta, laid out like a node.
- *   x, y     complex (double2, re/im interleaved) [arrays][m^dim], m = FFT length per axis (5-smooth, >= n);
+ *   x, y     complex floats (float2, re/im interleaved) [arrays][m^dim], m = FFT length per axis (5-smooth, >= n);
  *            array s < slots = ceil(charges/2) holds q_{2s} + i q_{2s+1} (two real charges per transform: each
  *            parity's contribution of a real charge is real, so real and imaginary parts separate at the end),
- *            array `slots` the kernel of the current parity.
- *   roots    double2[m]: e^{-2 pi i t/m}; shift double2[m]: e^{-i pi j/m} (both computed in Java, uploaded).
+ *            each charge times 2^e_c (G2GPlan.chargeExponents: every charge's largest magnitude in [1, 2), so the
+ *            two charges of an array have similar scales), array `slots` the kernel of the current parity.
+ *   top      int[charges]: the largest biased exponent field of each charge's values (tsne_g2g_exponents,
+ *            zeroed before it); e_c = top == 0 ? 0 : 1023 - top.
+ *   roots    float2[m]: e^{-2 pi i t/m} rounded to float; shift double2[m]: e^{-i pi j/m} (both computed in Java).
+ * Precision: pack and accumulate compute in double and round once to float (pack) or read the floats exactly
+ * (accumulate); the transforms and the multiply run in float (__fadd_rn etc., G2GCpu's float arithmetic), which
+ * halves the bytes every pass moves and the shared memory a line needs.
  *   acc      double[charges][n^dim]: running sum over parities (fused 1-D/2-D path: [parities][charges][n^dim],
  *            each parity's terms, summed by tsne_g2g_sum).
  * FFT without zero-padding: per parity sigma (bit a = axis a odd), pack (shifted charges and folded shifted
@@ -122,21 +128,42 @@ __device__ __forceinline__ double2 g2g_twiddle(const double2 *__restrict__ shift
     return make_double2(re, im);
 }
 
-/* Element i of packed array sl (tsne_g2g_pack): sl < slots: (q_{2sl} + i q_{2sl+1}) * twiddle, zero outside the
- * lattice; sl = slots: the parity-folded kernel times the twiddle. */
-__device__ __forceinline__ double2 g2g_pack_value_at(const double *__restrict__ q, const double *__restrict__ kt,
-                                                     const double2 *__restrict__ shift, int dim, int n, int m,
-                                                     int gridNodes, int charges, int sigma, int sl, int jx, int jy,
-                                                     int jz) {
+/* The power of two e_c of charge c (G2GPlan.chargeExponents): -Math.getExponent of its largest magnitude. */
+__device__ __forceinline__ int g2g_charge_exp(const int *__restrict__ top, int c) {
+    const int b = top[c];
+    return b == 0 ? 0 : 1023 - b;
+}
+
+/* top[c] = max over the charge's values of their biased exponent field (Math.getExponent + 1023; 0 for zeros and
+ * subnormals). Charge c = blockIdx.x / blocksPerCharge; any order gives the same maximum. top must be zeroed first. */
+extern "C" __global__ void tsne_g2g_exponents(const double *__restrict__ q, int *__restrict__ top, int gridNodes,
+                                              int blocksPerCharge) {
+    const int c = blockIdx.x / blocksPerCharge;
+    const int blk = blockIdx.x - c * blocksPerCharge;
+    int b = 0;
+    for (int i = blk * blockDim.x + threadIdx.x; i < gridNodes; i += blocksPerCharge * blockDim.x)
+        b = max(b, (int) ((__double_as_longlong(q[(long long) c * gridNodes + i]) >> 52) & 0x7ff));
+    b = __reduce_max_sync(0xffffffffu, b);
+    if ((threadIdx.x & 31) == 0 && b > 0) atomicMax(&top[c], b);
+}
+
+/* Element i of packed array sl (tsne_g2g_pack): sl < slots: (q_{2sl} 2^e_{2sl} + i q_{2sl+1} 2^e_{2sl+1}) * twiddle,
+ * zero outside the lattice; sl = slots: the parity-folded kernel times the twiddle. In double, rounded to float. */
+__device__ __forceinline__ float2 g2g_pack_value_at(const double *__restrict__ q, const double *__restrict__ kt,
+                                                    const double2 *__restrict__ shift, int dim, int n, int m,
+                                                    int gridNodes, int charges, const int *__restrict__ top,
+                                                    int sigma, int sl, int jx, int jy, int jz) {
     double2 tw = g2g_twiddle(shift, sigma, jx, jy, jz);
     const int slots = (charges + 1) / 2;
     if (sl < slots) {
         bool inside = jx < n && jy < n && jz < n;
         int g = inside ? jx + n * (jy + n * jz) : 0;
-        double re = inside ? q[(long long) (2 * sl) * gridNodes + g] : 0.0;
-        double im = inside && 2 * sl + 1 < charges ? q[(long long) (2 * sl + 1) * gridNodes + g] : 0.0;
-        return make_double2(__dsub_rn(__dmul_rn(re, tw.x), __dmul_rn(im, tw.y)),
-                            __dadd_rn(__dmul_rn(re, tw.y), __dmul_rn(im, tw.x)));
+        double re = inside ? scalbn(q[(long long) (2 * sl) * gridNodes + g], g2g_charge_exp(top, 2 * sl)) : 0.0;
+        double im = inside && 2 * sl + 1 < charges
+                            ? scalbn(q[(long long) (2 * sl + 1) * gridNodes + g], g2g_charge_exp(top, 2 * sl + 1))
+                            : 0.0;
+        return make_float2(__double2float_rn(__dsub_rn(__dmul_rn(re, tw.x), __dmul_rn(im, tw.y))),
+                           __double2float_rn(__dadd_rn(__dmul_rn(re, tw.y), __dmul_rn(im, tw.x))));
     }
     double k = 0.0;
     int parities = 1 << dim;
@@ -158,98 +185,101 @@ __device__ __forceinline__ double2 g2g_pack_value_at(const double *__restrict__ 
         }
         if (valid) k = negative ? __dsub_rn(k, kt[idx]) : __dadd_rn(k, kt[idx]);
     }
-    return make_double2(__dmul_rn(k, tw.x), __dmul_rn(k, tw.y));
+    return make_float2(__double2float_rn(__dmul_rn(k, tw.x)), __double2float_rn(__dmul_rn(k, tw.y)));
 }
 
-__device__ __forceinline__ double2 g2g_pack_value(const double *__restrict__ q, const double *__restrict__ kt,
-                                                  const double2 *__restrict__ shift, int dim, int n, int m,
-                                                  int gridNodes, int charges, int sigma, int sl, int i) {
-    return g2g_pack_value_at(q, kt, shift, dim, n, m, gridNodes, charges, sigma, sl, i % m,
+__device__ __forceinline__ float2 g2g_pack_value(const double *__restrict__ q, const double *__restrict__ kt,
+                                                 const double2 *__restrict__ shift, int dim, int n, int m,
+                                                 int gridNodes, int charges, const int *__restrict__ top, int sigma,
+                                                 int sl, int i) {
+    return g2g_pack_value_at(q, kt, shift, dim, n, m, gridNodes, charges, top, sigma, sl, i % m,
                              dim >= 2 ? (i / m) % m : 0, dim >= 3 ? i / (m * m) : 0);
 }
 
 extern "C" __global__ void tsne_g2g_pack(const double *__restrict__ q, const double *__restrict__ kt,
-                                         const double2 *__restrict__ shift, double2 *__restrict__ x, int dim, int n,
-                                         int m, int fn, int gridNodes, int charges, int sigma) {
+                                         const double2 *__restrict__ shift, float2 *__restrict__ x, int dim, int n,
+                                         int m, int fn, int gridNodes, int charges, const int *__restrict__ top,
+                                         int sigma) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= fn) return;
     int slots = (charges + 1) / 2;
     for (int sl = 0; sl <= slots; sl++)
-        x[(long long) sl * fn + i] = g2g_pack_value(q, kt, shift, dim, n, m, gridNodes, charges, sigma, sl, i);
+        x[(long long) sl * fn + i] =
+            g2g_pack_value(q, kt, shift, dim, n, m, gridNodes, charges, top, sigma, sl, i);
 }
 
 /* The butterfly's arithmetic, shared by the global passes (g2g_butterfly) and the fused axis passes
  * (g2g_fused_pass) so both give G2GCpu.butterfly's bits: inputs t >= 1 times their twiddle roots[k t tstep]
  * (conjugated when inverse), then the R-point DFT. */
 template <int R>
-__device__ __forceinline__ void g2g_twiddle_inputs(double2 (&v)[R], const double2 *__restrict__ roots, int k,
-                                                   int tstep, double sign) {
+__device__ __forceinline__ void g2g_twiddle_inputs(float2 (&v)[R], const float2 *__restrict__ roots, int k,
+                                                   int tstep, float sign) {
 #pragma unroll
     for (int t = 1; t < R; t++) {
-        double2 w = __ldg(&roots[k * t * tstep]);
-        double wi = __dmul_rn(sign, w.y);
-        double ar = v[t].x, ai = v[t].y;
-        v[t].x = __dsub_rn(__dmul_rn(ar, w.x), __dmul_rn(ai, wi));
-        v[t].y = __dadd_rn(__dmul_rn(ar, wi), __dmul_rn(ai, w.x));
+        float2 w = __ldg(&roots[k * t * tstep]);
+        float wi = __fmul_rn(sign, w.y);
+        float ar = v[t].x, ai = v[t].y;
+        v[t].x = __fsub_rn(__fmul_rn(ar, w.x), __fmul_rn(ai, wi));
+        v[t].y = __fadd_rn(__fmul_rn(ar, wi), __fmul_rn(ai, w.x));
     }
 }
 
-/* Constants of the radix-3 and radix-5 DFTs, the doubles of G2GCpu.S3, C51, C52, S51, S52 (hex: the same bits):
- * sin(2 pi/3), cos(2 pi/5), cos(4 pi/5), sin(2 pi/5), sin(4 pi/5). */
-#define G2G_S3 0x1.bb67ae8584caap-1
-#define G2G_C51 0x1.3c6ef372fe95p-2
-#define G2G_C52 (-0x1.9e3779b97f4a7p-1)
-#define G2G_S51 0x1.e6f0e134454ffp-1
-#define G2G_S52 0x1.2cf2304755a5fp-1
+/* Constants of the radix-3 and radix-5 DFTs, the floats of G2GCpu.S3, C51, C52, S51, S52 (hex: the same bits):
+ * sin(2 pi/3), cos(2 pi/5), cos(4 pi/5), sin(2 pi/5), sin(4 pi/5), each rounded to float. */
+#define G2G_S3 0x1.bb67aep-1f
+#define G2G_C51 0x1.3c6ef4p-2f
+#define G2G_C52 (-0x1.9e377ap-1f)
+#define G2G_S51 0x1.e6f0e2p-1f
+#define G2G_S52 0x1.2cf23p-1f
 
-__device__ __forceinline__ double2 g2g_add(double2 a, double2 b) {
-    return make_double2(__dadd_rn(a.x, b.x), __dadd_rn(a.y, b.y));
+__device__ __forceinline__ float2 g2g_add(float2 a, float2 b) {
+    return make_float2(__fadd_rn(a.x, b.x), __fadd_rn(a.y, b.y));
 }
-__device__ __forceinline__ double2 g2g_sub(double2 a, double2 b) {
-    return make_double2(__dsub_rn(a.x, b.x), __dsub_rn(a.y, b.y));
+__device__ __forceinline__ float2 g2g_sub(float2 a, float2 b) {
+    return make_float2(__fsub_rn(a.x, b.x), __fsub_rn(a.y, b.y));
 }
 /* a - i b for the forward transform, a + i b for the inverse: a rotation needs no multiplication */
-__device__ __forceinline__ double2 g2g_add_rot(double2 a, double2 b, int inverse) {
-    return inverse ? make_double2(__dsub_rn(a.x, b.y), __dadd_rn(a.y, b.x))
-                   : make_double2(__dadd_rn(a.x, b.y), __dsub_rn(a.y, b.x));
+__device__ __forceinline__ float2 g2g_add_rot(float2 a, float2 b, int inverse) {
+    return inverse ? make_float2(__fsub_rn(a.x, b.y), __fadd_rn(a.y, b.x))
+                   : make_float2(__fadd_rn(a.x, b.y), __fsub_rn(a.y, b.x));
 }
-__device__ __forceinline__ double2 g2g_scale(double c, double2 a) {
-    return make_double2(__dmul_rn(c, a.x), __dmul_rn(c, a.y));
+__device__ __forceinline__ float2 g2g_scale(float c, float2 a) {
+    return make_float2(__fmul_rn(c, a.x), __fmul_rn(c, a.y));
 }
 
 /* y_u = sum_t v_t W^(t u), W = e^(-2 pi i / R) (forward) or its conjugate (inverse), R = 2..5, in the fixed order
  * of G2GCpu.smallDft: radix 2 and 4 by additions and rotations by -i, radix 3 and 5 by the sums and differences of
  * opposite inputs times the real constants above. */
 template <int R>
-__device__ __forceinline__ void g2g_small_dft(const double2 (&v)[R], double2 (&y)[R], int inverse) {
+__device__ __forceinline__ void g2g_small_dft(const float2 (&v)[R], float2 (&y)[R], int inverse) {
     if (R == 2) {
         y[0] = g2g_add(v[0], v[1]);
         y[1] = g2g_sub(v[0], v[1]);
     } else if (R == 3) {
-        const double2 t1 = g2g_add(v[1], v[2]);
-        const double2 t2 = g2g_scale(G2G_S3, g2g_sub(v[1], v[2]));
-        const double2 m1 = g2g_sub(v[0], g2g_scale(0.5, t1));
+        const float2 t1 = g2g_add(v[1], v[2]);
+        const float2 t2 = g2g_scale(G2G_S3, g2g_sub(v[1], v[2]));
+        const float2 m1 = g2g_sub(v[0], g2g_scale(0.5f, t1));
         y[0] = g2g_add(v[0], t1);
         y[1] = g2g_add_rot(m1, t2, inverse);
         y[2] = g2g_add_rot(m1, t2, !inverse);
     } else if (R == 4) {
-        const double2 a = g2g_add(v[0], v[2]);
-        const double2 b = g2g_sub(v[0], v[2]);
-        const double2 c = g2g_add(v[1], v[3]);
-        const double2 d = g2g_sub(v[1], v[3]);
+        const float2 a = g2g_add(v[0], v[2]);
+        const float2 b = g2g_sub(v[0], v[2]);
+        const float2 c = g2g_add(v[1], v[3]);
+        const float2 d = g2g_sub(v[1], v[3]);
         y[0] = g2g_add(a, c);
         y[1] = g2g_add_rot(b, d, inverse);
         y[2] = g2g_sub(a, c);
         y[3] = g2g_add_rot(b, d, !inverse);
     } else if (R == 5) {
-        const double2 t1 = g2g_add(v[1], v[4]);
-        const double2 t2 = g2g_add(v[2], v[3]);
-        const double2 t3 = g2g_sub(v[1], v[4]);
-        const double2 t4 = g2g_sub(v[2], v[3]);
-        const double2 a1 = g2g_add(g2g_add(v[0], g2g_scale(G2G_C51, t1)), g2g_scale(G2G_C52, t2));
-        const double2 a2 = g2g_add(g2g_add(v[0], g2g_scale(G2G_C52, t1)), g2g_scale(G2G_C51, t2));
-        const double2 b1 = g2g_add(g2g_scale(G2G_S51, t3), g2g_scale(G2G_S52, t4));
-        const double2 b2 = g2g_sub(g2g_scale(G2G_S52, t3), g2g_scale(G2G_S51, t4));
+        const float2 t1 = g2g_add(v[1], v[4]);
+        const float2 t2 = g2g_add(v[2], v[3]);
+        const float2 t3 = g2g_sub(v[1], v[4]);
+        const float2 t4 = g2g_sub(v[2], v[3]);
+        const float2 a1 = g2g_add(g2g_add(v[0], g2g_scale(G2G_C51, t1)), g2g_scale(G2G_C52, t2));
+        const float2 a2 = g2g_add(g2g_add(v[0], g2g_scale(G2G_C52, t1)), g2g_scale(G2G_C51, t2));
+        const float2 b1 = g2g_add(g2g_scale(G2G_S51, t3), g2g_scale(G2G_S52, t4));
+        const float2 b2 = g2g_sub(g2g_scale(G2G_S52, t3), g2g_scale(G2G_S51, t4));
         y[0] = g2g_add(g2g_add(v[0], t1), t2);
         y[1] = g2g_add_rot(a1, b1, inverse);
         y[2] = g2g_add_rot(a2, b2, inverse);
@@ -261,8 +291,8 @@ __device__ __forceinline__ void g2g_small_dft(const double2 (&v)[R], double2 (&y
 /* Butterfly g of one radix-R Stockham pass (G2GCpu.butterfly): g = lo + inner * (j + (m/R) * outer). in/out are
  * global arrays (tsne_g2g_pass_R) or shared-memory lines (tsne_g2g_axis, inner = 1): the same operations. */
 template <int R>
-__device__ __forceinline__ void g2g_butterfly(const double2 *__restrict__ in, double2 *__restrict__ out,
-                                              const double2 *__restrict__ roots, int m, int ns, int inner, int g,
+__device__ __forceinline__ void g2g_butterfly(const float2 *__restrict__ in, float2 *__restrict__ out,
+                                              const float2 *__restrict__ roots, int m, int ns, int inner, int g,
                                               int inverse) {
     const int mr = m / R;
     int lo = g % inner;
@@ -272,14 +302,14 @@ __device__ __forceinline__ void g2g_butterfly(const double2 *__restrict__ in, do
     long long base = lo + (long long) outer * inner * m;
     int k = j % ns;
     int tstep = m / (ns * R);
-    double sign = inverse ? -1.0 : 1.0;
-    double2 v[R];
+    float sign = inverse ? -1.0f : 1.0f;
+    float2 v[R];
 #pragma unroll
     for (int t = 0; t < R; t++) v[t] = in[base + (long long) (j + t * mr) * inner];
     g2g_twiddle_inputs<R>(v, roots, k, tstep, sign);
     int idxD = (j / ns) * ns * R + k;
     if (R <= 5) {
-        double2 y[R];
+        float2 y[R];
         g2g_small_dft<R>(v, y, inverse);
 #pragma unroll
         for (int u = 0; u < R; u++) out[base + (long long) (idxD + u * ns) * inner] = y[u];
@@ -287,19 +317,19 @@ __device__ __forceinline__ void g2g_butterfly(const double2 *__restrict__ in, do
         /* larger radix: one output at a time, roots from L1 (warp-uniform addresses), few registers */
 #pragma unroll 1
         for (int u = 0; u < R; u++) {
-            double sr = v[0].x, si = v[0].y;
+            float sr = v[0].x, si = v[0].y;
             int e = 0;
 #pragma unroll
             for (int t = 1; t < R; t++) {
                 e += u;
                 if (e >= R) e -= R; /* e = (t * u) % R */
-                double2 w = __ldg(&roots[e * mr]);
-                double wi = __dmul_rn(sign, w.y);
-                double ar = v[t].x, ai = v[t].y;
-                sr = __dadd_rn(sr, __dsub_rn(__dmul_rn(ar, w.x), __dmul_rn(ai, wi)));
-                si = __dadd_rn(si, __dadd_rn(__dmul_rn(ar, wi), __dmul_rn(ai, w.x)));
+                float2 w = __ldg(&roots[e * mr]);
+                float wi = __fmul_rn(sign, w.y);
+                float ar = v[t].x, ai = v[t].y;
+                sr = __fadd_rn(sr, __fsub_rn(__fmul_rn(ar, w.x), __fmul_rn(ai, wi)));
+                si = __fadd_rn(si, __fadd_rn(__fmul_rn(ar, wi), __fmul_rn(ai, w.x)));
             }
-            out[base + (long long) (idxD + u * ns) * inner] = make_double2(sr, si);
+            out[base + (long long) (idxD + u * ns) * inner] = make_float2(sr, si);
         }
     }
 }
@@ -308,7 +338,7 @@ __device__ __forceinline__ void g2g_butterfly(const double2 *__restrict__ in, do
  * index arithmetic, 64-bit addresses. */
 #define G2G_PASS(R)                                                                                                \
     extern "C" __global__ void __launch_bounds__(TSNE_BLOCK) tsne_g2g_pass_##R(                                   \
-        const double2 *__restrict__ in, double2 *__restrict__ out, const double2 *__restrict__ roots, int m,       \
+        const float2 *__restrict__ in, float2 *__restrict__ out, const float2 *__restrict__ roots, int m,          \
         int ns, int inner, long long items, int inverse) {                                                         \
         const int g = blockIdx.x * blockDim.x + threadIdx.x;                                                       \
         if (g < items) g2g_butterfly<R>(in, out, roots, m, ns, inner, g, inverse);                                 \
@@ -325,27 +355,31 @@ G2G_PASS(12)
 G2G_PASS(15)
 G2G_PASS(16)
 
-__device__ __forceinline__ double2 g2g_cmul(double2 a, double2 kv) {
-    return make_double2(__dsub_rn(__dmul_rn(a.x, kv.x), __dmul_rn(a.y, kv.y)),
-                        __dadd_rn(__dmul_rn(a.x, kv.y), __dmul_rn(a.y, kv.x)));
+__device__ __forceinline__ float2 g2g_cmul(float2 a, float2 kv) {
+    return make_float2(__fsub_rn(__fmul_rn(a.x, kv.x), __fmul_rn(a.y, kv.y)),
+                       __fadd_rn(__fmul_rn(a.x, kv.y), __fmul_rn(a.y, kv.x)));
 }
 
-extern "C" __global__ void tsne_g2g_multiply(double2 *__restrict__ y, int slots, int fn) {
+extern "C" __global__ void tsne_g2g_multiply(float2 *__restrict__ y, int slots, int fn) {
     long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= (long long) slots * fn) return;
     y[i] = g2g_cmul(y[i], y[(long long) slots * fn + i % fn]);
 }
 
-/* Charge c's share of the inverse-transformed value v at grid node o - c*gridNodes: conj(twiddle) v, its real part
- * for even c and imaginary part for odd c, added to acc (parity 0 starts it); the last parity scales into phi. */
-__device__ __forceinline__ double g2g_term(double2 v, double2 tw, int c) {
-    return (c & 1) == 0 ? __dadd_rn(__dmul_rn(tw.x, v.x), __dmul_rn(tw.y, v.y))
-                        : __dsub_rn(__dmul_rn(tw.x, v.y), __dmul_rn(tw.y, v.x));
+/* Charge c's share of the inverse-transformed value v at grid node o - c*gridNodes: conj(twiddle) v in double, its
+ * real part for even c and imaginary part for odd c, divided by the charge's power of two, added to acc (parity 0
+ * starts it); the last parity scales into phi. */
+__device__ __forceinline__ double g2g_term(float2 v, double2 tw, int c, const int *__restrict__ top) {
+    const double vr = (double) v.x, vi = (double) v.y;
+    return scalbn((c & 1) == 0 ? __dadd_rn(__dmul_rn(tw.x, vr), __dmul_rn(tw.y, vi))
+                               : __dsub_rn(__dmul_rn(tw.x, vi), __dmul_rn(tw.y, vr)),
+                  -g2g_charge_exp(top, c));
 }
 
-__device__ __forceinline__ void g2g_accumulate_one(double2 v, double2 tw, int c, long long o, double *__restrict__ acc,
-                                                   double *__restrict__ phi, int sigma, int last, double scale) {
-    double term = g2g_term(v, tw, c);
+__device__ __forceinline__ void g2g_accumulate_one(float2 v, double2 tw, int c, const int *__restrict__ top,
+                                                   long long o, double *__restrict__ acc, double *__restrict__ phi,
+                                                   int sigma, int last, double scale) {
+    double term = g2g_term(v, tw, c, top);
     double s = sigma == 0 ? term : __dadd_rn(acc[o], term);
     acc[o] = s;
     if (last) phi[o] = __dmul_rn(s, scale);
@@ -363,10 +397,10 @@ extern "C" __global__ void tsne_g2g_sum(const double *__restrict__ acc, double *
     phi[o] = __dmul_rn(s, scale);
 }
 
-extern "C" __global__ void tsne_g2g_accumulate(const double2 *__restrict__ z, const double2 *__restrict__ shift,
+extern "C" __global__ void tsne_g2g_accumulate(const float2 *__restrict__ z, const double2 *__restrict__ shift,
                                                double *__restrict__ acc, double *__restrict__ phi, int dim, int n,
-                                               int m, int fn, int gridNodes, int charges, int sigma, int last,
-                                               double scale) {
+                                               int m, int fn, int gridNodes, int charges,
+                                               const int *__restrict__ top, int sigma, int last, double scale) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= gridNodes) return;
     int jx = i % n;
@@ -375,8 +409,8 @@ extern "C" __global__ void tsne_g2g_accumulate(const double2 *__restrict__ z, co
     int f = jx + m * (jy + m * jz);
     double2 tw = g2g_twiddle(shift, sigma, jx, jy, jz);
     for (int c = 0; c < charges; c++)
-        g2g_accumulate_one(z[(long long) (c >> 1) * fn + f], tw, c, (long long) c * gridNodes + i, acc, phi, sigma,
-                           last, scale);
+        g2g_accumulate_one(z[(long long) (c >> 1) * fn + f], tw, c, top, (long long) c * gridNodes + i, acc, phi,
+                           sigma, last, scale);
 }
 
 /*
@@ -388,7 +422,7 @@ extern "C" __global__ void tsne_g2g_accumulate(const double2 *__restrict__ z, co
  * once per axis instead of once per pass. radixCode: 4 bits per pass, first pass lowest. A block has about one
  * thread per 8 (first axis) or 5 elements (G2GGpu.fusedThreads: never fewer than elements / TSNE_G2G_FUSED_EPT),
  * and each thread issues the loads of all its elements before storing any, so many loads are in flight. Dynamic
- * shared memory: two buffers of L*m double2, each rounded up to 8, then a table of the L lines
+ * shared memory: two buffers of L*m float2, each rounded up to 8, then a table of the L lines
  * (TSNE_G2G_FUSED_BYTES: each line's first element, array and coordinates, so that no element divides by inner, fn
  * or m; the passes divide by g2g_div's multiplications). Loads: for inner = 1 the L lines are contiguous (x
  * fastest); otherwise adjacent lines are adjacent lo, so a warp's loads take L consecutive elements per x (L >= 2
@@ -417,13 +451,13 @@ __device__ __forceinline__ int g2g_quot(int n, G2GDiv v) {
 
 /* One radix-R pass over the block's `total` shared elements, from `in` to `out` (see above). */
 template <int R>
-__device__ __forceinline__ void g2g_fused_pass(const double2 *__restrict__ in, double2 *__restrict__ out,
-                                               const double2 *__restrict__ roots,
+__device__ __forceinline__ void g2g_fused_pass(const float2 *__restrict__ in, float2 *__restrict__ out,
+                                               const float2 *__restrict__ roots,
                                                int m, int ns, int total, int inverse) {
     const int mr = m / R;
     const int items = total / R;
     const int tstep = m / (ns * R);
-    const double sign = inverse ? -1.0 : 1.0;
+    const float sign = inverse ? -1.0f : 1.0f;
     const G2GDiv byMr = g2g_div(mr), byNs = g2g_div(ns);
     for (int g = threadIdx.x; g < items; g += blockDim.x) {
         const int line = g2g_quot(g, byMr);
@@ -431,12 +465,12 @@ __device__ __forceinline__ void g2g_fused_pass(const double2 *__restrict__ in, d
         const int jq = g2g_quot(j, byNs);
         const int k = j - jq * ns;
         const int base = line * m;
-        double2 v[R];
+        float2 v[R];
 #pragma unroll
         for (int t = 0; t < R; t++) v[t] = in[base + j + t * mr];
         g2g_twiddle_inputs<R>(v, roots, k, tstep, sign);
         const int d = base + jq * ns * R + k;
-        double2 y[R];
+        float2 y[R];
         g2g_small_dft<R>(v, y, inverse);
 #pragma unroll
         for (int u = 0; u < R; u++) out[d + u * ns] = y[u];
@@ -465,12 +499,12 @@ __device__ __forceinline__ void g2g_coords(int axis, int x, int l, int L, const 
 }
 
 template <int PRO, int EPI>
-__device__ __forceinline__ void g2g_axis_body(double2 *__restrict__ data, const double2 *__restrict__ roots, int m,
+__device__ __forceinline__ void g2g_axis_body(float2 *__restrict__ data, const float2 *__restrict__ roots, int m,
         int inner, int lines, int L, long long radixCode, int passes, int inverse, const double *__restrict__ q,
         const double *__restrict__ kt, const double2 *__restrict__ shift, double *__restrict__ acc,
-        double *__restrict__ phi, int dim, int n, int fn, int gridNodes, int charges, int sigma, int last,
-        double scale, int axis, int blocksPerParity) {
-    extern __shared__ double2 g2g_lines[];
+        double *__restrict__ phi, int dim, int n, int fn, int gridNodes, int charges, const int *__restrict__ top,
+        int sigma, int last, double scale, int axis, int blocksPerParity) {
+    extern __shared__ float2 g2g_lines[];
     /* blocksPerParity > 0: every parity in one launch, parity blockIdx.x / blocksPerParity on its own arrays
      * (data + sigma (slots + 1) fn), its terms stored to acc + sigma charges gridNodes for tsne_g2g_sum */
     int blk = blockIdx.x;
@@ -481,8 +515,8 @@ __device__ __forceinline__ void g2g_axis_body(double2 *__restrict__ data, const 
     }
     const int total = L * m;
     const int padded = (total + 7) / 8 * 8;
-    double2 *a = g2g_lines;
-    double2 *b = g2g_lines + padded;
+    float2 *a = g2g_lines;
+    float2 *b = g2g_lines + padded;
     /* per line of the block (after the two buffers): its element x = 0 (-1 past the last line), its array and the
      * coordinates of its position in that array, so elements need no division by inner, fn or m */
     long long *lineBase = (long long *) (g2g_lines + 2 * padded);
@@ -505,7 +539,7 @@ __device__ __forceinline__ void g2g_axis_body(double2 *__restrict__ data, const 
     __syncthreads();
     const G2GDiv byM = g2g_div(m), byL = g2g_div(L);
     /* every element's load in flight before any is stored (TSNE_G2G_FUSED_EPT per thread at most) */
-    double2 v[TSNE_G2G_FUSED_EPT];
+    float2 v[TSNE_G2G_FUSED_EPT];
     int slot[TSNE_G2G_FUSED_EPT];
 #pragma unroll
     for (int r = 0; r < TSNE_G2G_FUSED_EPT; r++) {
@@ -520,8 +554,8 @@ __device__ __forceinline__ void g2g_axis_body(double2 *__restrict__ data, const 
                 if (PRO == 1) {
                     int jx, jy, jz;
                     g2g_coords(axis, x, l, L, lineInfo, jx, jy, jz);
-                    v[r] = g2g_pack_value_at(q, kt, shift, dim, n, m, gridNodes, charges, sigma, lineInfo[l], jx, jy,
-                                             jz);
+                    v[r] = g2g_pack_value_at(q, kt, shift, dim, n, m, gridNodes, charges, top, sigma, lineInfo[l], jx,
+                                             jy, jz);
                 } else if (PRO == 2) {
                     const int f = (int) (e - (long long) lineInfo[l] * fn);
                     v[r] = g2g_cmul(data[e], data[(long long) slots * fn + f]);
@@ -545,7 +579,7 @@ __device__ __forceinline__ void g2g_axis_body(double2 *__restrict__ data, const 
             case 4: g2g_fused_pass<4>(a, b, roots, m, ns, total, inverse); break;
             default: g2g_fused_pass<5>(a, b, roots, m, ns, total, inverse); break;
         }
-        double2 *t = a;
+        float2 *t = a;
         a = b;
         b = t;
         ns *= R;
@@ -558,7 +592,7 @@ __device__ __forceinline__ void g2g_axis_body(double2 *__restrict__ data, const 
         g2g_line_pos(idx, inner, m, L, byM, byL, l, x);
         const long long e0 = lineBase[l];
         if (e0 < 0) continue;
-        const double2 w = a[l * m + x];
+        const float2 w = a[l * m + x];
         if (EPI == 1) {
             const int sl = lineInfo[l];
             int jx, jy, jz;
@@ -569,9 +603,9 @@ __device__ __forceinline__ void g2g_axis_body(double2 *__restrict__ data, const 
                 for (int c = 2 * sl; c < 2 * sl + 2 && c < charges; c++) {
                     const long long o = (long long) c * gridNodes + g;
                     if (blocksPerParity > 0)
-                        acc[(long long) sigma * charges * gridNodes + o] = g2g_term(w, tw, c);
+                        acc[(long long) sigma * charges * gridNodes + o] = g2g_term(w, tw, c, top);
                     else
-                        g2g_accumulate_one(w, tw, c, o, acc, phi, sigma, last, scale);
+                        g2g_accumulate_one(w, tw, c, top, o, acc, phi, sigma, last, scale);
                 }
             }
         } else {
@@ -581,14 +615,15 @@ __device__ __forceinline__ void g2g_axis_body(double2 *__restrict__ data, const 
 }
 
 #define G2G_AXIS(NAME, PRO, EPI)                                                                                   \
-    extern "C" __global__ void __launch_bounds__(TSNE_G2G_FUSED_MAX_THREADS) NAME(double2 *__restrict__ data,      \
-            const double2 *__restrict__ roots, int m, int inner, int lines, int L, long long radixCode, int passes, \
+    extern "C" __global__ void __launch_bounds__(TSNE_G2G_FUSED_MAX_THREADS) NAME(float2 *__restrict__ data,       \
+            const float2 *__restrict__ roots, int m, int inner, int lines, int L, long long radixCode, int passes,  \
             int inverse, const double *__restrict__ q, const double *__restrict__ kt,                              \
             const double2 *__restrict__ shift, double *__restrict__ acc, double *__restrict__ phi, int dim, int n, \
-            int fn, int gridNodes, int charges, int sigma, int last, double scale, int axis,                       \
-            int blocksPerParity) {                                                                                 \
+            int fn, int gridNodes, int charges, const int *__restrict__ top, int sigma, int last, double scale,    \
+            int axis, int blocksPerParity) {                                                                       \
         g2g_axis_body<PRO, EPI>(data, roots, m, inner, lines, L, radixCode, passes, inverse, q, kt, shift, acc,    \
-                                phi, dim, n, fn, gridNodes, charges, sigma, last, scale, axis, blocksPerParity);   \
+                                phi, dim, n, fn, gridNodes, charges, top, sigma, last, scale, axis,                \
+                                blocksPerParity);                                                                  \
     }
 G2G_AXIS(tsne_g2g_axis, 0, 0)
 G2G_AXIS(tsne_g2g_axis_pack, 1, 0)

@@ -90,6 +90,11 @@ public final class DeviceBuffer implements AutoCloseable {
         upload(src, 0, src.length, 0, stream);
     }
 
+    public void upload(float[] src, GpuStream stream) {
+        checkRange((long) src.length * Sizeof.FLOAT);
+        cuMemcpyHtoDAsync(ptr, Pointer.to(src), (long) src.length * Sizeof.FLOAT, stream.handle());
+    }
+
     public void upload(long[] src, GpuStream stream) {
         checkRange((long) src.length * Sizeof.LONG);
         cuMemcpyHtoDAsync(ptr, Pointer.to(src), (long) src.length * Sizeof.LONG, stream.handle());

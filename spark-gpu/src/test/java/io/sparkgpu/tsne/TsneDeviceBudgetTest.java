@@ -27,13 +27,15 @@ class TsneDeviceBudgetTest {
         long grid = TsneDeviceBudget.estimate(c, 10_001, 50);
         assertTrue(small > 1000L * 50 * 4 && small < exactLarge, small + " " + exactLarge);
         // above 10,000 points the grid (320 boxes x 4 nodes per axis in 2-D) is added: the state's charges and
-        // potentials and the G2G workspace (4 parities side by side: 4 x 3 complex arrays and 4 x 4 terms a node,
-        // with its own charges, potentials and kernel table: 49 doubles a node)
+        // potentials and the G2G workspace (4 parities side by side: 4 x 3 arrays of complex floats and 4 x 4 terms a
+        // node, with its own charges, potentials and kernel table: 25 doubles and 12 complex floats a node; the float
+        // roots and double shifts, 8 bytes of ping-pong buffer and 5 exponents)
         long g2g = G2GGpu.fftWorkspaceBytes(2, 1280, 4);
-        assertEquals(8L * (49L * 1280 * 1280 + 1 + 4 * 1280), g2g);
+        assertEquals((8L * 25 + 8 * 12) * 1280 * 1280 + 8 + (8 + 16) * 1280 + 4 * 5, g2g);
         assertTrue(grid - exactLarge > g2g, grid + " " + exactLarge);
-        // 3-D keeps one parity after the other: 2 x 4 complex arrays, one set of terms (5 charges)
-        assertEquals(8L * (2 * 5 + 1 + 5 + 2 * 8) * 160 * 160 * 160 + 8L * 4 * 160, G2GGpu.fftWorkspaceBytes(3, 160, 5));
+        // 3-D keeps one parity after the other: 2 x 4 arrays of complex floats, one set of terms (5 charges)
+        assertEquals((8L * (5 + 5 + 1 + 5) + 8 * 2 * 4) * 160 * 160 * 160 + (8 + 16) * 160 + 4 * 5,
+                G2GGpu.fftWorkspaceBytes(3, 160, 5));
     }
 
     @Test

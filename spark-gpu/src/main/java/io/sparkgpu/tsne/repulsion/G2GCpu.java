@@ -4,7 +4,8 @@ import java.util.stream.IntStream;
 
 /**
  * CPU twin of the G2G kernels in tsne.cu (section G2G): the same operations, one rounding each, in the same
- * order per output value, so {@link G2GGpu} returns the same bits. Work is split across threads by output
+ * order per output value, so {@link G2GGpu} returns the same bits (the transforms in Java float arithmetic, the
+ * kernels' __fadd_rn / __fmul_rn; pack and accumulate in double, see {@link G2GPlan}). Work is split across threads by output
  * element only; no sum is ever split, so the result does not depend on the thread count.
  */
 final class G2GCpu {
@@ -50,40 +51,45 @@ final class G2GCpu {
         return phi;
     }
 
-    /** FFT method without zero-padding (see {@link G2GPlan}); O(2^dim * ceil(charges/2) * m^dim * log m): two real charges share one complex transform. */
+    /**
+     * FFT method without zero-padding (see {@link G2GPlan}); O(2^dim * ceil(charges/2) * m^dim * log m): two real
+     * charges share one complex transform. The transforms run in float; charge c enters them times 2^e_c
+     * ({@link G2GPlan#chargeExponents}) and leaves them divided by it (exact).
+     */
     static double[] fft(G2GPlan plan, double h2, double dof, double[] q, int charges) {
         final int fn = plan.fftNodes;
         final double[] kt = G2GPlan.kernelTable(plan.dim, plan.n, h2, dof);
         final double[] acc = new double[charges * plan.gridNodes];
         final double[] phi = new double[charges * plan.gridNodes];
         final int slots = G2GPlan.slots(charges);
-        double[] a = new double[2 * (slots + 1) * fn];
-        double[] b = new double[a.length];
+        final int[] exps = G2GPlan.chargeExponents(q, charges, plan.gridNodes);
+        float[] a = new float[2 * (slots + 1) * fn];
+        float[] b = new float[a.length];
         final double scale = 1.0 / ((double) plan.parities * (double) fn);
         for (int par = 0; par < plan.parities; par++) {
             final int sigma = par;
-            final double[] x = a;
+            final float[] x = a;
             parallel(fn, (from, to) -> {
                 double[] tw = new double[2];
                 for (long i = from; i < to; i++) {
-                    pack(plan, sigma, kt, q, charges, x, i, tw);
+                    pack(plan, sigma, kt, q, charges, exps, x, i, tw);
                 }
             });
-            double[][] ab = {a, b};
+            float[][] ab = {a, b};
             transform(plan, ab, slots + 1, false);
-            final double[] y = ab[0];
+            final float[] y = ab[0];
             parallel((long) slots * fn, (from, to) -> {
                 for (long i = from; i < to; i++) {
                     multiply(y, slots, fn, i);
                 }
             });
             transform(plan, ab, slots, true);
-            final double[] z = ab[0];
+            final float[] z = ab[0];
             final boolean last = par == plan.parities - 1;
             parallel(plan.gridNodes, (from, to) -> {
                 double[] tw = new double[2];
                 for (long i = from; i < to; i++) {
-                    accumulate(plan, sigma, last, scale, z, charges, acc, phi, i, tw);
+                    accumulate(plan, sigma, last, scale, z, charges, exps, acc, phi, i, tw);
                 }
             });
             a = ab[0];
@@ -93,13 +99,13 @@ final class G2GCpu {
     }
 
     /** All passes of the d-dimensional transform of the first {@code arrays} arrays; ab[0] holds the result. */
-    static void transform(G2GPlan plan, double[][] ab, int arrays, boolean inverse) {
+    static void transform(G2GPlan plan, float[][] ab, int arrays, boolean inverse) {
         int inner = 1;
         for (int axis = 0; axis < plan.dim; axis++) {
             int ns = 1;
             for (int r : plan.radices) {
-                final double[] in = ab[0];
-                final double[] out = ab[1];
+                final float[] in = ab[0];
+                final float[] out = ab[1];
                 final int fr = r;
                 final int fns = ns;
                 final int finner = inner;
@@ -160,11 +166,12 @@ final class G2GCpu {
 
     /**
      * Node i of the m^dim lattice for parity sigma: array s < slots gets the shifted complex charge
-     * q_{2s} + i q_{2s+1} (zero outside the n^dim grid; q_{2s+1} = 0 past the last charge), array {@code slots}
-     * the shifted kernel sum_s (sign) K(delta_s) over the 2^dim corners
-     * of the 2m circulant that fold onto this node.
+     * q_{2s} + i q_{2s+1} (zero outside the n^dim grid; q_{2s+1} = 0 past the last charge), each charge times its
+     * power of two 2^exps[c] ({@link G2GPlan#chargeExponents}), array {@code slots} the shifted kernel sum_s (sign) K(delta_s)
+     * over the 2^dim corners of the 2m circulant that fold onto this node. Computed in double, stored rounded to
+     * float.
      */
-    static void pack(G2GPlan plan, int sigma, double[] kt, double[] q, int charges, double[] x, long li,
+    static void pack(G2GPlan plan, int sigma, double[] kt, double[] q, int charges, int[] exps, float[] x, long li,
                      double[] tw) {
         int i = (int) li;
         int m = plan.m;
@@ -179,10 +186,11 @@ final class G2GCpu {
         int g = inside ? jx + n * (jy + n * jz) : 0;
         int slots = G2GPlan.slots(charges);
         for (int sl = 0; sl < slots; sl++) {
-            double re = inside ? q[2 * sl * plan.gridNodes + g] : 0.0;
-            double im = inside && 2 * sl + 1 < charges ? q[(2 * sl + 1) * plan.gridNodes + g] : 0.0;
-            x[2 * (sl * fn + i)] = re * tw[0] - im * tw[1];
-            x[2 * (sl * fn + i) + 1] = re * tw[1] + im * tw[0];
+            double re = inside ? Math.scalb(q[2 * sl * plan.gridNodes + g], exps[2 * sl]) : 0.0;
+            double im = inside && 2 * sl + 1 < charges
+                    ? Math.scalb(q[(2 * sl + 1) * plan.gridNodes + g], exps[2 * sl + 1]) : 0.0;
+            x[2 * (sl * fn + i)] = (float) (re * tw[0] - im * tw[1]);
+            x[2 * (sl * fn + i) + 1] = (float) (re * tw[1] + im * tw[0]);
         }
         double k = 0.0;
         for (int s = 0; s < plan.parities; s++) {
@@ -209,18 +217,18 @@ final class G2GCpu {
                 k = negative ? k - kt[idx] : k + kt[idx];
             }
         }
-        x[2 * (slots * fn + i)] = k * tw[0];
-        x[2 * (slots * fn + i) + 1] = k * tw[1];
+        x[2 * (slots * fn + i)] = (float) (k * tw[0]);
+        x[2 * (slots * fn + i) + 1] = (float) (k * tw[1]);
     }
 
     /**
      * Items [from, to) of one radix-r Stockham pass (see {@link #butterfly}); walks (lo, j, outer) by increments
      * instead of dividing per item, and looks the r-th roots up through a precomputed (t * u) mod r table.
      */
-    static void passRange(double[] roots, int m, int r, int ns, int inner, boolean inverse, double[] in,
-                          double[] out, long from, long to) {
+    static void passRange(float[] roots, int m, int r, int ns, int inner, boolean inverse, float[] in,
+                          float[] out, long from, long to) {
         int mr = m / r;
-        double[] v = new double[4 * r]; // inputs, then smallDft's outputs
+        float[] v = new float[4 * r]; // inputs, then smallDft's outputs
         int[] rootIdx = new int[r * r];
         for (int t = 0; t < r; t++) {
             for (int u = 0; u < r; u++) {
@@ -248,13 +256,13 @@ final class G2GCpu {
      * applies the twiddles of sub-transform length ns * r, a direct r-point DFT, and stores with stride ns.
      * The item index of the GPU kernel is g = lo + inner * (j + (m / r) * outer).
      */
-    static void butterfly(double[] roots, int[] rootIdx, int m, int r, int ns, int inner, boolean inverse,
-                          double[] in, double[] out, long lo, int j, long outer, double[] v) {
+    static void butterfly(float[] roots, int[] rootIdx, int m, int r, int ns, int inner, boolean inverse,
+                          float[] in, float[] out, long lo, int j, long outer, float[] v) {
         int mr = m / r;
         long base = lo + outer * inner * (long) m;
         int k = j % ns;
         int tstep = m / (ns * r);
-        double sign = inverse ? -1.0 : 1.0;
+        float sign = inverse ? -1.0f : 1.0f;
         for (int t = 0; t < r; t++) {
             int e = (int) (2 * (base + (long) (j + t * mr) * inner));
             v[2 * t] = in[e];
@@ -262,10 +270,10 @@ final class G2GCpu {
         }
         for (int t = 1; t < r; t++) {
             int w = k * t * tstep;
-            double wr = roots[2 * w];
-            double wi = sign * roots[2 * w + 1];
-            double ar = v[2 * t];
-            double ai = v[2 * t + 1];
+            float wr = roots[2 * w];
+            float wi = sign * roots[2 * w + 1];
+            float ar = v[2 * t];
+            float ai = v[2 * t + 1];
             v[2 * t] = ar * wr - ai * wi;
             v[2 * t + 1] = ar * wi + ai * wr;
         }
@@ -280,14 +288,14 @@ final class G2GCpu {
             return;
         }
         for (int u = 0; u < r; u++) {
-            double sr = v[0];
-            double si = v[1];
+            float sr = v[0];
+            float si = v[1];
             for (int t = 1; t < r; t++) {
                 int w = rootIdx[t * r + u];
-                double wr = roots[w];
-                double wi = sign * roots[w + 1];
-                double ar = v[2 * t];
-                double ai = v[2 * t + 1];
+                float wr = roots[w];
+                float wi = sign * roots[w + 1];
+                float ar = v[2 * t];
+                float ai = v[2 * t + 1];
                 sr = sr + (ar * wr - ai * wi);
                 si = si + (ar * wi + ai * wr);
             }
@@ -297,12 +305,15 @@ final class G2GCpu {
         }
     }
 
-    /** sin(2 pi/3), cos(2 pi/5), cos(4 pi/5), sin(2 pi/5), sin(4 pi/5): G2G_S3 .. G2G_S52 of g2g.cuh, same bits. */
-    static final double S3 = 0x1.bb67ae8584caap-1;
-    static final double C51 = 0x1.3c6ef372fe95p-2;
-    static final double C52 = -0x1.9e3779b97f4a7p-1;
-    static final double S51 = 0x1.e6f0e134454ffp-1;
-    static final double S52 = 0x1.2cf2304755a5fp-1;
+    /**
+     * sin(2 pi/3), cos(2 pi/5), cos(4 pi/5), sin(2 pi/5), sin(4 pi/5), rounded to float: G2G_S3 .. G2G_S52 of
+     * g2g.cuh, same bits.
+     */
+    static final float S3 = 0x1.bb67aep-1f;
+    static final float C51 = 0x1.3c6ef4p-2f;
+    static final float C52 = -0x1.9e377ap-1f;
+    static final float S51 = 0x1.e6f0e2p-1f;
+    static final float S52 = 0x1.2cf23p-1f;
 
     /**
      * The R-point DFT (R = 2..5) of the twiddled inputs v[0 .. 2R) (re, im pairs), written to v[2R .. 4R):
@@ -310,7 +321,7 @@ final class G2GCpu {
      * and rotations by -i (no multiplication), radix 3 and 5 by sums and differences of opposite inputs times the
      * constants above. The operations and their order are g2g_small_dft's (include/tsne/g2g.cuh): equal bits.
      */
-    static void smallDft(int r, double[] v, boolean inverse) {
+    static void smallDft(int r, float[] v, boolean inverse) {
         int y = 2 * r;
         switch (r) {
             case 2 -> {
@@ -320,26 +331,26 @@ final class G2GCpu {
                 v[y + 3] = v[1] - v[3];
             }
             case 3 -> {
-                double t1r = v[2] + v[4];
-                double t1i = v[3] + v[5];
-                double t2r = S3 * (v[2] - v[4]);
-                double t2i = S3 * (v[3] - v[5]);
-                double m1r = v[0] - 0.5 * t1r;
-                double m1i = v[1] - 0.5 * t1i;
+                float t1r = v[2] + v[4];
+                float t1i = v[3] + v[5];
+                float t2r = S3 * (v[2] - v[4]);
+                float t2i = S3 * (v[3] - v[5]);
+                float m1r = v[0] - 0.5f * t1r;
+                float m1i = v[1] - 0.5f * t1i;
                 v[y] = v[0] + t1r;
                 v[y + 1] = v[1] + t1i;
                 rot(v, y + 2, m1r, m1i, t2r, t2i, inverse);
                 rot(v, y + 4, m1r, m1i, t2r, t2i, !inverse);
             }
             case 4 -> {
-                double ar = v[0] + v[4];
-                double ai = v[1] + v[5];
-                double br = v[0] - v[4];
-                double bi = v[1] - v[5];
-                double cr = v[2] + v[6];
-                double ci = v[3] + v[7];
-                double dr = v[2] - v[6];
-                double di = v[3] - v[7];
+                float ar = v[0] + v[4];
+                float ai = v[1] + v[5];
+                float br = v[0] - v[4];
+                float bi = v[1] - v[5];
+                float cr = v[2] + v[6];
+                float ci = v[3] + v[7];
+                float dr = v[2] - v[6];
+                float di = v[3] - v[7];
                 v[y] = ar + cr;
                 v[y + 1] = ai + ci;
                 rot(v, y + 2, br, bi, dr, di, inverse);
@@ -348,22 +359,22 @@ final class G2GCpu {
                 rot(v, y + 6, br, bi, dr, di, !inverse);
             }
             case 5 -> {
-                double t1r = v[2] + v[8];
-                double t1i = v[3] + v[9];
-                double t2r = v[4] + v[6];
-                double t2i = v[5] + v[7];
-                double t3r = v[2] - v[8];
-                double t3i = v[3] - v[9];
-                double t4r = v[4] - v[6];
-                double t4i = v[5] - v[7];
-                double a1r = (v[0] + C51 * t1r) + C52 * t2r;
-                double a1i = (v[1] + C51 * t1i) + C52 * t2i;
-                double a2r = (v[0] + C52 * t1r) + C51 * t2r;
-                double a2i = (v[1] + C52 * t1i) + C51 * t2i;
-                double b1r = S51 * t3r + S52 * t4r;
-                double b1i = S51 * t3i + S52 * t4i;
-                double b2r = S52 * t3r - S51 * t4r;
-                double b2i = S52 * t3i - S51 * t4i;
+                float t1r = v[2] + v[8];
+                float t1i = v[3] + v[9];
+                float t2r = v[4] + v[6];
+                float t2i = v[5] + v[7];
+                float t3r = v[2] - v[8];
+                float t3i = v[3] - v[9];
+                float t4r = v[4] - v[6];
+                float t4i = v[5] - v[7];
+                float a1r = (v[0] + C51 * t1r) + C52 * t2r;
+                float a1i = (v[1] + C51 * t1i) + C52 * t2i;
+                float a2r = (v[0] + C52 * t1r) + C51 * t2r;
+                float a2i = (v[1] + C52 * t1i) + C51 * t2i;
+                float b1r = S51 * t3r + S52 * t4r;
+                float b1i = S51 * t3i + S52 * t4i;
+                float b2r = S52 * t3r - S51 * t4r;
+                float b2i = S52 * t3i - S51 * t4i;
                 v[y] = (v[0] + t1r) + t2r;
                 v[y + 1] = (v[1] + t1i) + t2i;
                 rot(v, y + 2, a1r, a1i, b1r, b1i, inverse);
@@ -376,7 +387,7 @@ final class G2GCpu {
     }
 
     /** a - i b (forward) or a + i b (inverse) into v[at], v[at + 1] (g2g_add_rot). */
-    private static void rot(double[] v, int at, double ar, double ai, double br, double bi, boolean inverse) {
+    private static void rot(float[] v, int at, float ar, float ai, float br, float bi, boolean inverse) {
         if (inverse) {
             v[at] = ar - bi;
             v[at + 1] = ai + br;
@@ -387,13 +398,13 @@ final class G2GCpu {
     }
 
     /** Element i of the charge spectra times the kernel spectrum (array {@code slots}). */
-    static void multiply(double[] y, int slots, int fn, long li) {
+    static void multiply(float[] y, int slots, int fn, long li) {
         int i = (int) li;
         int kk = 2 * (slots * fn + i % fn);
-        double kr = y[kk];
-        double ki = y[kk + 1];
-        double ar = y[2 * i];
-        double ai = y[2 * i + 1];
+        float kr = y[kk];
+        float ki = y[kk + 1];
+        float ar = y[2 * i];
+        float ai = y[2 * i + 1];
         y[2 * i] = ar * kr - ai * ki;
         y[2 * i + 1] = ar * ki + ai * kr;
     }
@@ -401,9 +412,10 @@ final class G2GCpu {
     /**
      * Grid node i: conj(shift) * z of this parity is real for a real charge (each parity class of the length-2m
      * spectrum is closed under negation), so its real part belongs to charge 2s and its imaginary part to charge
-     * 2s + 1 of slot s. Adds them to acc (the first parity stores them); the last parity writes acc * scale.
+     * 2s + 1 of slot s, computed in double from the float z and divided by the charge's power of two (exact). Adds them
+     * to acc (the first parity stores them); the last parity writes acc * scale.
      */
-    static void accumulate(G2GPlan plan, int sigma, boolean last, double scale, double[] z, int charges,
+    static void accumulate(G2GPlan plan, int sigma, boolean last, double scale, float[] z, int charges, int[] exps,
                            double[] acc, double[] phi, long li, double[] tw) {
         int i = (int) li;
         int n = plan.n;
@@ -415,7 +427,10 @@ final class G2GCpu {
         twiddle(plan.shift, sigma, jx, jy, jz, tw);
         for (int c = 0; c < charges; c++) {
             int e = 2 * ((c >> 1) * plan.fftNodes + f);
-            double term = (c & 1) == 0 ? tw[0] * z[e] + tw[1] * z[e + 1] : tw[0] * z[e + 1] - tw[1] * z[e];
+            double zr = z[e];
+            double zi = z[e + 1];
+            double term = Math.scalb((c & 1) == 0 ? tw[0] * zr + tw[1] * zi : tw[0] * zi - tw[1] * zr,
+                    -exps[c]);
             int o = c * plan.gridNodes + i;
             double s = sigma == 0 ? term : acc[o] + term;
             acc[o] = s;

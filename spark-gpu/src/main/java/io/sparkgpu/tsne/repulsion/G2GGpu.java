@@ -36,13 +36,19 @@ public final class G2GGpu {
      * (tsne_g2g_axis alone, 12 arrays of m^2, m = 640, 960, 1280, 2026-12-07): one line of 8 elements a thread was
      * fastest on the first axis (1280: 0.356 ms against 0.413 with 4 elements a thread), two lines of 5 elements a
      * thread on the others (1280: 0.506 ms against 0.690 with 4, whose 640-thread block fills an SM's registers
-     * alone); four lines a block were slower on both axes.
+     * alone); four lines a block were slower on both axes. Those timings were of complex doubles; the arrays are
+     * complex floats since (half the shared memory a line, about 50 registers a thread), and the shapes are still
+     * the double-timed ones until the float kernels are timed the same way.
      */
     static final int FUSED_EPT = 8;
     static final int FUSED_MAX_THREADS = 1024;
     static final int CONTIGUOUS_ELEMS_PER_THREAD = 8;
     static final int STRIDED_ELEMS_PER_THREAD = 5;
     static final int BLOCK_ELEMS = 1024;
+    /** Blocks per charge of tsne_g2g_exponents (each thread strides over the nodes). */
+    static final int EXPONENT_BLOCKS = 128;
+    /** Ints of the exponent buffer: one per charge, at most TSNE_MAX_CHARGES (3-D: 5). */
+    static final int TOP_INTS = 5;
     static final int MAX_SHAPES = 4;
     static final int MAX_IDLE = 4;
 
@@ -138,6 +144,11 @@ public final class G2GGpu {
         int fn = plan.fftNodes;
         int slots = G2GPlan.slots(charges);
         double scale = 1.0 / ((double) plan.parities * (double) fn);
+        // each charge's power of two for the float transforms (G2GPlan.chargeExponents): the largest exponent field
+        ws.top.zero(s);
+        int perCharge = Math.min(grid(nodes), EXPONENT_BLOCKS);
+        KernelLauncher.launch(s, MODULE, "tsne_g2g_exponents", perCharge * charges, BLOCK, 0, q, ws.top, nodes,
+                perCharge);
         if (fused(s.device(), plan)) {
             // per axis one shared-memory kernel; pack, multiply and accumulate ride in the first and last. In 1-D and
             // 2-D every parity runs in the same launch (parity = block / blocksPerParity, its own arrays and terms),
@@ -160,8 +171,8 @@ public final class G2GGpu {
                         KernelLauncher.launch(s, MODULE, kernel, together ? blocks * plan.parities : blocks,
                                 fusedThreads(plan.m * per, contiguous), fusedBytes(plan.m, per), ws.a, ws.roots,
                                 plan.m, inner, lines, per, plan.radixCode(), plan.radices.length, inverse, q, ws.kt,
-                                ws.shift, ws.acc, phi, plan.dim, plan.n, fn, nodes, charges, sigma, last, scale, axis,
-                                together ? blocks : 0);
+                                ws.shift, ws.acc, phi, plan.dim, plan.n, fn, nodes, charges, ws.top, sigma, last,
+                                scale, axis, together ? blocks : 0);
                         inner *= plan.m;
                     }
                 }
@@ -175,14 +186,14 @@ public final class G2GGpu {
         }
         for (int sigma = 0; sigma < plan.parities; sigma++) {
             KernelLauncher.launch(s, MODULE, "tsne_g2g_pack", grid(fn), BLOCK, 0,
-                    q, ws.kt, ws.shift, ws.a, plan.dim, plan.n, plan.m, fn, nodes, charges, sigma);
+                    q, ws.kt, ws.shift, ws.a, plan.dim, plan.n, plan.m, fn, nodes, charges, ws.top, sigma);
             DeviceBuffer[] ab = {ws.a, ws.b};
             transform(s, plan, ws.roots, ab, slots + 1, false);
             KernelLauncher.launch(s, MODULE, "tsne_g2g_multiply", grid((long) slots * fn), BLOCK, 0,
                     ab[0], slots, fn);
             transform(s, plan, ws.roots, ab, slots, true);
             KernelLauncher.launch(s, MODULE, "tsne_g2g_accumulate", grid(nodes), BLOCK, 0,
-                    ab[0], ws.shift, ws.acc, phi, plan.dim, plan.n, plan.m, fn, nodes, charges, sigma,
+                    ab[0], ws.shift, ws.acc, phi, plan.dim, plan.n, plan.m, fn, nodes, charges, ws.top, sigma,
                     sigma == plan.parities - 1 ? 1 : 0, scale);
             // pack always writes ws.a: if the result ended in ws.b the next parity still starts from ws.a
         }
@@ -209,7 +220,8 @@ public final class G2GGpu {
 
     /**
      * Lines per block of tsne_g2g_axis: enough for about BLOCK_ELEMS points per block, at least 2 on strided axes
-     * (two adjacent lines fill a 32-byte sector), at most FUSED_EPT * FUSED_MAX_THREADS points, fewer if the device's
+     * (two adjacent lines read 16 bytes of a row, half a 32-byte sector; the next block's lines the other half), at
+     * most FUSED_EPT * FUSED_MAX_THREADS points, fewer if the device's
      * shared memory per block is smaller; 0 when not even one line fits (the caller then runs the global passes).
      */
     static int fusedLines(CudaDevice dev, int m, boolean contiguous) {
@@ -232,25 +244,27 @@ public final class G2GGpu {
      */
     public static long fftWorkspaceBytes(int dim, int n, int charges) {
         G2GPlan plan = G2GPlan.of(dim, n);
-        long doubles = 0;
-        for (long d : fftWorkspaceDoubles(plan, charges, plan.fusable())) {
-            doubles += d;
+        long bytes = 0;
+        for (long b : fftWorkspaceBufferBytes(plan, charges, plan.fusable())) {
+            bytes += b;
         }
-        return 8 * doubles;
+        return bytes;
     }
 
     /**
-     * Doubles of each buffer of an FFT workspace, in the order {q, phi, kt, acc, a, b, roots, shift}: the fused path
-     * with the parities side by side holds every parity's complex arrays in a and their terms in acc, and leaves b
-     * (the global passes' ping-pong buffer) a token double.
+     * Bytes of each buffer of an FFT workspace, in the order {q, phi, kt, acc, a, b, roots, shift, top}: doubles but for
+     * the complex float arrays a and b and the float roots. The fused path with the parities side by side holds every
+     * parity's complex arrays in a and their terms in acc, and leaves b (the global passes' ping-pong buffer) a token
+     * 8 bytes.
      */
-    static long[] fftWorkspaceDoubles(G2GPlan plan, int charges, boolean fused) {
+    static long[] fftWorkspaceBufferBytes(G2GPlan plan, int charges, boolean fused) {
         long fn = plan.fftNodes;
         boolean together = fused && parallelParities(plan);
         long sets = together ? plan.parities : 1;
-        long arrays = 2L * (G2GPlan.slots(charges) + 1) * fn;
-        return new long[] {charges * fn, charges * fn, fn, sets * charges * fn, sets * arrays, together ? 1 : arrays,
-            2L * plan.m, 2L * plan.m};
+        long arrayFloats = 2L * (G2GPlan.slots(charges) + 1) * fn;
+        return new long[] {8 * charges * fn, 8 * charges * fn, 8 * fn, 8 * sets * charges * fn,
+            4 * sets * arrayFloats, together ? 8 : 4 * arrayFloats, 4 * 2L * plan.m, 8 * 2L * plan.m,
+            4L * TOP_INTS};
     }
 
     /** Whether the FFT runs in the fused shared-memory axis kernels on this device. */
@@ -269,11 +283,11 @@ public final class G2GGpu {
     }
 
     /**
-     * Dynamic shared memory of a fused axis block: two buffers of lines * m complex doubles, each rounded up to 8,
+     * Dynamic shared memory of a fused axis block: two buffers of lines * m complex floats, each rounded up to 8,
      * and the lines' table (first element, array, coordinates: 24 bytes a line).
      */
     static int fusedBytes(int m, int lines) {
-        return 2 * 16 * ((m * lines + 7) / 8 * 8) + 24 * lines;
+        return 2 * 8 * ((m * lines + 7) / 8 * 8) + 24 * lines;
     }
 
     /**
@@ -368,22 +382,24 @@ public final class G2GGpu {
         final DeviceBuffer b;
         final DeviceBuffer roots;
         final DeviceBuffer shift;
+        /** Each charge's largest exponent field (tsne_g2g_exponents), TSNE_MAX_CHARGES ints. */
+        final DeviceBuffer top;
         /** Cross-stream order of {@link #enqueue}: the caller's inputs, then this workspace's kernels. */
         final GpuEvent inputs;
         final GpuEvent done;
 
         Workspace(CudaDevice dev, G2GPlan plan, int charges, boolean fft) {
             GpuStream st = new GpuStream(dev);
-            DeviceBuffer[] made = new DeviceBuffer[8];
+            DeviceBuffer[] made = new DeviceBuffer[9];
             GpuEvent in = null;
             GpuEvent out = null;
             try {
                 in = new GpuEvent(dev, false);
                 out = new GpuEvent(dev, false);
                 if (fft) { // the FFT workspace serves every n with this m
-                    long[] doubles = fftWorkspaceDoubles(plan, charges, fused(dev, plan));
-                    for (int i = 0; i < made.length; i++) {
-                        made[i] = DeviceBuffer.ofDoubles(dev, doubles[i]);
+                    long[] bytes = fftWorkspaceBufferBytes(plan, charges, fused(dev, plan));
+                    for (int i = 0; i < bytes.length; i++) {
+                        made[i] = DeviceBuffer.allocate(dev, bytes[i]);
                     }
                     made[6].upload(plan.roots, st);
                     made[7].upload(plan.shift, st);
@@ -409,6 +425,7 @@ public final class G2GGpu {
             b = made[5];
             roots = made[6];
             shift = made[7];
+            top = made[8];
         }
 
         @Override
@@ -418,7 +435,7 @@ public final class G2GGpu {
             } catch (RuntimeException ignored) {
                 // a broken context: freeing is all that is left to do
             }
-            GpuResources.closeAll(q, phi, kt, acc, a, b, roots, shift, inputs, done, stream);
+            GpuResources.closeAll(q, phi, kt, acc, a, b, roots, shift, top, inputs, done, stream);
         }
     }
 }

@@ -28,6 +28,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * radices <= {@link #MAX_RADIX} (ties: smallest radix sum), one global-memory pass each. The CPU twin runs the
  * same radices, so both sides keep the same bits. Twiddles and half-sample shifts are computed once here
  * (Math.cos / Math.sin) and are the only trigonometric values either side uses.
+ *
+ * <p><b>Precision.</b> The transforms and the spectra's product run in float (the twiddles rounded to float), which
+ * halves the bytes each pass moves and the shared memory a line needs; packing (half-sample shift, kernel folding)
+ * and accumulating (the shift undone, the parities summed) compute in double, rounding once to float on the way in.
+ * Each charge enters scaled by a power of two ({@link #chargeExponents}) so that the two real charges sharing a
+ * complex transform have similar sizes. The potentials then agree with the direct sum to about 1e-7 of each
+ * charge's own scale (tests allow 2e-6), far below the interpolation's error (issue 7's aim: 1e-3 in the force).
  */
 final class G2GPlan {
     /** Largest radix of one pass (a direct R-point DFT in registers on the GPU). */
@@ -48,8 +55,11 @@ final class G2GPlan {
     /** 2^dim parity combinations. */
     final int parities;
     final int[] radices;
-    /** roots[2t], roots[2t+1] = cos, -sin of 2 pi t / m, t in [0, m). */
-    final double[] roots;
+    /**
+     * roots[2t], roots[2t+1] = cos, -sin of 2 pi t / m, t in [0, m), each rounded to float: the transforms run in
+     * float (see the class comment).
+     */
+    final float[] roots;
     /** shift[2j], shift[2j+1] = cos, -sin of pi j / m, j in [0, m). */
     final double[] shift;
 
@@ -61,12 +71,12 @@ final class G2GPlan {
         this.gridNodes = pow(n, dim);
         this.parities = 1 << dim;
         this.radices = factor(m);
-        this.roots = new double[2 * m];
+        this.roots = new float[2 * m];
         this.shift = new double[2 * m];
         for (int t = 0; t < m; t++) {
             double a = 2 * Math.PI * t / m;
-            roots[2 * t] = Math.cos(a);
-            roots[2 * t + 1] = -Math.sin(a);
+            roots[2 * t] = (float) Math.cos(a);
+            roots[2 * t + 1] = (float) -Math.sin(a);
             double b = Math.PI * t / m;
             shift[2 * t] = Math.cos(b);
             shift[2 * t + 1] = -Math.sin(b);
@@ -199,6 +209,27 @@ final class G2GPlan {
             return 1.0 / (t * t);
         }
         return TsneKernel.pow(TsneKernel.base(h2 * (double) d2, dof), dof + 1.0);
+    }
+
+    /**
+     * The power of two (its exponent) each charge is multiplied by before the float transforms and divided by after
+     * them: -E_c for E_c = max over the charge's values of Math.getExponent(q), so its largest magnitude enters the
+     * transforms in [1, 2); 0 for a charge of zeros and subnormals only (E_c = -1023). Two real charges share one
+     * complex transform, and a float transform's round-off is relative to the larger of the two, so charges of very
+     * different sizes (t-SNE's w, w u and w |u|^2) would lose their smaller partner's digits. Powers of two are exact,
+     * so this changes only the round-off of the transforms, never what is computed; the maximum of the exponents does
+     * not depend on the order it is taken in (tsne_g2g_exponents takes it with atomicMax on the GPU).
+     */
+    static int[] chargeExponents(double[] q, int charges, int nodes) {
+        int[] e = new int[charges];
+        for (int c = 0; c < charges; c++) {
+            int top = Double.MIN_EXPONENT - 1;
+            for (int i = c * nodes; i < (c + 1) * nodes; i++) {
+                top = Math.max(top, Math.getExponent(q[i]));
+            }
+            e[c] = top == Double.MIN_EXPONENT - 1 ? 0 : -top;
+        }
+        return e;
     }
 
     /** Complex arrays that carry the real charges, two per array (q_{2s} + i q_{2s+1}). */

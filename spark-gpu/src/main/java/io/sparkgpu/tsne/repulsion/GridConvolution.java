@@ -17,7 +17,9 @@ import io.sparkgpu.cuda.CudaDevice;
  *   into 2^dim parity combinations of m^dim-point transforms, so no zero-padded array is formed (SG-t-SNE-Pi's
  *   no-padding scheme); our own mixed-radix Stockham FFT, with two real charges per complex transform:
  *   O(2^dim * ceil(charges/2) * m^dim * log m) time, O(ceil(charges/2) * m^dim) extra memory. Exact in exact
- *   arithmetic; in doubles it agrees with DIRECT to about 1e-14 relative to each charge's potential scale.</li>
+ *   arithmetic; its transforms run in float (pack and accumulate in double, each charge scaled by a power of two,
+ *   {@link G2GPlan}), so it agrees with DIRECT to about 1e-7 relative to each charge's potential scale (of the
+ *   total charge where signed charges cancel).</li>
  *   <li><b>AUTO</b>: the one with the smaller modelled time on the GPU ({@link #DIRECT_NS_GPU} etc.), also when
  *   the CPU twin runs, so that the result does not depend on the backend.</li>
  * </ul>

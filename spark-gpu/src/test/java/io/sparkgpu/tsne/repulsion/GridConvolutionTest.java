@@ -70,6 +70,29 @@ class GridConvolutionTest {
         return GridConvolution.maxRelativeDifference(g, a, b);
     }
 
+    /**
+     * Max over charges c of max |a - b| / sum |q_c|: the float transforms' round-off is relative to the transformed
+     * data, so where a charge's signed values cancel (phi much smaller than sum |q| * max K, K <= 1) it is the
+     * absolute scale that bounds the difference, not the potential's own size.
+     */
+    static double diffOverTotalCharge(InterpGrid g, double[] a, double[] b, double[] q) {
+        int nodes = g.nodes();
+        double worst = 0;
+        for (int c = 0; c < g.charges(); c++) {
+            double total = 0;
+            double diff = 0;
+            for (int i = c * nodes; i < (c + 1) * nodes; i++) {
+                total += Math.abs(q[i]);
+                diff = Math.max(diff, Math.abs(a[i] - b[i]));
+            }
+            worst = Math.max(worst, total == 0 ? diff : diff / total);
+        }
+        return worst;
+    }
+
+    /** Max relative difference allowed between FFT (float transforms) and DIRECT potentials, per charge. */
+    static final double FFT_REL = 2e-6;
+
     static final int[][] SHAPES = {
         // dim, intervals, p
         {1, 1, 1}, {1, 2, 1}, {1, 7, 1}, {1, 13, 1}, {1, 11, 3}, {1, 31, 1}, {1, 97, 1}, {1, 50, 3},
@@ -143,8 +166,8 @@ class GridConvolutionTest {
                 double[] q = randomCharges(g, 100 + s[1] * 3 + s[0]);
                 double[] direct = GridConvolution.convolve(g, q, Method.DIRECT, Backend.CPU);
                 double[] fft = GridConvolution.convolve(g, q, Method.FFT, Backend.CPU);
-                double rel = relDiff(g, fft, direct);
-                assertTrue(rel < 1e-12, "FFT vs DIRECT " + java.util.Arrays.toString(s) + " boxWidth " + bw
+                double rel = diffOverTotalCharge(g, fft, direct, q);
+                assertTrue(rel < FFT_REL, "FFT vs DIRECT " + java.util.Arrays.toString(s) + " boxWidth " + bw
                         + " (m=" + G2GPlan.fftSize(g.nodesPerDim()) + "): " + rel);
             }
         }
@@ -179,7 +202,43 @@ class GridConvolutionTest {
             double[] direct = GridConvolution.convolve(g, q, Method.DIRECT, Backend.CPU);
             double[] fft = GridConvolution.convolve(g, q, Method.FFT, Backend.CPU);
             double rel = relDiff(g, fft, direct);
-            assertTrue(rel < 1e-12, "dim " + dim + ": per-charge relative difference " + rel);
+            assertTrue(rel < FFT_REL, "dim " + dim + ": per-charge relative difference " + rel);
+        }
+    }
+
+    /**
+     * Two charges share one complex float transform, so without the powers of two (G2GPlan.chargeExponents) the
+     * smaller of a pair would keep only its partner's relative precision: here charge 0 (~1) shares with charge 1
+     * (~1e6) and charge 2 (~1e-6) with charge 3 (~1e3); each must still match DIRECT to float precision of its own.
+     */
+    @Test
+    void chargesOfVeryDifferentSizesKeepTheirOwnPrecision() {
+        InterpGrid g = grid(2, 9, 3, 0.7);
+        int nodes = g.nodes();
+        double[] size = {1, 1e6, 1e-6, 1e3};
+        Random r = new Random(5);
+        double[] q = new double[g.charges() * nodes];
+        for (int i = 0; i < q.length; i++) {
+            q[i] = size[i / nodes] * r.nextDouble();
+        }
+        double[] direct = GridConvolution.convolve(g, q, Method.DIRECT, Backend.CPU);
+        double[] fft = GridConvolution.convolve(g, q, Method.FFT, Backend.CPU);
+        double rel = relDiff(g, fft, direct);
+        assertTrue(rel < FFT_REL, "per-charge relative difference " + rel);
+    }
+
+    @Test
+    void chargeExponentsBringEachChargesLargestValueToOneTwo() {
+        double tiny = Double.MIN_VALUE * 8; // subnormal
+        double[] q = {0.5, -3.0, 1.0, /* 2nd */ 0.0, 0.0, 0.0, /* 3rd */ tiny, -tiny, 0.0, /* 4th */ 1e-300, 7e10, -8e10};
+        int[] e = G2GPlan.chargeExponents(q, 4, 3);
+        assertArrayEquals(new int[] {-1, 0, 0, -Math.getExponent(8e10)}, e);
+        for (int c : new int[] {0, 3}) {
+            double top = 0;
+            for (int i = 0; i < 3; i++) {
+                top = Math.max(top, Math.abs(Math.scalb(q[c * 3 + i], e[c])));
+            }
+            assertTrue(top >= 1 && top < 2, "charge " + c + ": " + top);
         }
     }
 
@@ -203,18 +262,21 @@ class GridConvolutionTest {
                         int z = dim >= 3 ? i / (n * n) : centre[2];
                         double d2 = Math.pow(x - centre[0], 2) + Math.pow(y - centre[1], 2) + Math.pow(z - centre[2], 2);
                         double want = 2.5 / Math.pow(1 + h * h * d2, 2);
-                        assertEquals(want, phi[c * nodes + i], 1e-13 * 2.5, method + " dim " + dim + " node " + i);
+                        assertEquals(want, phi[c * nodes + i], (method == Method.FFT ? FFT_REL : 1e-13) * 2.5,
+                                method + " dim " + dim + " node " + i);
                         // mirror node has the same potential
                         int mx = 2 * centre[0] - x;
                         int my = dim >= 2 ? 2 * centre[1] - y : 0;
                         int mz = dim >= 3 ? 2 * centre[2] - z : 0;
-                        assertEquals(phi[c * nodes + i], phi[c * nodes + mx + n * (my + n * mz)], 1e-13 * 2.5);
+                        assertEquals(phi[c * nodes + i], phi[c * nodes + mx + n * (my + n * mz)],
+                                (method == Method.FFT ? FFT_REL : 1e-13) * 2.5);
                     }
                     for (int c2 = 0; c2 < g.charges(); c2++) {
                         if (c2 != c) {
                             for (int i = 0; i < nodes; i++) {
                                 // two charges share one complex array: cross-talk is FFT round-off, a few ulps of the charge
-                                assertEquals(0.0, phi[c2 * nodes + i], 1e-14 * 2.5, "other charges stay zero");
+                                assertEquals(0.0, phi[c2 * nodes + i], (method == Method.FFT ? FFT_REL : 1e-14) * 2.5,
+                                        "other charges stay zero");
                             }
                         }
                     }
@@ -234,7 +296,7 @@ class GridConvolutionTest {
             double[] phi = GridConvolution.convolve(g, q, Method.FFT, Backend.CPU);
             double h = g.spacing();
             double want = 1 / Math.pow(1 + h * h * 36.0 * dim, 2);
-            assertEquals(want, phi[nodes - 1], 1e-14, "far corner, dim " + dim);
+            assertEquals(want, phi[nodes - 1], FFT_REL, "far corner, dim " + dim);
         }
     }
 
@@ -244,12 +306,12 @@ class GridConvolutionTest {
             G2GPlan plan = G2GPlan.of(1, m);
             assertEquals(m, plan.m);
             Random r = new Random(m);
-            double[] x = new double[2 * m];
+            float[] x = new float[2 * m];
             for (int i = 0; i < x.length; i++) {
-                x[i] = r.nextGaussian();
+                x[i] = (float) r.nextGaussian();
             }
             for (boolean inverse : new boolean[] {false, true}) {
-                double[][] ab = {x.clone(), new double[2 * m]};
+                float[][] ab = {x.clone(), new float[2 * m]};
                 G2GCpu.transform(plan, ab, 1, inverse);
                 double sign = inverse ? 1 : -1;
                 for (int k = 0; k < m; k++) {
@@ -260,8 +322,8 @@ class GridConvolutionTest {
                         re += x[2 * j] * Math.cos(a) - x[2 * j + 1] * Math.sin(a);
                         im += x[2 * j] * Math.sin(a) + x[2 * j + 1] * Math.cos(a);
                     }
-                    assertEquals(re, ab[0][2 * k], 1e-11 * Math.sqrt(m), "m=" + m + " re " + k);
-                    assertEquals(im, ab[0][2 * k + 1], 1e-11 * Math.sqrt(m), "m=" + m + " im " + k);
+                    assertEquals(re, ab[0][2 * k], 1e-6 * Math.sqrt(m), "m=" + m + " re " + k);
+                    assertEquals(im, ab[0][2 * k + 1], 1e-6 * Math.sqrt(m), "m=" + m + " im " + k);
                 }
             }
         }

@@ -23,6 +23,7 @@ public final class RepulsionKernelLayout {
         h.assertValue("TSNE_BLOCK", GridRepulsionGpu.BLOCK);
         h.assertValue("TSNE_BLOCK", G2GGpu.BLOCK);
         h.assertValue("TSNE_MAX_CHARGES", new InterpGrid(3, 1, 1, new double[3], 1.0).charges());
+        h.assertValue("TSNE_MAX_CHARGES", G2GGpu.TOP_INTS); // the exponent buffer holds one int per charge
         assertThrows(IllegalArgumentException.class, () -> new InterpGrid(4, 1, 1, new double[4], 1.0));
         h.assertValue("TSNE_PRM_LO", GridRepulsionGpu.PRM_LO);
         h.assertValue("TSNE_PRM_CENTRE", GridRepulsionGpu.PRM_CENTRE);
