@@ -85,6 +85,8 @@
  * exist for the 5-smooth radices up to TSNE_G2G_MAX_RADIX (G2GPlan.MAX_RADIX). */
 #define TSNE_G2G_TILE 128
 #define TSNE_G2G_FUSED_BYTES(m, lines) (2 * 8 * ((((m) * (lines)) + 7) / 8 * 8) + 24 * (lines))
+/* the middle kernels (last forward axis, multiply, first inverse axis) hold three such buffers (G2GGpu.middleBytes) */
+#define TSNE_G2G_MIDDLE_BYTES(m, lines) (3 * 8 * ((((m) * (lines)) + 7) / 8 * 8) + 24 * (lines))
 #define TSNE_G2G_FUSED_EPT 8
 #define TSNE_G2G_FUSED_MAX_THREADS 1024
 #define TSNE_G2G_FUSED_MAX_RADIX 5

@@ -21,24 +21,26 @@
  *   acc      double[charges][n^dim]: running sum over parities (fused 1-D/2-D path: [parities][charges][n^dim],
  *            each parity's terms, summed by tsne_g2g_sum).
  * FFT without zero-padding: per parity sigma (bit a = axis a odd), pack (shifted charges and folded shifted
- * kernel), forward transform of slots+1 arrays, multiply, inverse transform of `slots` arrays,
- * accumulate conj(shift) z (real part: charge 2s, imaginary part: charge 2s+1); the last parity scales by
- * 1/(2^dim m^dim). Transforms: per axis, one Stockham radix-R pass per factor R of m (twiddles, then the R-point
+ * kernel), forward transform of slots+1 arrays (axes 0..dim-1), multiply, inverse transform of `slots` arrays (axes
+ * dim-1..0), accumulate conj(shift) z (real part: charge 2s, imaginary part: charge 2s+1); the last parity scales
+ * by 1/(2^dim m^dim). Transforms: per axis, one Stockham radix-R pass per factor R of m (twiddles, then the R-point
  * DFT in registers: g2g_small_dft for R <= 5, a direct DFT above). When the plan's radices are all <= 5
- * (m <= 4096, G2GPlan) and a line fits in shared memory, every pass of an axis runs in one tsne_g2g_axis* kernel
- * on lines held in shared memory, with pack fused into the first forward axis, multiply into the first inverse
- * axis and accumulate into the last inverse axis: 2*dim launches per parity, and in 1-D and 2-D the parities share
- * each launch (each on its own arrays; tsne_g2g_sum then adds their terms in parity order, the sequential sum's
- * bits). Otherwise pack, one global tsne_g2g_pass_R per radix and axis (ping-pong between two buffers), multiply
- * and accumulate are separate kernels.
+ * (m <= 4096, G2GPlan) and the lines fit in shared memory, every pass of an axis runs in one tsne_g2g_axis* kernel
+ * on lines held in shared memory, with pack fused into the first forward axis and accumulate into the last inverse
+ * axis, and the last forward axis, the multiply and the first inverse axis (the same axis) run in one
+ * tsne_g2g_middle* kernel: 2*dim - 1 launches per parity, and in 1-D and 2-D the parities share each launch (each on
+ * its own arrays; tsne_g2g_sum then adds their terms in parity order, the sequential sum's bits). Otherwise pack,
+ * one global tsne_g2g_pass_R per radix and axis (ping-pong between two buffers), multiply and accumulate are
+ * separate kernels. tsne_g2g_exponents runs first either way.
  *
  * Launch shape: every kernel but the fused ones is a flat 1-D grid of 256-thread blocks, one thread per item (node,
  * complex element or butterfly); item counts stay below 2^31 (G2GGpu checks), addresses are 64-bit.
  * tsne_g2g_direct: one thread per output node, blockDim TSNE_G2G_TILE, sources staged through shared memory in
  * tiles of TSNE_G2G_TILE nodes. tsne_g2g_axis*: one block per L lines (G2GGpu.fusedLines) of G2GGpu.fusedThreads
  * threads (about one per 8 elements on the first axis, per 5 on the others, at most TSNE_G2G_FUSED_MAX_THREADS:
- * about 64 registers a thread, so a block's threads decide how many blocks share an SM), TSNE_G2G_FUSED_BYTES of
- * dynamic shared memory; threads loop over the lines' elements and butterflies. Sizes the host mirrors are in
+ * 50-64 registers a thread, so a block's threads decide how many blocks share an SM), TSNE_G2G_FUSED_BYTES of
+ * dynamic shared memory; threads loop over the lines' elements and butterflies. tsne_g2g_middle*: the same for L
+ * positions of the last axis (G2GGpu.middleLines), TSNE_G2G_MIDDLE_BYTES. Sizes the host mirrors are in
  * include/layout/tsne.cuh (TSNE_G2G_*, TSNE_BLOCK, TSNE_MAX_CHARGES).
  */
 #pragma once
@@ -47,7 +49,7 @@
 #include "layout/tsne.cuh"
 #include "tsne/kernel.cuh"
 
-static_assert(TSNE_G2G_FUSED_MAX_RADIX == 5, "g2g_axis_body's switch runs radices 2..5");
+static_assert(TSNE_G2G_FUSED_MAX_RADIX == 5, "g2g_passes's switch runs radices 2..5");
 
 /* The repulsive force kernel (1 + h2 d2 / dof)^-(dof + 1) at lattice offset d2 (G2GPlan.kernelValue; dof == 1: the
  * Cauchy kernel squared, 1 / (t t)). */
@@ -425,13 +427,18 @@ extern "C" __global__ void tsne_g2g_accumulate(const float2 *__restrict__ z, con
  * shared memory: two buffers of L*m float2, each rounded up to 8, then a table of the L lines
  * (TSNE_G2G_FUSED_BYTES: each line's first element, array and coordinates, so that no element divides by inner, fn
  * or m; the passes divide by g2g_div's multiplications). Loads: for inner = 1 the L lines are contiguous (x
- * fastest); otherwise adjacent lines are adjacent lo, so a warp's loads take L consecutive elements per x (L >= 2
- * fills a 32-byte sector).
+ * fastest); otherwise adjacent lines are adjacent lo, so a warp's loads take L consecutive elements per x.
+ *
+ * The middle kernels (tsne_g2g_middle*) run the last forward axis, the multiply and the first inverse axis (the
+ * same axis, dim - 1: the inverse transform runs its axes in reverse order, G2GCpu.transform) in one block: L
+ * positions of that axis, first the kernel array's lines (forward, kept in shared memory), then each charge array's
+ * lines (forward, times the kernel's spectrum, inverse, stored), so the spectra never go to global memory. Three
+ * buffers of L*m float2 (TSNE_G2G_MIDDLE_BYTES) and the same table, for the lines of array 0.
  *
  * Fused neighbours (the same operations as the separate kernels, so the same bits): PRO = 1 (first forward axis)
- * loads g2g_pack_value instead of data; PRO = 2 (first inverse axis) loads data times the kernel array slot
- * (tsne_g2g_multiply); EPI = 1 (last inverse axis) adds each value into acc/phi (tsne_g2g_accumulate) instead of
- * storing it. Element e = lo + inner*(x + m*outer) is array e / fn, position e % fn.
+ * loads g2g_pack_value instead of data; EPI = 1 (last inverse axis) adds each value into acc/phi
+ * (tsne_g2g_accumulate) instead of storing it; the middle kernels multiply as tsne_g2g_multiply. Element
+ * e = lo + inner*(x + m*outer) is array e / fn, position e % fn.
  */
 
 /* Division of small non-negative ints by a divisor fixed for a loop: q = n / d as umulhi(n, ceil(2^32 / d)),
@@ -498,31 +505,9 @@ __device__ __forceinline__ void g2g_coords(int axis, int x, int l, int L, const 
     jz = axis == 2 ? x : lineInfo[3 * L + l];
 }
 
-template <int PRO, int EPI>
-__device__ __forceinline__ void g2g_axis_body(float2 *__restrict__ data, const float2 *__restrict__ roots, int m,
-        int inner, int lines, int L, long long radixCode, int passes, int inverse, const double *__restrict__ q,
-        const double *__restrict__ kt, const double2 *__restrict__ shift, double *__restrict__ acc,
-        double *__restrict__ phi, int dim, int n, int fn, int gridNodes, int charges, const int *__restrict__ top,
-        int sigma, int last, double scale, int axis, int blocksPerParity) {
-    extern __shared__ float2 g2g_lines[];
-    /* blocksPerParity > 0: every parity in one launch, parity blockIdx.x / blocksPerParity on its own arrays
-     * (data + sigma (slots + 1) fn), its terms stored to acc + sigma charges gridNodes for tsne_g2g_sum */
-    int blk = blockIdx.x;
-    if (blocksPerParity > 0) {
-        sigma = blk / blocksPerParity;
-        blk -= sigma * blocksPerParity;
-        data += (long long) sigma * ((charges + 1) / 2 + 1) * fn;
-    }
-    const int total = L * m;
-    const int padded = (total + 7) / 8 * 8;
-    float2 *a = g2g_lines;
-    float2 *b = g2g_lines + padded;
-    /* per line of the block (after the two buffers): its element x = 0 (-1 past the last line), its array and the
-     * coordinates of its position in that array, so elements need no division by inner, fn or m */
-    long long *lineBase = (long long *) (g2g_lines + 2 * padded);
-    int *lineInfo = (int *) (lineBase + L); /* [4][L]: array, jx, jy, jz */
-    const int line0 = blk * L;
-    const int slots = (charges + 1) / 2;
+/* The block's table of lines [line0, line0 + L) of `lines` (see above); -1 marks a line past the last. */
+__device__ __forceinline__ void g2g_line_table(long long *lineBase, int *lineInfo, int line0, int lines, int L,
+                                               int inner, int m, int fn, int dim) {
     for (int l = threadIdx.x; l < L; l += blockDim.x) {
         const int line = line0 + l;
         long long e0 = -1;
@@ -537,80 +522,182 @@ __device__ __forceinline__ void g2g_axis_body(float2 *__restrict__ data, const f
         lineBase[l] = e0;
     }
     __syncthreads();
-    const G2GDiv byM = g2g_div(m), byL = g2g_div(L);
-    /* every element's load in flight before any is stored (TSNE_G2G_FUSED_EPT per thread at most) */
+}
+
+/* What the fused kernels share: the lattice, the charges and the parity. */
+struct G2GFused {
+    const float2 *roots;
+    const double *q;
+    const double *kt;
+    const double2 *shift;
+    double *acc;
+    double *phi;
+    const int *top;
+    int m, inner, L, total, dim, n, fn, gridNodes, charges, sigma, last, axis, passes, together;
+    long long radixCode;
+    double scale;
+    G2GDiv byM, byL;
+    const long long *lineBase;
+    const int *lineInfo;
+};
+
+/* Loads the block's lines, `arrays` arrays further on (element lineBase + arrays*fn + x*inner), into dst:
+ * PRO = 1 packs them (g2g_pack_value), else copies. Every load is issued before any is stored. */
+template <int PRO>
+__device__ __forceinline__ void g2g_load_lines(float2 *__restrict__ dst, const float2 *__restrict__ data, int arrays,
+                                               const G2GFused &f) {
     float2 v[TSNE_G2G_FUSED_EPT];
     int slot[TSNE_G2G_FUSED_EPT];
+    const long long off = (long long) arrays * f.fn;
 #pragma unroll
     for (int r = 0; r < TSNE_G2G_FUSED_EPT; r++) {
         const int idx = threadIdx.x + r * blockDim.x;
         slot[r] = -1;
-        if (idx < total) {
+        if (idx < f.total) {
             int l, x;
-            g2g_line_pos(idx, inner, m, L, byM, byL, l, x);
-            const long long e0 = lineBase[l];
+            g2g_line_pos(idx, f.inner, f.m, f.L, f.byM, f.byL, l, x);
+            const long long e0 = f.lineBase[l];
             if (e0 >= 0) {
-                const long long e = e0 + (long long) x * inner;
                 if (PRO == 1) {
                     int jx, jy, jz;
-                    g2g_coords(axis, x, l, L, lineInfo, jx, jy, jz);
-                    v[r] = g2g_pack_value_at(q, kt, shift, dim, n, m, gridNodes, charges, top, sigma, lineInfo[l], jx,
-                                             jy, jz);
-                } else if (PRO == 2) {
-                    const int f = (int) (e - (long long) lineInfo[l] * fn);
-                    v[r] = g2g_cmul(data[e], data[(long long) slots * fn + f]);
+                    g2g_coords(f.axis, x, l, f.L, f.lineInfo, jx, jy, jz);
+                    v[r] = g2g_pack_value_at(f.q, f.kt, f.shift, f.dim, f.n, f.m, f.gridNodes, f.charges, f.top,
+                                             f.sigma, f.lineInfo[l] + arrays, jx, jy, jz);
                 } else {
-                    v[r] = data[e];
+                    v[r] = data[e0 + off + (long long) x * f.inner];
                 }
-                slot[r] = l * m + x;
+                slot[r] = l * f.m + x;
             }
         }
     }
 #pragma unroll
     for (int r = 0; r < TSNE_G2G_FUSED_EPT; r++)
-        if (slot[r] >= 0) a[slot[r]] = v[r];
+        if (slot[r] >= 0) dst[slot[r]] = v[r];
     __syncthreads();
+}
+
+/* Every pass of the plan on the lines in a (ping-pong with b); returns the buffer that holds the result. */
+__device__ __forceinline__ float2 *g2g_passes(float2 *a, float2 *b, int inverse, const G2GFused &f) {
     int ns = 1;
-    for (int p = 0; p < passes; p++) {
-        const int R = (int) ((radixCode >> (TSNE_G2G_RADIX_BITS * p)) & ((1 << TSNE_G2G_RADIX_BITS) - 1));
+    for (int p = 0; p < f.passes; p++) {
+        const int R = (int) ((f.radixCode >> (TSNE_G2G_RADIX_BITS * p)) & ((1 << TSNE_G2G_RADIX_BITS) - 1));
         switch (R) {
-            case 2: g2g_fused_pass<2>(a, b, roots, m, ns, total, inverse); break;
-            case 3: g2g_fused_pass<3>(a, b, roots, m, ns, total, inverse); break;
-            case 4: g2g_fused_pass<4>(a, b, roots, m, ns, total, inverse); break;
-            default: g2g_fused_pass<5>(a, b, roots, m, ns, total, inverse); break;
+            case 2: g2g_fused_pass<2>(a, b, f.roots, f.m, ns, f.total, inverse); break;
+            case 3: g2g_fused_pass<3>(a, b, f.roots, f.m, ns, f.total, inverse); break;
+            case 4: g2g_fused_pass<4>(a, b, f.roots, f.m, ns, f.total, inverse); break;
+            default: g2g_fused_pass<5>(a, b, f.roots, f.m, ns, f.total, inverse); break;
         }
         float2 *t = a;
         a = b;
         b = t;
         ns *= R;
     }
+    return a;
+}
+
+/* Stores the block's lines from src, `arrays` arrays further on: EPI = 1 adds their charges' terms into acc/phi
+ * (tsne_g2g_accumulate; with the parities side by side, each parity's terms to its own acc), else writes them. */
+template <int EPI>
+__device__ __forceinline__ void g2g_store_lines(const float2 *__restrict__ src, float2 *__restrict__ data, int arrays,
+                                                const G2GFused &f) {
 #pragma unroll
     for (int r = 0; r < TSNE_G2G_FUSED_EPT; r++) {
         const int idx = threadIdx.x + r * blockDim.x;
-        if (idx >= total) continue;
+        if (idx >= f.total) continue;
         int l, x;
-        g2g_line_pos(idx, inner, m, L, byM, byL, l, x);
-        const long long e0 = lineBase[l];
+        g2g_line_pos(idx, f.inner, f.m, f.L, f.byM, f.byL, l, x);
+        const long long e0 = f.lineBase[l];
         if (e0 < 0) continue;
-        const float2 w = a[l * m + x];
+        const float2 w = src[l * f.m + x];
         if (EPI == 1) {
-            const int sl = lineInfo[l];
+            const int sl = f.lineInfo[l] + arrays;
             int jx, jy, jz;
-            g2g_coords(axis, x, l, L, lineInfo, jx, jy, jz);
-            if (jx < n && jy < n && jz < n) {
-                const double2 tw = g2g_twiddle(shift, sigma, jx, jy, jz);
-                const long long g = jx + n * (jy + n * jz);
-                for (int c = 2 * sl; c < 2 * sl + 2 && c < charges; c++) {
-                    const long long o = (long long) c * gridNodes + g;
-                    if (blocksPerParity > 0)
-                        acc[(long long) sigma * charges * gridNodes + o] = g2g_term(w, tw, c, top);
+            g2g_coords(f.axis, x, l, f.L, f.lineInfo, jx, jy, jz);
+            if (jx < f.n && jy < f.n && jz < f.n) {
+                const double2 tw = g2g_twiddle(f.shift, f.sigma, jx, jy, jz);
+                const long long g = jx + f.n * (jy + f.n * jz);
+                for (int c = 2 * sl; c < 2 * sl + 2 && c < f.charges; c++) {
+                    const long long o = (long long) c * f.gridNodes + g;
+                    if (f.together)
+                        f.acc[(long long) f.sigma * f.charges * f.gridNodes + o] = g2g_term(w, tw, c, f.top);
                     else
-                        g2g_accumulate_one(w, tw, c, top, o, acc, phi, sigma, last, scale);
+                        g2g_accumulate_one(w, tw, c, f.top, o, f.acc, f.phi, f.sigma, f.last, f.scale);
                 }
             }
         } else {
-            data[e0 + (long long) x * inner] = w;
+            data[e0 + (long long) arrays * f.fn + (long long) x * f.inner] = w;
         }
+    }
+}
+
+/* The block's parity, its first line and the shared description (blocksPerParity > 0: every parity in one launch,
+ * parity blockIdx.x / blocksPerParity on its own arrays, data + sigma (slots + 1) fn, and its own terms). */
+__device__ __forceinline__ int g2g_fused_setup(G2GFused &f, float2 *__restrict__ &data, float2 *lineTable,
+        const float2 *roots, int m, int inner, int lines, int L, long long radixCode, int passes,
+        const double *q, const double *kt, const double2 *shift, double *acc, double *phi, int dim, int n, int fn,
+        int gridNodes, int charges, const int *top, int sigma, int last, double scale, int axis,
+        int blocksPerParity) {
+    int blk = blockIdx.x;
+    if (blocksPerParity > 0) {
+        sigma = blk / blocksPerParity;
+        blk -= sigma * blocksPerParity;
+        data += (long long) sigma * ((charges + 1) / 2 + 1) * fn;
+    }
+    long long *lineBase = (long long *) lineTable;
+    int *lineInfo = (int *) (lineBase + L); /* [4][L]: array, jx, jy, jz */
+    g2g_line_table(lineBase, lineInfo, blk * L, lines, L, inner, m, fn, dim);
+    f.roots = roots; f.q = q; f.kt = kt; f.shift = shift; f.acc = acc; f.phi = phi; f.top = top;
+    f.m = m; f.inner = inner; f.L = L; f.total = L * m; f.dim = dim; f.n = n; f.fn = fn; f.gridNodes = gridNodes;
+    f.charges = charges; f.sigma = sigma; f.last = last; f.axis = axis; f.passes = passes;
+    f.together = blocksPerParity > 0; f.radixCode = radixCode; f.scale = scale;
+    f.byM = g2g_div(m); f.byL = g2g_div(L); f.lineBase = lineBase; f.lineInfo = lineInfo;
+    return blk;
+}
+
+template <int PRO, int EPI>
+__device__ __forceinline__ void g2g_axis_body(float2 *__restrict__ data, const float2 *__restrict__ roots, int m,
+        int inner, int lines, int L, long long radixCode, int passes, int inverse, const double *__restrict__ q,
+        const double *__restrict__ kt, const double2 *__restrict__ shift, double *__restrict__ acc,
+        double *__restrict__ phi, int dim, int n, int fn, int gridNodes, int charges, const int *__restrict__ top,
+        int sigma, int last, double scale, int axis, int blocksPerParity) {
+    extern __shared__ float2 g2g_lines[];
+    const int padded = (L * m + 7) / 8 * 8;
+    float2 *a = g2g_lines;
+    float2 *b = g2g_lines + padded;
+    G2GFused f;
+    g2g_fused_setup(f, data, g2g_lines + 2 * padded, roots, m, inner, lines, L, radixCode, passes, q, kt, shift, acc,
+                    phi, dim, n, fn, gridNodes, charges, top, sigma, last, scale, axis, blocksPerParity);
+    g2g_load_lines<PRO>(a, data, 0, f);
+    g2g_store_lines<EPI>(g2g_passes(a, b, inverse, f), data, 0, f);
+}
+
+/* Last forward axis, multiply, first inverse axis (see above): `lines` = positions of the axis per array. */
+template <int PRO, int EPI>
+__device__ __forceinline__ void g2g_middle_body(float2 *__restrict__ data, const float2 *__restrict__ roots, int m,
+        int inner, int lines, int L, long long radixCode, int passes, const double *__restrict__ q,
+        const double *__restrict__ kt, const double2 *__restrict__ shift, double *__restrict__ acc,
+        double *__restrict__ phi, int dim, int n, int fn, int gridNodes, int charges, const int *__restrict__ top,
+        int sigma, int last, double scale, int axis, int blocksPerParity) {
+    extern __shared__ float2 g2g_lines[];
+    const int padded = (L * m + 7) / 8 * 8;
+    float2 *x = g2g_lines;
+    float2 *y = g2g_lines + padded;
+    float2 *z = g2g_lines + 2 * padded;
+    G2GFused f;
+    g2g_fused_setup(f, data, g2g_lines + 3 * padded, roots, m, inner, lines, L, radixCode, passes, q, kt, shift, acc,
+                    phi, dim, n, fn, gridNodes, charges, top, sigma, last, scale, axis, blocksPerParity);
+    const int slots = (charges + 1) / 2;
+    g2g_load_lines<PRO>(x, data, slots, f);
+    const float2 *k = g2g_passes(x, y, 0, f); /* the kernel's spectrum stays in x or y */
+    float2 *p = k == x ? y : x;
+    for (int s = 0; s < slots; s++) {
+        g2g_load_lines<PRO>(p, data, s, f);
+        float2 *r = g2g_passes(p, z, 0, f);
+        for (int i = threadIdx.x; i < f.total; i += blockDim.x) r[i] = g2g_cmul(r[i], k[i]);
+        __syncthreads();
+        r = g2g_passes(r, r == p ? z : p, 1, f);
+        g2g_store_lines<EPI>(r, data, s, f);
+        __syncthreads(); /* the next array's loads reuse the buffers */
     }
 }
 
@@ -627,6 +714,16 @@ __device__ __forceinline__ void g2g_axis_body(float2 *__restrict__ data, const f
     }
 G2G_AXIS(tsne_g2g_axis, 0, 0)
 G2G_AXIS(tsne_g2g_axis_pack, 1, 0)
-G2G_AXIS(tsne_g2g_axis_mul, 2, 0)
 G2G_AXIS(tsne_g2g_axis_acc, 0, 1)
-G2G_AXIS(tsne_g2g_axis_mul_acc, 2, 1)
+
+#define G2G_MIDDLE(NAME, PRO, EPI)                                                                                 \
+    extern "C" __global__ void __launch_bounds__(TSNE_G2G_FUSED_MAX_THREADS) NAME(float2 *__restrict__ data,       \
+            const float2 *__restrict__ roots, int m, int inner, int lines, int L, long long radixCode, int passes,  \
+            const double *__restrict__ q, const double *__restrict__ kt, const double2 *__restrict__ shift,        \
+            double *__restrict__ acc, double *__restrict__ phi, int dim, int n, int fn, int gridNodes, int charges,\
+            const int *__restrict__ top, int sigma, int last, double scale, int axis, int blocksPerParity) {       \
+        g2g_middle_body<PRO, EPI>(data, roots, m, inner, lines, L, radixCode, passes, q, kt, shift, acc, phi, dim, \
+                                  n, fn, gridNodes, charges, top, sigma, last, scale, axis, blocksPerParity);      \
+    }
+G2G_MIDDLE(tsne_g2g_middle, 0, 0)
+G2G_MIDDLE(tsne_g2g_middle_pack_acc, 1, 1)

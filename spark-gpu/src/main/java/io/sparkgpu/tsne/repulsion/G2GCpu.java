@@ -98,10 +98,15 @@ final class G2GCpu {
         return phi;
     }
 
-    /** All passes of the d-dimensional transform of the first {@code arrays} arrays; ab[0] holds the result. */
+    /**
+     * All passes of the d-dimensional transform of the first {@code arrays} arrays; ab[0] holds the result. The
+     * forward transform runs the axes 0..dim-1, the inverse dim-1..0, so that the last forward and the first inverse
+     * axis are the same (the GPU runs them, with the multiply between, in one kernel: tsne_g2g_middle).
+     */
     static void transform(G2GPlan plan, float[][] ab, int arrays, boolean inverse) {
-        int inner = 1;
-        for (int axis = 0; axis < plan.dim; axis++) {
+        for (int t = 0; t < plan.dim; t++) {
+            final int axis = inverse ? plan.dim - 1 - t : t;
+            final int inner = G2GPlan.pow(plan.m, axis);
             int ns = 1;
             for (int r : plan.radices) {
                 final float[] in = ab[0];
@@ -116,7 +121,6 @@ final class G2GCpu {
                 ab[1] = in;
                 ns *= r;
             }
-            inner *= plan.m;
         }
     }
 

@@ -150,31 +150,38 @@ public final class G2GGpu {
         KernelLauncher.launch(s, MODULE, "tsne_g2g_exponents", perCharge * charges, BLOCK, 0, q, ws.top, nodes,
                 perCharge);
         if (fused(s.device(), plan)) {
-            // per axis one shared-memory kernel; pack, multiply and accumulate ride in the first and last. In 1-D and
-            // 2-D every parity runs in the same launch (parity = block / blocksPerParity, its own arrays and terms),
-            // then tsne_g2g_sum adds the terms in parity order; in 3-D one parity after the other.
+            // one shared-memory kernel per axis and direction, but the last forward axis, the multiply and the first
+            // inverse axis (the same axis: the inverse runs its axes in reverse) are one middle kernel whose spectra
+            // stay in shared memory; pack rides in the first forward axis, accumulate in the last inverse one (in 1-D
+            // both in the middle kernel). In 1-D and 2-D every parity runs in the same launch (parity = block /
+            // blocksPerParity, its own arrays and terms), then tsne_g2g_sum adds the terms in parity order; in 3-D one
+            // parity after the other.
             boolean together = parallelParities(plan);
+            int m = plan.m;
+            int dim = plan.dim;
+            long code = plan.radixCode();
+            int passes = plan.radices.length;
             for (int sigma = 0; sigma < (together ? 1 : plan.parities); sigma++) {
                 int last = sigma == plan.parities - 1 ? 1 : 0;
-                for (int inverse = 0; inverse <= 1; inverse++) {
-                    int lines = (int) ((long) (inverse == 0 ? slots + 1 : slots) * fn / plan.m);
-                    int inner = 1;
-                    for (int axis = 0; axis < plan.dim; axis++) {
-                        boolean first = axis == 0;
-                        boolean lastAxis = axis == plan.dim - 1;
-                        String kernel = inverse == 0 ? (first ? "tsne_g2g_axis_pack" : "tsne_g2g_axis")
-                                : first && lastAxis ? "tsne_g2g_axis_mul_acc"
-                                : first ? "tsne_g2g_axis_mul" : lastAxis ? "tsne_g2g_axis_acc" : "tsne_g2g_axis";
-                        boolean contiguous = inner == 1;
-                        int per = fusedLines(s.device(), plan.m, contiguous);
-                        int blocks = (lines + per - 1) / per;
-                        KernelLauncher.launch(s, MODULE, kernel, together ? blocks * plan.parities : blocks,
-                                fusedThreads(plan.m * per, contiguous), fusedBytes(plan.m, per), ws.a, ws.roots,
-                                plan.m, inner, lines, per, plan.radixCode(), plan.radices.length, inverse, q, ws.kt,
-                                ws.shift, ws.acc, phi, plan.dim, plan.n, fn, nodes, charges, ws.top, sigma, last,
-                                scale, axis, together ? blocks : 0);
-                        inner *= plan.m;
-                    }
+                int inner = 1;
+                for (int axis = 0; axis < dim - 1; axis++) {
+                    launchAxis(s, ws, plan, axis == 0 ? "tsne_g2g_axis_pack" : "tsne_g2g_axis", inner,
+                            (slots + 1) * (fn / m), 0, q, phi, charges, sigma, last, scale, axis, together);
+                    inner *= m;
+                }
+                boolean contiguous = dim == 1;
+                int per = middleLines(s.device(), m, contiguous);
+                int positions = fn / m;
+                int blocks = (positions + per - 1) / per;
+                KernelLauncher.launch(s, MODULE, dim == 1 ? "tsne_g2g_middle_pack_acc" : "tsne_g2g_middle",
+                        together ? blocks * plan.parities : blocks, fusedThreads(m * per, contiguous),
+                        middleBytes(m, per), ws.a, ws.roots, m, inner, positions, per, code, passes, q, ws.kt,
+                        ws.shift, ws.acc, phi, dim, plan.n, fn, nodes, charges, ws.top, sigma, last, scale, dim - 1,
+                        together ? blocks : 0);
+                for (int axis = dim - 2; axis >= 0; axis--) {
+                    inner /= m;
+                    launchAxis(s, ws, plan, axis == 0 ? "tsne_g2g_axis_acc" : "tsne_g2g_axis", inner,
+                            slots * (fn / m), 1, q, phi, charges, sigma, last, scale, axis, together);
                 }
             }
             if (together) {
@@ -199,11 +206,28 @@ public final class G2GGpu {
         }
     }
 
-    /** All passes of the transform of the first {@code arrays} arrays of ab[0], one global-memory kernel each. */
+    /** One fused axis kernel over {@code lines} lines (of every parity when {@code together}). */
+    private static void launchAxis(GpuStream s, Workspace ws, G2GPlan plan, String kernel, int inner, int lines,
+                                   int inverse, DeviceBuffer q, DeviceBuffer phi, int charges, int sigma, int last,
+                                   double scale, int axis, boolean together) {
+        boolean contiguous = inner == 1;
+        int per = fusedLines(s.device(), plan.m, contiguous);
+        int blocks = (lines + per - 1) / per;
+        KernelLauncher.launch(s, MODULE, kernel, together ? blocks * plan.parities : blocks,
+                fusedThreads(plan.m * per, contiguous), fusedBytes(plan.m, per), ws.a, ws.roots, plan.m, inner, lines,
+                per, plan.radixCode(), plan.radices.length, inverse, q, ws.kt, ws.shift, ws.acc, phi, plan.dim, plan.n,
+                plan.fftNodes, plan.gridNodes, charges, ws.top, sigma, last, scale, axis, together ? blocks : 0);
+    }
+
+    /**
+     * All passes of the transform of the first {@code arrays} arrays of ab[0], one global-memory kernel each; the
+     * inverse runs its axes in reverse order ({@link G2GCpu#transform}).
+     */
     private static void transform(GpuStream s, G2GPlan plan, DeviceBuffer roots, DeviceBuffer[] ab, int arrays,
                                   boolean inverse) {
-        int inner = 1;
-        for (int axis = 0; axis < plan.dim; axis++) {
+        for (int step = 0; step < plan.dim; step++) {
+            int axis = inverse ? plan.dim - 1 - step : step;
+            int inner = G2GPlan.pow(plan.m, axis);
             int ns = 1;
             for (int r : plan.radices) {
                 long items = (long) arrays * plan.fftNodes / r;
@@ -214,7 +238,6 @@ public final class G2GGpu {
                 ab[1] = t;
                 ns *= r;
             }
-            inner *= plan.m;
         }
     }
 
@@ -233,6 +256,22 @@ public final class G2GGpu {
         int lines = Math.max(contiguous ? 1 : 2, BLOCK_ELEMS / m);
         lines = Math.max(1, Math.min(lines, FUSED_EPT * FUSED_MAX_THREADS / m));
         int fit = (int) Math.min(Integer.MAX_VALUE, sharedBytes / fusedBytes(m, 1));
+        return Math.min(lines, fit);
+    }
+
+    /**
+     * Positions per block of the middle kernel (tsne_g2g_middle*: three buffers of lines), chosen as
+     * {@link #fusedLines} chooses lines; 0 when not even one fits (the caller then runs the global passes).
+     */
+    static int middleLines(CudaDevice dev, int m, boolean contiguous) {
+        return middleLines(dev.maxSharedMemoryOptin(), m, contiguous);
+    }
+
+    /** {@link #middleLines(CudaDevice, int, boolean)} for a device with {@code sharedBytes} per block. */
+    static int middleLines(long sharedBytes, int m, boolean contiguous) {
+        int lines = Math.max(contiguous ? 1 : 2, BLOCK_ELEMS / m);
+        lines = Math.max(1, Math.min(lines, FUSED_EPT * FUSED_MAX_THREADS / m));
+        int fit = (int) Math.min(Integer.MAX_VALUE, sharedBytes / middleBytes(m, 1));
         return Math.min(lines, fit);
     }
 
@@ -267,9 +306,9 @@ public final class G2GGpu {
             4L * TOP_INTS};
     }
 
-    /** Whether the FFT runs in the fused shared-memory axis kernels on this device. */
+    /** Whether the FFT runs in the fused shared-memory axis and middle kernels on this device. */
     static boolean fused(CudaDevice dev, G2GPlan plan) {
-        return plan.fusable() && fusedLines(dev, plan.m, false) > 0;
+        return plan.fusable() && fusedLines(dev, plan.m, false) > 0 && middleLines(dev, plan.m, plan.dim == 1) > 0;
     }
 
     /**
@@ -288,6 +327,11 @@ public final class G2GGpu {
      */
     static int fusedBytes(int m, int lines) {
         return 2 * 8 * ((m * lines + 7) / 8 * 8) + 24 * lines;
+    }
+
+    /** Dynamic shared memory of a middle block: three buffers of lines * m complex floats and the lines' table. */
+    static int middleBytes(int m, int lines) {
+        return 3 * 8 * ((m * lines + 7) / 8 * 8) + 24 * lines;
     }
 
     /**

@@ -272,10 +272,11 @@ final class G2GPlan {
     }
 
     /**
-     * Launches of the FFT method on the GPU per call: per parity, fused, one kernel per axis and direction (pack,
-     * multiply and accumulate inside); otherwise pack, one pass per radix and axis, multiply, the same, accumulate.
+     * Launches of the FFT method on the GPU per call: per parity, fused, one kernel per axis and direction but one for
+     * the last forward and first inverse axis (pack, multiply and accumulate inside); otherwise pack, one pass per
+     * radix and axis, multiply, the same, accumulate.
      */
     int fftLaunches() {
-        return parities * (fusable() ? 2 * dim : 3 + 2 * dim * radices.length);
+        return parities * (fusable() ? 2 * dim - 1 : 3 + 2 * dim * radices.length);
     }
 }

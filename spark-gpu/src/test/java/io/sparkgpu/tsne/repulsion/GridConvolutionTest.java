@@ -125,9 +125,23 @@ class GridConvolutionTest {
                     assertTrue(threads % 32 == 0 && threads <= G2GGpu.FUSED_MAX_THREADS, what);
                     assertTrue((long) threads * G2GGpu.FUSED_EPT >= (long) m * lines, what);
                     assertTrue(G2GGpu.fusedBytes(m, lines) <= shared, what);
+                    int mid = G2GGpu.middleLines(shared, m, contiguous);
+                    if (mid == 0) {
+                        assertTrue(G2GGpu.middleBytes(m, 1) > shared, "m " + m + ": one middle line would fit");
+                        continue;
+                    }
+                    int midThreads = G2GGpu.fusedThreads(m * mid, contiguous);
+                    what = "m " + m + " middle" + (contiguous ? " (1-D)" : "") + ", " + mid + " lines, " + midThreads
+                            + " threads";
+                    assertTrue(midThreads % 32 == 0 && midThreads <= G2GGpu.FUSED_MAX_THREADS, what);
+                    assertTrue((long) midThreads * G2GGpu.FUSED_EPT >= (long) m * mid, what);
+                    assertTrue(G2GGpu.middleBytes(m, mid) <= shared, what);
                 }
             }
         }
+        assertEquals(2, G2GGpu.middleLines(227 * 1024, 1280, false));
+        assertEquals(1, G2GGpu.middleLines(227 * 1024, 4096, true));
+        assertEquals(0, G2GGpu.middleLines(48 * 1024, 4096, true), "1-D m = 4096 needs 96 KB: the global passes");
         assertEquals(1, G2GGpu.fusedLines(227 * 1024, 1280, true));
         assertEquals(160, G2GGpu.fusedThreads(1280, true));
         assertEquals(2, G2GGpu.fusedLines(227 * 1024, 1280, false));

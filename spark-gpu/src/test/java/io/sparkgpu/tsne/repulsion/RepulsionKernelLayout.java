@@ -38,6 +38,7 @@ public final class RepulsionKernelLayout {
         for (int m : new int[] {1, 8, 60, 4096}) {
             for (int lines : new int[] {1, 2, 16}) {
                 assertEquals(h.eval("TSNE_G2G_FUSED_BYTES", m, lines), G2GGpu.fusedBytes(m, lines));
+                assertEquals(h.eval("TSNE_G2G_MIDDLE_BYTES", m, lines), G2GGpu.middleBytes(m, lines));
             }
         }
         h.assertValue("TSNE_G2G_MAX_RADIX", G2GPlan.MAX_RADIX);
