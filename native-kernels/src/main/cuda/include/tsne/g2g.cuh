@@ -654,39 +654,25 @@ __device__ __forceinline__ int g2g_fused_setup(G2GFused &f, float2 *__restrict__
     return blk;
 }
 
+/* An axis kernel's work: its lines in, every pass, out (two buffers of `padded` elements at `buf`). */
 template <int PRO, int EPI>
-__device__ __forceinline__ void g2g_axis_body(float2 *__restrict__ data, const float2 *__restrict__ roots, int m,
-        int inner, int lines, int L, long long radixCode, int passes, int inverse, const double *__restrict__ q,
-        const double *__restrict__ kt, const double2 *__restrict__ shift, double *__restrict__ acc,
-        double *__restrict__ phi, int dim, int n, int fn, int gridNodes, int charges, const int *__restrict__ top,
-        int sigma, int last, double scale, int axis, int blocksPerParity) {
-    extern __shared__ float2 g2g_lines[];
-    const int padded = (L * m + 7) / 8 * 8;
-    float2 *a = g2g_lines;
-    float2 *b = g2g_lines + padded;
-    G2GFused f;
-    g2g_fused_setup(f, data, g2g_lines + 2 * padded, roots, m, inner, lines, L, radixCode, passes, q, kt, shift, acc,
-                    phi, dim, n, fn, gridNodes, charges, top, sigma, last, scale, axis, blocksPerParity);
+__device__ __forceinline__ void g2g_axis_body(float2 *__restrict__ data, float2 *buf, int padded, int inverse,
+                                              const G2GFused &f) {
+    float2 *a = buf;
+    float2 *b = buf + padded;
     g2g_load_lines<PRO>(a, data, 0, f);
     g2g_store_lines<EPI>(g2g_passes(a, b, inverse, f), data, 0, f);
 }
 
-/* Last forward axis, multiply, first inverse axis (see above): `lines` = positions of the axis per array. */
+/* A middle kernel's work (last forward axis, multiply, first inverse axis; see above), three buffers at `buf`; the
+ * block's lines are positions of the axis in array 0, walked over the arrays; `inverse` is not used. */
 template <int PRO, int EPI>
-__device__ __forceinline__ void g2g_middle_body(float2 *__restrict__ data, const float2 *__restrict__ roots, int m,
-        int inner, int lines, int L, long long radixCode, int passes, const double *__restrict__ q,
-        const double *__restrict__ kt, const double2 *__restrict__ shift, double *__restrict__ acc,
-        double *__restrict__ phi, int dim, int n, int fn, int gridNodes, int charges, const int *__restrict__ top,
-        int sigma, int last, double scale, int axis, int blocksPerParity) {
-    extern __shared__ float2 g2g_lines[];
-    const int padded = (L * m + 7) / 8 * 8;
-    float2 *x = g2g_lines;
-    float2 *y = g2g_lines + padded;
-    float2 *z = g2g_lines + 2 * padded;
-    G2GFused f;
-    g2g_fused_setup(f, data, g2g_lines + 3 * padded, roots, m, inner, lines, L, radixCode, passes, q, kt, shift, acc,
-                    phi, dim, n, fn, gridNodes, charges, top, sigma, last, scale, axis, blocksPerParity);
-    const int slots = (charges + 1) / 2;
+__device__ __forceinline__ void g2g_middle_body(float2 *__restrict__ data, float2 *buf, int padded, int,
+                                                const G2GFused &f) {
+    float2 *x = buf;
+    float2 *y = buf + padded;
+    float2 *z = buf + 2 * padded;
+    const int slots = (f.charges + 1) / 2;
     g2g_load_lines<PRO>(x, data, slots, f);
     const float2 *k = g2g_passes(x, y, 0, f); /* the kernel's spectrum stays in x or y */
     float2 *p = k == x ? y : x;
@@ -701,29 +687,25 @@ __device__ __forceinline__ void g2g_middle_body(float2 *__restrict__ data, const
     }
 }
 
-#define G2G_AXIS(NAME, PRO, EPI)                                                                                   \
+/* One macro for both kinds (BODY g2g_axis_body with 2 buffers, g2g_middle_body with 3), so they share the
+ * parameter list G2GGpu launches with; the lines' table follows the buffers. */
+#define G2G_FUSED(NAME, BODY, BUFFERS, PRO, EPI)                                                                   \
     extern "C" __global__ void __launch_bounds__(TSNE_G2G_FUSED_MAX_THREADS) NAME(float2 *__restrict__ data,       \
             const float2 *__restrict__ roots, int m, int inner, int lines, int L, long long radixCode, int passes,  \
             int inverse, const double *__restrict__ q, const double *__restrict__ kt,                              \
             const double2 *__restrict__ shift, double *__restrict__ acc, double *__restrict__ phi, int dim, int n, \
             int fn, int gridNodes, int charges, const int *__restrict__ top, int sigma, int last, double scale,    \
             int axis, int blocksPerParity) {                                                                       \
-        g2g_axis_body<PRO, EPI>(data, roots, m, inner, lines, L, radixCode, passes, inverse, q, kt, shift, acc,    \
-                                phi, dim, n, fn, gridNodes, charges, top, sigma, last, scale, axis,                \
-                                blocksPerParity);                                                                  \
+        extern __shared__ float2 g2g_lines[];                                                                      \
+        const int padded = (L * m + 7) / 8 * 8;                                                                    \
+        G2GFused f;                                                                                                \
+        g2g_fused_setup(f, data, g2g_lines + (BUFFERS) * padded, roots, m, inner, lines, L, radixCode, passes, q,  \
+                        kt, shift, acc, phi, dim, n, fn, gridNodes, charges, top, sigma, last, scale, axis,        \
+                        blocksPerParity);                                                                          \
+        BODY<PRO, EPI>(data, g2g_lines, padded, inverse, f);                                                       \
     }
-G2G_AXIS(tsne_g2g_axis, 0, 0)
-G2G_AXIS(tsne_g2g_axis_pack, 1, 0)
-G2G_AXIS(tsne_g2g_axis_acc, 0, 1)
-
-#define G2G_MIDDLE(NAME, PRO, EPI)                                                                                 \
-    extern "C" __global__ void __launch_bounds__(TSNE_G2G_FUSED_MAX_THREADS) NAME(float2 *__restrict__ data,       \
-            const float2 *__restrict__ roots, int m, int inner, int lines, int L, long long radixCode, int passes,  \
-            const double *__restrict__ q, const double *__restrict__ kt, const double2 *__restrict__ shift,        \
-            double *__restrict__ acc, double *__restrict__ phi, int dim, int n, int fn, int gridNodes, int charges,\
-            const int *__restrict__ top, int sigma, int last, double scale, int axis, int blocksPerParity) {       \
-        g2g_middle_body<PRO, EPI>(data, roots, m, inner, lines, L, radixCode, passes, q, kt, shift, acc, phi, dim, \
-                                  n, fn, gridNodes, charges, top, sigma, last, scale, axis, blocksPerParity);      \
-    }
-G2G_MIDDLE(tsne_g2g_middle, 0, 0)
-G2G_MIDDLE(tsne_g2g_middle_pack_acc, 1, 1)
+G2G_FUSED(tsne_g2g_axis, g2g_axis_body, 2, 0, 0)
+G2G_FUSED(tsne_g2g_axis_pack, g2g_axis_body, 2, 1, 0)
+G2G_FUSED(tsne_g2g_axis_acc, g2g_axis_body, 2, 0, 1)
+G2G_FUSED(tsne_g2g_middle, g2g_middle_body, 3, 0, 0)
+G2G_FUSED(tsne_g2g_middle_pack_acc, g2g_middle_body, 3, 1, 1)

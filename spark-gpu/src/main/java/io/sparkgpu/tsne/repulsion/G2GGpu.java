@@ -159,28 +159,20 @@ public final class G2GGpu {
             boolean together = parallelParities(plan);
             int m = plan.m;
             int dim = plan.dim;
-            long code = plan.radixCode();
-            int passes = plan.radices.length;
             for (int sigma = 0; sigma < (together ? 1 : plan.parities); sigma++) {
                 int last = sigma == plan.parities - 1 ? 1 : 0;
                 int inner = 1;
                 for (int axis = 0; axis < dim - 1; axis++) {
-                    launchAxis(s, ws, plan, axis == 0 ? "tsne_g2g_axis_pack" : "tsne_g2g_axis", inner,
+                    launchFused(s, ws, plan, axis == 0 ? "tsne_g2g_axis_pack" : "tsne_g2g_axis", false, inner,
                             (slots + 1) * (fn / m), 0, q, phi, charges, sigma, last, scale, axis, together);
                     inner *= m;
                 }
-                boolean contiguous = dim == 1;
-                int per = middleLines(s.device(), m, contiguous);
-                int positions = fn / m;
-                int blocks = (positions + per - 1) / per;
-                KernelLauncher.launch(s, MODULE, dim == 1 ? "tsne_g2g_middle_pack_acc" : "tsne_g2g_middle",
-                        together ? blocks * plan.parities : blocks, fusedThreads(m * per, contiguous),
-                        middleBytes(m, per), ws.a, ws.roots, m, inner, positions, per, code, passes, q, ws.kt,
-                        ws.shift, ws.acc, phi, dim, plan.n, fn, nodes, charges, ws.top, sigma, last, scale, dim - 1,
-                        together ? blocks : 0);
+                // lines = the axis's positions in one array; the block walks the arrays
+                launchFused(s, ws, plan, dim == 1 ? "tsne_g2g_middle_pack_acc" : "tsne_g2g_middle", true, inner,
+                        fn / m, 0, q, phi, charges, sigma, last, scale, dim - 1, together);
                 for (int axis = dim - 2; axis >= 0; axis--) {
                     inner /= m;
-                    launchAxis(s, ws, plan, axis == 0 ? "tsne_g2g_axis_acc" : "tsne_g2g_axis", inner,
+                    launchFused(s, ws, plan, axis == 0 ? "tsne_g2g_axis_acc" : "tsne_g2g_axis", false, inner,
                             slots * (fn / m), 1, q, phi, charges, sigma, last, scale, axis, together);
                 }
             }
@@ -206,17 +198,18 @@ public final class G2GGpu {
         }
     }
 
-    /** One fused axis kernel over {@code lines} lines (of every parity when {@code together}). */
-    private static void launchAxis(GpuStream s, Workspace ws, G2GPlan plan, String kernel, int inner, int lines,
-                                   int inverse, DeviceBuffer q, DeviceBuffer phi, int charges, int sigma, int last,
-                                   double scale, int axis, boolean together) {
+    /** One fused axis or middle kernel over {@code lines} lines (of every parity when {@code together}). */
+    private static void launchFused(GpuStream s, Workspace ws, G2GPlan plan, String kernel, boolean middle, int inner,
+                                    int lines, int inverse, DeviceBuffer q, DeviceBuffer phi, int charges, int sigma,
+                                    int last, double scale, int axis, boolean together) {
         boolean contiguous = inner == 1;
-        int per = fusedLines(s.device(), plan.m, contiguous);
+        int buffers = middle ? 3 : 2;
+        int per = linesPerBlock(s.device().maxSharedMemoryOptin(), plan.m, contiguous, buffers);
         int blocks = (lines + per - 1) / per;
         KernelLauncher.launch(s, MODULE, kernel, together ? blocks * plan.parities : blocks,
-                fusedThreads(plan.m * per, contiguous), fusedBytes(plan.m, per), ws.a, ws.roots, plan.m, inner, lines,
-                per, plan.radixCode(), plan.radices.length, inverse, q, ws.kt, ws.shift, ws.acc, phi, plan.dim, plan.n,
-                plan.fftNodes, plan.gridNodes, charges, ws.top, sigma, last, scale, axis, together ? blocks : 0);
+                fusedThreads(plan.m * per, contiguous), bytes(plan.m, per, buffers), ws.a, ws.roots, plan.m, inner,
+                lines, per, plan.radixCode(), plan.radices.length, inverse, q, ws.kt, ws.shift, ws.acc, phi, plan.dim,
+                plan.n, plan.fftNodes, plan.gridNodes, charges, ws.top, sigma, last, scale, axis, together ? blocks : 0);
     }
 
     /**
@@ -253,9 +246,14 @@ public final class G2GGpu {
 
     /** {@link #fusedLines(CudaDevice, int, boolean)} for a device with {@code sharedBytes} per block. */
     static int fusedLines(long sharedBytes, int m, boolean contiguous) {
+        return linesPerBlock(sharedBytes, m, contiguous, 2);
+    }
+
+    /** Lines per block of a fused kernel with {@code buffers} line buffers (see {@link #fusedLines}). */
+    private static int linesPerBlock(long sharedBytes, int m, boolean contiguous, int buffers) {
         int lines = Math.max(contiguous ? 1 : 2, BLOCK_ELEMS / m);
         lines = Math.max(1, Math.min(lines, FUSED_EPT * FUSED_MAX_THREADS / m));
-        int fit = (int) Math.min(Integer.MAX_VALUE, sharedBytes / fusedBytes(m, 1));
+        int fit = (int) Math.min(Integer.MAX_VALUE, sharedBytes / bytes(m, 1, buffers));
         return Math.min(lines, fit);
     }
 
@@ -269,10 +267,7 @@ public final class G2GGpu {
 
     /** {@link #middleLines(CudaDevice, int, boolean)} for a device with {@code sharedBytes} per block. */
     static int middleLines(long sharedBytes, int m, boolean contiguous) {
-        int lines = Math.max(contiguous ? 1 : 2, BLOCK_ELEMS / m);
-        lines = Math.max(1, Math.min(lines, FUSED_EPT * FUSED_MAX_THREADS / m));
-        int fit = (int) Math.min(Integer.MAX_VALUE, sharedBytes / middleBytes(m, 1));
-        return Math.min(lines, fit);
+        return linesPerBlock(sharedBytes, m, contiguous, 3);
     }
 
     /**
@@ -326,12 +321,16 @@ public final class G2GGpu {
      * and the lines' table (first element, array, coordinates: 24 bytes a line).
      */
     static int fusedBytes(int m, int lines) {
-        return 2 * 8 * ((m * lines + 7) / 8 * 8) + 24 * lines;
+        return bytes(m, lines, 2);
     }
 
     /** Dynamic shared memory of a middle block: three buffers of lines * m complex floats and the lines' table. */
     static int middleBytes(int m, int lines) {
-        return 3 * 8 * ((m * lines + 7) / 8 * 8) + 24 * lines;
+        return bytes(m, lines, 3);
+    }
+
+    private static int bytes(int m, int lines, int buffers) {
+        return buffers * 8 * ((m * lines + 7) / 8 * 8) + 24 * lines;
     }
 
     /**
