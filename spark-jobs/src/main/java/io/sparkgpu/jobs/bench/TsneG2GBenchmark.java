@@ -21,9 +21,15 @@ import picocli.CommandLine.Option;
  * cost-model constants of {@link GridConvolution}. Needs no Spark (runs in the GPU bundle). Usage: {@code --help}.
  *
  * <p>Exit status 3 when the GPU differs from its CPU twin by more than 1e-12 relative or FFT from DIRECT by
- * more than 1e-10 relative (both relative to the largest potential of each charge).
+ * more than {@link #FFT_DIRECT_LIMIT} relative (both relative to the largest potential of each charge).
  */
 public final class TsneG2GBenchmark {
+    /**
+     * Largest FFT-vs-DIRECT difference taken as agreement: the FFT's transforms run in float (about 1e-7 of each
+     * charge's scale, G2GPlan), and the benchmark's signed uniform charges can cancel to potentials several times
+     * smaller than the data they came from.
+     */
+    static final double FFT_DIRECT_LIMIT = 1e-5;
     private final Options o;
 
     TsneG2GBenchmark(Options o) {
@@ -375,7 +381,7 @@ public final class TsneG2GBenchmark {
             rep.mismatch = true;
             notes.add("GPU DIFFERS FROM CPU TWIN");
         }
-        if (row.relFftDirect > 1e-10) {
+        if (row.relFftDirect > FFT_DIRECT_LIMIT) {
             rep.mismatch = true;
             notes.add("FFT DIFFERS FROM DIRECT");
         }

@@ -35,7 +35,7 @@ class TsneG2GBenchmarkTest {
         assertFalse(rep.mismatch, md);
         assertEquals(3, rep.rows.size(), md);
         for (TsneG2GBenchmark.Row r : rep.rows) {
-            assertTrue(r.relFftDirect < 1e-12, md);
+            assertTrue(r.relFftDirect < 1e-6, md); // float transforms: about 1e-7 here (FFT_DIRECT_LIMIT 1e-5)
         }
         assertTrue(md.contains("| 2-D 9^2 | 81 | 9 = 3*3 |"), md); // radices 2..5 below G2GPlan.FUSED_MAX_M
     }
