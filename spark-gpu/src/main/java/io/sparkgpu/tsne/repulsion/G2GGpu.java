@@ -36,14 +36,15 @@ public final class G2GGpu {
      * (tsne_g2g_axis alone, 12 arrays of m^2, m = 640, 960, 1280, 2026-12-07): one line of 8 elements a thread was
      * fastest on the first axis (1280: 0.356 ms against 0.413 with 4 elements a thread), two lines of 5 elements a
      * thread on the others (1280: 0.506 ms against 0.690 with 4, whose 640-thread block fills an SM's registers
-     * alone); four lines a block were slower on both axes. Those timings were of complex doubles; the arrays are
-     * complex floats since (half the shared memory a line, about 50 registers a thread), and the shapes are still
-     * the double-timed ones until the float kernels are timed the same way.
+     * alone); four lines a block were slower on both axes. Those were complex doubles. With complex floats (H100,
+     * 2026-12-07, the same sweep) 8 elements a thread won everywhere: first axis one line (1280: 0.235 ms against
+     * 0.293 with 5), strided axes two lines (1280: 0.339 against 0.391 with 5; 960 and 640 within 5% with four),
+     * the middle kernel two lines (1280: 0.471 against 0.530 with 5); the double kernels took 0.361 and 0.513 ms.
      */
     static final int FUSED_EPT = 8;
     static final int FUSED_MAX_THREADS = 1024;
     static final int CONTIGUOUS_ELEMS_PER_THREAD = 8;
-    static final int STRIDED_ELEMS_PER_THREAD = 5;
+    static final int STRIDED_ELEMS_PER_THREAD = 8;
     static final int BLOCK_ELEMS = 1024;
     /** Blocks per charge of tsne_g2g_exponents (each thread strides over the nodes). */
     static final int EXPONENT_BLOCKS = 128;
