@@ -91,8 +91,14 @@ public final class DeviceBuffer implements AutoCloseable {
     }
 
     public void upload(float[] src, GpuStream stream) {
-        checkRange((long) src.length * Sizeof.FLOAT);
-        cuMemcpyHtoDAsync(ptr, Pointer.to(src), (long) src.length * Sizeof.FLOAT, stream.handle());
+        upload(src, 0, src.length, 0, stream);
+    }
+
+    /** Copies {@code src[from, from + count)} to element {@code dstOffsetElems} of this buffer (floats). */
+    public void upload(float[] src, int from, int count, long dstOffsetElems, GpuStream stream) {
+        checkRange((dstOffsetElems + count) * Sizeof.FLOAT);
+        cuMemcpyHtoDAsync(ptr.withByteOffset(dstOffsetElems * Sizeof.FLOAT),
+                Pointer.to(src).withByteOffset((long) from * Sizeof.FLOAT), (long) count * Sizeof.FLOAT, stream.handle());
     }
 
     public void upload(long[] src, GpuStream stream) {

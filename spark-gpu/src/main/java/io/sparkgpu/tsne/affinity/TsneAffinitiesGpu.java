@@ -72,14 +72,13 @@ final class TsneAffinitiesGpu {
                 && affSharedBytes(k) <= dev.maxSharedMemoryOptin();
     }
 
+    /** src[from, from + count) to the start of dst; from and count are array positions (they fit an int). */
     static void upload(DeviceBuffer dst, float[] src, long from, long count, GpuStream s) {
-        cuMemcpyHtoDAsync(dst.pointer(), Pointer.to(src).withByteOffset(from * Sizeof.FLOAT), count * Sizeof.FLOAT,
-                s.handle());
+        dst.upload(src, Math.toIntExact(from), Math.toIntExact(count), 0, s);
     }
 
     private static void upload(DeviceBuffer dst, int[] src, long from, long count, GpuStream s) {
-        cuMemcpyHtoDAsync(dst.pointer(), Pointer.to(src).withByteOffset(from * Sizeof.INT), count * Sizeof.INT,
-                s.handle());
+        dst.upload(src, Math.toIntExact(from), Math.toIntExact(count), 0, s);
     }
 
     static KnnGraph knnBlock(CudaDevice dev, float[] query, int queryOffset, int nq, float[] ref, int refOffset,
