@@ -29,13 +29,12 @@ public final class KernelLauncher {
     public static void launch(GpuStream stream, String module, String kernel, int grid, int block, int sharedBytes,
                               Object... args) {
         CudaDevice dev = stream.device();
-        String shape = kernel + "<<<" + grid + ", " + block + ", " + sharedBytes + " B shared>>> on " + dev;
         if (grid <= 0 || block <= 0 || block > 1024) {
-            throw new CudaException("invalid launch shape " + shape);
+            throw new CudaException("invalid launch shape " + shape(kernel, grid, block, sharedBytes, dev));
         }
         if (sharedBytes > dev.maxSharedMemoryOptin()) {
-            throw new CudaException("launch " + shape + " needs more shared memory than the device allows ("
-                    + dev.maxSharedMemoryOptin() + " B)");
+            throw new CudaException("launch " + shape(kernel, grid, block, sharedBytes, dev) + " needs more shared "
+                    + "memory than the device allows (" + dev.maxSharedMemoryOptin() + " B)");
         }
         dev.bind();
         CUfunction f = dev.function(module, kernel);
@@ -46,8 +45,14 @@ public final class KernelLauncher {
             DeviceFaults.strike(DeviceFaults.LAUNCH);
             cuLaunchKernel(f, grid, 1, 1, block, 1, 1, sharedBytes, stream.handle(), Pointer.to(marshal(args)), null);
         } catch (RuntimeException e) {
-            throw new CudaException("launch of " + shape + " failed: " + CudaRuntime.describe(e), e);
+            throw new CudaException("launch of " + shape(kernel, grid, block, sharedBytes, dev) + " failed: "
+                    + CudaRuntime.describe(e), e);
         }
+    }
+
+    /** The launch as errors name it (built only for an error: a launch costs a few microseconds of host time). */
+    private static String shape(String kernel, int grid, int block, int sharedBytes, CudaDevice dev) {
+        return kernel + "<<<" + grid + ", " + block + ", " + sharedBytes + " B shared>>> on " + dev;
     }
 
     /** Blocks that fit on the whole device at once for this kernel, block size and shared memory. */
