@@ -347,6 +347,33 @@ extern "C" __global__ void tsne_knn_gather(const float *__restrict__ x, const in
     }
 }
 
+/* KnnCells' Lloyd step (KnnCells.meansCpu is the twin): cen[c d + t] = (float) (the double sum of x[perm[r] d + t] over
+ * the rows r of cell c, start[c] <= r < start[c + 1], in row order, / the cell's count); an empty cell keeps its
+ * centre. One thread per (cell, dimension): neighbouring threads read neighbouring floats of a row. */
+extern "C" __global__ void tsne_knn_cell_means(const float *__restrict__ x, const int *__restrict__ perm,
+                                               const int *__restrict__ start, int nc, int d, float *__restrict__ cen) {
+    const i64 count = (i64) nc * d;
+    for (i64 e = blockIdx.x * (i64) blockDim.x + threadIdx.x; e < count; e += (i64) gridDim.x * blockDim.x) {
+        const int c = (int) (e / d);
+        const i64 t = e - (i64) c * d;
+        const int from = start[c];
+        const int to = start[c + 1];
+        if (from == to) continue;
+        double sum = 0.0;
+        for (int r = from; r < to; r++) sum = __dadd_rn(sum, (double) x[(i64) perm[r] * d + t]);
+        cen[e] = __double2float_rn(__ddiv_rn(sum, (double) (to - from)));
+    }
+}
+
+/* The smallest index e < count with x[e] not finite, into *first (the host sets it to count first; atomicMin, so the
+ * same index whatever the order): the input check of the kNN over cells, on the copy it already made. */
+extern "C" __global__ void tsne_knn_first_nonfinite(const float *__restrict__ x, i64 count,
+                                                    unsigned long long *__restrict__ first) {
+    for (i64 e = blockIdx.x * (i64) blockDim.x + threadIdx.x; e < count; e += (i64) gridDim.x * blockDim.x) {
+        if (!isfinite(x[e])) atomicMin(first, (unsigned long long) e);
+    }
+}
+
 extern "C" __global__ void tsne_knn_scatter(const float *__restrict__ listD, const int *__restrict__ listI,
                                             const int *__restrict__ perm, int n, int k, float *__restrict__ dist2,
                                             int *__restrict__ index) {

@@ -122,6 +122,11 @@ public final class DeviceBuffer implements AutoCloseable {
         cuMemcpyHtoDAsync(ptr, Pointer.to(src), (long) src.length * Sizeof.INT, stream.handle());
     }
 
+    public void download(float[] dst, int count, GpuStream stream) {
+        checkRange((long) count * Sizeof.FLOAT);
+        cuMemcpyDtoHAsync(Pointer.to(dst), ptr, (long) count * Sizeof.FLOAT, stream.handle());
+    }
+
     public void download(double[] dst, int count, GpuStream stream) {
         checkRange((long) count * Sizeof.DOUBLE);
         cuMemcpyDtoHAsync(Pointer.to(dst), ptr, (long) count * Sizeof.DOUBLE, stream.handle());

@@ -1,7 +1,5 @@
 package io.sparkgpu.tsne.affinity;
 
-import static jcuda.driver.JCudaDriver.cuMemcpyDtoHAsync;
-
 import io.sparkgpu.cuda.CudaDevice;
 import io.sparkgpu.cuda.DeviceBuffer;
 import io.sparkgpu.cuda.DeviceMemoryBudget;
@@ -10,7 +8,6 @@ import io.sparkgpu.cuda.KernelLauncher;
 import java.util.Arrays;
 import java.util.function.BiFunction;
 import java.util.stream.IntStream;
-import jcuda.Pointer;
 
 /**
  * kNN of all n points over cells: the exact kNN pruned by cells (the brute force's bits, faster when the data has
@@ -22,7 +19,8 @@ import jcuda.Pointer;
  * point to its nearest centre by the kNN arithmetic with ties to the smaller centre, then each centre the double
  * mean of its points in row order, rounded to float; an empty cell keeps its centre), then every point to its
  * nearest new centre. The assignments are the k = 1 kNN of the points against the centres ({@link TsneAffinities}'s
- * kernels and twin, so the same bits on both backends); the rest runs here, in Java, for both. Points are ordered by
+ * kernels and twin, so the same bits on both backends), the means {@link Means} (tsne_knn_cell_means on the GPU); the
+ * rest runs here, in Java, for both. Points are ordered by
  * cell (stable by index); a cell's squared radius is the largest kNN-arithmetic distance of its points to its
  * centre.
  *
@@ -97,7 +95,7 @@ final class KnnCells {
      * The cells of x (n x d); {@code assign.apply(centres, nc)} is the k = 1 kNN of every point against the nc
      * centres (global indices n.. n + nc - 1).
      */
-    static Cells build(float[] x, int n, int d, BiFunction<float[], Integer, KnnGraph> assign) {
+    static Cells build(float[] x, int n, int d, BiFunction<float[], Integer, KnnGraph> assign, Means means) {
         final int nc = cellCount(n);
         float[] cen = new float[nc * d];
         for (int c = 0; c < nc; c++) {
@@ -109,22 +107,7 @@ final class KnnCells {
         int[] start = new int[nc + 1];
         int[] perm = new int[n];
         cellOrder(cell, nc, start, perm);
-        IntStream.range(0, nc).parallel().forEach(c -> {
-            int cnt = start[c + 1] - start[c];
-            if (cnt == 0) {
-                return;
-            }
-            double[] sum = new double[d];
-            for (int r = start[c]; r < start[c + 1]; r++) {
-                int xa = perm[r] * d;
-                for (int t = 0; t < d; t++) {
-                    sum[t] += x[xa + t];
-                }
-            }
-            for (int t = 0; t < d; t++) {
-                cen[c * d + t] = (float) (sum[t] / cnt);
-            }
-        });
+        means.into(cen, nc, start, perm);
         KnnGraph g = assign.apply(cen, nc);
         cell = cellsOf(g, n);
         cellOrder(cell, nc, start, perm);
@@ -153,6 +136,35 @@ final class KnnCells {
             }
         });
         return new Cells(n, d, nc, perm, start, cen, radius2, rank, dist);
+    }
+
+    /**
+     * The Lloyd step's means: each non-empty cell c's centre (cen, nc x d) becomes the double sum of its points
+     * x[perm[r]] over its rows start[c] <= r < start[c + 1], in row order, divided by their count, rounded to float.
+     * {@link #meansCpu}; on the GPU tsne_knn_cell_means (the same sums in the same order).
+     */
+    interface Means {
+        void into(float[] cen, int nc, int[] start, int[] perm);
+    }
+
+    /** {@link Means} in Java: the cells in parallel, each over its rows in order. */
+    static Means meansCpu(float[] x, int d) {
+        return (cen, nc, start, perm) -> IntStream.range(0, nc).parallel().forEach(c -> {
+            int cnt = start[c + 1] - start[c];
+            if (cnt == 0) {
+                return;
+            }
+            double[] sum = new double[d];
+            for (int r = start[c]; r < start[c + 1]; r++) {
+                int xa = perm[r] * d;
+                for (int t = 0; t < d; t++) {
+                    sum[t] += x[xa + t];
+                }
+            }
+            for (int t = 0; t < d; t++) {
+                cen[c * d + t] = (float) (sum[t] / cnt);
+            }
+        });
     }
 
     /**
@@ -344,7 +356,8 @@ final class KnnCells {
 
     /** probes 0: exact (two rounds), else approximate (round 1 with that many cells); the GPU side's steps. */
     private static KnnGraph cpu(float[] x, int n, int d, int k, int probes) {
-        Cells cells = build(x, n, d, (cen, nc) -> TsneAffinitiesCpu.knnBlock(x, 0, n, cen, n, nc, d, 1, n + nc));
+        Cells cells = build(x, n, d, (cen, nc) -> TsneAffinitiesCpu.knnBlock(x, 0, n, cen, n, nc, d, 1, n + nc),
+                meansCpu(x, d));
         float[] xs = ordered(x, cells);
         float[] listD = new float[n * k];
         int[] listI = new int[n * k];
@@ -436,46 +449,48 @@ final class KnnCells {
 
     /**
      * probes 0: exact (two rounds), else approximate (round 1 with that many cells). The points are uploaded once:
-     * the two assignments read them on the device, the cell order is gathered there, and the lists go back to
-     * point order there (tsne_knn_gather, tsne_knn_scatter), so the host only downloads the final graph.
+     * they are checked for non-finite values there (the error {@link TsneAffinities#checkBlock} gives), the two
+     * assignments and the Lloyd step's means read them on the device, the cell order is gathered there, and the lists
+     * go back to point order there (tsne_knn_gather, tsne_knn_scatter), so the host only downloads the final graph.
      */
     private static KnnGraph gpu(CudaDevice dev, float[] x, int n, int d, int k, int probes) {
         final boolean resident = TsneAffinitiesGpu.queryResident(dev, d, k);
         final int shared = TsneAffinitiesGpu.knnSharedBytes(k, d, resident);
+        final int nc = cellCount(n);
         try (GpuStream s = new GpuStream(dev);
              DeviceBuffer dxs = DeviceBuffer.allocate(dev, 4L * n * d);
              DeviceBuffer dperm = DeviceBuffer.allocate(dev, 4L * n);
+             DeviceBuffer dstart = DeviceBuffer.allocate(dev, 4L * (nc + 1));
              DeviceBuffer dD = DeviceBuffer.allocate(dev, 4L * n * k);
              DeviceBuffer dI = DeviceBuffer.allocate(dev, 4L * n * k)) {
             Cells cells;
             try (DeviceBuffer dx = DeviceBuffer.allocate(dev, 4L * n * d)) {
                 TsneAffinitiesGpu.upload(dx, x, 0, (long) n * d, s);
-                cells = build(x, n, d, (cen, nc) -> assignGpu(s, dx, n, cen, nc, d));
+                requireFinite(s, dx, x, n, d);
+                cells = build(x, n, d, (cen, c) -> assignGpu(s, dx, n, cen, c, d),
+                        (cen, c, start, perm) -> meansGpu(s, dx, d, dperm, dstart, cen, c, start, perm));
                 dperm.upload(cells.perm, s);
                 KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_knn_gather", TsneAffinitiesGpu.gridFor(dev,
                         (long) n * d), 256, 0, dx, dperm, n, d, dxs);
                 s.synchronize("tsne_knn_gather"); // dx is freed next
             }
-            final int nc = cells.nc;
-            try (DeviceBuffer dstart = DeviceBuffer.allocate(dev, 4L * (nc + 1))) {
-                dstart.upload(cells.start, s);
-                KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_knn_fill", TsneAffinitiesGpu.gridFor(dev,
-                        (long) n * k), 256, 0, dD, dI, (long) n * k);
-                Probes r1 = probes > 0 ? round1(cells, k + 1, probes) : round1(cells, round1Points(k), 2);
-                scanGpu(dev, s, cells, r1, dxs, dperm, dstart, d, k, resident, shared, dD, dI);
-                if (probes == 0) {
-                    float[] kth = new float[n];
-                    try (DeviceBuffer dk = DeviceBuffer.allocate(dev, 4L * n)) {
-                        KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_knn_kth", TsneAffinitiesGpu.gridFor(dev,
-                                n), 256, 0, dD, n, k, dk);
-                        cuMemcpyDtoHAsync(Pointer.to(kth), dk.pointer(), 4L * n, s.handle());
-                        s.synchronize("tsne_knn_kth");
-                    }
-                    Probes r2 = round2(cells, r1, kth);
-                    lastPairsRound1 = r1.pairs(cells);
-                    lastPairsRound2 = r2.pairs(cells);
-                    scanGpu(dev, s, cells, r2, dxs, dperm, dstart, d, k, resident, shared, dD, dI);
+            dstart.upload(cells.start, s);
+            KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_knn_fill", TsneAffinitiesGpu.gridFor(dev,
+                    (long) n * k), 256, 0, dD, dI, (long) n * k);
+            Probes r1 = probes > 0 ? round1(cells, k + 1, probes) : round1(cells, round1Points(k), 2);
+            scanGpu(dev, s, cells, r1, dxs, dperm, dstart, d, k, resident, shared, dD, dI);
+            if (probes == 0) {
+                float[] kth = new float[n];
+                try (DeviceBuffer dk = DeviceBuffer.allocate(dev, 4L * n)) {
+                    KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_knn_kth", TsneAffinitiesGpu.gridFor(dev,
+                            n), 256, 0, dD, n, k, dk);
+                    dk.download(kth, n, s);
+                    s.synchronize("tsne_knn_kth");
                 }
+                Probes r2 = round2(cells, r1, kth);
+                lastPairsRound1 = r1.pairs(cells);
+                lastPairsRound2 = r2.pairs(cells);
+                scanGpu(dev, s, cells, r2, dxs, dperm, dstart, d, k, resident, shared, dD, dI);
             }
             int[] index = new int[n * k];
             float[] dist2 = new float[n * k];
@@ -483,11 +498,41 @@ final class KnnCells {
                  DeviceBuffer oI = DeviceBuffer.allocate(dev, 4L * n * k)) {
                 KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_knn_scatter", TsneAffinitiesGpu.gridFor(dev,
                         (long) n * k), 256, 0, dD, dI, dperm, n, k, oD, oI);
-                cuMemcpyDtoHAsync(Pointer.to(dist2), oD.pointer(), 4L * n * k, s.handle());
+                oD.download(dist2, n * k, s);
                 oI.download(index, n * k, s);
                 s.synchronize("tsne_knn_scatter");
             }
             return new KnnGraph(n, 0, n, k, index, dist2);
+        }
+    }
+
+    /** Throws {@link TsneAffinities#nonFinite}'s error for the first non-finite value of the n x d points dx (of x). */
+    private static void requireFinite(GpuStream s, DeviceBuffer dx, float[] x, int n, int d) {
+        long count = (long) n * d;
+        long[] first = {count};
+        try (DeviceBuffer df = DeviceBuffer.allocate(s.device(), 8)) {
+            df.upload(first, s);
+            KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_knn_first_nonfinite", TsneAffinitiesGpu.gridFor(
+                    s.device(), count), 256, 0, dx, count, df);
+            df.download(first, s);
+            s.synchronize("t-SNE kNN input check");
+        }
+        if (first[0] < count) {
+            throw TsneAffinities.nonFinite(x, 0, d, (int) first[0]);
+        }
+    }
+
+    /** {@link Means} by tsne_knn_cell_means on the points dx (start and perm go up through dstart and dperm). */
+    private static void meansGpu(GpuStream s, DeviceBuffer dx, int d, DeviceBuffer dperm, DeviceBuffer dstart,
+            float[] cen, int nc, int[] start, int[] perm) {
+        dperm.upload(perm, s);
+        dstart.upload(start, s);
+        try (DeviceBuffer dc = DeviceBuffer.allocate(s.device(), 4L * nc * d)) {
+            dc.upload(cen, s); // an empty cell keeps its centre
+            KernelLauncher.launch(s, TsneAffinities.MODULE, "tsne_knn_cell_means", TsneAffinitiesGpu.gridFor(
+                    s.device(), (long) nc * d), 256, 0, dx, dperm, dstart, nc, d, dc);
+            dc.download(cen, cen.length, s);
+            s.synchronize("t-SNE kNN cell means");
         }
     }
 
@@ -510,7 +555,7 @@ final class KnnCells {
             KernelLauncher.launch(s, TsneAffinities.MODULE, TsneAffinitiesGpu.KNN_KERNEL,
                     (n + TsneAffinitiesGpu.KQ - 1) / TsneAffinitiesGpu.KQ, TsneAffinitiesGpu.KNN_THREADS, shared, dx, n,
                     0, dr, nc, n, d, 1, resident ? 1 : 0, dd, di);
-            cuMemcpyDtoHAsync(Pointer.to(dist2), dd.pointer(), 4L * n, s.handle());
+            dd.download(dist2, n, s);
             di.download(index, n, s);
             s.synchronize("t-SNE kNN cell assignment");
         }

@@ -127,12 +127,19 @@ public final class TsneAffinities {
         if (n < KnnCells.minPoints) {
             return knnBlock(x, 0, n, x, 0, n, d, k, n, backend, usage);
         }
-        checkBlock(x, 0, n, x, 0, n, d, k, n);
+        checkShape(x, 0, n, x, 0, n, d, k, n);
+        // the input check for non-finite values runs on the device over the copy the cells' path makes anyway
         BackendChooser.Ran<KnnGraph> r = BackendChooser.run(backend, MODULE, PROBE_KERNEL, KNN_PHASE, dev -> {
             requireKnnFits(dev, k);
-            return KnnCells.fitsDevice(dev, n, d, k) ? KnnCells.exactGpu(dev, x, n, d, k)
-                    : TsneAffinitiesGpu.knnBlock(dev, x, 0, n, x, 0, n, d, k, n);
-        }, () -> KnnCells.exactCpu(x, n, d, k));
+            if (KnnCells.fitsDevice(dev, n, d, k)) {
+                return KnnCells.exactGpu(dev, x, n, d, k);
+            }
+            checkFinite(x, 0, d);
+            return TsneAffinitiesGpu.knnBlock(dev, x, 0, n, x, 0, n, d, k, n);
+        }, () -> {
+            checkFinite(x, 0, d);
+            return KnnCells.exactCpu(x, n, d, k);
+        });
         BackendUsage.recordIfAny(usage, KNN_PHASE, r);
         return r.value;
     }
@@ -159,13 +166,16 @@ public final class TsneAffinities {
         }
         TsneConfig.checkNeighbourCount(k, n);
         TsneConfig.checkKnnProbes(probes);
-        checkBlock(x, 0, n, x, 0, n, d, k, n);
+        checkShape(x, 0, n, x, 0, n, d, k, n);
         BackendChooser.Ran<KnnGraph> r = BackendChooser.run(backend, MODULE, PROBE_KERNEL, KNN_PHASE, dev -> {
             requireKnnFits(dev, k);
             DeviceMemoryBudget.check("t-SNE approximate kNN of " + n + " x " + d + " points",
                     KnnCells.deviceBytes(n, d, k, KnnCells.cellCount(n)));
-            return KnnCells.approximateGpu(dev, x, n, d, k, probes);
-        }, () -> KnnCells.approximateCpu(x, n, d, k, probes));
+            return KnnCells.approximateGpu(dev, x, n, d, k, probes); // checks for non-finite values on the device
+        }, () -> {
+            checkFinite(x, 0, d);
+            return KnnCells.approximateCpu(x, n, d, k, probes);
+        });
         BackendUsage.recordIfAny(usage, KNN_PHASE, r);
         return r.value;
     }
@@ -211,6 +221,16 @@ public final class TsneAffinities {
 
     static void checkBlock(float[] query, int queryOffset, int nq, float[] ref, int refOffset, int nr, int d,
             int k, int n) {
+        checkShape(query, queryOffset, nq, ref, refOffset, nr, d, k, n);
+        checkFinite(query, queryOffset, d);
+        if (ref != query) {
+            checkFinite(ref, refOffset, d);
+        }
+    }
+
+    /** {@link #checkBlock} but the scan for non-finite values (which the kNN over cells does on the device). */
+    private static void checkShape(float[] query, int queryOffset, int nq, float[] ref, int refOffset, int nr, int d,
+            int k, int n) {
         if (d < 1) {
             throw new IllegalArgumentException("dimension d must be >= 1, got " + d);
         }
@@ -231,10 +251,6 @@ public final class TsneAffinities {
                     + " x " + d + " floats, got " + (query == null ? "null" : query.length) + " and "
                     + (ref == null ? "null" : ref.length));
         }
-        checkFinite(query, queryOffset, d);
-        if (ref != query) {
-            checkFinite(ref, refOffset, d);
-        }
     }
 
     private static void checkFinite(float[] x, int offset, int d) {
@@ -247,9 +263,14 @@ public final class TsneAffinities {
             return -1;
         });
         if (i >= 0) {
-            throw new IllegalArgumentException("point " + (offset + i / d) + " has a non-finite value " + x[i]
-                    + " at dimension " + (i % d) + "; t-SNE needs finite features");
+            throw nonFinite(x, offset, d, i);
         }
+    }
+
+    /** The input error for x[i], the first non-finite value of the rows x holds from row {@code offset} on. */
+    static IllegalArgumentException nonFinite(float[] x, int offset, int d, int i) {
+        return new IllegalArgumentException("point " + (offset + i / d) + " has a non-finite value " + x[i]
+                + " at dimension " + (i % d) + "; t-SNE needs finite features");
     }
 
     /**

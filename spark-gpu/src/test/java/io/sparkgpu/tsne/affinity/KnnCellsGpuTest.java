@@ -1,5 +1,7 @@
 package io.sparkgpu.tsne.affinity;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.sparkgpu.cuda.Backend;
@@ -13,7 +15,8 @@ import org.junit.jupiter.api.Tag;
 /**
  * tsne_knn_cells (the exact kNN pruned by cells, the approximate kNN) against the CPU: the exact path equals the
  * brute force bit for bit (clustered, unstructured, tied, d = 1, 50, 784, cells smaller than a query tile), and the
- * approximate path equals its CPU twin; the default cell size on 60,000 clustered points through the dispatcher.
+ * approximate path equals its CPU twin (so the cells, whose means the GPU computes, are the twin's); the default
+ * cell size on 60,000 clustered points through the dispatcher; the device's input check names the twin's value.
  */
 @Tag("gpu")
 class KnnCellsGpuTest {
@@ -61,6 +64,30 @@ class KnnCellsGpuTest {
                         what + ": approximate, " + probes + " probes");
             }
         }
+    }
+
+    @Test
+    void nonFiniteInputGivesTheTwinsError() {
+        GpuTestSupport.deviceOrSkip();
+        KnnCells.cellPoints = 100;
+        KnnCells.minPoints = 1;
+        int n = 3000;
+        int d = 8;
+        float[] x = KnnCellsTest.blobs(new Random(5), n, d, 4, 10);
+        x[2500 * d + 1] = Float.NEGATIVE_INFINITY;
+        x[1234 * d + 5] = Float.NaN;
+        x[2999 * d + 7] = Float.NaN;
+        String want = "point 1234 has a non-finite value NaN at dimension 5; t-SNE needs finite features";
+        assertEquals(want, assertThrows(IllegalArgumentException.class,
+                () -> TsneAffinities.knn(x, n, d, 10, Backend.CPU)).getMessage());
+        assertEquals(want, assertThrows(IllegalArgumentException.class,
+                () -> TsneAffinities.knn(x, n, d, 10, Backend.GPU)).getMessage());
+        assertEquals(want, assertThrows(IllegalArgumentException.class,
+                () -> TsneAffinities.knnApproximate(x, n, d, 10, 2, Backend.GPU, null)).getMessage());
+        x[1234 * d + 5] = 0f;
+        assertEquals("point 2500 has a non-finite value -Infinity at dimension 1; t-SNE needs finite features",
+                assertThrows(IllegalArgumentException.class, () -> TsneAffinities.knn(x, n, d, 10, Backend.GPU))
+                        .getMessage());
     }
 
     @Test

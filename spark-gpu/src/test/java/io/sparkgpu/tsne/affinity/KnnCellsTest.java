@@ -143,4 +143,19 @@ class KnnCellsTest {
                 () -> TsneAffinities.knnApproximate(x, 100, 2, 5, 0, Backend.CPU, null));
         assertTrue(e.getMessage().contains("knnProbes=0"), e.getMessage());
     }
+
+    /** The cells' path checks its input in its backend (the GPU on the device): the first non-finite value is named. */
+    @Test
+    void nonFiniteInputIsNamedByTheCellsPath() {
+        float[] x = blobs(new Random(2), 500, 3, 4, 10);
+        x[321 * 3 + 2] = Float.NaN;
+        x[400 * 3] = Float.POSITIVE_INFINITY;
+        for (String m : new String[] {
+            assertThrows(IllegalArgumentException.class, () -> TsneAffinities.knn(x, 500, 3, 5, Backend.CPU))
+                    .getMessage(),
+            assertThrows(IllegalArgumentException.class,
+                    () -> TsneAffinities.knnApproximate(x, 500, 3, 5, 2, Backend.CPU, null)).getMessage()}) {
+            assertEquals("point 321 has a non-finite value NaN at dimension 2; t-SNE needs finite features", m);
+        }
+    }
 }
